@@ -1,0 +1,32 @@
+# bermuda-hw: set up, test, simulate and benchmark from a fresh checkout.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: test simulate bench lint typecheck clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -m venv --help >/dev/null 2>&1 || ./scripts/ensure-venv
+	@test -x $(BIN)/python || $(PYTHON) -m venv --system-site-packages $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	@touch $(STAMP)
+
+lint: $(STAMP)
+	$(BIN)/ruff check firmware_py tests benchmarks
+
+typecheck: $(STAMP)
+	$(BIN)/mypy --strict firmware_py/bermuda_hw
+
+test: lint typecheck
+	$(BIN)/pytest
+
+simulate: $(STAMP)
+	$(BIN)/bermuda-hw --simulate $(ARGS)
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -1,0 +1,68 @@
+"""The `bermuda-hw` command line: subcommands, exit codes and error reporting."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from bermuda_hw import __version__
+from bermuda_hw.errors import BermudaError
+
+# Each module here defines `register(subparsers)`, which adds its subcommand
+# and sets `func(args) -> int` on the parser it adds.
+COMMAND_MODULES: tuple[str, ...] = ("board",)
+
+PROG = "bermuda-hw"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Table-side controller for the Bermuda Triangle board game.",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument(
+        "--simulate",
+        action="store_true",
+        help="run on the simulated table instead of the rig's hardware",
+    )
+    parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        module = importlib.import_module(f"bermuda_hw.cli.{name}")
+        module.register(subparsers)
+    return parser
+
+
+def error(message: str) -> None:
+    """Print an error the way every subcommand reports one."""
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    func = getattr(args, "func", None)
+    if func is None:
+        default = getattr(args, "default_func", None)
+        if default is None:
+            parser.print_help()
+            return 2
+        func = default
+    try:
+        result: int = func(args)
+    except BermudaError as exc:
+        if args.debug:
+            raise
+        error(str(exc))
+        return 1
+    except KeyboardInterrupt:
+        error("interrupted")
+        return 130
+    return result
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

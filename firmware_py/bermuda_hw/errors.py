@@ -1,0 +1,82 @@
+"""The exceptions of bermuda-hw: a small hierarchy, each also a builtin."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class BermudaError(Exception):
+    """Base class of every error that bermuda-hw raises on purpose."""
+
+
+class ConfigError(BermudaError, ValueError):
+    """A configuration, board or calibration file is wrong.
+
+    The message names the file, the key (a dotted path inside the file) and
+    the problem, so that an owner can fix it without reading the code.
+    """
+
+    def __init__(self, file: str | Path | None, key: str | None, problem: str) -> None:
+        self.file = str(file) if file is not None else None
+        self.key = key
+        self.problem = problem
+        where = self.file or "<built-in>"
+        if key:
+            where = f"{where}: {key}"
+        super().__init__(f"{where}: {problem}")
+
+
+class BoardFileError(ConfigError):
+    """A board definition file is wrong."""
+
+
+class CalibrationError(ConfigError):
+    """A calibration file is wrong."""
+
+
+class RulesError(BermudaError, ValueError):
+    """A request that the rules of the game do not allow."""
+
+
+class IllegalMoveError(RulesError):
+    """A ship move that the rules forbid; the message says why."""
+
+
+class ParseError(RulesError):
+    """Text that does not describe a move, a spin or a ship."""
+
+
+class StateError(BermudaError, ValueError):
+    """A saved game state or event journal that cannot be restored."""
+
+
+class MotionError(BermudaError, ValueError):
+    """A move that the planner refuses before anything moves."""
+
+
+class SoftLimitError(MotionError):
+    """A move that would leave the board's or an axis's limits."""
+
+
+class HardwareError(BermudaError, RuntimeError):
+    """A fault of the rig at run time: the motors are stopped when it is raised."""
+
+
+class HomingError(HardwareError):
+    """An axis did not find its endstop, or homing was required and not done."""
+
+
+class EmergencyStopError(HardwareError):
+    """Motion was stopped by an emergency stop; the rig must be homed again."""
+
+
+class BusError(HardwareError, OSError):
+    """An I2C transfer failed or the device did not answer."""
+
+
+class CameraError(HardwareError):
+    """The camera is missing, failing or stalled, or an image cannot be read."""
+
+
+class VisionError(BermudaError, ValueError):
+    """A frame from which the board cannot be read."""
