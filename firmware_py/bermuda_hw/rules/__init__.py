@@ -1,0 +1,3 @@
+"""The rules engine of Bermuda Triangle: pure code, no I/O, no hardware, no clock."""
+
+from __future__ import annotations
