@@ -3,24 +3,26 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# On Raspberry Pi OS, picamera2 comes from apt (python3-picamera2): let the venv see it.
+SYSTEM_SITE := $(shell $(PYTHON) -c 'import picamera2' >/dev/null 2>&1 && echo --system-site-packages)
 
 .PHONY: test simulate bench lint typecheck clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -m venv --help >/dev/null 2>&1 || ./scripts/ensure-venv
-	@test -x $(BIN)/python || $(PYTHON) -m venv --system-site-packages $(VENV)
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(SYSTEM_SITE) $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[dev]'
 	@touch $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check firmware_py tests benchmarks
+	$(BIN)/python -m ruff check firmware_py tests benchmarks
 
 typecheck: $(STAMP)
-	$(BIN)/mypy --strict firmware_py/bermuda_hw
+	$(BIN)/python -m mypy --strict firmware_py/bermuda_hw
 
 test: lint typecheck
-	$(BIN)/pytest
+	$(BIN)/python -m pytest
 
 simulate: $(STAMP)
 	$(BIN)/bermuda-hw --simulate $(ARGS)
