@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 
 from bermuda_hw import __version__
+from bermuda_hw.cli import play
 from bermuda_hw.errors import BermudaError
 
 # Each module here defines `register(subparsers)`, which adds its subcommand
@@ -29,6 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="run on the simulated table instead of the rig's hardware",
     )
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    play.add_arguments(parser)
+    parser.set_defaults(default_func=play.run)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         module = importlib.import_module(f"bermuda_hw.cli.{name}")

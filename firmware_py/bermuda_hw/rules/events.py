@@ -67,7 +67,8 @@ class CardTaken(Event):
     value_usd: int
 
     def __str__(self) -> str:
-        return f"{self.color} takes a {self.product} card worth {usd(self.value_usd)}"
+        article = "an" if self.product[0] in "aeiou" else "a"
+        return f"{self.color} takes {article} {self.product} card worth {usd(self.value_usd)}"
 
 
 @dataclass(frozen=True, slots=True)
