@@ -1,0 +1,73 @@
+"""Backends: the only code that touches hardware; one per run, chosen once."""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from bermuda_hw.config import Config
+    from bermuda_hw.sim.clock import Clock
+
+
+class I2CBus(Protocol):
+    """The methods of `busio.I2C` that the Adafruit drivers use."""
+
+    def try_lock(self) -> bool: ...
+    def unlock(self) -> None: ...
+    def writeto(self, address: int, buffer: Any, *, start: int = 0, end: int | None = None) -> None:
+        ...
+    def readfrom_into(
+        self, address: int, buffer: Any, *, start: int = 0, end: int | None = None
+    ) -> None: ...
+
+
+class Backend:
+    """Hands out a gpiozero pin factory, an I2C bus and a clock.
+
+    Devices receive a backend and take what they need from it; nothing above
+    asks which backend it runs on.
+    """
+
+    name = "abstract"
+
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
+        # The Adafruit register library shares one buffer between all drivers:
+        # every transfer to a PCA9685 holds this lock.
+        self.i2c_lock = threading.RLock()
+        self._closed = False
+
+    @property
+    def pin_factory(self) -> Any:
+        """The gpiozero pin factory that devices pass as `pin_factory=`."""
+        raise NotImplementedError
+
+    def i2c(self) -> Any:
+        """The I2C bus (opened on first use)."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release the pin factory and the bus; closing twice is fine."""
+        self._closed = True
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def __enter__(self) -> Backend:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def create_backend(config: Config, simulate: bool) -> Backend:
+    """The backend for this run: `sim` if asked or configured, else `real`."""
+    if simulate or config.backend == "sim":
+        from bermuda_hw.backends.sim import SimBackend
+
+        return SimBackend(config)
+    from bermuda_hw.backends.real import RealBackend
+
+    return RealBackend(config)

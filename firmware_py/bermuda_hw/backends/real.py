@@ -1,0 +1,59 @@
+"""The real backend: the Pi's default gpiozero pin factory, Blinka's I2C bus, the wall clock."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from bermuda_hw.backends import Backend
+from bermuda_hw.errors import HardwareError
+from bermuda_hw.sim.clock import WallClock
+
+if TYPE_CHECKING:
+    from bermuda_hw.config import Config
+
+
+class RealBackend(Backend):
+    """Hardware on a Raspberry Pi; Pi-only modules are imported on first use."""
+
+    name = "real"
+
+    def __init__(self, config: Config) -> None:
+        super().__init__(WallClock())
+        self.config = config
+        self._factory: Any = None
+        self._i2c: Any = None
+
+    @property
+    def pin_factory(self) -> Any:
+        if self._factory is None:
+            from gpiozero import Device
+
+            try:
+                # gpiozero picks lgpio, then RPi.GPIO, as installed on the Pi.
+                self._factory = Device._default_pin_factory()
+            except Exception as exc:  # gpiozero raises its own BadPinFactory
+                raise HardwareError(f"no GPIO pin factory on this machine: {exc}") from exc
+        return self._factory
+
+    def i2c(self) -> Any:
+        if self._i2c is None:
+            try:
+                import board  # Blinka: only importable on a supported board
+            except (ImportError, NotImplementedError, RuntimeError) as exc:
+                raise HardwareError(f"no I2C bus on this machine: {exc}") from exc
+            try:
+                self._i2c = board.I2C()
+            except (OSError, ValueError, RuntimeError) as exc:
+                raise HardwareError(f"cannot open the I2C bus: {exc}") from exc
+        return self._i2c
+
+    def close(self) -> None:
+        if self._i2c is not None:
+            deinit = getattr(self._i2c, "deinit", None)
+            if deinit is not None:
+                deinit()
+            self._i2c = None
+        if self._factory is not None:
+            self._factory.close()
+            self._factory = None
+        super().close()

@@ -1,0 +1,66 @@
+"""The table's controls: spin button, status LED, optional buzzer and emergency-stop button."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from gpiozero import LED, Button, Buzzer
+
+from bermuda_hw.config import ControlsConfig
+
+
+class TableControls:
+    """The buttons and signals at the table, built from the `[controls]` section."""
+
+    def __init__(self, config: ControlsConfig, *, pin_factory: Any) -> None:
+        self.config = config
+        self._devices: list[Any] = []
+        try:
+            self.spin_button = self._add(
+                Button(
+                    config.spin_button_pin,
+                    pull_up=config.spin_button_active_low,
+                    bounce_time=0.05,
+                    pin_factory=pin_factory,
+                )
+            )
+            self.status_led = self._add(LED(config.status_led_pin, pin_factory=pin_factory))
+            self.buzzer: Buzzer | None = None
+            if config.buzzer_pin is not None:
+                self.buzzer = self._add(Buzzer(config.buzzer_pin, pin_factory=pin_factory))
+            self.estop_button: Button | None = None
+            if config.estop_pin is not None:
+                self.estop_button = self._add(
+                    Button(
+                        config.estop_pin,
+                        pull_up=config.estop_active_low,
+                        bounce_time=None,
+                        pin_factory=pin_factory,
+                    )
+                )
+        except Exception:
+            self.close()
+            raise
+
+    def _add(self, device: Any) -> Any:
+        self._devices.append(device)
+        return device
+
+    def on_estop(self, callback: Callable[[], None]) -> None:
+        """Call `callback` (in gpiozero's event thread) when the e-stop button is pressed."""
+        if self.estop_button is not None:
+            self.estop_button.when_pressed = callback
+            if self.estop_button.is_pressed:
+                callback()
+
+    def close(self) -> None:
+        for device in reversed(self._devices):
+            device.close()
+        self._devices.clear()
+
+    def __enter__(self) -> TableControls:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,231 @@
+"""The cloud's rotation actuator on a PCA9685: a geared stepper, or a positional servo.
+
+The geared stepper (a 28BYJ-48 through a ULN2003 on four channels) turns the
+cloud clockwise only, as the rules ask, however many spins follow. A positional
+servo is simpler to fit but has a limited travel: to show letter A again after
+H it must turn back counterclockwise, so the cloud visibly unwinds between
+spins (and its magnets sweep back over the ring they covered). Rigs that accept
+that may use it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, Protocol, TypeVar
+
+from adafruit_motor import stepper as motor_stepper
+from adafruit_motor.servo import Servo
+from adafruit_pca9685 import PCA9685
+
+from bermuda_hw.config import ServoRotationConfig, StepperRotationConfig
+from bermuda_hw.errors import BusError, EmergencyStopError
+from bermuda_hw.planning.kinematics import ServoRotationKinematics, StepperRotationKinematics
+from bermuda_hw.sim.clock import Clock
+
+T = TypeVar("T")
+
+
+class PCA9685Board:
+    """One PCA9685 behind one lock (the Adafruit driver shares a buffer between calls)."""
+
+    def __init__(self, i2c: Any, *, address: int, frequency_hz: float, lock: Any) -> None:
+        self.address = address
+        self.lock: threading.RLock = lock
+        self._closed = False
+        self.pca: PCA9685 = self.call(lambda: PCA9685(i2c, address=address))
+        self.call(lambda: setattr(self.pca, "frequency", frequency_hz))
+
+    def call(self, action: Callable[[], T]) -> T:
+        """Run one driver call under the lock; bus faults become BusError."""
+        with self.lock:
+            try:
+                return action()
+            except OSError as exc:
+                raise BusError(
+                    f"PCA9685 at 0x{self.address:02x}: I2C transfer failed: {exc}"
+                ) from exc
+            except ValueError as exc:
+                if "No I2C device" in str(exc):
+                    raise BusError(f"PCA9685 at 0x{self.address:02x} does not answer") from exc
+                raise
+
+    def channel(self, index: int) -> Any:
+        return self.pca.channels[index]
+
+    def all_off(self) -> None:
+        """Every output fully off."""
+        def off() -> None:
+            for index in range(16):
+                self.pca.channels[index].duty_cycle = 0
+        self.call(off)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.all_off()
+        finally:
+            self.call(self.pca.deinit)
+
+
+class RotationActuator(Protocol):
+    """Turns the cloud to a letter; `letter` is where it believes the cloud is."""
+
+    kind: str
+
+    @property
+    def letter(self) -> int: ...
+
+    def assume_letter(self, letter: int) -> None: ...
+
+    def turn_to(self, letter: int, stop: threading.Event | None = None) -> float:
+        """Turn to a letter (clockwise where the actuator can); returns degrees turned."""
+        ...
+
+    def release(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class StepperRotation:
+    """A geared four-coil stepper driven through `adafruit_motor.stepper`, clockwise only."""
+
+    kind = "stepper"
+
+    def __init__(self, board: PCA9685Board, config: StepperRotationConfig, clock: Clock) -> None:
+        self.board = board
+        self.config = config
+        self.clock = clock
+        self.kinematics = StepperRotationKinematics.from_config(config)
+        a1, a2, b1, b2 = config.channels
+        # microsteps=2 with INTERLEAVE steps gives the half-step coil sequence, each
+        # coil fully on or off (the ULN2003 switches, it cannot modulate).
+        self.motor: motor_stepper.StepperMotor = board.call(
+            lambda: motor_stepper.StepperMotor(
+                board.channel(a1), board.channel(a2), board.channel(b1), board.channel(b2),
+                microsteps=2,
+            )
+        )
+        self._forward = motor_stepper.BACKWARD if config.invert else motor_stepper.FORWARD
+        self.position_steps = config.zero_offset_steps  # the cloud starts at letter A
+        self.release()
+
+    @property
+    def letter(self) -> int:
+        return self.kinematics.letter_at(self.position_steps)
+
+    def assume_letter(self, letter: int) -> None:
+        """Declare where the cloud is (no index sensor: the start pose is letter A)."""
+        self.position_steps = self.kinematics.clockwise_target(self.position_steps, letter)
+
+    def steps_to(self, letter: int) -> int:
+        return self.kinematics.clockwise_target(self.position_steps, letter) - self.position_steps
+
+    def turn_to(self, letter: int, stop: threading.Event | None = None) -> float:
+        count = self.steps_to(letter)
+        period_s = 1.0 / self.config.step_rate_hz
+        start_s = self.clock.monotonic()
+        style = motor_stepper.INTERLEAVE
+        try:
+            for index in range(count):
+                if not self.clock.wait_until(start_s + index * period_s, stop):
+                    raise EmergencyStopError("emergency stop while turning the cloud")
+                self.board.call(lambda: self.motor.onestep(direction=self._forward, style=style))
+                self.position_steps += 1
+            # hold the last step for one period so the rotor settles on it
+            self.clock.wait_until(start_s + count * period_s, stop)
+        finally:
+            with contextlib.suppress(BusError):
+                self.release()
+        return 360.0 * count / self.kinematics.half_steps_per_cloud_rev
+
+    def release(self) -> None:
+        """Coils off: no current while idle (the gearbox holds the cloud)."""
+        self.board.call(self.motor.release)
+
+    def close(self) -> None:
+        self.release()
+
+
+class ServoRotation:
+    """A positional servo through `adafruit_motor.servo`, turning back when it must."""
+
+    kind = "servo"
+
+    def __init__(self, board: PCA9685Board, config: ServoRotationConfig, clock: Clock) -> None:
+        self.board = board
+        self.config = config
+        self.clock = clock
+        self.kinematics = ServoRotationKinematics.from_config(config)
+        self.servo: Servo = board.call(
+            lambda: Servo(
+                board.channel(config.channel),
+                actuation_range=config.actuation_range_deg,
+                min_pulse=config.min_pulse_us,
+                max_pulse=config.max_pulse_us,
+            )
+        )
+        self._letter = 0
+
+    @property
+    def letter(self) -> int:
+        return self._letter
+
+    def assume_letter(self, letter: int) -> None:
+        self._letter = letter
+
+    def turn_to(self, letter: int, stop: threading.Event | None = None) -> float:
+        angle = self.kinematics.servo_angle_deg(letter)
+        turned = (letter - self._letter) * 45.0
+        try:
+            self.board.call(lambda: setattr(self.servo, "angle", angle))
+            self._letter = letter
+            if not self.clock.wait_until(self.clock.monotonic() + self.config.settle_s, stop):
+                raise EmergencyStopError("emergency stop while turning the cloud")
+        finally:
+            with contextlib.suppress(BusError):
+                self.release()
+        return turned
+
+    def release(self) -> None:
+        """No pulses: the servo stops driving (the cloud stays by friction)."""
+        self.board.call(lambda: setattr(self.servo, "angle", None))
+
+    def close(self) -> None:
+        self.release()
+
+
+def create_rotation(backend: Any, config: Any) -> tuple[PCA9685Board, RotationActuator]:
+    """The PCA9685 and the configured actuator on it."""
+    rotation = config.rotation
+    frequency = (
+        rotation.stepper.pwm_frequency_hz
+        if rotation.kind == "stepper"
+        else rotation.servo.pwm_frequency_hz
+    )
+    board = PCA9685Board(
+        backend.i2c(), address=rotation.i2c_address, frequency_hz=frequency, lock=backend.i2c_lock
+    )
+    try:
+        actuator: RotationActuator
+        if rotation.kind == "stepper":
+            actuator = StepperRotation(board, rotation.stepper, backend.clock)
+        else:
+            actuator = ServoRotation(board, rotation.servo, backend.clock)
+    except Exception:
+        board.close()
+        raise
+    return board, actuator
+
+
+@contextmanager
+def released(actuator: RotationActuator) -> Iterator[RotationActuator]:
+    """Release the actuator when the block ends, however it ends."""
+    try:
+        yield actuator
+    finally:
+        actuator.release()

@@ -1,0 +1,381 @@
+"""The cloud mover: homing, moves to dots, turns to letters, spins, park, pose, emergency stop."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from bermuda_hw.devices.endstop import Endstop
+from bermuda_hw.devices.rotation import PCA9685Board, RotationActuator, create_rotation
+from bermuda_hw.devices.stepper import MotorEnable, StepperAxis
+from bermuda_hw.errors import (
+    BusError,
+    EmergencyStopError,
+    HardwareError,
+    HomingError,
+    MotionError,
+)
+from bermuda_hw.motion.stepstream import StepResult, StepStream
+from bermuda_hw.planning.kinematics import GantryKinematics
+from bermuda_hw.planning.limits import SoftLimits
+from bermuda_hw.planning.measure import AxisTrace, peak_speed_accel
+from bermuda_hw.planning.steps import Limits, StepPlan, plan_axis_move, plan_line
+from bermuda_hw.rules.cloud import CloudPose, Spin, SpinPath, plan_spin
+
+if TYPE_CHECKING:
+    from bermuda_hw.backends import Backend
+    from bermuda_hw.config import AxisConfig, Config
+    from bermuda_hw.rules.board import Board
+
+HOMING_DWELL_S = 0.1  # pause between homing phases: the motor comes to rest
+
+
+@dataclass(frozen=True)
+class MoveReport:
+    """One executed move: planned and measured figures."""
+
+    start_steps: tuple[int, int]
+    end_steps: tuple[int, int]
+    planned_s: float  # the profile's duration: the time-optimal minimum under the limits
+    duration_s: float  # plan start to the last step edge, by the backend's clock
+    peak_speed_mm_s: float  # measured from the step edges
+    peak_accel_mm_s2: float
+    steps: int
+
+
+@dataclass(frozen=True)
+class SpinReport:
+    """One executed spin: the rules' path, the turn, the move, and the time taken."""
+
+    path: SpinPath
+    turn_deg: float
+    move: MoveReport | None
+    duration_s: float
+
+
+class CloudMover:
+    """Drives the cloud with the gantry and the rotation actuator, over a backend.
+
+    Every move is planned and checked against the soft limits before any pin
+    changes. `emergency_stop()` may be called from any thread: the step stream
+    stops before its next step, the drivers are disabled, the position becomes
+    unknown, and every later move raises HomingError until `home()`.
+    """
+
+    def __init__(
+        self,
+        config: Config,
+        backend: Backend,
+        board: Board,
+        *,
+        rotation: RotationActuator | None = None,
+    ) -> None:
+        self.config = config
+        self.backend = backend
+        self.board = board
+        self.clock = backend.clock
+        gantry = config.gantry
+        self.kinematics = GantryKinematics.from_config(gantry)
+        self.soft_limits = SoftLimits.for_grid(self.kinematics, board.grid)
+        self.limits = Limits(gantry.max_speed_mm_s, gantry.accel_mm_s2)
+        self._estop = threading.Event()
+        self._lock = threading.RLock()  # one motion at a time
+        self._devices: list[Any] = []
+        self._homed = False
+        self._steps = (0, 0)
+        self._pca: PCA9685Board | None = None
+        self.estop_reason: str | None = None
+        factory = backend.pin_factory
+        try:
+            self.enable = self._keep(
+                MotorEnable(
+                    gantry.enable_pin, active_high=gantry.enable_active_high, pin_factory=factory
+                )
+            )
+            self.axes = [
+                self._keep(StepperAxis(axis, pin_factory=factory)) for axis in gantry.axes
+            ]
+            self.endstops = [
+                self._keep(
+                    Endstop(
+                        axis.endstop_pin, active_low=axis.endstop_active_low, pin_factory=factory
+                    )
+                )
+                for axis in gantry.axes
+            ]
+            if rotation is None:
+                self._pca, rotation = create_rotation(backend, config)
+            self.rotation: RotationActuator = rotation
+            self.stream = StepStream(
+                self.axes,
+                self.enable,
+                self.clock,
+                min_pulse_s=gantry.min_pulse_us * 1e-6,
+                estop=self._estop,
+            )
+        except Exception:
+            self._close_devices()
+            raise
+
+    def _keep(self, device: Any) -> Any:
+        self._devices.append(device)
+        return device
+
+    # --- state ------------------------------------------------------------------------
+
+    @property
+    def homed(self) -> bool:
+        return self._homed
+
+    @property
+    def position_steps(self) -> tuple[int, int]:
+        self._require_homed()
+        return self._steps
+
+    def position_mm(self) -> tuple[float, float]:
+        """Where the cloud's locater is, in board millimetres."""
+        return self.kinematics.steps_to_board(self.position_steps)
+
+    def pose(self) -> CloudPose:
+        """The grid dot nearest the locater, and the letter at the notch."""
+        x_mm, y_mm = self.position_mm()
+        col, row = self.board.grid.nearest_dot(x_mm, y_mm)
+        return CloudPose(col, row, self.rotation.letter)
+
+    def _require_homed(self) -> None:
+        if self._estop.is_set():
+            raise HomingError(
+                f"emergency stop ({self.estop_reason or 'requested'}): home the gantry again"
+            )
+        if not self._homed:
+            raise HomingError("the gantry's position is unknown: home it first")
+
+    # --- emergency stop ---------------------------------------------------------------
+
+    def emergency_stop(self, reason: str = "emergency stop") -> None:
+        """Stop everything now, from any thread; a new home() is required."""
+        self.estop_reason = reason
+        self._estop.set()
+        self._homed = False
+        self.enable.disable()
+
+    @property
+    def stopped(self) -> bool:
+        return self._estop.is_set()
+
+    # --- executing plans ----------------------------------------------------------------
+
+    def _execute(self, plan: StepPlan, stop_when: Any = None) -> StepResult:
+        try:
+            result = self.stream.execute(plan, stop_when)
+        except KeyboardInterrupt:
+            self.emergency_stop("interrupted")
+            raise
+        except HardwareError:
+            self.emergency_stop("step thread fault")
+            raise
+        return result
+
+    def _report(self, plan: StepPlan, result: StepResult) -> MoveReport:
+        traces = []
+        for axis_index, axis in enumerate(self.kinematics.axes):
+            times = [t for t, a in zip(result.edge_times_s, result.edge_axes, strict=True)
+                     if a == axis_index]
+            position = plan.start_steps[axis_index]
+            positions = []
+            for a, d in zip(result.edge_axes, result.edge_dirs, strict=True):
+                if a == axis_index:
+                    position += d
+                    positions.append(position)
+            traces.append(AxisTrace(times, positions, axis.steps_per_mm))
+        speed, accel = peak_speed_accel(traces)
+        return MoveReport(
+            start_steps=plan.start_steps,
+            end_steps=plan.end_steps,
+            planned_s=plan.duration_s,
+            duration_s=result.end_s - result.start_s,
+            peak_speed_mm_s=speed,
+            peak_accel_mm_s2=accel,
+            steps=result.steps_done,
+        )
+
+    def _move_to_steps(self, target: tuple[int, int]) -> MoveReport:
+        with self._lock:
+            self._require_homed()
+            plan = plan_line(self.kinematics, self._steps, target, self.limits)
+            self.soft_limits.check_plan(plan)  # before any pin changes
+            self.enable.enable()
+            try:
+                result = self._execute(plan)
+                self._steps = (self._steps[0] + result.moved[0], self._steps[1] + result.moved[1])
+                if result.reason == "estop":
+                    raise EmergencyStopError(
+                        f"{self.estop_reason or 'emergency stop'} during a move: "
+                        "position unknown, home again"
+                    )
+                return self._report(plan, result)
+            finally:
+                self._idle()
+
+    def _idle(self) -> None:
+        if self.config.gantry.idle_disable:
+            self.enable.disable()
+
+    # --- moves ------------------------------------------------------------------------
+
+    def goto_mm(self, x_mm: float, y_mm: float) -> MoveReport:
+        """Move the cloud's locater to a board position in one straight, time-optimal move."""
+        return self._move_to_steps(self.kinematics.board_to_steps(x_mm, y_mm))
+
+    def goto_dot(self, col: int, row: int) -> MoveReport:
+        """Move the cloud to a grid dot."""
+        if not self.board.grid.contains(col, row):
+            raise MotionError(f"dot ({col}, {row}) is not on the grid")
+        return self._move_to_steps(self.kinematics.dot_to_steps(self.board.grid, col, row))
+
+    def turn_to(self, letter: int) -> float:
+        """Turn the cloud to a letter (clockwise with the stepper); returns degrees turned."""
+        with self._lock:
+            self._require_homed()
+            try:
+                return self.rotation.turn_to(letter, self._estop)
+            except EmergencyStopError:
+                self._homed = False
+                raise
+            except BusError as exc:
+                self.emergency_stop(f"I2C fault: {exc}")
+                raise
+
+    def execute_spin(self, spin: Spin) -> SpinReport:
+        """Turn clockwise to the spun letter, then move along the grid as the rules say."""
+        with self._lock:
+            start_s = self.clock.monotonic()
+            pose = self.pose()
+            path = plan_spin(self.board.grid, pose, spin)
+            end_steps = self.kinematics.dot_to_steps(self.board.grid, path.end.col, path.end.row)
+            # refuse a move past the limits before the turn starts
+            self.soft_limits.check_plan(
+                plan_line(self.kinematics, self._steps, end_steps, self.limits)
+            )
+            turned = self.turn_to(spin.letter)
+            move = self._move_to_steps(end_steps) if end_steps != self._steps else None
+            return SpinReport(path, turned, move, self.clock.monotonic() - start_s)
+
+    def park(self) -> MoveReport:
+        """Move the cloud to the park dot (configured; the centre by default) and idle."""
+        col, row = self.config.gantry.park_dot
+        report = self.goto_dot(col, row)
+        self.enable.disable()
+        return report
+
+    # --- homing -----------------------------------------------------------------------
+
+    def home(self) -> None:
+        """Find both endstops: fast toward each, back off, then slowly again.
+
+        Clears an emergency stop. Raises HomingError if an endstop is not
+        reached within the axis's travel plus its margin, or does not release
+        when backing off.
+        """
+        with self._lock:
+            self._estop.clear()
+            self.estop_reason = None
+            self._homed = False
+            self.enable.enable()
+            try:
+                for index in (1, 0):  # y first: the carriage leaves the board's edge row
+                    self._home_axis(index)
+            except EmergencyStopError:
+                self.enable.disable()
+                raise
+            except HardwareError:
+                self.emergency_stop("homing fault")
+                raise
+            finally:
+                self._idle()
+            self._steps = (0, 0)
+            self._homed = True
+
+    def _axis_plan(self, index: int, distance_steps: int, speed_mm_s: float) -> StepPlan:
+        return plan_axis_move(
+            self.kinematics, index, distance_steps, speed_mm_s, self.config.gantry.accel_mm_s2
+        )
+
+    def _run_homing(self, plan: StepPlan, stop_when: Any) -> StepResult:
+        result = self._execute(plan, stop_when)
+        if result.reason == "estop":
+            raise EmergencyStopError(f"{self.estop_reason or 'emergency stop'} while homing")
+        self.clock.wait_until(self.clock.monotonic() + HOMING_DWELL_S, self._estop)
+        return result
+
+    def _home_axis(self, index: int) -> None:
+        axis: AxisConfig = self.config.gantry.axes[index]
+        endstop = self.endstops[index]
+        spm = axis.steps_per_mm
+        backoff = round(axis.home_backoff_mm * spm)
+        name = axis.name
+
+        def pressed() -> bool:
+            return bool(endstop.is_pressed)
+
+        def released() -> bool:
+            return not endstop.is_pressed
+
+        if endstop.is_pressed:  # already on the switch: leave it first
+            self._run_homing(self._axis_plan(index, backoff, axis.home_slow_speed_mm_s), released)
+            if endstop.is_pressed:
+                raise HomingError(
+                    f"axis {name}: endstop still pressed after backing off "
+                    f"{axis.home_backoff_mm:g} mm"
+                )
+        search = round((axis.travel_mm + axis.home_margin_mm) * spm)
+        result = self._run_homing(self._axis_plan(index, -search, axis.home_speed_mm_s), pressed)
+        if result.reason != "condition":
+            raise HomingError(
+                f"axis {name}: endstop not reached within "
+                f"{axis.travel_mm + axis.home_margin_mm:g} mm"
+            )
+        result = self._run_homing(self._axis_plan(index, backoff, axis.home_speed_mm_s), None)
+        if endstop.is_pressed:
+            raise HomingError(
+                f"axis {name}: endstop still pressed after backing off {axis.home_backoff_mm:g} mm"
+            )
+        result = self._run_homing(
+            self._axis_plan(index, -2 * backoff, axis.home_slow_speed_mm_s), pressed
+        )
+        if result.reason != "condition":
+            raise HomingError(
+                f"axis {name}: endstop not found again within {2 * axis.home_backoff_mm:g} mm"
+            )
+
+    # --- closing ----------------------------------------------------------------------
+
+    def _close_devices(self) -> None:
+        for device in reversed(self._devices):
+            device.close()
+        self._devices.clear()
+
+    def close(self) -> None:
+        """Stop the step thread, disable the drivers, release the actuator and the pins."""
+        stream = getattr(self, "stream", None)
+        if stream is not None:
+            stream.close()
+        try:
+            rotation = getattr(self, "rotation", None)
+            if rotation is not None:
+                with contextlib.suppress(BusError):
+                    rotation.close()
+            if self._pca is not None:
+                with contextlib.suppress(BusError):
+                    self._pca.close()
+                self._pca = None
+        finally:
+            self._close_devices()
+
+    def __enter__(self) -> CloudMover:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

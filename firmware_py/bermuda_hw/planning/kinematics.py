@@ -1,0 +1,138 @@
+"""Board millimetres and grid dots to motor steps and back; cloud letters to actuator positions."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from bermuda_hw.errors import MotionError
+
+if TYPE_CHECKING:
+    from bermuda_hw.config import (
+        AxisConfig,
+        GantryConfig,
+        ServoRotationConfig,
+        StepperRotationConfig,
+    )
+    from bermuda_hw.rules.board import DotGrid
+
+LETTER_COUNT = 8
+DEGREES_PER_LETTER = 360.0 / LETTER_COUNT
+
+
+@dataclass(frozen=True)
+class AxisKinematics:
+    """One axis: axis step 0 is the endstop's trigger point; board = axis + offset."""
+
+    name: str
+    steps_per_mm: float
+    board_offset_mm: float
+    travel_mm: float
+
+    @classmethod
+    def from_config(cls, axis: AxisConfig) -> AxisKinematics:
+        return cls(axis.name, axis.steps_per_mm, axis.board_offset_mm, axis.travel_mm)
+
+    @property
+    def travel_steps(self) -> int:
+        return math.floor(self.travel_mm * self.steps_per_mm + 1e-9)
+
+    def board_to_steps(self, board_mm: float) -> int:
+        """The nearest motor step to a board coordinate."""
+        return round((board_mm - self.board_offset_mm) * self.steps_per_mm)
+
+    def steps_to_board(self, steps: int) -> float:
+        return steps / self.steps_per_mm + self.board_offset_mm
+
+    def steps_to_axis_mm(self, steps: int) -> float:
+        return steps / self.steps_per_mm
+
+
+@dataclass(frozen=True)
+class GantryKinematics:
+    """A Cartesian gantry: x and y motors move the carriage along the board's axes."""
+
+    x: AxisKinematics
+    y: AxisKinematics
+
+    @classmethod
+    def from_config(cls, gantry: GantryConfig) -> GantryKinematics:
+        return cls(AxisKinematics.from_config(gantry.x), AxisKinematics.from_config(gantry.y))
+
+    @property
+    def axes(self) -> tuple[AxisKinematics, AxisKinematics]:
+        return (self.x, self.y)
+
+    def board_to_steps(self, x_mm: float, y_mm: float) -> tuple[int, int]:
+        return (self.x.board_to_steps(x_mm), self.y.board_to_steps(y_mm))
+
+    def steps_to_board(self, steps: tuple[int, int]) -> tuple[float, float]:
+        return (self.x.steps_to_board(steps[0]), self.y.steps_to_board(steps[1]))
+
+    def dot_to_steps(self, grid: DotGrid, col: int, row: int) -> tuple[int, int]:
+        """The motor steps that put the cloud's locater on a grid dot."""
+        if not grid.contains(col, row):
+            raise MotionError(f"dot ({col}, {row}) is not on the {grid.cols} x {grid.rows} grid")
+        return self.board_to_steps(*grid.dot_mm(col, row))
+
+
+@dataclass(frozen=True)
+class StepperRotationKinematics:
+    """Letters to absolute half-step positions of the clockwise-only rotation stepper.
+
+    Positions only grow: every turn goes clockwise. Position `zero_offset` shows
+    letter A; the cloud's letter k sits k/8 of a cloud turn further.
+    """
+
+    half_steps_per_cloud_rev: float
+    zero_offset_steps: int = 0
+
+    @classmethod
+    def from_config(cls, stepper: StepperRotationConfig) -> StepperRotationKinematics:
+        return cls(stepper.half_steps_per_cloud_rev, stepper.zero_offset_steps)
+
+    def heading_deg(self, position_steps: int) -> float:
+        """The cloud's heading (clockwise from letter A) at an absolute position."""
+        turns = (position_steps - self.zero_offset_steps) / self.half_steps_per_cloud_rev
+        return (turns * 360.0) % 360.0
+
+    def letter_at(self, position_steps: int) -> int:
+        """The letter nearest the notch at an absolute position."""
+        return round(self.heading_deg(position_steps) / DEGREES_PER_LETTER) % LETTER_COUNT
+
+    def clockwise_target(self, position_steps: int, letter: int) -> int:
+        """The first absolute position at or after `position_steps` that shows `letter`."""
+        if not 0 <= letter < LETTER_COUNT:
+            raise MotionError(f"letter must be 0..7, not {letter}")
+        rev = self.half_steps_per_cloud_rev
+        turns = (position_steps - self.zero_offset_steps) / rev
+        k = math.floor(turns - letter / LETTER_COUNT)
+        while True:
+            target = self.zero_offset_steps + round((k + letter / LETTER_COUNT) * rev)
+            if target >= position_steps:
+                return target
+            k += 1
+
+
+@dataclass(frozen=True)
+class ServoRotationKinematics:
+    """Letters to servo angles through the gearing between servo and cloud."""
+
+    cloud_deg_per_servo_deg: float
+    actuation_range_deg: float
+
+    @classmethod
+    def from_config(cls, servo: ServoRotationConfig) -> ServoRotationKinematics:
+        return cls(servo.cloud_deg_per_servo_deg, servo.actuation_range_deg)
+
+    def servo_angle_deg(self, letter: int) -> float:
+        if not 0 <= letter < LETTER_COUNT:
+            raise MotionError(f"letter must be 0..7, not {letter}")
+        angle = letter * DEGREES_PER_LETTER / self.cloud_deg_per_servo_deg
+        if angle > self.actuation_range_deg + 1e-9:
+            raise MotionError(
+                f"letter {letter} needs {angle:g} degrees, beyond the servo's "
+                f"{self.actuation_range_deg:g}"
+            )
+        return angle

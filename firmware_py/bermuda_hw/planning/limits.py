@@ -1,0 +1,82 @@
+"""Soft limits: the carriage stays within the grid's outside dots and each axis's travel."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from bermuda_hw.errors import SoftLimitError
+from bermuda_hw.planning.kinematics import GantryKinematics
+
+if TYPE_CHECKING:
+    from bermuda_hw.planning.steps import StepPlan
+    from bermuda_hw.rules.board import DotGrid
+
+_TOLERANCE_MM = 1e-6
+
+
+@dataclass(frozen=True)
+class SoftLimits:
+    """The box a move must stay in: the outside dots' ring and the axes' travel."""
+
+    kinematics: GantryKinematics
+    min_board_mm: tuple[float, float]
+    max_board_mm: tuple[float, float]
+
+    @classmethod
+    def for_grid(cls, kinematics: GantryKinematics, grid: DotGrid) -> SoftLimits:
+        x0, y0 = grid.dot_mm(0, 0)
+        x1, y1 = grid.dot_mm(grid.cols - 1, grid.rows - 1)
+        return cls(kinematics, (x0, y0), (x1, y1))
+
+    def within_travel(self, steps: tuple[int, int]) -> bool:
+        return all(
+            0 <= s <= axis.travel_steps for s, axis in zip(steps, self.kinematics.axes, strict=True)
+        )
+
+    def within_grid(self, steps: tuple[int, int]) -> bool:
+        try:
+            self.check_steps(steps)
+        except SoftLimitError:
+            return False
+        return True
+
+    def check_steps(self, steps: tuple[int, int], what: str = "target", grid: bool = True) -> None:
+        """Raise SoftLimitError if a step position is outside an axis's travel or the grid."""
+        for index, axis in enumerate(self.kinematics.axes):
+            s = steps[index]
+            if not 0 <= s <= axis.travel_steps:
+                raise SoftLimitError(
+                    f"{what}: axis {axis.name} at {axis.steps_to_axis_mm(s):.2f} mm is beyond "
+                    f"its travel 0..{axis.travel_mm:g} mm"
+                )
+            if not grid:
+                continue
+            board_mm = axis.steps_to_board(s)
+            low, high = self.min_board_mm[index], self.max_board_mm[index]
+            # one step of rounding is allowed at the outside dots
+            slack = 1.0 / axis.steps_per_mm + _TOLERANCE_MM
+            if board_mm < low - slack or board_mm > high + slack:
+                raise SoftLimitError(
+                    f"{what}: {axis.name} = {board_mm:.2f} mm is past the outside dots "
+                    f"({low:g}..{high:g} mm)"
+                )
+
+    def check_plan(self, plan: StepPlan) -> None:
+        """Check every position a planned move passes through, before anything moves.
+
+        Every point must lie within both axes' travel, and the move must end
+        within the ring of outside dots. A move that starts within that ring
+        (every move but the first after homing) must stay within it throughout.
+        """
+        inside = self.within_grid(plan.start_steps)
+        self.check_steps(plan.start_steps, "start of move", grid=False)
+        self.check_steps(plan.end_steps, "end of move")
+        for axis in (0, 1):
+            positions = plan.positions(axis)
+            if positions.size == 0:
+                continue
+            for value in (int(positions.min()), int(positions.max())):
+                probe = list(plan.end_steps)
+                probe[axis] = value
+                self.check_steps((probe[0], probe[1]), "path of move", grid=inside)

@@ -1,0 +1,365 @@
+"""The simulated gantry and cloud: physics driven by the mock pins and the emulated PCA9685.
+
+The rig sees only what the real motors would: edges on the STEP, DIR and
+ENABLE pins (with the virtual clock's time) and the PCA9685's outputs. It moves
+the carriage one microstep per accepted STEP edge and turns the cloud by
+decoding the geared stepper's coil sequence (or a servo's pulse width), and it
+closes the endstops when the carriage reaches them.
+
+A stepper misses steps, as a real one does, when the step train asks more of
+it than its torque allows: a speed above its pull-out rate, or a change of
+speed faster than its acceleration limit (steps slower than the pull-in rate
+start and stop at once). A stalled motor stays stalled until the step train
+pauses. Missed steps are counted; the carriage does not move for them.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from gpiozero.pins.mock import MockFactory, MockPin
+
+from bermuda_hw.planning.measure import AxisTrace, peak_speed_accel
+from bermuda_hw.sim.world import World
+
+if TYPE_CHECKING:
+    from bermuda_hw.config import AxisConfig, Config
+    from bermuda_hw.sim.clock import Clock
+    from bermuda_hw.sim.pca9685 import PCA9685Emulator
+
+PinListener = Callable[["ObservedPin", float, bool], None]
+
+REST_GAP_S = 0.05  # a pause this long lets a stalled motor recover
+HARD_STOP_MM = 3.0  # the carriage hits the frame this far beyond each end of travel
+PULL_IN_SPEED_MM_S = 10.0  # step rates a motor can start, stop or reverse at instantly
+
+
+class ObservedPin(MockPin):  # type: ignore[misc]
+    """A MockPin that reports each change of level, with the rig clock's time.
+
+    An input pin may be held at a level by the rig (an endstop switch): the
+    level then survives gpiozero setting the pin's pull resistor.
+    """
+
+    def __init__(self, factory: Any, info: Any) -> None:
+        self.held_level: bool | None = None
+        super().__init__(factory, info)
+
+    @property
+    def bcm(self) -> int:
+        return int(self.info.name[4:])
+
+    def _change_state(self, value: bool) -> bool:
+        changed: bool = super()._change_state(value)
+        if changed:
+            listener: PinListener | None = getattr(self.factory, "observer", None)
+            clock: Clock | None = getattr(self.factory, "clock", None)
+            if listener is not None and clock is not None:
+                listener(self, clock.monotonic(), bool(value))
+        return changed
+
+    def _set_pull(self, value: str) -> None:
+        super()._set_pull(value)
+        if self.held_level is not None:
+            self.hold(self.held_level)
+
+    def hold(self, level: bool) -> None:
+        """Drive this input to a level, as a switch wired to it does."""
+        self.held_level = level
+        if self._function != "input":
+            return
+        if level:
+            self.drive_high()
+        else:
+            self.drive_low()
+
+
+def make_mock_factory(observer: PinListener, clock: Clock) -> MockFactory:
+    """A MockFactory whose pins report their changes to `observer`."""
+    factory = MockFactory(pin_class=ObservedPin)
+    factory.observer = observer
+    factory.clock = clock
+    return factory
+
+
+@dataclass
+class AxisModel:
+    """One axis's motor, belt and carriage, in microsteps from the endstop's trigger point."""
+
+    config: AxisConfig
+    pull_out_steps_s: float
+    accel_steps_s2: float
+    pull_in_steps_s: float
+    position_steps: int = 0
+    dir_level: bool = False
+    step_level: bool = False
+    rise_s: float = 0.0
+    last_dir: int = 0
+    last_step_s: float | None = None
+    last_speed: float = 0.0  # signed steps/s over the last interval
+    last_mid_s: float = 0.0
+    stalled: bool = False
+    lost_steps: int = 0
+    blocked_steps: int = 0
+    short_pulses: int = 0
+    accepted_steps: int = 0
+    trace: list[tuple[float, int]] = field(default_factory=list)
+
+    @property
+    def position_mm(self) -> float:
+        return self.position_steps / self.config.steps_per_mm
+
+    @property
+    def endstop_pressed(self) -> bool:
+        return self.position_steps <= 0
+
+    def _feasible(self, t: float, direction: int) -> bool:
+        previous = self.last_step_s
+        self.last_step_s = t
+        if previous is None or t - previous > REST_GAP_S:
+            self.stalled = False
+            self.last_speed = 0.0
+            self.last_mid_s = t
+            return True
+        if self.stalled:
+            return False
+        dt = max(t - previous, 1e-9)
+        speed = direction / dt
+        mid = (t + previous) / 2.0
+        change = abs(speed - self.last_speed)
+        span = max(mid - self.last_mid_s, 1e-9)
+        ok = abs(speed) <= self.pull_out_steps_s and (
+            abs(speed) <= self.pull_in_steps_s or change <= self.accel_steps_s2 * span * 1.0001
+        )
+        self.last_speed, self.last_mid_s = speed, mid
+        if not ok:
+            self.stalled = True
+        return ok
+
+    def step(self, t: float, enabled: bool) -> bool:
+        """A rising STEP edge at time t; returns True if the carriage moved."""
+        direction = 1 if self.dir_level != self.config.invert_dir else -1
+        self.last_dir = 0
+        if not enabled:
+            self.lost_steps += 1
+            return False
+        if not self._feasible(t, direction):
+            self.lost_steps += 1
+            return False
+        limit_low = -round(HARD_STOP_MM * self.config.steps_per_mm)
+        limit_high = round((self.config.travel_mm + HARD_STOP_MM) * self.config.steps_per_mm)
+        target = self.position_steps + direction
+        if not limit_low <= target <= limit_high:
+            self.blocked_steps += 1
+            self.lost_steps += 1
+            return False
+        self.position_steps = target
+        self.last_dir = direction
+        self.accepted_steps += 1
+        self.trace.append((t, target))
+        return True
+
+
+@dataclass
+class RotorModel:
+    """The geared stepper behind the PCA9685: field from the coils, rotor following it."""
+
+    pull_out_hz: float
+    field_steps: int = 0  # unwrapped electrical position of the field, in half steps
+    rotor_steps: int = 0  # where the rotor is, in half steps
+    field_phase: int | None = None  # 0..7, None while the coils are released
+    last_move_s: float | None = None
+    ambiguous_steps: int = 0
+    changes: int = 0
+
+    @property
+    def lost_steps(self) -> int:
+        """Half steps the rotor is behind (or ahead of) its field, plus ambiguous ones."""
+        return abs(self.field_steps - self.rotor_steps) + self.ambiguous_steps
+
+    def coils(self, t: float, a: float, b: float) -> None:
+        """New coil currents: a = AIN1 - AIN2, b = BIN1 - BIN2 (each -1 .. 1)."""
+        if abs(a) < 0.25 and abs(b) < 0.25:
+            self.field_phase = None  # released: the rotor stays on its detent
+            return
+        # phase 0 is AIN2 alone: the coil the driver energises first, whose detent
+        # the rotor rests on when the simulation starts
+        phase = round(math.degrees(math.atan2(-b, -a)) / 45.0) % 8
+        if self.field_phase is None:
+            # energising snaps the rotor to the nearest equilibrium of the new field
+            offset = (phase - self.rotor_steps) % 8
+            offset = offset - 8 if offset > 4 else offset
+            self.field_steps = self.rotor_steps + offset
+            self.rotor_steps = self.field_steps
+            self.field_phase = phase
+            return
+        delta = (phase - self.field_phase) % 8
+        if delta == 0:
+            return
+        delta = delta - 8 if delta > 4 else delta
+        if abs(delta) == 4:
+            self.ambiguous_steps += 4  # opposite field: the rotor cannot tell which way
+        self.field_phase = phase
+        self.field_steps += delta
+        self.changes += 1
+        too_fast = self.last_move_s is not None and (t - self.last_move_s) < 1.0 / self.pull_out_hz
+        if too_fast:
+            return
+        lag = self.field_steps - self.rotor_steps
+        pull = lag % 8
+        pull = pull - 8 if pull > 4 else pull
+        self.rotor_steps += pull
+        self.last_move_s = t
+
+
+class SimRig:
+    """The simulated gantry, cloud actuator and endstops, watching pins and the PCA9685."""
+
+    def __init__(self, config: Config, clock: Clock, world: World | None = None) -> None:
+        self.config = config
+        self.clock = clock
+        self.world = world if world is not None else World()
+        self._lock = threading.RLock()
+        sim = config.sim
+        self.axes: dict[str, AxisModel] = {}
+        for axis in config.gantry.axes:
+            spm = axis.steps_per_mm
+            model = AxisModel(
+                config=axis,
+                pull_out_steps_s=sim.pull_out_speed_mm_s * spm,
+                accel_steps_s2=sim.motor_accel_mm_s2 * spm,
+                pull_in_steps_s=PULL_IN_SPEED_MM_S * spm,
+            )
+            start_mm = sim.start_x_mm if axis.name == "x" else sim.start_y_mm
+            model.position_steps = round(start_mm * spm)
+            self.axes[axis.name] = model
+        self.rotor = RotorModel(pull_out_hz=sim.rotor_pull_out_hz)
+        self.enable_level = False
+        self._roles: dict[int, tuple[str, str]] = {}
+        g = config.gantry
+        self._roles[g.enable_pin] = ("enable", "")
+        for axis in g.axes:
+            self._roles[axis.step_pin] = ("step", axis.name)
+            self._roles[axis.dir_pin] = ("dir", axis.name)
+            self._roles[axis.endstop_pin] = ("endstop", axis.name)
+        self.factory: MockFactory | None = None
+        self.pca: PCA9685Emulator | None = None
+        self.servo_pulse_us: float | None = None
+        self._sync_world()
+
+    # --- wiring -----------------------------------------------------------------------
+
+    def attach(self, factory: MockFactory, pca: PCA9685Emulator) -> None:
+        """Connect the rig to the pins and the PCA9685 it watches."""
+        self.factory = factory
+        self.pca = pca
+        pca.add_listener(self.on_pca_change)
+        for axis in self.config.gantry.axes:
+            self._update_endstop(axis.name)
+
+    @property
+    def enabled(self) -> bool:
+        """True while the drivers' ENABLE input asks for motor current."""
+        return self.enable_level == self.config.gantry.enable_active_high
+
+    def _update_endstop(self, axis: str) -> None:
+        if self.factory is None:
+            return
+        cfg = self.config.gantry.x if axis == "x" else self.config.gantry.y
+        pressed = self.axes[axis].endstop_pressed
+        pin: ObservedPin = self.factory.pin(cfg.endstop_pin)
+        level = not pressed if cfg.endstop_active_low else pressed
+        if pin.held_level != level:
+            pin.hold(level)
+
+    # --- pins -------------------------------------------------------------------------
+
+    def on_pin_change(self, pin: ObservedPin, t: float, level: bool) -> None:
+        role = self._roles.get(pin.bcm)
+        if role is None:
+            return
+        kind, axis_name = role
+        with self._lock:
+            if kind == "enable":
+                self.enable_level = level
+            elif kind == "dir":
+                self.axes[axis_name].dir_level = level
+            elif kind == "step":
+                self._step_edge(axis_name, t, level)
+
+    def _step_edge(self, axis_name: str, t: float, level: bool) -> None:
+        model = self.axes[axis_name]
+        if level:
+            model.rise_s = t
+            if model.step(t, self.enabled):
+                self._update_endstop(axis_name)
+                self._sync_world()
+        else:
+            min_pulse_s = self.config.gantry.min_pulse_us * 1e-6
+            if t - model.rise_s < min_pulse_s * 0.999 and model.last_dir != 0:
+                # the driver never saw a pulse this short: undo the step
+                if model.trace:
+                    model.trace.pop()
+                model.position_steps -= model.last_dir
+                model.last_dir = 0
+                model.accepted_steps -= 1
+                model.short_pulses += 1
+                model.lost_steps += 1
+
+    # --- the PCA9685 -----------------------------------------------------------------
+
+    def on_pca_change(self, pca: PCA9685Emulator, t: float) -> None:
+        rotation = self.config.rotation
+        with self._lock:
+            if rotation.kind == "stepper":
+                ain1, ain2, bin1, bin2 = (pca.output(c).duty for c in rotation.stepper.channels)
+                self.rotor.coils(t, ain1 - ain2, bin1 - bin2)
+            else:
+                pulse = pca.pulse_width_us(rotation.servo.channel)
+                self.servo_pulse_us = pulse if pulse > 0 else None
+            self._sync_heading()
+
+    def _sync_heading(self) -> None:
+        rotation = self.config.rotation
+        if rotation.kind == "stepper":
+            s = rotation.stepper
+            # the forward coil sequence turns the rotor's field clockwise unless inverted
+            sign = 1.0 if s.invert else -1.0
+            steps = sign * self.rotor.rotor_steps - s.zero_offset_steps
+            self.world.set_heading(360.0 * steps / s.half_steps_per_cloud_rev)
+        elif self.servo_pulse_us is not None:
+            v = rotation.servo
+            fraction = (self.servo_pulse_us - v.min_pulse_us) / (v.max_pulse_us - v.min_pulse_us)
+            fraction = min(max(fraction, 0.0), 1.0)
+            angle = fraction * v.actuation_range_deg
+            self.world.set_heading(angle * v.cloud_deg_per_servo_deg)
+
+    def _sync_world(self) -> None:
+        x = self.axes["x"].position_mm + self.config.gantry.x.board_offset_mm
+        y = self.axes["y"].position_mm + self.config.gantry.y.board_offset_mm
+        self.world.set_carriage(x, y)
+
+    # --- measurements -----------------------------------------------------------------
+
+    @property
+    def lost_steps(self) -> int:
+        """Steps the gantry's motors missed, plus half steps the rotation motor missed."""
+        return sum(a.lost_steps for a in self.axes.values()) + self.rotor.lost_steps
+
+    def clear_traces(self) -> None:
+        for model in self.axes.values():
+            model.trace.clear()
+
+    def peaks(self, since_s: float = 0.0) -> tuple[float, float]:
+        """Peak speed (mm/s) and acceleration (mm/s^2) of the carriage since a time."""
+        traces = []
+        for model in self.axes.values():
+            points = [(t, p) for t, p in model.trace if t >= since_s]
+            traces.append(
+                AxisTrace([t for t, _ in points], [p for _, p in points], model.config.steps_per_mm)
+            )
+        return peak_speed_accel(traces, REST_GAP_S)

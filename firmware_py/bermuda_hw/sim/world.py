@@ -1,0 +1,127 @@
+"""The simulated table's physical state: carriage, cloud pose, ships, and the ships it carries."""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bermuda_hw.rules.board import Board
+
+Point = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class Carried:
+    """A ship held by a magnet, at a fixed place in the cloud's frame."""
+
+    radius_mm: float
+    angle_deg: float  # clockwise from the cloud's letter-A direction
+
+
+def _vector(heading_deg: float) -> Point:
+    rad = math.radians(heading_deg)
+    return (math.sin(rad), -math.cos(rad))
+
+
+class World:
+    """Where everything on the simulated table truly is (board frame, millimetres).
+
+    The carriage's magnet holds the cloud's base, so the cloud's locater is
+    where the carriage is. Each magnet of the cloud picks up a ship that comes
+    within the board's capture radius; a carried ship moves and turns with the
+    cloud until it is dropped or removed.
+    """
+
+    def __init__(self, board: Board | None = None) -> None:
+        self.board = board
+        self._lock = threading.RLock()
+        self.carriage_x_mm = 0.0
+        self.carriage_y_mm = 0.0
+        self.cloud_heading_deg = 0.0
+        self.cloud_on_board = True
+        self.ships: dict[str, Point] = {}
+        self.carried: dict[str, Carried] = {}
+
+    # --- the cloud --------------------------------------------------------------------
+
+    @property
+    def cloud_mm(self) -> Point:
+        return (self.carriage_x_mm, self.carriage_y_mm)
+
+    def set_carriage(self, x_mm: float, y_mm: float) -> None:
+        """The carriage (and the cloud's locater above it) is now here."""
+        with self._lock:
+            self.carriage_x_mm = x_mm
+            self.carriage_y_mm = y_mm
+            self._update_ships()
+
+    def set_heading(self, heading_deg: float) -> None:
+        """The cloud has turned to this heading (degrees clockwise from letter A north)."""
+        with self._lock:
+            self.cloud_heading_deg = heading_deg % 360.0
+            self._update_ships()
+
+    def magnets_mm(self) -> list[Point]:
+        """Where the cloud's magnets are now."""
+        if self.board is None:
+            return []
+        out = []
+        for magnet in self.board.cloud.magnets:
+            ux, uy = _vector(magnet.angle_deg + self.cloud_heading_deg)
+            x_mm = self.carriage_x_mm + magnet.radius_mm * ux
+            out.append((x_mm, self.carriage_y_mm + magnet.radius_mm * uy))
+        return out
+
+    # --- ships ------------------------------------------------------------------------
+
+    def place_ship(self, ship: str, x_mm: float, y_mm: float) -> None:
+        """Put a ship on the board (a player's move); it is picked up if a magnet is near."""
+        with self._lock:
+            self.carried.pop(ship, None)
+            self.ships[ship] = (x_mm, y_mm)
+            self._update_ships()
+
+    def drop(self, ship: str) -> Point:
+        """Take a carried ship off the magnet and leave it where it is; returns that point."""
+        with self._lock:
+            self.carried.pop(ship, None)
+            return self.ships[ship]
+
+    def remove(self, ship: str) -> None:
+        """Take a ship off the table (captured, or lifted by a player)."""
+        with self._lock:
+            self.carried.pop(ship, None)
+            self.ships.pop(ship, None)
+
+    def ship_positions(self) -> Mapping[str, Point]:
+        with self._lock:
+            return dict(self.ships)
+
+    def _update_ships(self) -> None:
+        # carried ships follow the cloud
+        for ship, held in self.carried.items():
+            ux, uy = _vector(held.angle_deg + self.cloud_heading_deg)
+            self.ships[ship] = (
+                self.carriage_x_mm + held.radius_mm * ux,
+                self.carriage_y_mm + held.radius_mm * uy,
+            )
+        if self.board is None:
+            return
+        capture = self.board.cloud.capture_radius_mm
+        magnets = self.magnets_mm()
+        for ship, (sx, sy) in self.ships.items():
+            if ship in self.carried:
+                continue
+            for mx, my in magnets:
+                if math.hypot(sx - mx, sy - my) <= capture:
+                    # snapped onto the magnet: its place in the cloud's frame
+                    dx, dy = mx - self.carriage_x_mm, my - self.carriage_y_mm
+                    radius = math.hypot(dx, dy)
+                    bearing = math.degrees(math.atan2(dx, -dy)) if radius > 1e-9 else 0.0
+                    self.carried[ship] = Carried(radius, bearing - self.cloud_heading_deg)
+                    self.ships[ship] = (mx, my)
+                    break
