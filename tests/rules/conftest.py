@@ -9,6 +9,7 @@ edge. So a test states what is blocked, and the real `blocked_spaces` agrees.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -35,9 +36,17 @@ RING = [
 
 
 def build_board(
-    paths: Sequence[Sequence[str]], blocked: Iterable[str] = (), name: str = "tiny"
+    paths: Sequence[Sequence[str]],
+    blocked: Iterable[str] = (),
+    name: str = "tiny",
+    at: Mapping[str, tuple[float, float]] | None = None,
 ) -> Board:
-    """A board file for the given paths, with `blocked` under the cloud at the centre dot."""
+    """A board file for the given paths, with `blocked` under the cloud at the centre dot.
+
+    `at` puts chosen spaces at chosen board positions (mm) instead. The cloud's
+    one magnet sits 50 mm north of its locater (at letter A); the grid's dots
+    are 100 mm apart, from (100, 100); the centre dot is (500, 500).
+    """
     blocked = list(blocked)
     ids: list[str] = []
     for path in paths:
@@ -48,6 +57,7 @@ def build_board(
     for k, sid in enumerate(blocked):
         # the centre dot is (500, 500); the footprint radius is 70 mm
         where[sid] = (460.0 + 15.0 * (k % 6), 490.0 + 20.0 * (k // 6))
+    where.update(at or {})
     free = [sid for sid in ids if sid not in where]
     for k, sid in enumerate(free):
         where[sid] = (30.0 + 18.0 * k, 30.0)
@@ -140,6 +150,28 @@ def build_position(
     if die is not None:
         game.set_die(die)
     return game
+
+
+def with_cards(
+    game: Game,
+    hands: Mapping[str, Sequence[tuple[str, int]]] | None = None,
+    piles: Mapping[str, Sequence[int]] | None = None,
+    bonus_left: int | None = None,
+) -> Game:
+    """The same position with the given hands, piles and bonus cards (through the JSON state)."""
+    data = game.to_dict()
+    for color, cards in (hands or {}).items():
+        data["hands"][color] = [list(c) for c in cards]
+    for product, values in (piles or {}).items():
+        data["piles"][product] = list(values)
+    if bonus_left is not None:
+        data["bonus_left"] = bonus_left
+    return Game.from_json(json.dumps(data), game.board)
+
+
+@pytest.fixture
+def cards() -> Callable[..., Game]:
+    return with_cards
 
 
 @pytest.fixture

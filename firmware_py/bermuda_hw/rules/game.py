@@ -715,6 +715,8 @@ class Game:
 
     def set_turn(self, color: str, phase: Phase = Phase.SHIPS) -> None:
         """Make it `color`'s turn (to set up a position)."""
+        if self._outcome is not None:
+            raise RulesError("the game is over")
         if color not in self.order:
             raise RulesError(f"{color!r} is not a player in this game")
         self.turn = self.order.index(color)
