@@ -1,0 +1,149 @@
+"""Per-frame lighting normalisation against the board's own sea and the markers' white.
+
+Gradients, vignetting and soft shadows change the brightness of the printed
+sea but not its chromaticity; hands and ships change its chromaticity. So
+the brightness field is estimated from blocks of sea whose chromaticity
+matches the sea's, filled in where the sea is covered, and divided out. The
+white paper around the corner markers then fixes the colour balance, so a
+colour means the same under warm or cold light.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from bermuda_hw.vision.colors import Lab
+from bermuda_hw.vision.layout import BoardLayout
+
+Image = npt.NDArray[np.uint8]
+Floats = npt.NDArray[np.float32]
+
+BLOCK_MM = 8.0
+WHITE_TARGET = 240.0
+
+
+def to_lab(bgr: Image) -> Floats:
+    """8-bit BGR (any shape ending in 3) to float L*a*b* (L* 0-100, a*, b* signed)."""
+    shape = bgr.shape
+    img = np.ascontiguousarray(bgr.reshape(-1, 1, 3))
+    lab = cv2.cvtColor(img, cv2.COLOR_BGR2Lab).astype(np.float32).reshape(shape)
+    lab[..., 0] *= np.float32(100.0 / 255.0)
+    lab[..., 1:] -= np.float32(128.0)
+    return lab
+
+
+def bgr_to_lab(bgr: npt.NDArray[np.float32]) -> Lab:
+    one = np.clip(np.round(bgr), 0, 255).astype(np.uint8).reshape(1, 1, 3)
+    lab = to_lab(one).reshape(3)
+    return (float(lab[0]), float(lab[1]), float(lab[2]))
+
+
+@dataclass
+class Normalised:
+    """How to normalise one rectified frame, and the half-resolution result."""
+
+    gain: Floats  # full resolution brightness gain
+    wb: Floats  # per-channel white balance (BGR)
+    half: Image  # normalised BGR at half resolution
+    sea_lab: Lab
+    land_lab: Lab | None
+    white_ok: bool
+
+    def pixels(self, rect: Image, rows: npt.NDArray[np.intp],
+               cols: npt.NDArray[np.intp]) -> Image:
+        """Normalised BGR of some full-resolution pixels."""
+        work = rect[rows, cols].astype(np.float32) * (self.gain[rows, cols][..., None] * self.wb)
+        return np.clip(work, 0, 255).astype(np.uint8)
+
+
+class LightingNormaliser:
+    """Normalises rectified frames of one board layout."""
+
+    def __init__(self, layout: BoardLayout) -> None:
+        self.layout = layout
+        s = layout.px_per_mm
+        self.half_size = (layout.width_px // 2, layout.height_px // 2)
+        self.blocks = (
+            max(4, round(layout.width_px / (BLOCK_MM * s))),
+            max(4, round(layout.height_px / (BLOCK_MM * s))),
+        )
+        sea_half = cv2.resize(layout.sea.astype(np.uint8), self.half_size,
+                              interpolation=cv2.INTER_NEAREST).astype(np.float32)
+        self.sea_half = sea_half
+        self.sea_small = cv2.resize(sea_half, self.blocks, interpolation=cv2.INTER_AREA)
+        idx = np.nonzero(sea_half > 0)
+        step = max(1, len(idx[0]) // 4000)
+        self.sea_sample = (idx[0][::step], idx[1][::step])
+        land_half = cv2.resize(layout.land.astype(np.uint8), self.half_size,
+                               interpolation=cv2.INTER_NEAREST)
+        idx = np.nonzero(land_half)
+        step = max(1, len(idx[0]) // 2000)
+        self.land_sample = (idx[0][::step], idx[1][::step])
+
+    def brightness_gain(self, half: Image) -> Floats:
+        """The per-block gain that makes the sea equally bright everywhere."""
+        f = half.astype(np.float32)
+        sums = cv2.resize(f * self.sea_half[..., None], self.blocks, interpolation=cv2.INTER_AREA)
+        weight = self.sea_small
+        valid = weight > 0.4
+        if valid.sum() < 8:
+            return np.ones((self.blocks[1], self.blocks[0]), np.float32)
+        mean = sums / np.maximum(weight, 1e-3)[..., None]
+        intensity = mean.sum(axis=2)
+        chroma = mean / np.maximum(intensity, 1.0)[..., None]
+        ref_chroma = np.median(chroma[valid], axis=0)
+        close = np.abs(chroma - ref_chroma).max(axis=2) < 0.035
+        good = valid & close & (intensity > 30)
+        if good.sum() < 8:
+            good = valid
+        ref = float(np.median(intensity[good]))
+        w = good.astype(np.float32)
+        field = np.zeros_like(intensity)
+        filled = np.zeros(intensity.shape, bool)
+        for sigma in (1.2, 3.0, 8.0):
+            num = cv2.GaussianBlur(intensity * w, (0, 0), sigma)
+            den = cv2.GaussianBlur(w, (0, 0), sigma)
+            take = (~filled) & (den > 0.15)
+            field[take] = num[take] / den[take]
+            filled |= take
+        field[~filled] = ref
+        return np.asarray(ref / np.maximum(field, 1.0), np.float32)
+
+    def normalise(self, rect: Image) -> Normalised:
+        half = np.asarray(cv2.resize(rect, self.half_size, interpolation=cv2.INTER_AREA),
+                          np.uint8)
+        small = self.brightness_gain(half)
+        gain = np.asarray(cv2.resize(small, (rect.shape[1], rect.shape[0]),
+                                     interpolation=cv2.INTER_LINEAR), np.float32)
+        gain_half = np.asarray(cv2.resize(small, self.half_size, interpolation=cv2.INTER_LINEAR),
+                               np.float32)
+        ys, xs = self.layout.white_idx
+        white_ok = False
+        wb = np.ones(3, np.float32)
+        if len(ys):
+            samples = rect[ys, xs].astype(np.float32) * gain[ys, xs, None]
+            bright = samples.sum(axis=1)
+            top = samples[bright >= np.percentile(bright, 40)]
+            white = np.median(top, axis=0)
+            spread = float(white.max() / max(float(white.min()), 1.0))
+            if float(white.min()) > 40 and spread < 1.8:
+                wb = np.clip(WHITE_TARGET / white, 0.4, 3.0).astype(np.float32)
+                white_ok = True
+        sy, sx = self.sea_sample
+        if not white_ok:
+            # No usable white: keep the colour and bring the sea to a middle brightness.
+            level = float(np.median(half[sy, sx].astype(np.float32).sum(axis=1)
+                                    * gain_half[sy, sx]))
+            wb = np.full(3, 3 * 150.0 / max(level, 1.0), np.float32)
+        work = half.astype(np.float32) * gain_half[..., None] * wb
+        norm_half = np.clip(work, 0, 255).astype(np.uint8)
+        sea = bgr_to_lab(np.median(norm_half[sy, sx].astype(np.float32), axis=0))
+        land: Lab | None = None
+        if len(self.land_sample[0]):
+            ly, lx = self.land_sample
+            land = bgr_to_lab(np.median(norm_half[ly, lx].astype(np.float32), axis=0))
+        return Normalised(gain, wb, norm_half, sea, land, white_ok)

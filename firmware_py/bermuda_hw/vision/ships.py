@@ -1,0 +1,273 @@
+"""Ships by colour: sample every space and berth, then search the sea for ships off them.
+
+Each pixel of the normalised board image is given to the nearest of the ship
+colours, the sea, the land and the neutral greys (white paint, ink, shadow);
+it counts for a ship colour only if it is within that colour's tolerance and
+clearly nearer to it than to anything else. A place holds a ship when enough
+of the disk around its centre is one colour. What is left (ship-coloured
+blobs of a ship's size away from every found ship) is a ship off its space.
+The token's exact shape does not matter, only its colour and rough size.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from bermuda_hw.vision.colors import LIGHTNESS_WEIGHT, ColorCalibration, Lab
+from bermuda_hw.vision.layout import BoardLayout
+from bermuda_hw.vision.lighting import Normalised, to_lab
+from bermuda_hw.vision.types import ShipReading
+
+Floats = npt.NDArray[np.float32]
+Image = npt.NDArray[np.uint8]
+Labels = npt.NDArray[np.int8]
+Mask = npt.NDArray[np.bool_]
+
+NONE = -1
+
+
+@dataclass(frozen=True)
+class ShipSettings:
+    """How ships are found; the defaults suit tokens 8-12 mm wide and 18-30 mm long."""
+
+    sample_radius_mm: float = 9.0
+    min_fill: float = 0.16  # share of the sample disk that must be the ship's colour
+    margin: float = 6.0  # how much nearer a pixel must be to the colour than to the next
+    min_area_mm2: float = 60.0  # a blob off the spaces must be at least this big
+    max_area_mm2: float = 900.0
+    snap_mm: float = 10.0  # a blob this close to a free place is on that place
+    clear_mm: float = 15.0  # around a found ship, no second ship is searched
+
+
+def _weighted(lab: Floats) -> Floats:
+    out = lab.copy()
+    out[..., 0] *= np.float32(LIGHTNESS_WEIGHT)
+    return out
+
+
+LUT_BITS = 5
+LUT_SHIFT = 8 - LUT_BITS
+FAR_SEA = 0x20
+FAR_LAND = 0x40
+LABEL_MASK = 0x1F
+
+
+def _lut_lab() -> Floats:
+    """L*a*b* of the centre of every cell of the BGR lookup grid."""
+    levels = (np.arange(1 << LUT_BITS) << LUT_SHIFT) + (1 << (LUT_SHIFT - 1))
+    b, g, r = np.meshgrid(levels, levels, levels, indexing="ij")
+    bgr = np.stack([b, g, r], axis=-1).astype(np.uint8)
+    return to_lab(bgr.reshape(-1, 3))
+
+
+def lut_index(bgr: Image) -> npt.NDArray[np.intp]:
+    """Index into the lookup table for 8-bit BGR pixels (any shape ending in 3)."""
+    q = (bgr >> LUT_SHIFT).astype(np.intp)
+    return (q[..., 0] << (2 * LUT_BITS)) | (q[..., 1] << LUT_BITS) | q[..., 2]
+
+
+class ColorClassifier:
+    """Labels normalised BGR pixels with a ship colour, through a per-frame lookup table.
+
+    Each table entry holds the ship colour index plus one (0: no ship colour)
+    and two flags: far from the sea's colour, far from the land's colour.
+    """
+
+    _grid: Floats | None = None
+
+    def __init__(self, calibration: ColorCalibration, margin: float, far: float) -> None:
+        self.calibration = calibration
+        self.margin = margin
+        self.far = far
+        self.centres = _weighted(np.array([p.lab for p in calibration.profiles], np.float32))
+        self.tolerance = np.array([p.tolerance for p in calibration.profiles], np.float32)
+        if ColorClassifier._grid is None:
+            ColorClassifier._grid = _lut_lab()
+        self.grid = ColorClassifier._grid
+        self.grid_w = _weighted(self.grid)
+        d = np.sqrt(((self.grid_w[:, None, :] - self.centres[None, :, :]) ** 2).sum(axis=2))
+        self.best = np.argmin(d, axis=1)
+        self.d_best = d[np.arange(len(d)), self.best]
+        if d.shape[1] > 1:
+            self.d_second = np.partition(d, 1, axis=1)[:, 1]
+        else:
+            self.d_second = np.full(len(d), np.inf, np.float32)
+        self.neutral = np.sqrt((self.grid[:, 1:] ** 2).sum(axis=1))
+        self._key: tuple[int, ...] | None = None
+        self._lut: npt.NDArray[np.uint8] | None = None
+
+    def lut(self, sea: Lab, land: Lab | None) -> npt.NDArray[np.uint8]:
+        key = tuple(round(v) for v in (*sea, *(land or (0.0, 0.0, 0.0))))
+        if self._lut is not None and key == self._key:
+            return self._lut
+        sea_w = _weighted(np.array([sea], np.float32))[0]
+        d_sea = np.sqrt(((self.grid_w - sea_w) ** 2).sum(axis=1))
+        bg = np.minimum(self.neutral, d_sea)
+        far_land = np.zeros(len(bg), bool)
+        if land is not None:
+            land_w = _weighted(np.array([land], np.float32))[0]
+            d_land = np.sqrt(((self.grid_w - land_w) ** 2).sum(axis=1))
+            bg = np.minimum(bg, d_land)
+            far_land = d_land > self.far
+        second = np.minimum(self.d_second, bg)
+        ok = (self.d_best < self.tolerance[self.best]) & (second - self.d_best > self.margin)
+        out = np.where(ok, self.best + 1, 0).astype(np.uint8)
+        out |= np.where(d_sea > self.far, FAR_SEA, 0).astype(np.uint8)
+        out |= np.where(far_land, FAR_LAND, 0).astype(np.uint8)
+        self._key, self._lut = key, out
+        return out
+
+    def codes(self, bgr: Image, sea: Lab, land: Lab | None) -> npt.NDArray[np.uint8]:
+        """The lookup-table code of every pixel."""
+        out: npt.NDArray[np.uint8] = self.lut(sea, land)[lut_index(bgr)]
+        return out
+
+    def labels(self, bgr: Image, sea: Lab, land: Lab | None) -> Labels:
+        """Ship colour index of every pixel, or NONE."""
+        codes = self.codes(bgr, sea, land) & LABEL_MASK
+        return (codes.astype(np.int8) - 1).astype(np.int8)
+
+
+@dataclass(frozen=True)
+class PlaceHit:
+    """A ship found on a place (index into the layout's places)."""
+
+    place: int
+    color: int
+    x_mm: float
+    y_mm: float
+    confidence: float
+
+
+class ShipFinder:
+    """Finds ships in normalised board images of one layout."""
+
+    def __init__(
+        self,
+        layout: BoardLayout,
+        calibration: ColorCalibration,
+        settings: ShipSettings,
+        far_distance: float = 22.0,
+    ) -> None:
+        self.layout = layout
+        self.settings = settings
+        self.classifier = ColorClassifier(calibration, settings.margin, far_distance)
+        self.names = calibration.names
+        self.dy, self.dx = layout.disk_offsets(settings.sample_radius_mm)
+        s = layout.px_per_mm
+        cy = np.round(layout.place_xy[:, 1] * s).astype(np.intp)
+        cx = np.round(layout.place_xy[:, 0] * s).astype(np.intp)
+        rows = np.clip(cy[:, None] + self.dy[None, :], 0, layout.height_px - 1)
+        cols = np.clip(cx[:, None] + self.dx[None, :], 0, layout.width_px - 1)
+        self.rows, self.cols = rows, cols
+        self.search_allowed = ~cv2.resize(
+            layout.marker_zone.astype(np.uint8),
+            (layout.width_px // 2, layout.height_px // 2),
+            interpolation=cv2.INTER_NEAREST,
+        ).astype(bool)
+        ring, radius = layout.centre_ring
+        self.ignore = [(ring[0], ring[1], radius)] + [
+            (z.x_mm, z.y_mm, z.radius_mm) for z in calibration.ignore
+        ]
+
+    def sample_places(
+        self, rect: Image, norm: Normalised, skip: npt.NDArray[np.bool_]
+    ) -> list[PlaceHit]:
+        """Read the disk around every place that is not skipped (hidden by the cloud)."""
+        use = np.nonzero(~skip)[0]
+        if len(use) == 0:
+            return []
+        pix = norm.pixels(rect, self.rows[use], self.cols[use])  # P x D x 3
+        labels = self.classifier.labels(pix, norm.sea_lab, norm.land_lab)  # P x D
+        k = len(self.names)
+        counts = np.stack([(labels == c).sum(axis=1) for c in range(k)], axis=1)
+        disk = self.dy.size
+        hits: list[PlaceHit] = []
+        s = self.layout.px_per_mm
+        for row, place in enumerate(use):
+            color = int(np.argmax(counts[row]))
+            n = int(counts[row, color])
+            if n < self.settings.min_fill * disk:
+                continue
+            sel = labels[row] == color
+            x_mm = float(self.cols[place][sel].mean() / s)
+            y_mm = float(self.rows[place][sel].mean() / s)
+            purity = n / max(1, int(counts[row].sum()))
+            fill = min(1.0, n / (0.45 * disk))
+            hits.append(PlaceHit(int(place), color, x_mm, y_mm, round(purity * fill, 3)))
+        return hits
+
+    def search(
+        self,
+        labels: Labels,
+        taken: list[tuple[float, float]],
+        blocked: list[tuple[float, float, float]],
+    ) -> list[tuple[int, float, float, float]]:
+        """Ship-coloured blobs away from found ships: (colour, x_mm, y_mm, confidence).
+
+        `labels` are the half-resolution labels of the whole board.
+        """
+        s = self.layout.px_per_mm / 2
+        allowed = self.search_allowed.copy()
+        clear = np.zeros(allowed.shape, np.uint8)
+        for x, y in taken:
+            cv2.circle(clear, (round(x * s), round(y * s)), round(self.settings.clear_mm * s),
+                       1, -1)
+        for x, y, r in [*blocked, *self.ignore]:
+            cv2.circle(clear, (round(x * s), round(y * s)), round(r * s), 1, -1)
+        allowed &= clear == 0
+        out: list[tuple[int, float, float, float]] = []
+        px_area = 1.0 / (s * s)
+        kernel = np.ones((2, 2), np.uint8)
+        for color in range(len(self.names)):
+            mask = ((labels == color) & allowed).astype(np.uint8)
+            if int(mask.sum()) * px_area < self.settings.min_area_mm2:
+                continue
+            mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
+            n, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+            for i in range(1, n):
+                area = float(stats[i, cv2.CC_STAT_AREA]) * px_area
+                if not (self.settings.min_area_mm2 <= area <= self.settings.max_area_mm2):
+                    continue
+                w = stats[i, cv2.CC_STAT_WIDTH] / s
+                h = stats[i, cv2.CC_STAT_HEIGHT] / s
+                if max(w, h) > 45.0 or min(w, h) < 4.0:
+                    continue
+                cx, cy = centroids[i]
+                conf = min(1.0, area / 150.0)
+                out.append((color, float(cx / s), float(cy / s), round(conf, 3)))
+        return out
+
+    def readings(
+        self,
+        hits: list[PlaceHit],
+        blobs: list[tuple[int, float, float, float]],
+    ) -> list[ShipReading]:
+        """Ship readings from place hits and off-space blobs (snapped to free places)."""
+        out: list[ShipReading] = []
+        used = {h.place for h in hits}
+        for h in hits:
+            place = self.layout.places[h.place]
+            out.append(ShipReading(self.names[h.color], place.space, h.x_mm, h.y_mm,
+                                   h.confidence, berth=place.berth))
+        xy = self.layout.place_xy
+        for color, x, y, conf in blobs:
+            d = np.hypot(xy[:, 0] - x, xy[:, 1] - y)
+            i = int(np.argmin(d))
+            if d[i] <= self.settings.snap_mm and i not in used:
+                used.add(i)
+                place = self.layout.places[i]
+                out.append(ShipReading(self.names[color], place.space, x, y, conf,
+                                       berth=place.berth))
+            else:
+                out.append(ShipReading(self.names[color], None, x, y, conf))
+        return out
+
+
+def dist(a: tuple[float, float], b: tuple[float, float]) -> float:
+    return math.hypot(a[0] - b[0], a[1] - b[1])
