@@ -1,0 +1,255 @@
+"""Frames in, `FrameReading` out: board pose, lighting, ships, cloud and hands in one pass.
+
+One `BoardReader` per camera: it keeps the board's pose and the cloud's last
+place between frames, so that a steady camera costs little per frame.
+`read_image` is the same for a single image with no history.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from bermuda_hw.errors import CalibrationError, VisionError
+from bermuda_hw.rules.board import Board
+from bermuda_hw.vision.cloud import cloud_from_corners, hidden_zone
+from bermuda_hw.vision.colors import (
+    ColorCalibration,
+    ColorProfile,
+    default_calibration,
+    lab_distance,
+)
+from bermuda_hw.vision.layout import BoardLayout
+from bermuda_hw.vision.lighting import LightingNormaliser, Normalised, to_lab
+from bermuda_hw.vision.occlusion import OcclusionDetector, OcclusionSettings
+from bermuda_hw.vision.pose import BoardPose, PoseTracker, detect_markers
+from bermuda_hw.vision.ships import LABEL_MASK, ShipFinder, ShipSettings
+from bermuda_hw.vision.types import CloudReading, FrameReading
+
+Image = npt.NDArray[np.uint8]
+Matrix = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class VisionSettings:
+    """Every tunable of the reader, with defaults that suit the classic board."""
+
+    px_per_mm: float = 1.0
+    ships: ShipSettings = field(default_factory=ShipSettings)
+    occlusion: OcclusionSettings = field(default_factory=OcclusionSettings)
+    max_pose_error_px: float = 3.0
+
+
+@dataclass
+class Rectified:
+    """One frame's board, seen from above, and how to normalise it."""
+
+    pose: BoardPose
+    rect: Image
+    norm: Normalised
+
+
+class BoardReader:
+    """Reads frames of one board through one camera."""
+
+    def __init__(
+        self,
+        board: Board,
+        calibration: ColorCalibration | None = None,
+        settings: VisionSettings | None = None,
+    ) -> None:
+        self.board = board
+        self.settings = settings or VisionSettings()
+        self.calibration = calibration or default_calibration(board.ship_colors)
+        if self.calibration.names != tuple(board.ship_colors):
+            raise CalibrationError(
+                self.calibration.source, "colors",
+                f"profiles {self.calibration.names} do not match the board's ship colours "
+                f"{tuple(board.ship_colors)}",
+            )
+        self.layout = BoardLayout(board, self.settings.px_per_mm)
+        self.tracker = PoseTracker(board, max_error_px=self.settings.max_pose_error_px)
+        self.normaliser = LightingNormaliser(self.layout)
+        self.ships = ShipFinder(self.layout, self.calibration, self.settings.ships,
+                                self.settings.occlusion.distance)
+        self.occlusion = OcclusionDetector(self.layout, self.settings.occlusion)
+        self._cloud_px: Matrix | None = None
+        s = self.settings.px_per_mm
+        self._rect_from_board = np.diag([s, s, 1.0])
+
+    def reset(self) -> None:
+        """Forget the pose and the cloud (after the camera was moved)."""
+        self.tracker.reset()
+        self._cloud_px = None
+
+    # ------------------------------------------------------------------ steps
+
+    def rectify(self, frame: Image, pose: BoardPose) -> Rectified:
+        m = pose.board_to_image @ np.linalg.inv(self._rect_from_board)
+        rect = np.asarray(cv2.warpPerspective(
+            frame, m, (self.layout.width_px, self.layout.height_px),
+            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE,
+        ), np.uint8)
+        return Rectified(pose, rect, self.normaliser.normalise(rect))
+
+    def _find_cloud(self, gray: Image, pose: BoardPose) -> Matrix | None:
+        cloud_id = self.board.markers.cloud_id
+        if pose.source in ("detected",) and cloud_id in self.tracker.last_detections:
+            return self.tracker.last_detections[cloud_id]
+        if self._cloud_px is not None:
+            x0, y0 = self._cloud_px.min(axis=0)
+            x1, y1 = self._cloud_px.max(axis=0)
+            pad = 0.8 * max(x1 - x0, y1 - y0) + 8
+            h, w = gray.shape[:2]
+            xa, ya = max(int(x0 - pad), 0), max(int(y0 - pad), 0)
+            xb, yb = min(int(x1 + pad) + 1, w), min(int(y1 + pad) + 1, h)
+            if xb - xa > 12 and yb - ya > 12:
+                hits = detect_markers(self.tracker.detector,
+                                      np.ascontiguousarray(gray[ya:yb, xa:xb]), (xa, ya))
+                if cloud_id in hits:
+                    return hits[cloud_id]
+        if pose.source == "detected":
+            return None
+        hits = detect_markers(self.tracker.detector, gray)
+        return hits.get(cloud_id)
+
+    # ------------------------------------------------------------------ reading
+
+    def read(self, frame: Image, timestamp_s: float = 0.0) -> FrameReading:
+        """Everything this frame shows. Raises VisionError only for a frame that is not
+        an image; a frame without the board is a reading with `board_found` False."""
+        if not isinstance(frame, np.ndarray) or frame.ndim not in (2, 3) or frame.size == 0:
+            raise VisionError("the frame is not an image")
+        if frame.ndim == 2:
+            frame = np.asarray(cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR), np.uint8)
+        elif frame.shape[2] == 4:
+            frame = np.asarray(cv2.cvtColor(frame, cv2.COLOR_BGRA2BGR), np.uint8)
+        frame = np.asarray(frame, np.uint8)
+        gray = np.asarray(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), np.uint8)
+        pose = self.tracker.update(gray)
+        if pose is None:
+            self._cloud_px = None
+            seen = tuple(sorted(i for i in self.tracker.last_detections
+                                if i in self.tracker.corners_mm))
+            return FrameReading(
+                False, markers_seen=seen, timestamp_s=timestamp_s,
+                error=f"board not found: {len(seen)} of {len(self.tracker.corners_mm)} corner "
+                "markers seen",
+            )
+        rect = self.rectify(frame, pose)
+        norm = rect.norm
+
+        cloud: CloudReading | None = None
+        blocked: list[tuple[float, float, float]] = []
+        corners = self._find_cloud(gray, pose)
+        self._cloud_px = corners
+        if corners is not None:
+            cloud = cloud_from_corners(self.board, pose, corners)
+            blocked = hidden_zone(self.board, pose, cloud, corners)
+
+        xy = self.layout.place_xy
+        hidden = np.zeros(len(xy), bool)
+        for x, y, r in blocked:
+            hidden |= np.hypot(xy[:, 0] - x, xy[:, 1] - y) <= r
+        hidden_spaces = frozenset(self.layout.places[i].space for i in np.nonzero(hidden)[0])
+
+        hits = self.ships.sample_places(rect.rect, norm, hidden)
+        taken = [(h.x_mm, h.y_mm) for h in hits]
+        codes = self.ships.classifier.codes(norm.half, norm.sea_lab, norm.land_lab)
+        labels = ((codes & LABEL_MASK).astype(np.int8) - 1).astype(np.int8)
+        blobs = self.ships.search(labels, taken, blocked)
+        ships = self.ships.readings(hits, blobs)
+        occluded = self.occlusion.occluded(codes, blocked)
+        return FrameReading(
+            True,
+            occluded=occluded,
+            ships=tuple(ships),
+            cloud=cloud,
+            hidden_spaces=hidden_spaces,
+            markers_seen=pose.markers,
+            pose_error_px=pose.error_px,
+            pose_source=pose.source,
+            timestamp_s=timestamp_s,
+        )
+
+    # ------------------------------------------------------------------ calibration
+
+    def calibrate(
+        self, frame: Image, layout: dict[tuple[str, int | None], str] | None = None
+    ) -> ColorCalibration:
+        """Colour profiles measured from a frame with ships at known places.
+
+        `layout` maps (space, berth) to a colour; by default the start layout
+        (`start_layout`). Raises CalibrationError when the board is not found
+        or two colours come out too close to tell apart.
+        """
+        layout = layout or start_layout(self.board)
+        gray = np.asarray(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), np.uint8)
+        self.tracker.reset()
+        pose = self.tracker.update(gray)
+        if pose is None:
+            raise CalibrationError(None, None, "calibration frame: the board is not in view")
+        rectified = self.rectify(frame, pose)
+        norm = rectified.norm
+        dy, dx = self.layout.disk_offsets(4.0)
+        s = self.layout.px_per_mm
+        profiles: list[ColorProfile] = []
+        for name in self.board.ship_colors:
+            samples = []
+            for (space, berth), color in layout.items():
+                if color != name:
+                    continue
+                place = self.layout.places[self.layout.place_index(space, berth)]
+                rows = np.clip(round(place.y_mm * s) + dy, 0, self.layout.height_px - 1)
+                cols = np.clip(round(place.x_mm * s) + dx, 0, self.layout.width_px - 1)
+                samples.append(to_lab(norm.pixels(rectified.rect, rows, cols)))
+            if not samples:
+                profiles.append(self.calibration.profile(name))
+                continue
+            pix = np.concatenate(samples)
+            centre = np.median(pix, axis=0)
+            spread = np.median(np.abs(pix - centre), axis=0) * 1.4826
+            tol = float(np.clip(3.0 * math.hypot(spread[1], spread[2]) + 16.0, 18.0, 40.0))
+            profiles.append(ColorProfile(
+                name, (float(centre[0]), float(centre[1]), float(centre[2])), round(tol, 1)
+            ))
+        for i, p in enumerate(profiles):
+            if lab_distance(p.lab, norm.sea_lab) < 15.0:
+                raise CalibrationError(
+                    None, f"colors.{p.name}",
+                    "measured too close to the sea's colour: check the ships' start places "
+                    "and the lighting",
+                )
+            for q in profiles[i + 1:]:
+                if lab_distance(p.lab, q.lab) < 20.0:
+                    raise CalibrationError(
+                        None, f"colors.{p.name}",
+                        f"measured too close to {q.name}: check the ships' start places",
+                    )
+        return ColorCalibration(tuple(profiles), self.calibration.ignore, "<calibrated>")
+
+
+def start_layout(board: Board) -> dict[tuple[str, int | None], str]:
+    """The calibration layout: in every product port, berth i holds a ship of colour i.
+
+    This is the game's start (one ship of each colour in each product port),
+    with the ships put in the berths in the order of the board's ship colours.
+    """
+    out: dict[tuple[str, int | None], str] = {}
+    for port in board.ports.values():
+        if port.product == "home":
+            continue
+        for i, color in enumerate(board.ship_colors[: len(port.berths)]):
+            out[(port.id, i)] = color
+    return out
+
+
+def read_image(
+    board: Board, image: Image, calibration: ColorCalibration | None = None
+) -> FrameReading:
+    """Read one image with no history (a fresh reader)."""
+    return BoardReader(board, calibration).read(image)
