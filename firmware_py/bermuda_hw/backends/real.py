@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from bermuda_hw.backends import Backend
@@ -28,11 +29,17 @@ class RealBackend(Backend):
         if self._factory is None:
             from gpiozero import Device
 
-            try:
-                # gpiozero picks lgpio, then RPi.GPIO, as installed on the Pi.
-                self._factory = Device._default_pin_factory()
-            except Exception as exc:  # gpiozero raises its own BadPinFactory
-                raise HardwareError(f"no GPIO pin factory on this machine: {exc}") from exc
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    # gpiozero picks lgpio, then RPi.GPIO, as installed on the Pi.
+                    self._factory = Device._default_pin_factory()
+                except Exception as exc:  # gpiozero raises its own BadPinFactory
+                    reasons = "; ".join(str(w.message) for w in caught)
+                    raise HardwareError(
+                        f"no GPIO pin factory on this machine (not a Raspberry Pi? "
+                        f"try --simulate): {exc} ({reasons})"
+                    ) from exc
         return self._factory
 
     def i2c(self) -> Any:

@@ -11,8 +11,12 @@ class Endstop:
     """A limit switch: `is_pressed` when the carriage is at the axis's end."""
 
     def __init__(self, pin: int, *, active_low: bool, pin_factory: Any) -> None:
-        # active low: switch to ground with the internal pull-up; active high: pull-down
-        self._button = Button(pin, pull_up=active_low, bounce_time=None, pin_factory=pin_factory)
+        # active low: switch to ground with the internal pull-up; active high: pull-down.
+        # A short hold_time: Button's hold thread waits that long when it is closed
+        # while pressed (which an endstop often is).
+        self._button = Button(
+            pin, pull_up=active_low, bounce_time=None, hold_time=0.02, pin_factory=pin_factory
+        )
 
     @property
     def is_pressed(self) -> bool:

@@ -10,6 +10,11 @@ import numpy.typing as npt
 
 FloatArray = npt.NDArray[np.float64]
 
+# Speeds are averaged over blocks of steps at least this long: a motor's rotor
+# and load cannot follow faster changes, and it keeps timing jitter of a few
+# tens of microseconds from looking like huge accelerations.
+BLOCK_S = 0.010
+
 
 @dataclass(frozen=True)
 class AxisTrace:
@@ -20,44 +25,56 @@ class AxisTrace:
     steps_per_mm: float
 
 
-def _series(trace: AxisTrace, rest_gap_s: float) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """Mid-interval times, mean speeds (mm/s), and accelerations at those times (mm/s^2).
+def block_series(
+    trace: AxisTrace, rest_gap_s: float, block_s: float = BLOCK_S
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Block-middle times, mean speeds (mm/s) and accelerations at those times (mm/s^2).
 
-    The mean speed over a step interval equals the speed at its middle for any
-    constant acceleration, so differences of these speeds are exact there. The
-    first interval after a rest has no known start: it gives no acceleration.
+    Each block runs from one step to the first step at least `block_s` later.
+    For any constant acceleration the mean speed over a block equals the speed
+    at its middle, so differences of consecutive blocks' speeds give the
+    acceleration exactly. A block after a rest gives no acceleration (the
+    motion's start is not known from its steps).
     """
     t = np.asarray(trace.times_s, dtype=np.float64)
     p = np.asarray(trace.positions, dtype=np.float64)
+    mids: list[float] = []
+    speeds: list[float] = []
+    accels: list[float] = []
     if t.size < 2:
         empty = np.zeros(0)
         return empty, empty, empty
-    dt = np.diff(t)
-    valid = dt > 0
-    speed = np.zeros_like(dt)
-    speed[valid] = np.diff(p)[valid] / trace.steps_per_mm / dt[valid]
-    mids = (t[1:] + t[:-1]) / 2.0
-    accel = np.zeros_like(dt)
-    rest = dt > rest_gap_s
-    speed[rest] = 0.0
-    if dt.size > 1:
-        span = np.diff(mids)
-        dv = np.abs(np.diff(speed))
-        a = np.zeros_like(span)
-        ok = (span > 0) & ~rest[1:] & ~rest[:-1]
-        a[ok] = dv[ok] / span[ok]
-        accel[1:] = a
-    return mids, speed, accel
+    start = 0
+    prev: tuple[float, float] | None = None
+    for i in range(1, t.size):
+        gap = t[i] - t[i - 1]
+        if gap > rest_gap_s:
+            start, prev = i, None
+            continue
+        span = t[i] - t[start]
+        if span < block_s:
+            continue
+        v = (p[i] - p[start]) / trace.steps_per_mm / span
+        mid = (t[i] + t[start]) / 2.0
+        a = 0.0 if prev is None else abs(v - prev[1]) / (mid - prev[0])
+        mids.append(mid)
+        speeds.append(v)
+        accels.append(a)
+        prev = (mid, v)
+        start = i
+    return np.array(mids), np.array(speeds), np.array(accels)
 
 
-def peak_speed_accel(traces: Sequence[AxisTrace], rest_gap_s: float = 0.05) -> tuple[float, float]:
+def peak_speed_accel(
+    traces: Sequence[AxisTrace], rest_gap_s: float = 0.05, block_s: float = BLOCK_S
+) -> tuple[float, float]:
     """Peak speed (mm/s) and acceleration (mm/s^2) of the carriage over several axes.
 
-    Each axis's speed and acceleration are taken at its own interval middles;
-    the other axes' values are interpolated there, and the vector's length is
+    Each axis's block speeds and accelerations are taken at its own block
+    middles; the other axes' are interpolated there, and the vector's length is
     the carriage's.
     """
-    series = [_series(tr, rest_gap_s) for tr in traces]
+    series = [block_series(tr, rest_gap_s, block_s) for tr in traces]
     speed_peak = 0.0
     accel_peak = 0.0
     for i, (mids, _, _) in enumerate(series):

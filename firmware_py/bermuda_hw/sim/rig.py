@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 PinListener = Callable[["ObservedPin", float, bool], None]
 
 REST_GAP_S = 0.05  # a pause this long lets a stalled motor recover
+BLOCK_S = 0.010  # the motor and carriage respond to the step rate averaged over this long
 HARD_STOP_MM = 3.0  # the carriage hits the frame this far beyond each end of travel
 PULL_IN_SPEED_MM_S = 10.0  # step rates a motor can start, stop or reverse at instantly
 
@@ -100,8 +101,11 @@ class AxisModel:
     rise_s: float = 0.0
     last_dir: int = 0
     last_step_s: float | None = None
-    last_speed: float = 0.0  # signed steps/s over the last interval
-    last_mid_s: float = 0.0
+    last_speed: float = 0.0  # signed steps/s over the last block
+    last_mid_s: float | None = None
+    block_start_s: float = 0.0
+    block_start_steps: int = 0
+    commanded_steps: int = 0  # where the step train asks the rotor to be
     stalled: bool = False
     lost_steps: int = 0
     blocked_steps: int = 0
@@ -118,24 +122,41 @@ class AxisModel:
         return self.position_steps <= 0
 
     def _feasible(self, t: float, direction: int) -> bool:
+        """Whether the rotor keeps up with a step at time t, given the steps before it.
+
+        The rotor and the carriage cannot follow changes faster than about
+        BLOCK_S, so the step rate is judged over blocks of steps at least that
+        long: each block's mean speed (exactly the speed at its middle for a
+        constant acceleration) must stay under the pull-out speed, and must
+        differ from the previous block's by no more than the motor's
+        acceleration allows; block speeds under the pull-in speed need no
+        ramp. A motor that fails either stalls until the steps pause.
+        """
         previous = self.last_step_s
         self.last_step_s = t
         if previous is None or t - previous > REST_GAP_S:
             self.stalled = False
+            self.block_start_s = t
+            self.block_start_steps = self.commanded_steps
             self.last_speed = 0.0
-            self.last_mid_s = t
+            self.last_mid_s = None
             return True
         if self.stalled:
             return False
-        dt = max(t - previous, 1e-9)
-        speed = direction / dt
-        mid = (t + previous) / 2.0
-        change = abs(speed - self.last_speed)
-        span = max(mid - self.last_mid_s, 1e-9)
-        ok = abs(speed) <= self.pull_out_steps_s and (
-            abs(speed) <= self.pull_in_steps_s or change <= self.accel_steps_s2 * span * 1.0001
-        )
+        span = t - self.block_start_s
+        if span < BLOCK_S:
+            return True
+        speed = (self.commanded_steps + direction - self.block_start_steps) / span
+        mid = (t + self.block_start_s) / 2.0
+        ok = abs(speed) <= self.pull_out_steps_s
+        if self.last_mid_s is None:
+            ok = ok and abs(speed) <= self.pull_in_steps_s * 1.0001
+        elif max(abs(speed), abs(self.last_speed)) > self.pull_in_steps_s:
+            change = abs(speed - self.last_speed)
+            ok = ok and change <= self.accel_steps_s2 * (mid - self.last_mid_s) * 1.0001
         self.last_speed, self.last_mid_s = speed, mid
+        self.block_start_s = t
+        self.block_start_steps = self.commanded_steps + direction
         if not ok:
             self.stalled = True
         return ok
@@ -147,7 +168,9 @@ class AxisModel:
         if not enabled:
             self.lost_steps += 1
             return False
-        if not self._feasible(t, direction):
+        feasible = self._feasible(t, direction)
+        self.commanded_steps += direction
+        if not feasible:
             self.lost_steps += 1
             return False
         limit_low = -round(HARD_STOP_MM * self.config.steps_per_mm)
@@ -172,7 +195,8 @@ class RotorModel:
     field_steps: int = 0  # unwrapped electrical position of the field, in half steps
     rotor_steps: int = 0  # where the rotor is, in half steps
     field_phase: int | None = None  # 0..7, None while the coils are released
-    last_move_s: float | None = None
+    last_change_s: float | None = None
+    stalled: bool = False
     ambiguous_steps: int = 0
     changes: int = 0
 
@@ -206,14 +230,18 @@ class RotorModel:
         self.field_phase = phase
         self.field_steps += delta
         self.changes += 1
-        too_fast = self.last_move_s is not None and (t - self.last_move_s) < 1.0 / self.pull_out_hz
-        if too_fast:
+        previous = self.last_change_s
+        self.last_change_s = t
+        if previous is not None and t - previous > REST_GAP_S:
+            self.stalled = False  # after a pause the rotor can start again
+        if previous is not None and t - previous < 1.0 / self.pull_out_hz:
+            self.stalled = True  # driven past its pull-out rate: it stops following
+        if self.stalled:
             return
         lag = self.field_steps - self.rotor_steps
         pull = lag % 8
         pull = pull - 8 if pull > 4 else pull
         self.rotor_steps += pull
-        self.last_move_s = t
 
 
 class SimRig:
@@ -249,6 +277,8 @@ class SimRig:
         self.factory: MockFactory | None = None
         self.pca: PCA9685Emulator | None = None
         self.servo_pulse_us: float | None = None
+        # injectable switch faults: "open" never closes, "stuck" never opens
+        self.endstop_faults: dict[str, str] = {}
         self._sync_world()
 
     # --- wiring -----------------------------------------------------------------------
@@ -261,6 +291,14 @@ class SimRig:
         for axis in self.config.gantry.axes:
             self._update_endstop(axis.name)
 
+    def break_endstop(self, axis: str, fault: str = "open") -> None:
+        """Inject a switch fault on an axis's endstop: "open" or "stuck"; "" repairs it."""
+        if fault:
+            self.endstop_faults[axis] = fault
+        else:
+            self.endstop_faults.pop(axis, None)
+        self._update_endstop(axis)
+
     @property
     def enabled(self) -> bool:
         """True while the drivers' ENABLE input asks for motor current."""
@@ -271,6 +309,11 @@ class SimRig:
             return
         cfg = self.config.gantry.x if axis == "x" else self.config.gantry.y
         pressed = self.axes[axis].endstop_pressed
+        fault = self.endstop_faults.get(axis)
+        if fault == "open":
+            pressed = False
+        elif fault == "stuck":
+            pressed = True
         pin: ObservedPin = self.factory.pin(cfg.endstop_pin)
         level = not pressed if cfg.endstop_active_low else pressed
         if pin.held_level != level:
