@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.cards import ALL_CARDS_USD, BONUS_CARD_USD, BONUS_CARDS, PRODUCT_CARDS_USD
-from bermuda_hw.rules.events import Bumped, Docked, Event
+from bermuda_hw.rules.cloud import CloudPose, Spinner, plan_spin, swept_ships
+from bermuda_hw.rules.events import Bumped, Docked, Event, Swept
 from bermuda_hw.rules.game import EndReason, Game, GameOptions, Phase, ShipStatus
 from bermuda_hw.rules.play import random_chooser
 
@@ -185,3 +186,36 @@ def test_copy_is_independent(
         else:
             twin.push(pick(twin, twin.legal_moves(twin.roll_die())))
     assert game.to_json() == snapshot
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(0, 2**32 - 1),
+    st.integers(0, 200),
+    st.integers(0, 8),
+    st.integers(0, 8),
+    st.integers(0, 7),
+    st.floats(0.0, 359.999),
+)
+def test_cloud_phase_sweeps_exactly_what_swept_ships_says(
+    classic_board: Board, seed: int, plies: int, col: int, row: int, letter: int, angle: float
+) -> None:
+    game = Game.new(4, seed=seed, board=classic_board)
+    pick = random_chooser(random.Random(seed))
+    for _ in range(plies):
+        if game.is_over():
+            return
+        if game.phase is Phase.CLOUD:
+            game.cloud_phase()
+        else:
+            game.push(pick(game, game.legal_moves(game.roll_die())))
+    if game.is_over():
+        return
+    game.set_cloud(CloudPose(col, row, letter))
+    game.set_turn(game.active, Phase.CLOUD)
+    spin = Spinner(classic_board.spinner).at(angle)
+    path = plan_spin(classic_board.grid, game.pose, spin)
+    expected = swept_ships(classic_board, path, game.ship_positions())
+    events = game.cloud_phase(spin, capture=())
+    got = next((e.ships for e in events if isinstance(e, Swept)), ())
+    assert set(got) == expected

@@ -36,7 +36,7 @@ from bermuda_hw.rules.cloud import (
     CloudPose,
     Spin,
     Spinner,
-    blocked_spaces,
+    SpinPath,
     plan_spin,
     start_pose,
     swept_ships,
@@ -244,13 +244,14 @@ class Game:
         game._hands = [() for _ in game.players]
         game._totals = [0 for _ in game.players]
         game.pose = start_pose(board.grid)
-        game._blocked = blocked_spaces(board, game.pose)
+        game._blocked = game._table.blocked(game.pose)
         game._spinner = Spinner(board.spinner)
         game.round = 1
         game.turn = 0
         game.phase = Phase.SHIPS
         game.die = None
         game._outcome = None
+        game._legal = None
         game.journal = []
         game.setup = {
             "players": players,
@@ -282,8 +283,8 @@ class Game:
 
     @property
     def active(self) -> str:
-        """The colour of the player whose turn it is."""
-        return self.order[self.turn]
+        """The colour of the player whose turn it is (in the cloud phase: who moves next)."""
+        return self.order[self.turn % len(self.order)]
 
     @property
     def blocked(self) -> frozenset[str]:
@@ -384,13 +385,19 @@ class Game:
         if self.phase is not Phase.SHIPS:
             return []
         die = self._die(die)
+        cached = self._legal
+        if cached is not None and cached[0] == die:
+            return list(cached[1])
         color = self.active
         full, short = self._walks(color, die)
         if full:
-            return [Move(s, w) for s, w in full]
-        if short:
-            return [Move(s, w) for s, w in short]
-        return [Move.pass_turn(color)]
+            moves = [Move(s, w) for s, w in full]
+        elif short:
+            moves = [Move(s, w) for s, w in short]
+        else:
+            moves = [Move.pass_turn(color)]
+        self._legal = (die, tuple(moves))
+        return moves
 
     def _walks(
         self, color: str, die: int
@@ -471,6 +478,7 @@ class Game:
                 events.append(Bumped(other, end, back))
         self.journal.append({"move": str(move)})
         self.die = None
+        self._legal = None
         outcome = self._check_cards()
         if outcome is not None:
             self._finish(outcome, events)
@@ -579,7 +587,7 @@ class Game:
         elif isinstance(spin, str):
             spin = Spin.parse(spin)
         path = plan_spin(self.board.grid, self.pose, spin)
-        swept = swept_ships(self.board, path, self.ship_positions())
+        swept = swept_ships(self.board, path, self._within_reach(path))
         ordered = tuple(s for s in self._ids if s in swept)
         if capture is None:
             p = self.options.capture_probability
@@ -610,7 +618,7 @@ class Game:
                 self._status[self._index[sid]] = ShipStatus.OUT
             self.pose = start_pose(self.board.grid)
             events.append(CloudRemoved(lost, self.pose))
-        self._blocked = blocked_spaces(self.board, self.pose)
+        self._blocked = self._table.blocked(self.pose)
         self._refresh_statuses()
         self.journal.append(
             {
@@ -628,6 +636,31 @@ class Game:
         if outcome is not None:
             self._finish(outcome, events)
         return events
+
+    def _within_reach(self, path: SpinPath) -> dict[str, Point]:
+        """The ships that the cloud's magnets could come near during a spin.
+
+        A magnet stays within its radius of the locater, and the locater moves
+        along a straight segment, so a ship farther than the largest magnet
+        radius plus the capture radius from that segment cannot be swept.
+        Leaving the others out only saves time.
+        """
+        grid = self.board.grid
+        cloud = self.board.cloud
+        reach_mm = max((m.radius_mm for m in cloud.magnets), default=0.0)
+        reach_mm += cloud.capture_radius_mm + 1.0
+        ax, ay = grid.dot_mm(path.start.col, path.start.row)
+        bx, by = grid.dot_mm(path.end.col, path.end.row)
+        vx, vy = bx - ax, by - ay
+        length2 = vx * vx + vy * vy
+        near: dict[str, Point] = {}
+        for sid, (x, y) in self.ship_positions().items():
+            t = 0.0 if length2 == 0.0 else ((x - ax) * vx + (y - ay) * vy) / length2
+            t = min(max(t, 0.0), 1.0)
+            dx, dy = x - (ax + t * vx), y - (ay + t * vy)
+            if dx * dx + dy * dy <= reach_mm * reach_mm:
+                near[sid] = (x, y)
+        return near
 
     # ------------------------------------------------------------- end of game
 
@@ -709,7 +742,7 @@ class Game:
         if not self.board.grid.contains(pose.col, pose.row):
             raise RulesError(f"the cloud pose {pose} is off the dot grid")
         self.pose = pose
-        self._blocked = blocked_spaces(self.board, pose)
+        self._blocked = self._table.blocked(pose)
         self._refresh_statuses()
         self.journal.append({"set-cloud": [pose.col, pose.row, pose.letter]})
 
@@ -721,6 +754,7 @@ class Game:
             raise RulesError(f"{color!r} is not a player in this game")
         self.turn = self.order.index(color)
         self.phase = phase
+        self._legal = None
         self.die = None
         self.journal.append({"set-turn": color, "phase": phase.value})
 
@@ -890,7 +924,7 @@ class Game:
         game._totals = [sum(v for _, v in hand) for hand in game._hands]
         cloud = data["cloud"]
         game.pose = CloudPose(cloud["col"], cloud["row"], cloud["letter"])
-        game._blocked = blocked_spaces(board, game.pose)
+        game._blocked = game._table.blocked(game.pose)
         out = data["outcome"]
         game._outcome = (
             None
@@ -900,11 +934,13 @@ class Game:
         version, internal, gauss = data["rng"]
         game.rng.setstate((version, tuple(internal), gauss))
         game.journal = list(data["journal"])
+        game._legal = None
         return game
 
     # ---------------------------------------------------------------- helpers
 
     def _refresh_statuses(self) -> None:
+        self._legal = None
         blocked = self._blocked
         for i, loc in enumerate(self._loc):
             if loc is not None:
@@ -961,6 +997,7 @@ class Game:
     _blocked: frozenset[str]
     _spinner: Spinner
     _outcome: Outcome | None
+    _legal: tuple[int, tuple[Move, ...]] | None
 
 
 _CLASSIC: list[Board] = []

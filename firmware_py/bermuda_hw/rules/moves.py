@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from bermuda_hw.errors import ParseError
 from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.cloud import CloudPose, blocked_spaces
 
 MAX_DIE = 6
 _SHIP_ID = re.compile(r"^([A-Za-z][A-Za-z0-9_]*)-([1-9][0-9]*)$")
@@ -138,6 +139,7 @@ class WalkTable:
         self._full: dict[tuple[str, int], tuple[_Candidate, ...]] = {}
         self._short: dict[tuple[str, int], tuple[_Candidate, ...]] = {}
         self._cache: dict[tuple[str, int, frozenset[str], int], tuple[tuple[Walk, ...], ...]] = {}
+        self._blocked: dict[CloudPose, frozenset[str]] = {}
         for start in board.spaces:
             walks: list[Walk] = []
             stack: list[Walk] = [(start,)]
@@ -169,6 +171,14 @@ class WalkTable:
                 self._short[(start, die)] = tuple(
                     c for c in candidates if not c.port_bit and len(c.walk) - 1 < die
                 )
+
+    def blocked(self, pose: CloudPose) -> frozenset[str]:
+        """`blocked_spaces` for a cloud pose, computed once per pose."""
+        hit = self._blocked.get(pose)
+        if hit is None:
+            hit = blocked_spaces(self.board, pose)
+            self._blocked[pose] = hit
+        return hit
 
     def forbidden_mask(self, ports: list[str]) -> int:
         mask = 0
