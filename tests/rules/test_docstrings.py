@@ -1,0 +1,18 @@
+"""The examples in the rules engine's docstrings run and give what they show."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import pytest
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["bermuda_hw.rules.game", "bermuda_hw.rules.moves", "bermuda_hw.rules.play"],
+)
+def test_docstring_examples(name: str) -> None:
+    result = doctest.testmod(importlib.import_module(name))
+    assert result.attempted > 0
+    assert result.failed == 0
