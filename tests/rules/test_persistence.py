@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import pytest
 
 from bermuda_hw.errors import StateError
 from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.cloud import CloudPose
 from bermuda_hw.rules.game import Game, GameOptions, Phase
 from bermuda_hw.rules.play import simulate_game
 
@@ -109,3 +111,21 @@ def test_mid_round_state_restores_phase_and_die(classic_board: Board) -> None:
         Phase.SHIPS, 1, game.die, game.active
     )
     assert back.legal_moves() == game.legal_moves()
+
+
+def test_location_and_status_must_agree(classic_board: Board) -> None:
+    data = Game.new(2, board=classic_board).to_dict()
+    data["ships"][1]["status"] = "in-cloud"
+    with pytest.raises(StateError, match=r"ships\[1\] has location 'OIL' but status 'in-cloud'"):
+        Game.from_json(json.dumps(data), classic_board)
+
+
+def test_replay_of_an_edited_position(
+    ring: Callable[..., Board], position: Callable[..., Game]
+) -> None:
+    board = ring(["B"])
+    game = position(board, 3, {"blue-1": "A", "yellow-2": "in-cloud", "green-1": "C"}, "green", 2)
+    game.push(game.legal_moves()[0])
+    game.set_cloud(CloudPose(2, 3, 5))
+    replayed = Game.replay(game.record(), board)
+    assert replayed.to_json() == game.to_json()

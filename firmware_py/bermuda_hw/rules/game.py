@@ -913,9 +913,14 @@ class Game:
                 raise StateError(f"saved game: ships[{i}].location {loc!r} is not on the board")
             if s["previous_port"] not in board.ports:
                 raise StateError(f"saved game: ships[{i}].previous_port is not a port")
+            status = ShipStatus(s["status"])
+            if (loc is None) != (status in (ShipStatus.IN_CLOUD, ShipStatus.OUT)):
+                raise StateError(
+                    f"saved game: ships[{i}] has location {loc!r} but status {status.value!r}"
+                )
             game._loc[i] = loc
             game._prev[i] = s["previous_port"]
-            game._status[i] = ShipStatus(s["status"])
+            game._status[i] = status
         game._piles = {p: tuple(int(v) for v in data["piles"][p]) for p in CARD_PRODUCTS}
         game._bonus_left = int(data["bonus_left"])
         game._hands = [
