@@ -35,7 +35,7 @@ def test_document_is_plain_readable_json(classic_board: Board) -> None:
         "previous_port": "SUGAR",
         "status": "board",
     }
-    assert data["cloud"] == {"col": 4, "row": 4, "letter": 0}
+    assert data["cloud"] == {"col": 4, "row": 4, "letter": "A"}
     assert data["journal"] == [{"roll": game.die, "engine": True}]
     assert data["setup"]["options"]["digital_ledger"] is True
 

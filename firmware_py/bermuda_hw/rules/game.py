@@ -24,7 +24,7 @@ from enum import StrEnum
 from typing import Any
 
 from bermuda_hw.errors import IllegalMoveError, RulesError, StateError
-from bermuda_hw.rules.board import Board, Point, load_board
+from bermuda_hw.rules.board import LETTERS, Board, Point, load_board
 from bermuda_hw.rules.cards import (
     BONUS_CARD_USD,
     BONUS_CARDS,
@@ -37,6 +37,7 @@ from bermuda_hw.rules.cloud import (
     Spin,
     Spinner,
     SpinPath,
+    letter_index,
     plan_spin,
     start_pose,
     swept_ships,
@@ -744,7 +745,7 @@ class Game:
         self.pose = pose
         self._blocked = self._table.blocked(pose)
         self._refresh_statuses()
-        self.journal.append({"set-cloud": [pose.col, pose.row, pose.letter]})
+        self.journal.append({"set-cloud": [pose.col, pose.row, LETTERS[pose.letter]]})
 
     def set_turn(self, color: str, phase: Phase = Phase.SHIPS) -> None:
         """Make it `color`'s turn (to set up a position)."""
@@ -814,7 +815,7 @@ class Game:
             )
         elif "set-cloud" in entry:
             col, row, letter = entry["set-cloud"]
-            self.set_cloud(CloudPose(col, row, letter))
+            self.set_cloud(CloudPose(col, row, letter_index(letter)))
         elif "set-turn" in entry:
             self.set_turn(entry["set-turn"], Phase(entry["phase"]))
         else:
@@ -849,7 +850,11 @@ class Game:
             "hands": {
                 c: [[p, v] for p, v in self._hands[s]] for s, c in enumerate(self.players)
             },
-            "cloud": {"col": self.pose.col, "row": self.pose.row, "letter": self.pose.letter},
+            "cloud": {
+                "col": self.pose.col,
+                "row": self.pose.row,
+                "letter": LETTERS[self.pose.letter],
+            },
             "outcome": None
             if self._outcome is None
             else {
@@ -928,7 +933,9 @@ class Game:
         ]
         game._totals = [sum(v for _, v in hand) for hand in game._hands]
         cloud = data["cloud"]
-        game.pose = CloudPose(cloud["col"], cloud["row"], cloud["letter"])
+        game.pose = CloudPose(cloud["col"], cloud["row"], letter_index(cloud["letter"]))
+        if not board.grid.contains(game.pose.col, game.pose.row):
+            raise StateError(f"saved game: cloud {game.pose} is off the dot grid")
         game._blocked = game._table.blocked(game.pose)
         out = data["outcome"]
         game._outcome = (
