@@ -144,6 +144,12 @@ BROKEN = [
         "duplicate id 'S04'",
     ),
     (
+        "id with a dash",
+        lambda t: t.replace('id = "S05"', 'id = "S-5"', 1).replace('"S05"', '"S-5"'),
+        "spaces[4].id",
+        "ids use only letters, digits and underscores",
+    ),
+    (
         "dangling id in a path",
         lambda t: t.replace('"S03", "S04"', '"S03", "S99"', 1),
         "paths[0].spaces[4]",

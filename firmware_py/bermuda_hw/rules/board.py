@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 import tomllib
 from collections import deque
 from collections.abc import Iterator, Mapping
@@ -272,6 +273,15 @@ class _Reader:
             raise self.fail(_join(path, key), f"must be a non-empty string, not {value!r}")
         return value
 
+    def ident(self, data: Mapping[str, Any], key: str, path: str) -> str:
+        """An id of a space or port: letters, digits and underscores (move texts use - and >)."""
+        value = self.string(data, key, path)
+        if not _ID.fullmatch(value):
+            raise self.fail(
+                _join(path, key), f"{value!r}: ids use only letters, digits and underscores"
+            )
+        return value
+
     def point(self, value: Any, path: str) -> Point:
         if (
             not isinstance(value, list)
@@ -288,6 +298,9 @@ class _Reader:
         if not isinstance(value, list) or not value:
             raise self.fail(_join(path, key), "must be a non-empty array")
         return value
+
+
+_ID = re.compile(r"[A-Za-z0-9_]+")
 
 
 def _join(path: str, key: str) -> str:
@@ -350,7 +363,7 @@ def parse_board(text: str, source: str) -> Board:
     for i, entry in enumerate(r.tables(data, "ports", "")):
         key = f"ports[{i}]"
         r.keys(entry, key, {"id", "product", "x_mm", "y_mm", "berths"})
-        pid = r.string(entry, "id", key)
+        pid = r.ident(entry, "id", key)
         product = r.string(entry, "product", key)
         if product not in PRODUCTS:
             raise r.fail(f"{key}.product", f"must be one of {', '.join(PRODUCTS)}, not {product!r}")
@@ -376,7 +389,7 @@ def parse_board(text: str, source: str) -> Board:
     for i, entry in enumerate(r.tables(data, "spaces", "")):
         key = f"spaces[{i}]"
         r.keys(entry, key, {"id", "x_mm", "y_mm", "heading_deg"})
-        sid = r.string(entry, "id", key)
+        sid = r.ident(entry, "id", key)
         if sid in spaces:
             raise r.fail(f"{key}.id", f"duplicate id {sid!r}")
         x_mm = r.number(entry, "x_mm", key)
