@@ -30,6 +30,8 @@ class Backend:
     """
 
     name = "abstract"
+    # SCHED_FIFO priority for the step thread (0: ordinary scheduling)
+    step_thread_priority = 0
 
     def __init__(self, clock: Clock) -> None:
         self.clock = clock

@@ -114,6 +114,7 @@ class CloudMover:
                 self.clock,
                 min_pulse_s=gantry.min_pulse_us * 1e-6,
                 estop=self._estop,
+                realtime_priority=backend.step_thread_priority,
             )
         except Exception:
             self._close_devices()

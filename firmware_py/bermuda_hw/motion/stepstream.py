@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+import os
 import queue
 import threading
 from collections.abc import Callable, Sequence
@@ -62,8 +64,11 @@ class StepStream:
         *,
         min_pulse_s: float,
         estop: threading.Event,
+        realtime_priority: int = 0,
     ) -> None:
         self.axes = list(axes)
+        self.realtime_priority = realtime_priority
+        self.realtime = False  # True once the thread runs under SCHED_FIFO
         self.enable = enable
         self.clock = clock
         self.min_pulse_s = min_pulse_s
@@ -83,7 +88,7 @@ class StepStream:
             raise HardwareError("the step stream is closed")
         job = _Job(plan, stop_when)
         self._jobs.put(job)
-        while not job.done.wait(0.05):
+        while not job.done.wait(0.5):  # rare wake-ups: the step thread needs the GIL
             if not self._thread.is_alive():
                 raise HardwareError("the step thread died")
         assert job.result is not None
@@ -91,17 +96,34 @@ class StepStream:
             raise HardwareError(f"step thread failed: {job.result.error}") from job.result.error
         return job.result
 
+    def _make_realtime(self) -> None:
+        """Ask Linux to run this thread before ordinary ones (needs CAP_SYS_NICE)."""
+        if self.realtime_priority <= 0 or not hasattr(os, "sched_setscheduler"):
+            return
+        try:
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(self.realtime_priority))
+        except OSError:
+            return  # not permitted: ordinary scheduling
+        self.realtime = True
+
     def _run(self) -> None:
+        self._make_realtime()
         while True:
             job = self._jobs.get()
             if job is None:
                 return
+            # A garbage collection pass can hold the interpreter for tens of
+            # milliseconds: none runs while steps are due.
+            collecting = gc.isenabled()
+            gc.disable()
             try:
                 job.result = self._play(job)
             except BaseException as exc:  # report every failure to the waiting caller
                 self.enable.disable()
                 job.result = StepResult("estop", 0, [0] * len(self.axes), 0.0, error=exc)
             finally:
+                if collecting:
+                    gc.enable()
                 job.done.set()
 
     def _play(self, job: _Job) -> StepResult:
