@@ -12,6 +12,7 @@ import pytest
 
 from bermuda_hw.backends.sim import SimBackend
 from bermuda_hw.config import Config, load_config
+from bermuda_hw.devices.controls import TableControls
 from bermuda_hw.errors import (
     BusError,
     EmergencyStopError,
@@ -342,3 +343,34 @@ def test_magnets_pick_up_ships_and_carry_them(board: Board) -> None:
     assert world.ships["blue-1"] == dropped
     world.remove("red-1")
     assert "red-1" not in world.ship_positions()
+
+
+def test_the_estop_button_stops_a_move(
+    make_mover: MakeMover, tweak: Tweak, fast_config: Config, board: Board
+) -> None:
+    config = tweak(fast_config, "controls", estop_pin=4)
+    mover, backend = make_mover(config)
+    with TableControls(config.controls, pin_factory=backend.pin_factory) as controls:
+        controls.on_estop(lambda: mover.emergency_stop("e-stop button"))
+        at_centre(mover, board)
+        backend.virtual_clock.real_time_factor = 0.02
+        failure: list[BaseException] = []
+
+        def move() -> None:
+            try:
+                mover.goto_dot(4, 0)
+            except BaseException as exc:
+                failure.append(exc)
+
+        thread = threading.Thread(target=move)
+        thread.start()
+        y_model = backend.rig.axes["y"]
+        start = y_model.accepted_steps
+        deadline = time.monotonic() + 20.0
+        while y_model.accepted_steps - start < 300 and time.monotonic() < deadline:
+            time.sleep(0.001)
+        backend.pin(4).drive_low()  # the button is pressed (active low)
+        thread.join(10.0)
+        backend.virtual_clock.real_time_factor = 0.0
+        assert len(failure) == 1 and isinstance(failure[0], EmergencyStopError)
+        assert not backend.rig.enabled and not mover.homed

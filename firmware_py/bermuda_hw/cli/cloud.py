@@ -9,6 +9,7 @@ from typing import Any
 
 from bermuda_hw.backends import create_backend
 from bermuda_hw.config import DEFAULT_CONFIG_PATH, load_config
+from bermuda_hw.devices.controls import TableControls
 from bermuda_hw.motion.mover import CloudMover
 from bermuda_hw.rules.board import LETTERS, load_board
 from bermuda_hw.rules.cloud import Spin, start_pose
@@ -50,7 +51,13 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(path)
     board = load_board(args.board)
     simulate = bool(getattr(args, "simulate", False))
-    with create_backend(config, simulate) as backend, CloudMover(config, backend, board) as mover:
+    with (
+        create_backend(config, simulate) as backend,
+        CloudMover(config, backend, board) as mover,
+        TableControls(config.controls, pin_factory=backend.pin_factory) as controls,
+    ):
+        controls.on_estop(lambda: mover.emergency_stop("e-stop button"))
+        controls.status_led.on()
         clock = backend.clock
         run_start_s = clock.monotonic()
         mover.home()
@@ -92,6 +99,14 @@ def run(args: argparse.Namespace) -> int:
             },
             "lost_steps": lost,
         }
+        if rig is not None:
+            tx, ty = rig.world.cloud_mm
+            result["sim_truth"] = {
+                "x_mm": round(tx, 3),
+                "y_mm": round(ty, 3),
+                "heading_deg": round(rig.world.cloud_heading_deg, 3),
+            }
+        controls.status_led.off()
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
@@ -106,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
           f"({result['total_s']:.3f} s with homing), {backend.name} clock")
     print(f"peak speed: {peak_speed:.2f} mm/s (limit {config.gantry.max_speed_mm_s:g}); "
           f"peak acceleration: {peak_accel:.2f} mm/s^2 (limit {config.gantry.accel_mm_s2:g})")
-    if lost is not None:
-        print(f"lost steps: {lost}")
+    truth = result.get("sim_truth")
+    if isinstance(truth, dict):
+        print(f"simulated table: cloud at x {truth['x_mm']:.2f} mm, y {truth['y_mm']:.2f} mm, "
+              f"heading {truth['heading_deg']:.2f} degrees; lost steps: {lost}")
     return 0
