@@ -1,8 +1,11 @@
 """Hands and arms over the board: large patches that are neither sea nor land nor the cloud.
 
-A ship is small; a hand or an arm covers thousands of square millimetres. Any
-connected patch of the sea or the land whose colour is far from the sea's (or
-the land's) and larger than `min_area_mm2` marks the frame as occluded.
+A ship is small; a hand or an arm covers thousands of square millimetres. The
+sea's colour is estimated block by block (strong light can shift it across
+the board, where the camera clips), from blocks not too far from the whole
+sea's colour, and filled in under anything that covers it. Any connected
+patch of sea farther than `distance` from its local sea colour (or of land
+far from the land's colour) and larger than `min_area_mm2` is a hand.
 """
 
 from __future__ import annotations
@@ -13,16 +16,24 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from bermuda_hw.vision.colors import LIGHTNESS_WEIGHT, Lab
 from bermuda_hw.vision.layout import BoardLayout
-from bermuda_hw.vision.ships import FAR_LAND, FAR_SEA
+from bermuda_hw.vision.lighting import to_lab
+from bermuda_hw.vision.ships import FAR_LAND
+
+Floats = npt.NDArray[np.float32]
+Image = npt.NDArray[np.uint8]
+
+BLOCK_MM = 16.0
 
 
 @dataclass(frozen=True)
 class OcclusionSettings:
-    """A foreign patch bigger than `min_area_mm2` is a hand; `distance` is in weighted L*a*b*."""
+    """A foreign patch bigger than `min_area_mm2` is a hand; distances in weighted L*a*b*."""
 
     min_area_mm2: float = 1500.0
     distance: float = 22.0
+    sea_spread: float = 35.0  # how far a block of sea may drift from the whole sea's colour
 
 
 class OcclusionDetector:
@@ -31,18 +42,67 @@ class OcclusionDetector:
     def __init__(self, layout: BoardLayout, settings: OcclusionSettings) -> None:
         self.layout = layout
         self.settings = settings
-        size = (layout.width_px // 2, layout.height_px // 2)
-        self.sea = cv2.resize(layout.sea.astype(np.uint8), size,
+        self.size = (layout.width_px // 2, layout.height_px // 2)
+        self.sea = cv2.resize(layout.sea.astype(np.uint8), self.size,
                               interpolation=cv2.INTER_NEAREST).astype(bool)
-        self.land = cv2.resize(layout.land.astype(np.uint8), size,
+        self.land = cv2.resize(layout.land.astype(np.uint8), self.size,
                                interpolation=cv2.INTER_NEAREST).astype(bool)
         self.px_area_mm2 = 4.0 / (layout.px_per_mm ** 2)
+        self.blocks = (
+            max(4, round(layout.width_px / BLOCK_MM)),
+            max(4, round(layout.height_px / BLOCK_MM)),
+        )
+        self.sea_f = self.sea.astype(np.float32)
+        self.sea_small = cv2.resize(self.sea_f, self.blocks, interpolation=cv2.INTER_AREA)
+
+    def sea_field(self, lab: Floats, sea: Lab) -> Floats:
+        """The local colour of the sea everywhere (half resolution, L*a*b*).
+
+        A smooth (quadratic) surface per channel, fitted to the blocks of sea
+        and refitted without the blocks that stray from it: light drifts
+        smoothly across the board, a hand does not.
+        """
+        sums = cv2.resize(lab * self.sea_f[..., None], self.blocks, interpolation=cv2.INTER_AREA)
+        weight = self.sea_small
+        mean = sums / np.maximum(weight, 1e-3)[..., None]
+        ref = np.array(sea, np.float32)
+        diff = mean - ref
+        diff[..., 0] *= LIGHTNESS_WEIGHT
+        keep = (weight > 0.3) & (np.sqrt((diff ** 2).sum(axis=2)) < self.settings.sea_spread)
+        bw, bh = self.blocks
+        gy, gx = np.mgrid[0:bh, 0:bw].astype(np.float32)
+        gx = gx / bw - 0.5
+        gy = gy / bh - 0.5
+        basis = np.stack([np.ones_like(gx), gx, gy, gx * gx, gx * gy, gy * gy], axis=-1)
+        coef: npt.NDArray[np.float64] | None = None
+        for _ in range(4):
+            if keep.sum() < 12:
+                break
+            a = basis[keep].astype(np.float64)
+            coef = np.linalg.lstsq(a, mean[keep].astype(np.float64), rcond=None)[0]
+            fit = basis @ coef
+            res = mean - fit
+            res[..., 0] *= LIGHTNESS_WEIGHT
+            dist = np.sqrt((res ** 2).sum(axis=2))
+            limit = max(8.0, 2.5 * float(np.median(dist[keep])))
+            keep = keep & (dist < limit)
+        if coef is None:
+            field = np.broadcast_to(ref, (*self.blocks[::-1], 3)).astype(np.float32)
+        else:
+            field = (basis @ coef).astype(np.float32)
+        out = cv2.resize(field, self.size, interpolation=cv2.INTER_LINEAR)
+        return np.asarray(out, np.float32)
 
     def largest_patch_mm2(
-        self, codes: npt.NDArray[np.uint8], blocked: list[tuple[float, float, float]]
+        self, half: Image, codes: npt.NDArray[np.uint8], sea: Lab,
+        blocked: list[tuple[float, float, float]],
     ) -> float:
-        """Area of the largest foreign patch, from half-resolution lookup codes."""
-        foreign = (self.sea & ((codes & FAR_SEA) > 0)) | (self.land & ((codes & FAR_LAND) > 0))
+        """Area of the largest foreign patch, from the normalised half-resolution image."""
+        lab = to_lab(half)
+        diff = lab - self.sea_field(lab, sea)
+        diff[..., 0] *= LIGHTNESS_WEIGHT
+        far_sea = (diff ** 2).sum(axis=2) > self.settings.distance ** 2
+        foreign = (self.sea & far_sea) | (self.land & ((codes & FAR_LAND) > 0))
         mask = foreign.astype(np.uint8)
         s = self.layout.px_per_mm / 2
         for x, y, r in blocked:
@@ -56,6 +116,7 @@ class OcclusionDetector:
         return float(stats[1:, cv2.CC_STAT_AREA].max()) * self.px_area_mm2
 
     def occluded(
-        self, codes: npt.NDArray[np.uint8], blocked: list[tuple[float, float, float]]
+        self, half: Image, codes: npt.NDArray[np.uint8], sea: Lab,
+        blocked: list[tuple[float, float, float]],
     ) -> bool:
-        return self.largest_patch_mm2(codes, blocked) >= self.settings.min_area_mm2
+        return self.largest_patch_mm2(half, codes, sea, blocked) >= self.settings.min_area_mm2

@@ -163,7 +163,7 @@ class BoardReader:
         labels = ((codes & LABEL_MASK).astype(np.int8) - 1).astype(np.int8)
         blobs = self.ships.search(labels, taken, blocked)
         ships = self.ships.readings(hits, blobs)
-        occluded = self.occlusion.occluded(codes, blocked)
+        occluded = self.occlusion.occluded(norm.half, codes, norm.sea_lab, blocked)
         return FrameReading(
             True,
             occluded=occluded,

@@ -11,7 +11,6 @@ The token's exact shape does not matter, only its colour and rough size.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import cv2
@@ -40,7 +39,7 @@ class ShipSettings:
     margin: float = 6.0  # how much nearer a pixel must be to the colour than to the next
     min_area_mm2: float = 60.0  # a blob off the spaces must be at least this big
     max_area_mm2: float = 900.0
-    snap_mm: float = 10.0  # a blob this close to a free place is on that place
+    snap_mm: float = 15.0  # a blob this close to a free place is on that place
     clear_mm: float = 15.0  # around a found ship, no second ship is searched
 
 
@@ -107,12 +106,13 @@ class ColorClassifier:
             return self._lut
         sea_w = _weighted(np.array([sea], np.float32))[0]
         d_sea = np.sqrt(((self.grid_w - sea_w) ** 2).sum(axis=1))
+        # Ships sail on the sea and stand on printed spaces: the land is no background
+        # for them (a yellow ship may well match a yellow coast), only for hands.
         bg = np.minimum(self.neutral, d_sea)
         far_land = np.zeros(len(bg), bool)
         if land is not None:
             land_w = _weighted(np.array([land], np.float32))[0]
             d_land = np.sqrt(((self.grid_w - land_w) ** 2).sum(axis=1))
-            bg = np.minimum(bg, d_land)
             far_land = d_land > self.far
         second = np.minimum(self.d_second, bg)
         ok = (self.d_best < self.tolerance[self.best]) & (second - self.d_best > self.margin)
@@ -165,11 +165,13 @@ class ShipFinder:
         rows = np.clip(cy[:, None] + self.dy[None, :], 0, layout.height_px - 1)
         cols = np.clip(cx[:, None] + self.dx[None, :], 0, layout.width_px - 1)
         self.rows, self.cols = rows, cols
-        self.search_allowed = ~cv2.resize(
-            layout.marker_zone.astype(np.uint8),
-            (layout.width_px // 2, layout.height_px // 2),
-            interpolation=cv2.INTER_NEAREST,
-        ).astype(bool)
+        half = (layout.width_px // 2, layout.height_px // 2)
+        self.search_allowed = ~(
+            cv2.resize(layout.marker_zone.astype(np.uint8), half,
+                       interpolation=cv2.INTER_NEAREST).astype(bool)
+            | cv2.resize(layout.land.astype(np.uint8), half,
+                         interpolation=cv2.INTER_NEAREST).astype(bool)
+        )
         ring, radius = layout.centre_ring
         self.ignore = [(ring[0], ring[1], radius)] + [
             (z.x_mm, z.y_mm, z.radius_mm) for z in calibration.ignore
@@ -267,7 +269,3 @@ class ShipFinder:
             else:
                 out.append(ShipReading(self.names[color], None, x, y, conf))
         return out
-
-
-def dist(a: tuple[float, float], b: tuple[float, float]) -> float:
-    return math.hypot(a[0] - b[0], a[1] - b[1])

@@ -1,0 +1,156 @@
+"""Vision accuracy and speed on rendered 1280x960 frames with random cameras, light and ships."""
+
+from __future__ import annotations
+
+import math
+import random
+import statistics
+import time
+from collections import Counter
+
+import cv2
+import numpy as np
+
+from bermuda_hw.rules.board import Board, load_board
+from bermuda_hw.sim.render import CameraModel, Palette, Scene, random_scene, render
+from bermuda_hw.vision.reader import BoardReader
+from bermuda_hw.vision.types import FrameReading
+
+SETUPS = 25  # camera placements, each with its own lighting and board printing
+FRAMES_PER_SETUP = 20
+SEED = 2024
+
+
+def truth_place(board: Board, x_mm: float, y_mm: float) -> str | None:
+    """The space or port a ship at a point stands on, or None when it is off them."""
+    best, best_d = None, 9.0
+    for space in board.spaces.values():
+        if space.kind == "path":
+            d = math.dist((x_mm, y_mm), space.position)
+            if d < best_d:
+                best, best_d = space.id, d
+    for port in board.ports.values():
+        for berth in port.berths:
+            d = math.dist((x_mm, y_mm), berth)
+            if d < best_d:
+                best, best_d = port.id, d
+    return best
+
+
+def visible_truth(board: Board, scene: Scene) -> list[tuple[str, str | None, float, float]]:
+    out = []
+    for ship in scene.ships:
+        if scene.cloud is not None and math.dist(
+            (ship.x_mm, ship.y_mm), (scene.cloud.x_mm, scene.cloud.y_mm)
+        ) < board.cloud.footprint_radius_mm:
+            continue  # under the cloud: hidden
+        out.append((ship.color, truth_place(board, ship.x_mm, ship.y_mm), ship.x_mm, ship.y_mm))
+    return out
+
+
+def score_ships(
+    truth: list[tuple[str, str | None, float, float]], reading: FrameReading
+) -> tuple[int, int]:
+    """(correct, total): ships on the right place in the right colour (off-space: 15 mm)."""
+    seen = Counter((s.color, s.space) for s in reading.ships if s.space is not None)
+    off = [s for s in reading.ships if s.space is None]
+    correct = 0
+    for color, place, x, y in truth:
+        if place is not None:
+            if seen[(color, place)] > 0:
+                seen[(color, place)] -= 1
+                correct += 1
+        else:
+            match = next((s for s in off if s.color == color
+                          and math.dist((s.x_mm, s.y_mm), (x, y)) < 15.0), None)
+            if match is not None:
+                off.remove(match)
+                correct += 1
+    return correct, len(truth)
+
+
+def main() -> None:
+    board = load_board()
+    rng = random.Random(SEED)
+    frames: list[tuple[int, str, Scene, np.ndarray]] = []
+    started = time.perf_counter()
+    for setup in range(SETUPS):
+        camera = CameraModel.random(rng, board)
+        palette = Palette.random(rng)
+        for i in range(FRAMES_PER_SETUP):
+            kind = "ships"
+            if i % 5 == 4:
+                kind = "empty"
+            elif i % 10 == 7:
+                kind = "hand"
+            scene = random_scene(
+                board, rng, ships=0 if kind == "empty" else None,
+                cloud=kind == "hand" or rng.random() < 0.95, hand=kind == "hand",
+            )
+            frame = render(board, scene, camera, seed=rng.randrange(1 << 30), palette=palette)
+            frames.append((setup, kind, scene, frame))
+    render_s = time.perf_counter() - started
+
+    correct = total = phantoms = empty_frames = 0
+    cloud_ok = cloud_total = hands_flagged = hands = false_hands = not_found = 0
+    times: list[float] = []
+    floors: list[float] = []
+    reader: BoardReader | None = None
+    last_setup = -1
+    for setup, kind, scene, frame in frames:
+        if setup != last_setup:
+            reader = BoardReader(board)
+            last_setup = setup
+        assert reader is not None
+        t0 = time.perf_counter()
+        reading = reader.read(frame)
+        t1 = time.perf_counter()
+        pose = reader.tracker.pose
+        h = pose.board_to_image if pose is not None else np.eye(3)
+        t2 = time.perf_counter()
+        warped = cv2.warpPerspective(frame, h, (frame.shape[1], frame.shape[0]))
+        cv2.cvtColor(warped, cv2.COLOR_BGR2Lab)
+        t3 = time.perf_counter()
+        times.append(t1 - t0)
+        floors.append(t3 - t2)
+        if not reading.board_found:
+            not_found += 1
+            continue
+        if kind == "hand":
+            hands += 1
+            hands_flagged += reading.occluded
+            continue
+        false_hands += reading.occluded
+        if kind == "empty":
+            empty_frames += 1
+            phantoms += len(reading.ships)
+        else:
+            c, n = score_ships(visible_truth(board, scene), reading)
+            correct += c
+            total += n
+        if scene.cloud is not None:
+            cloud_total += 1
+            grid = board.grid
+            col, row = grid.nearest_dot(scene.cloud.x_mm, scene.cloud.y_mm)
+            letter = round(scene.cloud.heading_deg / 45.0) % 8
+            if reading.cloud is not None and (reading.cloud.col, reading.cloud.row,
+                                              reading.cloud.letter) == (col, row, letter):
+                cloud_ok += 1
+
+    median_ms = statistics.median(times) * 1000
+    floor_ms = statistics.median(floors) * 1000
+    print(f"frames: {len(frames)} rendered at 1280x960 in {render_s:.1f} s "
+          f"({SETUPS} camera setups x {FRAMES_PER_SETUP}); board not found in {not_found}")
+    print(f"ships on the right space with the right colour: {correct}/{total} = "
+          f"{100 * correct / max(total, 1):.2f} %  (goal >= 99.5 %)")
+    print(f"phantom ships on empty boards: {phantoms} in {empty_frames} frames  (goal 0)")
+    print(f"cloud dot and letter correct: {cloud_ok}/{cloud_total} = "
+          f"{100 * cloud_ok / max(cloud_total, 1):.2f} %  (goal >= 99 %)")
+    print(f"hands flagged occluded: {hands_flagged}/{hands}; "
+          f"frames without a hand flagged: {false_hands}")
+    print(f"median time per frame: {median_ms:.2f} ms; warpPerspective + cvtColor floor "
+          f"(full frame): {floor_ms:.2f} ms; ratio {median_ms / floor_ms:.2f}  (goal <= 3)")
+
+
+if __name__ == "__main__":
+    main()
