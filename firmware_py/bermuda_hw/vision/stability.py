@@ -1,0 +1,146 @@
+"""Stable observations: a new board state only when several unoccluded frames agree.
+
+A `Stabilizer` takes `FrameReading`s in order and returns a `BoardObservation`
+when the last `frames` readings (all with the board found and no hand over
+it) show the same ships on the same places and the same cloud pose, over at
+least `min_time_s`, and that state differs from the last one reported.
+Ships that were on places now under the cloud are carried over as hidden,
+never dropped as missing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+from bermuda_hw.vision.types import BoardObservation, FrameReading, ShipReading
+
+
+@dataclass(frozen=True)
+class StabilitySettings:
+    """How many agreeing frames, over how long, make a stable reading."""
+
+    frames: int = 3
+    min_time_s: float = 0.3
+
+    def __post_init__(self) -> None:
+        if self.frames < 1:
+            raise ValueError(f"frames must be at least 1, not {self.frames}")
+        if self.min_time_s < 0:
+            raise ValueError(f"min_time_s must be >= 0, not {self.min_time_s}")
+
+
+class Stabilizer:
+    """Turns a stream of frame readings into a stream of stable board observations."""
+
+    def __init__(self, settings: StabilitySettings | None = None) -> None:
+        self.settings = settings or StabilitySettings()
+        self._run: list[FrameReading] = []
+        self.current: BoardObservation | None = None
+
+    def reset(self) -> None:
+        self._run.clear()
+
+    def push(self, reading: FrameReading) -> BoardObservation | None:
+        """Add a reading; return a new observation when the board has settled in a new state."""
+        if not reading.board_found or reading.occluded:
+            self._run.clear()
+            return None
+        if self._run and self._run[-1].state_key() != reading.state_key():
+            self._run.clear()
+        self._run.append(reading)
+        if len(self._run) < self.settings.frames:
+            return None
+        first = self._run[-self.settings.frames]
+        if reading.timestamp_s - first.timestamp_s < self.settings.min_time_s:
+            return None
+        ships = self._with_hidden(reading)
+        observation = BoardObservation(
+            ships=ships,
+            cloud=reading.cloud,
+            timestamp_s=reading.timestamp_s,
+            frames=len(self._run),
+            hidden_spaces=reading.hidden_spaces,
+        )
+        if self.current is not None and _same(self.current, observation):
+            return None
+        self.current = observation
+        return observation
+
+    def _with_hidden(self, reading: FrameReading) -> tuple[ShipReading, ...]:
+        """The reading's ships, plus the last observation's ships now under the cloud."""
+        seen = list(reading.ships)
+        if self.current is None:
+            return tuple(seen)
+        for ship in self.current.ships:
+            if ship.space is not None and ship.space in reading.hidden_spaces:
+                seen.append(replace(ship, hidden=True))
+        return tuple(seen)
+
+
+def _key(observation: BoardObservation) -> tuple[object, ...]:
+    ships = sorted((s.color, s.space or "", s.hidden) for s in observation.ships)
+    cloud = observation.cloud
+    return (tuple(ships), (cloud.col, cloud.row, cloud.letter) if cloud else None)
+
+
+def _same(a: BoardObservation, b: BoardObservation) -> bool:
+    return _key(a) == _key(b)
+
+
+def observations(
+    readings: Iterator[FrameReading] | list[FrameReading],
+    settings: StabilitySettings | None = None,
+) -> Iterator[BoardObservation]:
+    """The stable observations of a sequence of readings."""
+    stabilizer = Stabilizer(settings)
+    for reading in readings:
+        observation = stabilizer.push(reading)
+        if observation is not None:
+            yield observation
+
+
+class FrameLike(Protocol):
+    """What a camera source's `read()` returns (see `backends.camera.Frame`)."""
+
+    @property
+    def image(self) -> Any: ...
+    @property
+    def timestamp_s(self) -> float: ...
+
+
+class FrameSource(Protocol):
+    def read(self, timeout_s: float | None = None) -> FrameLike: ...
+
+
+class FrameReader(Protocol):
+    def read(self, frame: Any, timestamp_s: float = 0.0) -> FrameReading: ...
+
+
+class ObservationStream:
+    """Frames from a camera, read and stabilised: iterate to get each new board state."""
+
+    def __init__(
+        self,
+        source: FrameSource,
+        reader: FrameReader,
+        settings: StabilitySettings | None = None,
+    ) -> None:
+        self.source = source
+        self.reader = reader
+        self.stabilizer = Stabilizer(settings)
+        self.last_reading: FrameReading | None = None
+
+    def step(self) -> BoardObservation | None:
+        """Read one frame; return a new observation if the board settled in a new state."""
+        frame = self.source.read()
+        reading = self.reader.read(frame.image, frame.timestamp_s)
+        self.last_reading = reading
+        return self.stabilizer.push(reading)
+
+    def __iter__(self) -> Iterator[BoardObservation]:
+        while True:
+            observation = self.step()
+            if observation is not None:
+                yield observation
