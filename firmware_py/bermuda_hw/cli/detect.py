@@ -1,0 +1,109 @@
+"""`bermuda-hw detect IMAGE... --json`: what vision sees in image files."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import cv2
+
+from bermuda_hw.backends.camera import read_image_file
+from bermuda_hw.errors import CameraError
+from bermuda_hw.rules.board import load_board
+from bermuda_hw.vision.annotate import annotate
+from bermuda_hw.vision.colors import calibration_to_toml, load_calibration
+from bermuda_hw.vision.reader import BoardReader
+
+
+def detect_images(args: argparse.Namespace) -> tuple[list[dict[str, Any]], int]:
+    """One JSON entry per image, in order, and the exit code."""
+    board = load_board(args.board)
+    calibration = load_calibration(args.calibration, board.ship_colors)
+    entries: list[dict[str, Any]] = []
+    code = 0
+    annotate_dir = Path(args.annotate) if args.annotate else None
+    if annotate_dir is not None:
+        annotate_dir.mkdir(parents=True, exist_ok=True)
+    for name in args.images:
+        entry: dict[str, Any] = {"image": name}
+        try:
+            image = read_image_file(name)
+        except CameraError as exc:
+            entry.update({"board_found": False, "occluded": False, "ships": [], "cloud": None,
+                          "error": str(exc)})
+            entries.append(entry)
+            code = 1
+            continue
+        reader = BoardReader(board, calibration)  # each image stands alone
+        reading = reader.read(image)
+        entry.update(reading.to_json())
+        entries.append(entry)
+        if annotate_dir is not None:
+            drawn = annotate(image, board, reading, reader.tracker.pose if reading.board_found
+                             else None)
+            cv2.imwrite(str(annotate_dir / (Path(name).stem + ".annotated.png")), drawn)
+    return entries, code
+
+
+def _print_text(entries: list[dict[str, Any]]) -> None:
+    for e in entries:
+        if not e["board_found"]:
+            print(f"{e['image']}: no board: {e.get('error', '')}")
+            continue
+        cloud = e["cloud"]
+        where = f"cloud {cloud['letter']} at ({cloud['col']}, {cloud['row']})" if cloud else \
+            "no cloud"
+        hand = ", OCCLUDED" if e["occluded"] else ""
+        print(f"{e['image']}: {len(e['ships'])} ships, {where}{hand}")
+        for s in e["ships"]:
+            print(f"  {s['color']:<7} {s['space'] or 'off-space':<9} "
+                  f"({s['x_mm']:.0f}, {s['y_mm']:.0f}) mm  {s['confidence']:.2f}")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.calibrate:
+        return _calibrate(args)
+    entries, code = detect_images(args)
+    if args.json:
+        print(json.dumps(entries, indent=2))
+    else:
+        _print_text(entries)
+    return code
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    """Measure colour profiles from one image with the ships at their start places."""
+    if len(args.images) != 1:
+        print("bermuda-hw: error: --calibrate takes exactly one image", file=sys.stderr)
+        return 2
+    board = load_board(args.board)
+    calibration = load_calibration(args.calibration, board.ship_colors)
+    image = read_image_file(args.images[0])
+    measured = BoardReader(board, calibration).calibrate(image)
+    text = calibration_to_toml(measured)
+    Path(args.calibrate).write_text(text, encoding="utf-8")
+    print(f"wrote {args.calibrate}")
+    print(text, end="")
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "detect", help="read ships, cloud and hands from image files",
+        description="Read each image on its own and print what vision sees. An image that "
+        "cannot be read still gets an entry (board_found false, with an error) and makes the "
+        "exit code 1; an image without the board is not an error.",
+    )
+    parser.add_argument("images", nargs="+", metavar="IMAGE")
+    parser.add_argument("--board", metavar="FILE", help="board file (default: the classic board)")
+    parser.add_argument("--calibration", metavar="FILE", help="colour calibration file (TOML)")
+    parser.add_argument("--json", action="store_true", help="print the stable JSON document")
+    parser.add_argument("--annotate", metavar="DIR",
+                        help="write each image with what was found drawn on it")
+    parser.add_argument("--calibrate", metavar="OUT",
+                        help="measure colour profiles from one image of the start layout "
+                        "and write them to OUT")
+    parser.set_defaults(func=run)
