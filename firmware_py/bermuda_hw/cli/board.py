@@ -60,7 +60,13 @@ def board_to_json(board: Board) -> dict[str, Any]:
                 {"id": m.id, "x_mm": m.x_mm, "y_mm": m.y_mm, "size_mm": m.size_mm}
                 for m in board.markers.corners
             ],
-            "cloud": {"id": board.markers.cloud_id, "size_mm": board.markers.cloud_size_mm},
+            # The cloud's marker moves with the cloud: its centre at the start pose.
+            "cloud": {
+                "id": board.markers.cloud_id,
+                "x_mm": grid.dot_mm(*grid.centre)[0],
+                "y_mm": grid.dot_mm(*grid.centre)[1],
+                "size_mm": board.markers.cloud_size_mm,
+            },
         },
         "cloud": {
             "footprint_radius_mm": board.cloud.footprint_radius_mm,
