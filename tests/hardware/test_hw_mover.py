@@ -17,6 +17,7 @@ from bermuda_hw.errors import (
     BusError,
     EmergencyStopError,
     HomingError,
+    MotionError,
     SoftLimitError,
 )
 from bermuda_hw.motion.mover import CloudMover
@@ -374,3 +375,30 @@ def test_the_estop_button_stops_a_move(
         backend.virtual_clock.real_time_factor = 0.0
         assert len(failure) == 1 and isinstance(failure[0], EmergencyStopError)
         assert not backend.rig.enabled and not mover.homed
+
+
+def test_a_step_rate_above_the_drivers_limit_is_refused(
+    make_mover: MakeMover, tweak: Tweak, fast_config: Config, board: Board
+) -> None:
+    # bypasses the configuration check on purpose: the mover checks again
+    config = tweak(fast_config, "gantry", max_step_rate_hz=500.0)
+    mover, backend = make_mover(config)
+    mover.home()
+    steps_before = backend.rig.axes["x"].accepted_steps
+    with pytest.raises(MotionError, match="above max_step_rate_hz"):
+        mover.goto_dot(4, 4)
+    assert backend.rig.axes["x"].accepted_steps == steps_before
+
+
+def test_homing_refused_while_the_estop_is_engaged(
+    rig_mover: tuple[CloudMover, SimBackend],
+) -> None:
+    mover, backend = rig_mover
+    engaged = [True]
+    mover.set_interlock(lambda: engaged[0])
+    with pytest.raises(EmergencyStopError, match="release it"):
+        mover.home()
+    assert backend.rig.axes["x"].accepted_steps == 0
+    engaged[0] = False
+    mover.home()
+    assert mover.homed

@@ -57,6 +57,7 @@ def run(args: argparse.Namespace) -> int:
         TableControls(config.controls, pin_factory=backend.pin_factory) as controls,
     ):
         controls.on_estop(lambda: mover.emergency_stop("e-stop button"))
+        mover.set_interlock(lambda: controls.estop_engaged)
         controls.status_led.on()
         clock = backend.clock
         run_start_s = clock.monotonic()

@@ -54,6 +54,11 @@ class TableControls:
             if self.estop_button.is_pressed:
                 callback()
 
+    @property
+    def estop_engaged(self) -> bool:
+        """True while the e-stop button is held (False when there is none)."""
+        return self.estop_button is not None and bool(self.estop_button.is_pressed)
+
     def close(self) -> None:
         for device in reversed(self._devices):
             device.close()

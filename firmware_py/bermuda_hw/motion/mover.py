@@ -87,6 +87,7 @@ class CloudMover:
         self._steps = (0, 0)
         self._pca: PCA9685Board | None = None
         self.estop_reason: str | None = None
+        self._interlock: Any = None
         factory = backend.pin_factory
         try:
             self.enable = self._keep(
@@ -206,7 +207,7 @@ class CloudMover:
         with self._lock:
             self._require_homed()
             plan = plan_line(self.kinematics, self._steps, target, self.limits)
-            self.soft_limits.check_plan(plan)  # before any pin changes
+            self._check(plan)  # before any pin changes
             self.enable.enable()
             try:
                 result = self._execute(plan)
@@ -219,6 +220,22 @@ class CloudMover:
                 return self._report(plan, result)
             finally:
                 self._idle()
+
+    def _check(self, plan: StepPlan) -> None:
+        """Refuse a plan past the soft limits or faster than the drivers may be stepped."""
+        self.soft_limits.check_plan(plan)
+        limit_hz = self.config.gantry.max_step_rate_hz
+        for index, axis in enumerate(self.kinematics.axes):
+            rate_hz = plan.peak_step_rate_hz(index)
+            if rate_hz > limit_hz * (1 + 1e-9):
+                raise MotionError(
+                    f"axis {axis.name} would need {rate_hz:.0f} steps/s, above "
+                    f"max_step_rate_hz = {limit_hz:g}"
+                )
+
+    def set_interlock(self, blocked: Any) -> None:
+        """`blocked()` is True while motion is forbidden (an e-stop button held down)."""
+        self._interlock = blocked
 
     def _idle(self) -> None:
         if self.config.gantry.idle_disable:
@@ -257,9 +274,7 @@ class CloudMover:
             path = plan_spin(self.board.grid, pose, spin)
             end_steps = self.kinematics.dot_to_steps(self.board.grid, path.end.col, path.end.row)
             # refuse a move past the limits before the turn starts
-            self.soft_limits.check_plan(
-                plan_line(self.kinematics, self._steps, end_steps, self.limits)
-            )
+            self._check(plan_line(self.kinematics, self._steps, end_steps, self.limits))
             turned = self.turn_to(spin.letter)
             move = self._move_to_steps(end_steps) if end_steps != self._steps else None
             return SpinReport(path, turned, move, self.clock.monotonic() - start_s)
@@ -281,6 +296,8 @@ class CloudMover:
         when backing off.
         """
         with self._lock:
+            if self._interlock is not None and self._interlock():
+                raise EmergencyStopError("the e-stop is engaged: release it before homing")
             self._estop.clear()
             self.estop_reason = None
             self._homed = False

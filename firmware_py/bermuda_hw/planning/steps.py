@@ -49,6 +49,14 @@ class StepPlan:
     def step_count(self) -> int:
         return int(self.times_s.size)
 
+    def peak_step_rate_hz(self, axis: int) -> float:
+        """The fastest step rate the plan asks of an axis (at the profile's peak speed)."""
+        times = self.axis_times(axis)
+        if times.size < 2 or self.profile.distance == 0:
+            return 0.0
+        count = abs(self.end_steps[axis] - self.start_steps[axis])
+        return self.profile.peak_speed * count / self.profile.distance
+
     def axis_times(self, axis: int) -> npt.NDArray[np.float64]:
         times: npt.NDArray[np.float64] = self.times_s[self.axes == axis]
         return times
