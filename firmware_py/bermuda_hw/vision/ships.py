@@ -165,11 +165,14 @@ class ShipFinder:
         rows = np.clip(cy[:, None] + self.dy[None, :], 0, layout.height_px - 1)
         cols = np.clip(cx[:, None] + self.dx[None, :], 0, layout.width_px - 1)
         self.rows, self.cols = rows, cols
+        # Disk pixels on land never count: a coast may have a ship's colour.
+        self.valid = ~layout.land_grown[rows, cols]
+        self.valid_count = np.maximum(self.valid.sum(axis=1), 1)
         half = (layout.width_px // 2, layout.height_px // 2)
         self.search_allowed = ~(
             cv2.resize(layout.marker_zone.astype(np.uint8), half,
                        interpolation=cv2.INTER_NEAREST).astype(bool)
-            | cv2.resize(layout.land.astype(np.uint8), half,
+            | cv2.resize(layout.land_grown.astype(np.uint8), half,
                          interpolation=cv2.INTER_NEAREST).astype(bool)
         )
         ring, radius = layout.centre_ring
@@ -186,14 +189,15 @@ class ShipFinder:
             return []
         pix = norm.pixels(rect, self.rows[use], self.cols[use])  # P x D x 3
         labels = self.classifier.labels(pix, norm.sea_lab, norm.land_lab)  # P x D
+        labels[~self.valid[use]] = NONE
         k = len(self.names)
         counts = np.stack([(labels == c).sum(axis=1) for c in range(k)], axis=1)
-        disk = self.dy.size
         hits: list[PlaceHit] = []
         s = self.layout.px_per_mm
         for row, place in enumerate(use):
             color = int(np.argmax(counts[row]))
             n = int(counts[row, color])
+            disk = int(self.valid_count[place])
             if n < self.settings.min_fill * disk:
                 continue
             sel = labels[row] == color

@@ -1,0 +1,86 @@
+"""The cloud on rendered frames: dot and letter, parallax, and the ships it hides."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from vision_helpers import TILTED, cloud_at, in_berth, on_space, placed
+
+from bermuda_hw.rules.board import LETTERS, Board
+from bermuda_hw.sim.render import CameraModel, CloudState, Scene
+from bermuda_hw.vision.reader import BoardReader
+from bermuda_hw.vision.stability import StabilitySettings, Stabilizer
+from bermuda_hw.vision.types import FrameReading
+
+Shoot = Callable[..., np.ndarray]
+Read = Callable[[np.ndarray], FrameReading]
+
+
+@pytest.mark.parametrize("letter", range(8))
+def test_every_letter_at_the_notch(
+    classic_board: Board, shoot: Shoot, read: Read, letter: int
+) -> None:
+    col, row = [(4, 4), (1, 7), (7, 1), (2, 3)][letter % 4]
+    reading = read(shoot(Scene(cloud=cloud_at(classic_board, col, row, letter)), TILTED))
+    assert reading.cloud is not None
+    assert (reading.cloud.col, reading.cloud.row) == (col, row)
+    assert reading.cloud.letter_name == LETTERS[letter]
+
+
+@pytest.mark.parametrize("dot", [(0, 0), (8, 0), (8, 8), (0, 8), (3, 6)])
+def test_cloud_position_corrected_for_its_height(
+    classic_board: Board, shoot: Shoot, read: Read, dot: tuple[int, int]
+) -> None:
+    """The marker stands above the board: near the edges a naive reading is off by mm."""
+    camera = CameraModel(height_mm=650.0, focal_px=950.0)
+    cloud = cloud_at(classic_board, *dot, 3)
+    reading = read(shoot(Scene(cloud=cloud), camera))
+    assert reading.cloud is not None
+    assert (reading.cloud.col, reading.cloud.row, reading.cloud.letter) == (*dot, 3)
+    assert math.dist((reading.cloud.x_mm, reading.cloud.y_mm), (cloud.x_mm, cloud.y_mm)) < 4.0
+
+
+def test_cloud_between_letters_reads_the_nearest(
+    classic_board: Board, shoot: Shoot, read: Read
+) -> None:
+    x, y = classic_board.grid.dot_mm(5, 5)
+    reading = read(shoot(Scene(cloud=CloudState(x, y, 45.0 * 6 + 14.0))))
+    assert reading.cloud is not None and reading.cloud.letter_name == "G"
+    assert reading.cloud.confidence < 0.9
+
+
+def test_the_cloud_hides_ships_and_they_are_hidden_not_missing(
+    classic_board: Board, shoot: Shoot
+) -> None:
+    board = classic_board
+    ships = (on_space(board, "S34", "red"), on_space(board, "S38", "blue"),
+             on_space(board, "S30", "green"), in_berth(board, "OIL", 0, "yellow"))
+    reader = BoardReader(board)
+    stable = Stabilizer(StabilitySettings(frames=2, min_time_s=0.0))
+    first = None
+    for t in (0.0, 0.1):
+        first = stable.push(reader.read(shoot(Scene(ships)), t)) or first
+    assert first is not None
+    assert sorted((s.color, s.space) for s in first.ships) == placed(reader.read(
+        shoot(Scene(ships))))
+    # The cloud comes over S34 and S38.
+    covered = Scene(ships, cloud_at(board, 4, 4, 2))
+    reading = reader.read(shoot(covered), 0.2)
+    assert {"S34", "S38"} <= reading.hidden_spaces
+    assert placed(reading) == sorted([("green", "S30"), ("yellow", "OIL")])
+    observation = None
+    for t in (0.2, 0.3):
+        observation = stable.push(reader.read(shoot(covered), t)) or observation
+    assert observation is not None
+    hidden = sorted((s.color, s.space) for s in observation.ships if s.hidden)
+    assert hidden == [("blue", "S38"), ("red", "S34")]
+    assert sorted((s.color, s.space) for s in observation.ships if not s.hidden) == [
+        ("green", "S30"), ("yellow", "OIL")]
+
+
+def test_no_cloud_on_the_board(classic_board: Board, shoot: Shoot, read: Read) -> None:
+    reading = read(shoot(Scene((on_space(classic_board, "S01", "red"),))))
+    assert reading.cloud is None and reading.hidden_spaces == frozenset()
