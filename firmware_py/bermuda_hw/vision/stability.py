@@ -1,9 +1,10 @@
 """Stable observations: a new board state only when several unoccluded frames agree.
 
 A `Stabilizer` takes `FrameReading`s in order and returns a `BoardObservation`
-when the last `frames` readings (all with the board found and no hand over
-it) show the same ships on the same places and the same cloud pose, over at
-least `min_time_s`, and that state differs from the last one reported.
+when a run of at least `frames` consecutive readings (all with the board
+found and no hand over it) has shown the same ships on the same places and
+the same cloud pose for at least `min_time_s`, and that state differs from
+the last one reported.
 Ships that were on places now under the cloud are carried over as hidden,
 never dropped as missing.
 """
@@ -52,8 +53,7 @@ class Stabilizer:
         self._run.append(reading)
         if len(self._run) < self.settings.frames:
             return None
-        first = self._run[-self.settings.frames]
-        if reading.timestamp_s - first.timestamp_s < self.settings.min_time_s:
+        if reading.timestamp_s - self._run[0].timestamp_s < self.settings.min_time_s:
             return None
         ships = self._with_hidden(reading)
         observation = BoardObservation(

@@ -1,0 +1,115 @@
+"""Stable observations: only agreeing, unoccluded frames over time make a new board state."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bermuda_hw.vision.stability import StabilitySettings, Stabilizer, observations
+from bermuda_hw.vision.types import CloudReading, FrameReading, ShipReading
+
+
+def frame(t: float, ships: tuple[tuple[str, str], ...] = (), *, occluded: bool = False,
+          found: bool = True, hidden: frozenset[str] = frozenset(),
+          cloud: tuple[int, int, int] | None = (4, 4, 0)) -> FrameReading:
+    return FrameReading(
+        found, occluded=occluded,
+        ships=tuple(ShipReading(c, s, 0.0, 0.0) for c, s in ships),
+        cloud=CloudReading(*cloud, 0.0, 0.0, 0.0) if cloud else None,
+        hidden_spaces=hidden, timestamp_s=t,
+    )
+
+
+A = (("red", "S01"), ("blue", "HOME"))
+B = (("red", "S02"), ("blue", "HOME"))
+
+
+def test_needs_the_configured_frames_and_time() -> None:
+    s = Stabilizer(StabilitySettings(frames=3, min_time_s=0.5))
+    assert s.push(frame(0.0, A)) is None
+    assert s.push(frame(0.2, A)) is None
+    assert s.push(frame(0.4, A)) is None  # 3 frames but only 0.4 s
+    got = s.push(frame(0.6, A))
+    assert got is not None and got.frames == 4
+    assert sorted((x.color, x.space) for x in got.ships) == sorted(A)
+
+
+def test_reports_only_changes() -> None:
+    s = Stabilizer(StabilitySettings(frames=2, min_time_s=0.0))
+    out = [s.push(frame(t, A if t < 0.5 else B)) for t in (0.0, 0.1, 0.2, 0.3, 0.5, 0.6, 0.7)]
+    reported = [o for o in out if o is not None]
+    assert [sorted((x.color, x.space) for x in o.ships) for o in reported] == [sorted(A),
+                                                                                sorted(B)]
+
+
+def test_occluded_and_boardless_frames_break_the_run() -> None:
+    s = Stabilizer(StabilitySettings(frames=3, min_time_s=0.0))
+    seq = [frame(0.0, A), frame(0.1, A), frame(0.2, A, occluded=True), frame(0.3, A),
+           frame(0.4, A, found=False), frame(0.5, A), frame(0.6, A)]
+    assert all(s.push(f) is None for f in seq)
+    assert s.push(frame(0.7, A)) is not None
+
+
+def test_a_cloud_turn_is_a_new_state() -> None:
+    s = Stabilizer(StabilitySettings(frames=1, min_time_s=0.0))
+    assert s.push(frame(0.0, A, cloud=(4, 4, 0))) is not None
+    assert s.push(frame(0.1, A, cloud=(4, 4, 0))) is None
+    turned = s.push(frame(0.2, A, cloud=(4, 4, 3)))
+    assert turned is not None and turned.cloud is not None and turned.cloud.letter == 3
+
+
+def test_ships_under_the_cloud_stay_as_hidden() -> None:
+    s = Stabilizer(StabilitySettings(frames=1, min_time_s=0.0))
+    s.push(frame(0.0, A))
+    got = s.push(frame(0.1, (("blue", "HOME"),), hidden=frozenset({"S01"}), cloud=(1, 3, 2)))
+    assert got is not None
+    assert [(x.color, x.space, x.hidden) for x in got.ships] == [
+        ("blue", "HOME", False), ("red", "S01", True)]
+
+
+def test_settings_are_checked() -> None:
+    import pytest
+
+    with pytest.raises(ValueError):
+        StabilitySettings(frames=0)
+    with pytest.raises(ValueError):
+        StabilitySettings(min_time_s=-1.0)
+
+
+states = st.sampled_from([A, B, ()])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    seq=st.lists(st.tuples(states, st.booleans(), st.floats(0.01, 0.3)), max_size=30),
+    n=st.integers(1, 4),
+    min_time=st.sampled_from([0.0, 0.2, 0.5]),
+)
+def test_every_observation_is_backed_by_agreeing_clear_frames(
+    seq: list[tuple[tuple[tuple[str, str], ...], bool, float]], n: int, min_time: float
+) -> None:
+    t = 0.0
+    frames = []
+    for ships, occluded, dt in seq:
+        t += dt
+        frames.append(frame(t, ships, occluded=occluded))
+    s = Stabilizer(StabilitySettings(frames=n, min_time_s=min_time))
+    last_key = None
+    for i, f in enumerate(frames):
+        got = s.push(f)
+        if got is None:
+            continue
+        start = i
+        while start > 0 and not frames[start - 1].occluded and (
+            frames[start - 1].state_key() == f.state_key()
+        ):
+            start -= 1
+        run = frames[start:i + 1]
+        assert len(run) >= n
+        assert all(not w.occluded and w.state_key() == f.state_key() for w in run)
+        assert f.timestamp_s - run[0].timestamp_s >= min_time
+        key = f.state_key()
+        assert key != last_key
+        last_key = key
+    assert len(list(observations(frames, StabilitySettings(frames=n, min_time_s=min_time)))) \
+        <= len(frames)
