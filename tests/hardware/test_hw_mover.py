@@ -22,7 +22,7 @@ from bermuda_hw.errors import (
 )
 from bermuda_hw.motion.mover import CloudMover
 from bermuda_hw.rules.board import Board
-from bermuda_hw.rules.cloud import CloudPose, Spin, plan_spin
+from bermuda_hw.rules.cloud import CloudPose, Spin, plan_spin, swept_ships
 from bermuda_hw.sim.world import World
 
 SPM = 20.0  # steps per mm of the fast rig
@@ -402,3 +402,29 @@ def test_homing_refused_while_the_estop_is_engaged(
     engaged[0] = False
     mover.home()
     assert mover.homed
+
+
+def test_a_spin_on_the_rig_carries_the_ships_the_rules_say_it_sweeps(
+    make_mover: MakeMover, fast_config: Config, board: Board
+) -> None:
+    world = World(board)
+    mover, backend = make_mover(fast_config, world=world)
+    assert backend.rig.world is world
+    at_centre(mover, board)
+    cx, cy = board.grid.dot_mm(*board.grid.centre)
+    magnet = board.cloud.magnets[0]
+    # on the arc the first magnet sweeps while the cloud turns to C, and one far away
+    angle = math.radians(magnet.angle_deg + 45.0)
+    on_arc = (cx + magnet.radius_mm * math.sin(angle), cy - magnet.radius_mm * math.cos(angle))
+    far = board.grid.dot_mm(8, 8)
+    world.place_ship("blue-1", *on_arc)
+    world.place_ship("red-2", *far)
+    assert not world.carried
+    spin = Spin.parse("C 2 N")
+    report = mover.execute_spin(spin)
+    swept = swept_ships(board, report.path, {"blue-1": on_arc, "red-2": far})
+    assert swept == {"blue-1"}
+    assert set(world.carried) == swept
+    magnets_now = world.magnets_mm()
+    assert min(math.dist(world.ships["blue-1"], m) for m in magnets_now) < 1e-6
+    assert world.ships["red-2"] == far

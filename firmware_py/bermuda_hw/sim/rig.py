@@ -36,6 +36,8 @@ PinListener = Callable[["ObservedPin", float, bool], None]
 REST_GAP_S = 0.05  # a pause this long lets a stalled motor recover
 BLOCK_S = 0.010  # the motor and carriage respond to the step rate averaged over this long
 HARD_STOP_MM = 3.0  # the carriage hits the frame this far beyond each end of travel
+HISTORY_LIMIT = 100_000  # MockPin state changes kept per pin
+TRACE_LIMIT = 1_000_000  # carriage steps kept per axis for measuring
 PULL_IN_SPEED_MM_S = 10.0  # step rates a motor can start, stop or reverse at instantly
 
 
@@ -56,6 +58,8 @@ class ObservedPin(MockPin):  # type: ignore[misc]
 
     def _change_state(self, value: bool) -> bool:
         changed: bool = super()._change_state(value)
+        if len(self.states) > HISTORY_LIMIT:  # long simulations: keep the recent history
+            del self.states[: HISTORY_LIMIT // 2]
         if changed:
             listener: PinListener | None = getattr(self.factory, "observer", None)
             clock: Clock | None = getattr(self.factory, "clock", None)
@@ -184,6 +188,8 @@ class AxisModel:
         self.last_dir = direction
         self.accepted_steps += 1
         self.trace.append((t, target))
+        if len(self.trace) > TRACE_LIMIT:
+            del self.trace[: TRACE_LIMIT // 2]
         return True
 
 

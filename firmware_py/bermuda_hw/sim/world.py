@@ -13,6 +13,9 @@ if TYPE_CHECKING:
 
 Point = tuple[float, float]
 
+CHECK_MM = 0.5  # how far the cloud moves between checks for ships near its magnets
+CHECK_DEG = 0.5
+
 
 @dataclass(frozen=True)
 class Carried:
@@ -43,8 +46,10 @@ class World:
         self.carriage_y_mm = 0.0
         self.cloud_heading_deg = 0.0
         self.cloud_on_board = True
-        self.ships: dict[str, Point] = {}
+        self._ships: dict[str, Point] = {}
         self.carried: dict[str, Carried] = {}
+        # the pose at which ships were last checked against the magnets
+        self._checked: tuple[float, float, float] | None = None
 
     # --- the cloud --------------------------------------------------------------------
 
@@ -57,13 +62,31 @@ class World:
         with self._lock:
             self.carriage_x_mm = x_mm
             self.carriage_y_mm = y_mm
-            self._update_ships()
+            self._maybe_update()
 
     def set_heading(self, heading_deg: float) -> None:
         """The cloud has turned to this heading (degrees clockwise from letter A north)."""
         with self._lock:
             self.cloud_heading_deg = heading_deg % 360.0
-            self._update_ships()
+            self._maybe_update()
+
+    def _maybe_update(self) -> None:
+        # The carriage moves a few hundredths of a millimetre per step: checking
+        # the magnets every CHECK_MM (well under the capture radius) is enough.
+        last = self._checked
+        if last is not None:
+            moved = math.hypot(self.carriage_x_mm - last[0], self.carriage_y_mm - last[1])
+            turned = abs((self.cloud_heading_deg - last[2] + 180.0) % 360.0 - 180.0)
+            if moved < CHECK_MM and turned < CHECK_DEG:
+                return
+        self._update_ships()
+
+    @property
+    def ships(self) -> dict[str, Point]:
+        """Every ship on the table, carried ones where the cloud holds them now."""
+        with self._lock:
+            self._move_carried()
+            return self._ships
 
     def magnets_mm(self) -> list[Point]:
         """Where the cloud's magnets are now."""
@@ -82,38 +105,43 @@ class World:
         """Put a ship on the board (a player's move); it is picked up if a magnet is near."""
         with self._lock:
             self.carried.pop(ship, None)
-            self.ships[ship] = (x_mm, y_mm)
+            self._ships[ship] = (x_mm, y_mm)
             self._update_ships()
 
     def drop(self, ship: str) -> Point:
         """Take a carried ship off the magnet and leave it where it is; returns that point."""
         with self._lock:
+            self._move_carried()
             self.carried.pop(ship, None)
-            return self.ships[ship]
+            return self._ships[ship]
 
     def remove(self, ship: str) -> None:
         """Take a ship off the table (captured, or lifted by a player)."""
         with self._lock:
             self.carried.pop(ship, None)
-            self.ships.pop(ship, None)
+            self._ships.pop(ship, None)
 
     def ship_positions(self) -> Mapping[str, Point]:
         with self._lock:
-            return dict(self.ships)
+            self._move_carried()
+            return dict(self._ships)
 
-    def _update_ships(self) -> None:
-        # carried ships follow the cloud
+    def _move_carried(self) -> None:
         for ship, held in self.carried.items():
             ux, uy = _vector(held.angle_deg + self.cloud_heading_deg)
-            self.ships[ship] = (
+            self._ships[ship] = (
                 self.carriage_x_mm + held.radius_mm * ux,
                 self.carriage_y_mm + held.radius_mm * uy,
             )
+
+    def _update_ships(self) -> None:
+        self._checked = (self.carriage_x_mm, self.carriage_y_mm, self.cloud_heading_deg)
+        self._move_carried()  # carried ships follow the cloud
         if self.board is None:
             return
         capture = self.board.cloud.capture_radius_mm
         magnets = self.magnets_mm()
-        for ship, (sx, sy) in self.ships.items():
+        for ship, (sx, sy) in self._ships.items():
             if ship in self.carried:
                 continue
             for mx, my in magnets:
@@ -123,5 +151,5 @@ class World:
                     radius = math.hypot(dx, dy)
                     bearing = math.degrees(math.atan2(dx, -dy)) if radius > 1e-9 else 0.0
                     self.carried[ship] = Carried(radius, bearing - self.cloud_heading_deg)
-                    self.ships[ship] = (mx, my)
+                    self._ships[ship] = (mx, my)
                     break
