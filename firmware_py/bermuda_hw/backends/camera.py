@@ -297,11 +297,10 @@ class ImageFolderSource(CameraSource):
     def _read(self, timeout_s: float) -> Frame:
         if self._next >= len(self.files) and not self.loop:
             raise CameraError(f"{self.name}: no more images")
-        path = self.files[self._next % len(self.files)]
-        image = read_image_file(path)
-        frame = Frame(image, self._next / self.fps, self._next)
-        self._next += 1
-        return frame
+        index = self._next
+        self._next += 1  # a corrupt file is reported once; the replay goes on after it
+        image = read_image_file(self.files[index % len(self.files)])
+        return Frame(image, index / self.fps, index)
 
     def _close(self) -> None:
         self.files = []
