@@ -57,6 +57,7 @@ class GantryConfig:
     max_step_rate_hz: float
     max_speed_mm_s: float
     accel_mm_s2: float
+    jerk_mm_s3: float
     park_dot: tuple[int, int]
     idle_disable: bool
     x: AxisConfig
@@ -362,6 +363,7 @@ def _parse_gantry(r: _Reader) -> GantryConfig:
         max_step_rate_hz=r.number("max_step_rate_hz", high=200_000.0, positive=True),
         max_speed_mm_s=r.number("max_speed_mm_s", positive=True),
         accel_mm_s2=r.number("accel_mm_s2", positive=True),
+        jerk_mm_s3=r.number("jerk_mm_s3", low=0.0, positive=False),
         park_dot=(park[0], park[1]),
         idle_disable=r.boolean("idle_disable"),
         x=x,

@@ -21,6 +21,7 @@ from bermuda_hw.errors import (
     SoftLimitError,
 )
 from bermuda_hw.motion.mover import CloudMover
+from bermuda_hw.planning.steps import Limits, plan_line
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.cloud import CloudPose, Spin, plan_spin, swept_ships
 from bermuda_hw.sim.world import World
@@ -428,3 +429,18 @@ def test_a_spin_on_the_rig_carries_the_ships_the_rules_say_it_sweeps(
     magnets_now = world.magnets_mm()
     assert min(math.dist(world.ships["blue-1"], m) for m in magnets_now) < 1e-6
     assert world.ships["red-2"] == far
+
+
+def test_a_jerk_limited_spin_on_the_rig(
+    make_mover: MakeMover, tweak: Tweak, fast_config: Config, board: Board
+) -> None:
+    config = tweak(fast_config, "gantry", jerk_mm_s3=3000.0)
+    mover, backend = make_mover(config)
+    at_centre(mover, board)
+    report = mover.execute_spin(Spin.parse("D 3 W"))
+    assert report.move is not None
+    plain = plan_line(mover.kinematics, report.move.start_steps, report.move.end_steps,
+                      Limits(60.0, 150.0))
+    assert report.move.planned_s > plain.duration_s  # the jerk limit shows
+    assert truth_mm(backend) == pytest.approx(board.grid.dot_mm(1, 4), abs=0.5 / SPM)
+    assert backend.rig.lost_steps == 0

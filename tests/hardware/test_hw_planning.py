@@ -19,7 +19,7 @@ from bermuda_hw.planning.kinematics import (
 )
 from bermuda_hw.planning.limits import SoftLimits
 from bermuda_hw.planning.measure import AxisTrace, peak_speed_accel
-from bermuda_hw.planning.profile import TrapezoidProfile
+from bermuda_hw.planning.profile import SCurveProfile, TrapezoidProfile, plan_profile
 from bermuda_hw.planning.steps import Limits, plan_line
 from bermuda_hw.rules.board import Board
 
@@ -186,3 +186,53 @@ def test_soft_limits_refuse_moves_past_the_outside_dots_or_the_travel(board: Boa
     limits.check_plan(plan_line(KIN, (0, 0), inside, Limits(60, 150)))
     with pytest.raises(SoftLimitError):
         limits.check_plan(plan_line(KIN, (0, 0), (100, 100), Limits(60, 150)))
+
+
+jerks = st.floats(min_value=100.0, max_value=100_000.0)
+
+
+@settings(max_examples=150, deadline=None)
+@given(distance=st.floats(min_value=0.001, max_value=600.0), v=speeds, a=accels, j=jerks)
+def test_jerk_limited_profile_keeps_every_limit(
+    distance: float, v: float, a: float, j: float
+) -> None:
+    p = SCurveProfile.plan(distance, v, a, j)
+    trapezoid = TrapezoidProfile.plan(distance, v, a)
+    assert p.duration_s >= trapezoid.duration_s * (1 - 1e-9)  # a jerk limit costs time
+    t = np.linspace(0.0, p.duration_s, 3001)
+    s = p.positions(t)
+    dt = t[1] - t[0]
+    vel = np.diff(s) / dt
+    acc = np.diff(s, 2) / dt**2
+    jerk = np.diff(s, 3) / dt**3
+    assert vel.max() <= v * (1 + 1e-6)
+    assert np.abs(acc).max() <= a * (1 + 1e-4)
+    # a third difference is a weighted mean of the jerk; allow for rounding of s only
+    rounding = 64 * np.finfo(np.float64).eps * max(1.0, distance) / dt**3
+    assert np.abs(jerk).max() <= j * (1 + 1e-6) + rounding
+    assert np.all(np.diff(s) >= -1e-9)
+    assert p.position(p.duration_s) == pytest.approx(distance)
+    back = p.times_at(s)
+    assert np.abs(back - t).max() <= 1e-6 * max(1.0, p.duration_s)
+
+
+@settings(max_examples=60, deadline=None)
+@given(start=positions, end=positions, v=speeds, a=accels, j=jerks)
+def test_jerk_limited_step_plans_end_on_target_with_increasing_times(
+    start: tuple[int, int], end: tuple[int, int], v: float, a: float, j: float
+) -> None:
+    plan = plan_line(KIN, start, end, Limits(v, a, j))
+    for axis in (0, 1):
+        times = plan.axis_times(axis)
+        assert times.size == abs(end[axis] - start[axis])
+        if times.size:
+            assert np.all(np.diff(times) > 0)
+            assert times[-1] == pytest.approx(plan.duration_s, abs=1e-12)
+            assert int(plan.positions(axis)[-1]) == end[axis]
+
+
+def test_a_very_large_jerk_limit_gives_the_trapezoid() -> None:
+    s_curve = SCurveProfile.plan(200.0, 60.0, 150.0, 1e9)
+    trapezoid = TrapezoidProfile.plan(200.0, 60.0, 150.0)
+    assert s_curve.duration_s == pytest.approx(trapezoid.duration_s, rel=1e-6)
+    assert plan_profile(200.0, 60.0, 150.0, 0.0) == trapezoid

@@ -79,7 +79,7 @@ class CloudMover:
         gantry = config.gantry
         self.kinematics = GantryKinematics.from_config(gantry)
         self.soft_limits = SoftLimits.for_grid(self.kinematics, board.grid)
-        self.limits = Limits(gantry.max_speed_mm_s, gantry.accel_mm_s2)
+        self.limits = Limits(gantry.max_speed_mm_s, gantry.accel_mm_s2, gantry.jerk_mm_s3)
         self._estop = threading.Event()
         self._lock = threading.RLock()  # one motion at a time
         self._devices: list[Any] = []
@@ -317,8 +317,10 @@ class CloudMover:
             self._homed = True
 
     def _axis_plan(self, index: int, distance_steps: int, speed_mm_s: float) -> StepPlan:
+        gantry = self.config.gantry
         return plan_axis_move(
-            self.kinematics, index, distance_steps, speed_mm_s, self.config.gantry.accel_mm_s2
+            self.kinematics, index, distance_steps, speed_mm_s, gantry.accel_mm_s2,
+            jerk_mm_s3=gantry.jerk_mm_s3,
         )
 
     def _run_homing(self, plan: StepPlan, stop_when: Any) -> StepResult:

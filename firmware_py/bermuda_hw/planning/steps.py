@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bermuda_hw.planning.kinematics import GantryKinematics
-from bermuda_hw.planning.profile import TrapezoidProfile
+from bermuda_hw.planning.profile import Profile, plan_profile
 
 X_AXIS = 0
 Y_AXIS = 1
@@ -21,6 +21,7 @@ class Limits:
 
     max_speed_mm_s: float
     accel_mm_s2: float
+    jerk_mm_s3: float = 0.0  # 0: no jerk limit (a trapezoid)
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class StepPlan:
 
     start_steps: tuple[int, int]
     end_steps: tuple[int, int]
-    profile: TrapezoidProfile
+    profile: Profile
     times_s: npt.NDArray[np.float64]
     axes: npt.NDArray[np.int8]
     directions: npt.NDArray[np.int8]
@@ -78,7 +79,9 @@ def plan_line(
     deltas = (end_steps[0] - start_steps[0], end_steps[1] - start_steps[1])
     mm = [d / axis.steps_per_mm for d, axis in zip(deltas, kinematics.axes, strict=True)]
     length_mm = math.hypot(mm[0], mm[1])
-    profile = TrapezoidProfile.plan(length_mm, limits.max_speed_mm_s, limits.accel_mm_s2)
+    profile = plan_profile(
+        length_mm, limits.max_speed_mm_s, limits.accel_mm_s2, limits.jerk_mm_s3
+    )
     times: list[npt.NDArray[np.float64]] = []
     axes: list[npt.NDArray[np.int8]] = []
     dirs: list[npt.NDArray[np.int8]] = []
@@ -116,10 +119,11 @@ def plan_axis_move(
     speed_mm_s: float,
     accel_mm_s2: float,
     start_steps: tuple[int, int] = (0, 0),
+    jerk_mm_s3: float = 0.0,
 ) -> StepPlan:
     """A move of one axis alone (homing and backing off), at most `speed_mm_s`."""
     end = list(start_steps)
     end[axis] += distance_steps
     return plan_line(
-        kinematics, start_steps, (end[0], end[1]), Limits(speed_mm_s, accel_mm_s2)
+        kinematics, start_steps, (end[0], end[1]), Limits(speed_mm_s, accel_mm_s2, jerk_mm_s3)
     )
