@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -444,3 +446,32 @@ def test_a_jerk_limited_spin_on_the_rig(
     assert report.move.planned_s > plain.duration_s  # the jerk limit shows
     assert truth_mm(backend) == pytest.approx(board.grid.dot_mm(1, 4), abs=0.5 / SPM)
     assert backend.rig.lost_steps == 0
+
+
+def test_ctrl_c_during_a_move_is_an_emergency_stop(
+    rig_mover: tuple[CloudMover, SimBackend], board: Board
+) -> None:
+    mover, backend = rig_mover
+    at_centre(mover, board)
+    backend.virtual_clock.real_time_factor = 0.02
+    x_model = backend.rig.axes["x"]
+    start = x_model.accepted_steps
+
+    def press_ctrl_c() -> None:
+        deadline = time.monotonic() + 20.0
+        while x_model.accepted_steps - start < 300 and time.monotonic() < deadline:
+            time.sleep(0.001)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    helper = threading.Thread(target=press_ctrl_c)
+    helper.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            mover.goto_dot(0, 4)
+    finally:
+        helper.join()
+        backend.virtual_clock.real_time_factor = 0.0
+    assert mover.stopped and not mover.homed
+    assert mover.estop_reason == "interrupted"
+    assert not backend.rig.enabled
+    assert x_model.accepted_steps - start < 4 * 44 * SPM

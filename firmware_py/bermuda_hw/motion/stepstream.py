@@ -88,9 +88,17 @@ class StepStream:
             raise HardwareError("the step stream is closed")
         job = _Job(plan, stop_when)
         self._jobs.put(job)
-        while not job.done.wait(0.5):  # rare wake-ups: the step thread needs the GIL
-            if not self._thread.is_alive():
-                raise HardwareError("the step thread died")
+        try:
+            while not job.done.wait(0.5):  # rare wake-ups: the step thread needs the GIL
+                if not self._thread.is_alive():
+                    raise HardwareError("the step thread died")
+        except BaseException:
+            # interrupted (Ctrl-C) while waiting: stop the stream, and return only
+            # once it has stopped, so no step of this plan can follow
+            self.estop.set()
+            self.enable.disable()
+            job.done.wait(5.0)
+            raise
         assert job.result is not None
         if job.result.error is not None:
             raise HardwareError(f"step thread failed: {job.result.error}") from job.result.error
