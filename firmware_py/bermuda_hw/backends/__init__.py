@@ -20,6 +20,17 @@ class I2CBus(Protocol):
     def readfrom_into(
         self, address: int, buffer: Any, *, start: int = 0, end: int | None = None
     ) -> None: ...
+    def writeto_then_readfrom(
+        self,
+        address: int,
+        buffer_out: Any,
+        buffer_in: Any,
+        *,
+        out_start: int = 0,
+        out_end: int | None = None,
+        in_start: int = 0,
+        in_end: int | None = None,
+    ) -> None: ...
 
 
 class Backend:
@@ -45,7 +56,7 @@ class Backend:
         """The gpiozero pin factory that devices pass as `pin_factory=`."""
         raise NotImplementedError
 
-    def i2c(self) -> Any:
+    def i2c(self) -> I2CBus:
         """The I2C bus (opened on first use)."""
         raise NotImplementedError
 

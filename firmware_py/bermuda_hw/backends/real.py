@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 from typing import TYPE_CHECKING, Any
 
-from bermuda_hw.backends import Backend
+from bermuda_hw.backends import Backend, I2CBus
 from bermuda_hw.errors import HardwareError
 from bermuda_hw.sim.clock import WallClock
 
@@ -48,7 +48,7 @@ class RealBackend(Backend):
                     ) from exc
         return self._factory
 
-    def i2c(self) -> Any:
+    def i2c(self) -> I2CBus:
         if self._i2c is None:
             try:
                 import board  # Blinka: only importable on a supported board
@@ -58,7 +58,8 @@ class RealBackend(Backend):
                 self._i2c = board.I2C()
             except (OSError, ValueError, RuntimeError) as exc:
                 raise HardwareError(f"cannot open the I2C bus: {exc}") from exc
-        return self._i2c
+        bus: I2CBus = self._i2c
+        return bus
 
     def close(self) -> None:
         if self._i2c is not None:

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any, Protocol, TypeVar
 
 from adafruit_motor import stepper as motor_stepper
@@ -220,12 +219,3 @@ def create_rotation(backend: Any, config: Any) -> tuple[PCA9685Board, RotationAc
         board.close()
         raise
     return board, actuator
-
-
-@contextmanager
-def released(actuator: RotationActuator) -> Iterator[RotationActuator]:
-    """Release the actuator when the block ends, however it ends."""
-    try:
-        yield actuator
-    finally:
-        actuator.release()

@@ -231,8 +231,6 @@ class PCA9685Emulator:
                 self._halted = False
             else:
                 self.restart_violations += 1
-        if was_asleep and not going_to_sleep and not self._halted:
-            pass  # waking with nothing to restart: outputs follow their registers
         self.regs[MODE1] = value & ~MODE1_RESTART & 0xFF
 
 
