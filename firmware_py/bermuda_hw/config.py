@@ -403,7 +403,7 @@ def _parse_rotation(r: _Reader) -> RotationConfig:
         pwm_frequency_hz=s.number("pwm_frequency_hz", 1500.0, 1526.0 * 1.1, positive=True),
         half_steps_per_rev=s.integer("half_steps_per_rev", 8, 1_000_000),
         gear_ratio=s.number("gear_ratio", high=100.0, positive=True),
-        step_rate_hz=s.number("step_rate_hz", high=5000.0, positive=True),
+        step_rate_hz=s.number("step_rate_hz", high=2000.0, positive=True),
         invert=s.boolean("invert"),
         zero_offset_steps=s.integer("zero_offset_steps", -1_000_000, 1_000_000),
     )

@@ -475,3 +475,16 @@ def test_ctrl_c_during_a_move_is_an_emergency_stop(
     assert mover.estop_reason == "interrupted"
     assert not backend.rig.enabled
     assert x_model.accepted_steps - start < 4 * 44 * SPM
+
+
+def test_lost_rotation_steps_stay_counted_after_later_turns(
+    make_mover: MakeMover, tweak: Tweak, fast_config: Config, board: Board
+) -> None:
+    mover, backend = make_mover(tweak(fast_config, "sim", rotor_pull_out_hz=200.0))
+    at_centre(mover, board)
+    mover.turn_to(2)
+    lost = backend.rig.rotor.lost_steps
+    assert lost > 0
+    backend.rig.rotor.pull_out_hz = 1000.0  # a healthy motor from here on
+    mover.turn_to(4)
+    assert backend.rig.rotor.lost_steps == lost

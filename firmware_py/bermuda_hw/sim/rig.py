@@ -36,6 +36,7 @@ PinListener = Callable[["ObservedPin", float, bool], None]
 REST_GAP_S = 0.05  # a pause this long lets a stalled motor recover
 BLOCK_S = 0.010  # the motor and carriage respond to the step rate averaged over this long
 HARD_STOP_MM = 3.0  # the carriage hits the frame this far beyond each end of travel
+COALESCE_S = 0.0002  # coil changes this close together belong to one step
 HISTORY_LIMIT = 100_000  # MockPin state changes kept per pin
 TRACE_LIMIT = 1_000_000  # carriage steps kept per axis for measuring
 PULL_IN_SPEED_MM_S = 10.0  # step rates a motor can start, stop or reverse at instantly
@@ -204,12 +205,13 @@ class RotorModel:
     last_change_s: float | None = None
     stalled: bool = False
     ambiguous_steps: int = 0
+    slipped_steps: int = 0  # lag left behind when the coils were released
     changes: int = 0
 
     @property
     def lost_steps(self) -> int:
-        """Half steps the rotor is behind (or ahead of) its field, plus ambiguous ones."""
-        return abs(self.field_steps - self.rotor_steps) + self.ambiguous_steps
+        """Half steps the rotor missed: its present lag behind the field, and earlier ones."""
+        return abs(self.field_steps - self.rotor_steps) + self.slipped_steps + self.ambiguous_steps
 
     def coils(self, t: float, a: float, b: float) -> None:
         """New coil currents: a = AIN1 - AIN2, b = BIN1 - BIN2 (each -1 .. 1)."""
@@ -220,12 +222,16 @@ class RotorModel:
         # the rotor rests on when the simulation starts
         phase = round(math.degrees(math.atan2(-b, -a)) / 45.0) % 8
         if self.field_phase is None:
-            # energising snaps the rotor to the nearest equilibrium of the new field
+            # energising snaps the rotor to the nearest equilibrium of the new field;
+            # a lag from before the release stays counted as lost
+            self.slipped_steps += abs(self.field_steps - self.rotor_steps)
             offset = (phase - self.rotor_steps) % 8
             offset = offset - 8 if offset > 4 else offset
             self.field_steps = self.rotor_steps + offset
             self.rotor_steps = self.field_steps
             self.field_phase = phase
+            self.stalled = False  # rotor and field are in step again
+            self.last_change_s = t
             return
         delta = (phase - self.field_phase) % 8
         if delta == 0:
@@ -237,11 +243,14 @@ class RotorModel:
         self.field_steps += delta
         self.changes += 1
         previous = self.last_change_s
-        self.last_change_s = t
-        if previous is not None and t - previous > REST_GAP_S:
-            self.stalled = False  # after a pause the rotor can start again
-        if previous is not None and t - previous < 1.0 / self.pull_out_hz:
-            self.stalled = True  # driven past its pull-out rate: it stops following
+        # The driver writes the four channels one after another: changes closer
+        # together than COALESCE_S are one step of the coil sequence.
+        if previous is None or t - previous >= COALESCE_S:
+            self.last_change_s = t
+            if previous is not None and t - previous > REST_GAP_S:
+                self.stalled = False  # after a pause the rotor can start again
+            if previous is not None and t - previous < 1.0 / self.pull_out_hz:
+                self.stalled = True  # driven past its pull-out rate: it stops following
         if self.stalled:
             return
         lag = self.field_steps - self.rotor_steps
