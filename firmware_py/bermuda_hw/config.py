@@ -178,7 +178,16 @@ def load_config(path: str | Path | None = None) -> Config:
         raise ConfigError(file, None, f"not valid TOML: {exc}") from exc
     _check_known(data, defaults, file, "", extra_sections={"camera"})
     merged = _merge(defaults, data)
-    return parse_config(merged, file)
+    return parse_config(merged, file, _dotted_keys(data))
+
+
+def _dotted_keys(data: Mapping[str, Any], prefix: str = "") -> set[str]:
+    keys: set[str] = set()
+    for key, value in data.items():
+        keys.add(f"{prefix}{key}")
+        if isinstance(value, dict):
+            keys |= _dotted_keys(value, f"{prefix}{key}.")
+    return keys
 
 
 def _check_known(
@@ -300,8 +309,14 @@ class _Reader:
         return tuple(value)
 
 
-def parse_config(data: Mapping[str, Any], file: Path | None) -> Config:
-    """Check a complete configuration table (defaults already merged) and type it."""
+def parse_config(
+    data: Mapping[str, Any], file: Path | None, written: set[str] | None = None
+) -> Config:
+    """Check a complete configuration table (defaults already merged) and type it.
+
+    `written` holds the dotted keys the file itself sets: a clash of pins is
+    reported at the key the owner wrote.
+    """
     root = _Reader(data, file, "")
     backend = root.table("backend").choice("kind", ("real", "sim"))
     gantry = _parse_gantry(root.table("gantry"))
@@ -320,7 +335,7 @@ def parse_config(data: Mapping[str, Any], file: Path | None) -> Config:
         sim=sim,
         camera=MappingProxyType(dict(camera_raw)),
     )
-    _check_pins(config, file)
+    _check_pins(config, file, written or set())
     return config
 
 
@@ -473,9 +488,12 @@ def pin_map(config: Config) -> dict[str, int]:
     return pins
 
 
-def _check_pins(config: Config, file: Path | None) -> None:
+def _check_pins(config: Config, file: Path | None, written: set[str]) -> None:
     seen: dict[int, str] = {}
     for key, pin in pin_map(config).items():
         if pin in seen:
-            raise ConfigError(file, key, f"BCM pin {pin} is already used by {seen[pin]}")
+            other = seen[pin]
+            if other in written and key not in written:
+                key, other = other, key
+            raise ConfigError(file, key, f"BCM pin {pin} is already used by {other}")
         seen[pin] = key

@@ -47,7 +47,8 @@ def test_camera_table_passes_through_unchecked(tmp_path: Path) -> None:
     [
         ("[gantry]\nmax_sped_mm_s = 1.0\n", "gantry.max_sped_mm_s", "unknown key"),
         ("[nonsense]\n", "nonsense", "unknown key"),
-        ("[gantry.x]\nstep_pin = 21\n", "gantry.x.dir_pin", "already used by gantry.x.step_pin"),
+        ("[gantry.x]\nstep_pin = 21\n", "gantry.x.step_pin", "already used by gantry.x.dir_pin"),
+        ("[gantry.y]\ndir_pin = 20\n", "gantry.y.dir_pin", "already used by gantry.x.step_pin"),
         ("[controls]\nbuzzer_pin = 17\n", "controls.buzzer_pin", "already used"),
         ("[controls]\nestop_pin = 2\n", "controls.estop_pin", "I2C SDA"),
         ("[gantry.x]\nendstop_pin = 40\n", "gantry.x.endstop_pin", "not a usable GPIO"),
