@@ -151,6 +151,43 @@ def _real_time_section(config: Config, priority: int) -> None:
               f"{_percentiles(errors)}  (goal p99 <= {GOAL_P99_US:g} us)")
 
 
+def _estop_latency(config: Config, trials: int = 5) -> list[float]:
+    """Real time from emergency_stop() to the stream's last STEP edge, at full speed (us)."""
+    g = config.gantry
+    kin = GantryKinematics.from_config(g)
+    board = load_board()
+    a = kin.dot_to_steps(board.grid, 0, 4)
+    b = kin.dot_to_steps(board.grid, 8, 4)
+    plan = plan_line(kin, a, b, Limits(g.max_speed_mm_s, g.accel_mm_s2))
+    clock = WallClock()
+    recorder = _EdgeRecorder({axis.step_pin for axis in g.axes})
+    factory = make_mock_factory(recorder, clock)
+    enable = MotorEnable(g.enable_pin, active_high=g.enable_active_high, pin_factory=factory)
+    axes = [StepperAxis(axis, pin_factory=factory) for axis in g.axes]
+    estop = threading.Event()
+    stream = StepStream(axes, enable, clock, min_pulse_s=g.min_pulse_us * 1e-6, estop=estop)
+    latencies = []
+    try:
+        for trial in range(trials):
+            estop.clear()
+            recorder.rises.clear()
+            runner = threading.Thread(target=stream.execute, args=(plan,))
+            runner.start()
+            time.sleep(1.5 + 0.37 * trial)  # cruising at full speed by then
+            called = clock.monotonic()
+            estop.set()
+            runner.join()
+            latencies.append((recorder.rises[-1] - called) * 1e6)
+    finally:
+        stream.close()
+        for axis in axes:
+            axis.close()
+        enable.close()
+        factory.reset()
+        factory.close()
+    return latencies
+
+
 def _fifo_allowed(priority: int) -> bool:
     if priority <= 0:
         return False
@@ -183,6 +220,12 @@ def main() -> None:
 
     for priority in (0, RealBackend.step_thread_priority):
         _real_time_section(config, priority)
+
+    period_us = 1e6 / (g.max_speed_mm_s * g.x.steps_per_mm)
+    latencies = _estop_latency(config)
+    print(f"emergency stop at full speed: last step edge {max(latencies):+.1f} us relative to "
+          f"the stop (worst of {len(latencies)}; <= 0: no edge after it; goal: within one "
+          f"step period, {period_us:.0f} us)")
 
     a = kin.dot_to_steps(board.grid, 0, 0)
     b = kin.dot_to_steps(board.grid, 8, 8)
