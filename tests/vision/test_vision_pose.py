@@ -42,7 +42,7 @@ def test_a_steady_camera_is_tracked_not_searched(classic_board: Board, shoot: Sh
     reader = BoardReader(classic_board)
     frames = [shoot(Scene(), TILTED, seed) for seed in range(3)]
     sources = [reader.read(f).pose_source for f in frames]
-    assert sources == ["detected", "tracked", "tracked"]
+    assert sources == ["detected", "steady", "steady"]
 
 
 def test_a_hidden_corner_marker_keeps_the_last_pose(classic_board: Board, shoot: Shoot) -> None:

@@ -82,7 +82,7 @@ class BoardLayout:
         self.marker_zone: Mask = markers.astype(bool)
         self.sea: Mask = (printed == 0) & (land_grown == 0) & (markers == 0)
         self.land: Mask = (land_core > 0) & (printed == 0) & (markers == 0)
-        self.land_grown: Mask = land_grown > 0  # all land and its coast: never a ship
+        self.land_inland: Mask = land_core > 0  # land away from its coast: never a ship
         # Ring of white around each corner marker: the white reference.
         white = np.zeros(shape, np.uint8)
         for m in board.markers.corners:

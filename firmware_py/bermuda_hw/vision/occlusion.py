@@ -19,12 +19,14 @@ import numpy.typing as npt
 from bermuda_hw.vision.colors import LIGHTNESS_WEIGHT, Lab
 from bermuda_hw.vision.layout import BoardLayout
 from bermuda_hw.vision.lighting import to_lab
-from bermuda_hw.vision.ships import FAR_LAND
+from bermuda_hw.vision.ships import FAR_LAND, FAR_SEA, GLARE_CHROMA, GLARE_LIGHTNESS
 
 Floats = npt.NDArray[np.float32]
 Image = npt.NDArray[np.uint8]
 
 BLOCK_MM = 16.0
+STATIC_RATE = 0.01  # per frame
+STATIC_LEVEL = 0.7
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,7 @@ class OcclusionDetector:
     """Finds hands and arms in half-resolution normalised board images."""
 
     def __init__(self, layout: BoardLayout, settings: OcclusionSettings) -> None:
+        self.learn = False  # set by a reader that sees a steady camera
         self.layout = layout
         self.settings = settings
         self.size = (layout.width_px // 2, layout.height_px // 2)
@@ -53,6 +56,9 @@ class OcclusionDetector:
             max(4, round(layout.height_px / BLOCK_MM)),
         )
         self.sea_f = self.sea.astype(np.float32)
+        # How often each pixel has looked foreign lately: print on the board that is
+        # not sea (a title, a compass rose) looks foreign in every frame; a hand moves.
+        self.static: Floats | None = None
         self.sea_small = cv2.resize(self.sea_f, self.blocks, interpolation=cv2.INTER_AREA)
 
     def sea_field(self, lab: Floats, sea: Lab) -> Floats:
@@ -97,13 +103,35 @@ class OcclusionDetector:
         self, half: Image, codes: npt.NDArray[np.uint8], sea: Lab,
         blocked: list[tuple[float, float, float]],
     ) -> float:
-        """Area of the largest foreign patch, from the normalised half-resolution image."""
+        """Area of the largest foreign patch, from the normalised half-resolution image.
+
+        First against the whole sea's colour (a lookup, cheap); only if that finds a
+        large patch, again against the local sea colour, which strong light can shift.
+        """
+        far_land = self.land & ((codes & FAR_LAND) > 0)
+        rough_mask = (self.sea & ((codes & FAR_SEA) > 0)) | far_land
+        rough = self._largest(rough_mask, blocked)
+        if self.learn:
+            seen = rough_mask.astype(np.float32)
+            if self.static is None:
+                self.static = np.zeros_like(seen)
+            self.static += STATIC_RATE * (seen - self.static)
+        if rough < self.settings.min_area_mm2:
+            return rough
         lab = to_lab(half)
         diff = lab - self.sea_field(lab, sea)
         diff[..., 0] *= LIGHTNESS_WEIGHT
         far_sea = (diff ** 2).sum(axis=2) > self.settings.distance ** 2
-        foreign = (self.sea & far_sea) | (self.land & ((codes & FAR_LAND) > 0))
+        glare = (lab[..., 0] > GLARE_LIGHTNESS) & (
+            np.abs(lab[..., 1]) + np.abs(lab[..., 2]) < GLARE_CHROMA
+        )
+        return self._largest((self.sea & far_sea & ~glare) | far_land, blocked)
+
+    def _largest(self, foreign: npt.NDArray[np.bool_],
+                 blocked: list[tuple[float, float, float]]) -> float:
         mask = foreign.astype(np.uint8)
+        if self.static is not None:
+            mask[self.static > STATIC_LEVEL] = 0
         s = self.layout.px_per_mm / 2
         for x, y, r in blocked:
             cv2.circle(mask, (round(x * s), round(y * s)), round(r * s), 0, -1)
@@ -114,6 +142,10 @@ class OcclusionDetector:
         if n <= 1:
             return 0.0
         return float(stats[1:, cv2.CC_STAT_AREA].max()) * self.px_area_mm2
+
+    def forget(self) -> None:
+        """Forget what looked static (the camera moved)."""
+        self.static = None
 
     def occluded(
         self, half: Image, codes: npt.NDArray[np.uint8], sea: Lab,

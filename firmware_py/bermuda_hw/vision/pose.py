@@ -33,13 +33,21 @@ def marker_corners_mm(marker: Marker) -> npt.NDArray[np.float64]:
     return np.array([[x - h, y - h], [x + h, y - h], [x + h, y + h], [x - h, y + h]], np.float64)
 
 
-def make_detector(dictionary: str) -> Any:
-    """An ArUco detector for a dictionary named like DICT_4X4_50, with corner refinement."""
+def make_detector(dictionary: str, window_sizes: tuple[int, int] | None = None) -> Any:
+    """An ArUco detector for a dictionary named like DICT_4X4_50, with corner refinement.
+
+    `window_sizes` (smallest, largest) limits the adaptive threshold's window sizes
+    (in steps of 10 px) when the markers' size in the image is known.
+    """
     if not hasattr(cv2.aruco, dictionary):
         raise VisionError(f"unknown ArUco dictionary {dictionary!r}")
     params = cv2.aruco.DetectorParameters()
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
     params.cornerRefinementWinSize = 4
+    if window_sizes is not None:
+        params.adaptiveThreshWinSizeMin = window_sizes[0]
+        params.adaptiveThreshWinSizeMax = window_sizes[1]
+        params.adaptiveThreshWinSizeStep = 10
     return cv2.aruco.ArucoDetector(
         cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary)), params
     )
@@ -145,9 +153,17 @@ class PoseTracker:
     """
 
     def __init__(
-        self, board: Board, *, agree_px: float = 4.0, max_error_px: float = 3.0
+        self,
+        board: Board,
+        *,
+        agree_px: float = 4.0,
+        max_error_px: float = 3.0,
+        steady_correlation: float = 0.9,
+        recheck_every: int = 30,
     ) -> None:
         self.board = board
+        self.steady_correlation = steady_correlation
+        self.recheck_every = recheck_every
         self.detector = make_detector(board.markers.dictionary)
         self.agree_px = agree_px
         self.max_error_px = max_error_px
@@ -155,9 +171,50 @@ class PoseTracker:
         self.corners_mm = {m.id: marker_corners_mm(m) for m in board.markers.corners}
         self.pose: BoardPose | None = None
         self.last_detections: dict[int, Matrix] = {}
+        # Grey patches of the markers as last detected, to check a steady camera cheaply.
+        self._patches: dict[int, tuple[tuple[int, int, int, int], Image]] = {}
+        self._checks = 0
 
     def reset(self) -> None:
         self.pose = None
+        self._patches = {}
+
+    def _windows(self, pose: BoardPose, shape: tuple[int, ...]) -> dict[
+        int, tuple[int, int, int, int]
+    ]:
+        """The image window (x0, y0, x1, y1) around each corner marker under a pose."""
+        hh, ww = shape[:2]
+        out: dict[int, tuple[int, int, int, int]] = {}
+        for marker_id, corners in self.corners_mm.items():
+            pts = pose.to_image(corners)
+            x0, y0 = pts.min(axis=0)
+            x1, y1 = pts.max(axis=0)
+            pad = 0.6 * max(x1 - x0, y1 - y0) + 6
+            xa, ya = max(int(x0 - pad), 0), max(int(y0 - pad), 0)
+            xb, yb = min(int(x1 + pad) + 1, ww), min(int(y1 + pad) + 1, hh)
+            if xb - xa >= 12 and yb - ya >= 12:
+                out[marker_id] = (xa, ya, xb, yb)
+        return out
+
+    def _remember(self, gray: Image, pose: BoardPose) -> None:
+        self._patches = {}
+        for marker_id, (xa, ya, xb, yb) in self._windows(pose, gray.shape).items():
+            patch = np.ascontiguousarray(gray[ya:yb:2, xa:xb:2])
+            self._patches[marker_id] = ((xa, ya, xb, yb), patch)
+
+    def _unchanged(self, gray: Image) -> bool:
+        """True if every marker's window looks as when the pose was fixed (normalised
+        cross-correlation): the camera has not moved and nothing covers a marker."""
+        if len(self._patches) != len(self.corners_mm):
+            return False
+        for (xa, ya, xb, yb), patch in self._patches.values():
+            now = np.ascontiguousarray(gray[ya:yb:2, xa:xb:2])
+            if now.shape != patch.shape:
+                return False
+            score = float(cv2.matchTemplate(now, patch, cv2.TM_CCOEFF_NORMED)[0, 0])
+            if not score >= self.steady_correlation:
+                return False
+        return True
 
     def full_search(self, gray: Image) -> dict[int, Matrix]:
         found = detect_markers(self.detector, gray)
@@ -167,16 +224,7 @@ class PoseTracker:
     def _window_search(self, gray: Image, pose: BoardPose) -> dict[int, Matrix]:
         """Look for each corner marker only around where the pose puts it."""
         found: dict[int, Matrix] = {}
-        hh, ww = gray.shape[:2]
-        for marker_id, corners in self.corners_mm.items():
-            pts = pose.to_image(corners)
-            x0, y0 = pts.min(axis=0)
-            x1, y1 = pts.max(axis=0)
-            pad = 0.6 * max(x1 - x0, y1 - y0) + 6
-            xa, ya = max(int(x0 - pad), 0), max(int(y0 - pad), 0)
-            xb, yb = min(int(x1 + pad) + 1, ww), min(int(y1 + pad) + 1, hh)
-            if xb - xa < 12 or yb - ya < 12:
-                continue
+        for marker_id, (xa, ya, xb, yb) in self._windows(pose, gray.shape).items():
             crop = np.ascontiguousarray(gray[ya:yb, xa:xb])
             hits = detect_markers(self.detector, crop, (xa, ya))
             if marker_id in hits:
@@ -222,6 +270,12 @@ class PoseTracker:
         size = (gray.shape[1], gray.shape[0])
         last = self.pose
         if last is not None and last.image_size == size:
+            self._checks += 1
+            if self._checks < self.recheck_every and self._unchanged(gray):
+                self.last_detections = {}
+                return BoardPose(last.board_to_image, last.error_px, last.markers, size,
+                                 "steady", last._inverse, last._nadir)
+            self._checks = 0
             found = self._window_search(gray, last)
             corner_hits = {i: p for i, p in found.items() if i in self.corners_mm}
             if len(corner_hits) == len(self.corners_mm):
@@ -231,6 +285,7 @@ class PoseTracker:
                 ):
                     pose.source = "tracked"
                     self.pose = pose
+                    self._remember(gray, pose)
                     return pose
             elif corner_hits and self._agrees(last, corner_hits):
                 kept = BoardPose(
@@ -254,4 +309,9 @@ class PoseTracker:
             # Two markers give a pose, but not one to trust as the first.
             return None
         self.pose = pose
+        self._checks = 0
+        if len(pose.markers) == len(self.corners_mm):
+            self._remember(gray, pose)
+        else:
+            self._patches = {}
         return pose

@@ -20,14 +20,15 @@ from bermuda_hw.vision.cloud import cloud_from_corners, hidden_zone
 from bermuda_hw.vision.colors import (
     ColorCalibration,
     ColorProfile,
+    IgnoreZone,
     default_calibration,
     lab_distance,
 )
 from bermuda_hw.vision.layout import BoardLayout
 from bermuda_hw.vision.lighting import LightingNormaliser, Normalised, to_lab
 from bermuda_hw.vision.occlusion import OcclusionDetector, OcclusionSettings
-from bermuda_hw.vision.pose import BoardPose, PoseTracker, detect_markers
-from bermuda_hw.vision.ships import LABEL_MASK, ShipFinder, ShipSettings
+from bermuda_hw.vision.pose import BoardPose, PoseTracker, detect_markers, make_detector
+from bermuda_hw.vision.ships import FAR_SEA, LABEL_MASK, ShipFinder, ShipSettings
 from bermuda_hw.vision.types import CloudReading, FrameReading
 
 Image = npt.NDArray[np.uint8]
@@ -78,6 +79,9 @@ class BoardReader:
                                 self.settings.occlusion.distance)
         self.occlusion = OcclusionDetector(self.layout, self.settings.occlusion)
         self._cloud_px: Matrix | None = None
+        self._ignore = [(z.x_mm, z.y_mm, z.radius_mm) for z in self.calibration.ignore]
+        # The cloud's marker at half resolution is 30-40 px wide: two threshold scales do.
+        self._cloud_detector = make_detector(board.markers.dictionary, window_sizes=(7, 17))
         s = self.settings.px_per_mm
         self._rect_from_board = np.diag([s, s, 1.0])
 
@@ -114,6 +118,17 @@ class BoardReader:
                     return hits[cloud_id]
         if pose.source == "detected":
             return None
+        # The cloud moved: look for it at half resolution (a quarter of the work),
+        # then refine its corners at full resolution; the full frame as a last resort.
+        h, w = gray.shape[:2]
+        small = np.asarray(cv2.resize(gray, (w // 2, h // 2), interpolation=cv2.INTER_AREA),
+                           np.uint8)
+        hits = detect_markers(self._cloud_detector, small)
+        if cloud_id in hits:
+            corners = (hits[cloud_id] * 2.0 + 0.5).astype(np.float32).reshape(-1, 1, 2)
+            criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.05)
+            refined = cv2.cornerSubPix(gray, corners, (4, 4), (-1, -1), criteria)
+            return np.asarray(refined, np.float64).reshape(4, 2)
         hits = detect_markers(self.tracker.detector, gray)
         return hits.get(cloud_id)
 
@@ -140,6 +155,9 @@ class BoardReader:
                 error=f"board not found: {len(seen)} of {len(self.tracker.corners_mm)} corner "
                 "markers seen",
             )
+        if pose.source == "detected":
+            self.occlusion.forget()
+        self.occlusion.learn = pose.source != "detected"
         rect = self.rectify(frame, pose)
         norm = rect.norm
 
@@ -163,7 +181,8 @@ class BoardReader:
         labels = ((codes & LABEL_MASK).astype(np.int8) - 1).astype(np.int8)
         blobs = self.ships.search(labels, taken, blocked)
         ships = self.ships.readings(hits, blobs)
-        occluded = self.occlusion.occluded(norm.half, codes, norm.sea_lab, blocked)
+        occluded = self.occlusion.occluded(norm.half, codes, norm.sea_lab,
+                                           blocked + self._ignore)
         return FrameReading(
             True,
             occluded=occluded,
@@ -230,7 +249,30 @@ class BoardReader:
                         None, f"colors.{p.name}",
                         f"measured too close to {q.name}: check the ships' start places",
                     )
-        return ColorCalibration(tuple(profiles), self.calibration.ignore, "<calibrated>")
+        ignore = list(self.calibration.ignore) + self._printed_spots(rectified)
+        return ColorCalibration(tuple(profiles), tuple(ignore), "<calibrated>")
+
+    def _printed_spots(self, rectified: Rectified) -> list[IgnoreZone]:
+        """Patches of the empty sea that do not look like sea: printing (a title, a
+        compass rose) that the hand and ship searches must not take for something."""
+        norm = rectified.norm
+        codes = self.ships.classifier.codes(norm.half, norm.sea_lab, norm.land_lab)
+        mask = (self.occlusion.sea & ((codes & FAR_SEA) > 0)).astype(np.uint8)
+        closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
+        s = self.layout.px_per_mm / 2
+        out: list[IgnoreZone] = []
+        known = [(z.x_mm, z.y_mm, z.radius_mm) for z in self.calibration.ignore]
+        for i in range(1, n):
+            if stats[i, cv2.CC_STAT_AREA] / (s * s) < 40.0:
+                continue
+            pts = np.argwhere(labels == i)[:, ::-1].astype(np.float32)
+            (cx, cy), r = cv2.minEnclosingCircle(pts)
+            x, y, radius = cx / s, cy / s, r / s + 3.0
+            if any(math.hypot(x - kx, y - ky) < kr for kx, ky, kr in known):
+                continue
+            out.append(IgnoreZone(round(x, 1), round(y, 1), round(min(radius, 200.0), 1)))
+        return out
 
 
 def start_layout(board: Board) -> dict[tuple[str, int | None], str]:

@@ -49,8 +49,11 @@ def _weighted(lab: Floats) -> Floats:
     return out
 
 
+LUT_STEP = 3.0
 LUT_BITS = 5
 LUT_SHIFT = 8 - LUT_BITS
+GLARE_LIGHTNESS = 88.0
+GLARE_CHROMA = 10.0
 FAR_SEA = 0x20
 FAR_LAND = 0x40
 LABEL_MASK = 0x1F
@@ -101,9 +104,14 @@ class ColorClassifier:
         self._lut: npt.NDArray[np.uint8] | None = None
 
     def lut(self, sea: Lab, land: Lab | None) -> npt.NDArray[np.uint8]:
-        key = tuple(round(v) for v in (*sea, *(land or (0.0, 0.0, 0.0))))
+        # Background colours are quantised to LUT_STEP, so that the table is rebuilt
+        # only when the light really changes, not for every frame's noise.
+        key = tuple(round(v / LUT_STEP) for v in (*sea, *(land or (0.0, 0.0, 0.0))))
         if self._lut is not None and key == self._key:
             return self._lut
+        sea = (key[0] * LUT_STEP, key[1] * LUT_STEP, key[2] * LUT_STEP)
+        if land is not None:
+            land = (key[3] * LUT_STEP, key[4] * LUT_STEP, key[5] * LUT_STEP)
         sea_w = _weighted(np.array([sea], np.float32))[0]
         d_sea = np.sqrt(((self.grid_w - sea_w) ** 2).sum(axis=1))
         # Ships sail on the sea and stand on printed spaces: the land is no background
@@ -117,8 +125,10 @@ class ColorClassifier:
         second = np.minimum(self.d_second, bg)
         ok = (self.d_best < self.tolerance[self.best]) & (second - self.d_best > self.margin)
         out = np.where(ok, self.best + 1, 0).astype(np.uint8)
-        out |= np.where(d_sea > self.far, FAR_SEA, 0).astype(np.uint8)
-        out |= np.where(far_land, FAR_LAND, 0).astype(np.uint8)
+        # Glare (very light and nearly grey) hides the board but is no hand.
+        glare = (self.grid[:, 0] > GLARE_LIGHTNESS) & (self.neutral < GLARE_CHROMA)
+        out |= np.where((d_sea > self.far) & ~glare, FAR_SEA, 0).astype(np.uint8)
+        out |= np.where(far_land & ~glare, FAR_LAND, 0).astype(np.uint8)
         self._key, self._lut = key, out
         return out
 
@@ -165,14 +175,14 @@ class ShipFinder:
         rows = np.clip(cy[:, None] + self.dy[None, :], 0, layout.height_px - 1)
         cols = np.clip(cx[:, None] + self.dx[None, :], 0, layout.width_px - 1)
         self.rows, self.cols = rows, cols
-        # Disk pixels on land never count: a coast may have a ship's colour.
-        self.valid = ~layout.land_grown[rows, cols]
+        # Disk pixels inland never count: a coast may have a ship's colour.
+        self.valid = ~layout.land_inland[rows, cols]
         self.valid_count = np.maximum(self.valid.sum(axis=1), 1)
         half = (layout.width_px // 2, layout.height_px // 2)
         self.search_allowed = ~(
             cv2.resize(layout.marker_zone.astype(np.uint8), half,
                        interpolation=cv2.INTER_NEAREST).astype(bool)
-            | cv2.resize(layout.land_grown.astype(np.uint8), half,
+            | cv2.resize(layout.land_inland.astype(np.uint8), half,
                          interpolation=cv2.INTER_NEAREST).astype(bool)
         )
         ring, radius = layout.centre_ring
@@ -229,7 +239,7 @@ class ShipFinder:
         allowed &= clear == 0
         out: list[tuple[int, float, float, float]] = []
         px_area = 1.0 / (s * s)
-        kernel = np.ones((2, 2), np.uint8)
+        kernel = np.ones((3, 3), np.uint8)  # removes strokes thinner than ~6 mm
         for color in range(len(self.names)):
             mask = ((labels == color) & allowed).astype(np.uint8)
             if int(mask.sum()) * px_area < self.settings.min_area_mm2:
