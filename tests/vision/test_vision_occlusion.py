@@ -10,7 +10,8 @@ import pytest
 from vision_helpers import TILTED, cloud_at, on_space, random_camera
 
 from bermuda_hw.rules.board import Board
-from bermuda_hw.sim.render import Hand, Scene, random_scene
+from bermuda_hw.sim.render import Cover, Hand, Scene, ShipToken, random_scene
+from bermuda_hw.vision.reader import BoardReader, start_layout
 from bermuda_hw.vision.types import FrameReading
 
 Shoot = Callable[..., np.ndarray]
@@ -41,3 +42,33 @@ def test_ordinary_frames_are_not_occluded(
     scene = random_scene(classic_board, random.Random(seed))
     reading = read(shoot(scene, camera, seed, palette))
     assert reading.board_found and not reading.occluded
+
+
+def test_glare_is_not_a_hand(classic_board: Board, shoot: Shoot, read: Read) -> None:
+    glare = Cover(330.0, 300.0, 45.0, (252, 252, 252), 0.0)
+    reading = read(shoot(Scene(covers=(glare,)), TILTED))
+    assert reading.board_found and not reading.occluded
+
+
+def test_printed_patches_are_learned_by_calibration_and_by_a_steady_camera(
+    classic_board: Board, shoot: Shoot
+) -> None:
+    """A large printed cartouche on the sea looks foreign at first; the board's own print
+    must not mark every frame occluded."""
+    board = classic_board
+    cartouche = Cover(300.0, 330.0, 40.0, (60, 120, 190), 0.0)
+    start = tuple(ShipToken(c, *board.ports[p].berths[b or 0], 0.0)
+                  for (p, b), c in start_layout(board).items())
+    frame = shoot(Scene(start, covers=(cartouche,)), TILTED)
+    assert BoardReader(board).read(frame).occluded
+    # Calibration on the start layout records it as printed.
+    calibration = BoardReader(board).calibrate(frame)
+    assert any(abs(z.x_mm - 300.0) < 10 and abs(z.y_mm - 330.0) < 10
+               for z in calibration.ignore)
+    assert not BoardReader(board, calibration).read(frame).occluded
+    # A steady camera learns it over a few hundred frames, and still sees hands.
+    reader = BoardReader(board)
+    readings = [reader.read(frame) for _ in range(160)]
+    assert readings[0].occluded and not readings[-1].occluded
+    hand = Hand(150.0, 200.0, "W", 90.0)
+    assert reader.read(shoot(Scene(start, covers=(cartouche,), hand=hand), TILTED, 1)).occluded

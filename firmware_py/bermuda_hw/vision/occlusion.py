@@ -19,7 +19,7 @@ import numpy.typing as npt
 from bermuda_hw.vision.colors import LIGHTNESS_WEIGHT, Lab
 from bermuda_hw.vision.layout import BoardLayout
 from bermuda_hw.vision.lighting import to_lab
-from bermuda_hw.vision.ships import FAR_LAND, FAR_SEA, GLARE_CHROMA, GLARE_LIGHTNESS
+from bermuda_hw.vision.ships import FAR_LAND, FAR_SEA, GLARE_CHROMA, glare_lightness
 
 Floats = npt.NDArray[np.float32]
 Image = npt.NDArray[np.uint8]
@@ -122,7 +122,7 @@ class OcclusionDetector:
         diff = lab - self.sea_field(lab, sea)
         diff[..., 0] *= LIGHTNESS_WEIGHT
         far_sea = (diff ** 2).sum(axis=2) > self.settings.distance ** 2
-        glare = (lab[..., 0] > GLARE_LIGHTNESS) & (
+        glare = (lab[..., 0] > glare_lightness(sea)) & (
             np.abs(lab[..., 1]) + np.abs(lab[..., 2]) < GLARE_CHROMA
         )
         return self._largest((self.sea & far_sea & ~glare) | far_land, blocked)

@@ -52,8 +52,14 @@ def _weighted(lab: Floats) -> Floats:
 LUT_STEP = 3.0
 LUT_BITS = 5
 LUT_SHIFT = 8 - LUT_BITS
-GLARE_LIGHTNESS = 88.0
 GLARE_CHROMA = 10.0
+
+
+def glare_lightness(sea: Lab) -> float:
+    """Nearly grey pixels lighter than this are glare (or paper), not a hand."""
+    return min(88.0, sea[0] + 12.0)
+
+
 FAR_SEA = 0x20
 FAR_LAND = 0x40
 LABEL_MASK = 0x1F
@@ -125,8 +131,8 @@ class ColorClassifier:
         second = np.minimum(self.d_second, bg)
         ok = (self.d_best < self.tolerance[self.best]) & (second - self.d_best > self.margin)
         out = np.where(ok, self.best + 1, 0).astype(np.uint8)
-        # Glare (very light and nearly grey) hides the board but is no hand.
-        glare = (self.grid[:, 0] > GLARE_LIGHTNESS) & (self.neutral < GLARE_CHROMA)
+        # Glare (light and nearly grey) hides the board but is no hand.
+        glare = (self.grid[:, 0] > glare_lightness(sea)) & (self.neutral < GLARE_CHROMA)
         out |= np.where((d_sea > self.far) & ~glare, FAR_SEA, 0).astype(np.uint8)
         out |= np.where(far_land & ~glare, FAR_LAND, 0).astype(np.uint8)
         self._key, self._lut = key, out
