@@ -95,6 +95,7 @@ def main() -> None:
     cloud_ok = cloud_total = hands_flagged = hands = false_hands = not_found = 0
     times: list[float] = []
     floors: list[float] = []
+    by_source: dict[str, list[float]] = {}
     reader: BoardReader | None = None
     last_setup = -1
     for setup, kind, scene, frame in frames:
@@ -113,6 +114,7 @@ def main() -> None:
         t3 = time.perf_counter()
         times.append(t1 - t0)
         floors.append(t3 - t2)
+        by_source.setdefault(reading.pose_source, []).append(t1 - t0)
         if not reading.board_found:
             not_found += 1
             continue
@@ -150,6 +152,9 @@ def main() -> None:
           f"frames without a hand flagged: {false_hands}")
     print(f"median time per frame: {median_ms:.2f} ms; warpPerspective + cvtColor floor "
           f"(full frame): {floor_ms:.2f} ms; ratio {median_ms / floor_ms:.2f}  (goal <= 3)")
+    parts = ", ".join(f"{source} {len(ts)} frames {statistics.median(ts) * 1000:.1f} ms"
+                      for source, ts in sorted(by_source.items()))
+    print(f"  by board pose: {parts}")
 
 
 if __name__ == "__main__":
