@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+import pytest
 from vision_helpers import TILTED, on_space, placed
 
 from bermuda_hw.rules.board import Board
 from bermuda_hw.sim.render import CameraModel, Cover, Hand, Scene
-from bermuda_hw.vision.pose import marker_corners_mm
+from bermuda_hw.vision.pose import PoseTracker, marker_corners_mm, project
 from bermuda_hw.vision.reader import BoardReader
 
 Shoot = Callable[..., np.ndarray]
@@ -90,3 +91,17 @@ def test_a_moved_camera_is_found_again(classic_board: Board, shoot: Shoot) -> No
     moved = reader.read(shoot(Scene(ship), TILTED))
     assert moved.board_found and moved.pose_source == "detected"
     assert placed(moved) == [("blue", "S05")]
+
+
+@pytest.mark.parametrize("turns", [1, 2, 3])
+def test_a_corner_marker_stuck_on_turned_still_fits(classic_board: Board, turns: int) -> None:
+    """Synthetic detections from a known homography; marker 2 was stuck on turned."""
+    tracker = PoseTracker(classic_board)
+    truth = np.array([[1.6, 0.1, 200.0], [-0.05, 1.55, 90.0], [1e-5, 2e-5, 1.0]])
+    found = {i: project(truth, c) for i, c in tracker.corners_mm.items()}
+    found[2] = np.roll(found[2], turns, axis=0)
+    pose = tracker.fit(found, (1280, 960))
+    assert pose is not None and pose.error_px < 1e-3
+    three = {i: found[i] for i in (1, 2, 3)}
+    pose3 = tracker.fit(three, (1280, 960))
+    assert pose3 is not None and pose3.error_px < 1e-3

@@ -237,6 +237,7 @@ class PoseTracker:
         ids = sorted(i for i in found if i in self.corners_mm)
         if len(ids) < 2:
             return None
+        found = self._upright(found, ids)
         src = np.concatenate([self.corners_mm[i] for i in ids])
         dst = np.concatenate([found[i] for i in ids])
         found_h, _ = cv2.findHomography(src, dst, 0)
@@ -247,6 +248,31 @@ class PoseTracker:
         if len(ids) == 2 and not self._two_markers_ok(ids):
             return None
         return BoardPose(h, err, tuple(ids), image_size)
+
+    def _upright(self, found: dict[int, Matrix], ids: list[int]) -> dict[int, Matrix]:
+        """The markers' corners in board order, whichever way each sticker was turned.
+
+        The markers' centres fix a first transform (projective from four, affine from
+        three); each marker's corners are then rotated to match it.
+        """
+        if len(ids) < 3:
+            return found
+        centres_mm = np.array([self.corners_mm[i].mean(axis=0) for i in ids], np.float32)
+        centres_px = np.array([found[i].mean(axis=0) for i in ids], np.float32)
+        if len(ids) >= 4:
+            m, _ = cv2.findHomography(centres_mm, centres_px, 0)
+            if m is None:
+                return found
+            rough = np.asarray(m, np.float64)
+        else:
+            a = cv2.getAffineTransform(centres_mm[:3], centres_px[:3])
+            rough = np.vstack([np.asarray(a, np.float64), [0.0, 0.0, 1.0]])
+        out = dict(found)
+        for i in ids:
+            expected = project(rough, self.corners_mm[i])
+            turns = [np.roll(found[i], -k, axis=0) for k in range(4)]
+            out[i] = min(turns, key=lambda c: float(np.sum((c - expected) ** 2)))
+        return out
 
     def _two_markers_ok(self, ids: list[int]) -> bool:
         """Two markers fix a homography only if they are far apart on the board."""
