@@ -11,11 +11,15 @@ from typing import Any
 import cv2
 
 from bermuda_hw.backends.camera import read_image_file
-from bermuda_hw.errors import CameraError
+from bermuda_hw.errors import BermudaError, CameraError
 from bermuda_hw.rules.board import load_board
 from bermuda_hw.vision.annotate import annotate
 from bermuda_hw.vision.colors import calibration_to_toml, load_calibration
 from bermuda_hw.vision.reader import BoardReader
+
+
+class AnnotateError(BermudaError, OSError):
+    """An annotated image cannot be written."""
 
 
 def detect_images(args: argparse.Namespace) -> tuple[list[dict[str, Any]], int]:
@@ -26,7 +30,10 @@ def detect_images(args: argparse.Namespace) -> tuple[list[dict[str, Any]], int]:
     code = 0
     annotate_dir = Path(args.annotate) if args.annotate else None
     if annotate_dir is not None:
-        annotate_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            annotate_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise AnnotateError(f"{annotate_dir}: cannot create the folder: {exc}") from None
     for name in args.images:
         entry: dict[str, Any] = {"image": name}
         try:
@@ -44,7 +51,9 @@ def detect_images(args: argparse.Namespace) -> tuple[list[dict[str, Any]], int]:
         if annotate_dir is not None:
             drawn = annotate(image, board, reading, reader.tracker.pose if reading.board_found
                              else None)
-            cv2.imwrite(str(annotate_dir / (Path(name).stem + ".annotated.png")), drawn)
+            out = annotate_dir / (Path(name).stem + ".annotated.png")
+            if not cv2.imwrite(str(out), drawn):
+                raise AnnotateError(f"{out}: cannot be written")
     return entries, code
 
 

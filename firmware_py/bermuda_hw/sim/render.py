@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import cv2
@@ -656,13 +656,11 @@ def _draw_hand(tex: Image, shadow: Image, board: Board, hand: Hand, camera: Came
     def raised(p: Point) -> Point:
         return camera.parallax(p[0], p[1], hand.height_mm)[0]
 
-    _, s = camera.parallax(tip[0], tip[1], hand.height_mm)
     arm = [raised(p) for p in _oriented(ex, ey, heading, [(0, -45), (0, 45)])]
     arm += [raised(p) for p in _oriented(wrist[0], wrist[1], heading, [(0, 38), (0, -38)])]
     shadow_arm = [(p[0] + 25, p[1] + 25) for p in arm]
     _fill(shadow, shadow_arm, (200, 200, 200))
     _fill(tex, arm, hand.sleeve)
-    palm = raised(palm_centre)
     pts = cv2.ellipse2Poly((0, 0), (45, 38), 0, 0, 360, 20)
     palm_pts = [raised(p) for p in _oriented(palm_centre[0], palm_centre[1], heading,
                                              [(float(u), float(v)) for u, v in pts])]
@@ -673,7 +671,6 @@ def _draw_hand(tex: Image, shadow: Image, board: Board, hand: Hand, camera: Came
         finger = [raised(p) for p in _oriented(base[0], base[1], heading,
                                                [(-5, -7), (28, -6), (30, 0), (28, 6), (-5, 7)])]
         _fill(tex, finger, hand.skin)
-    _ = palm, s
 
 
 def _geometry_key(camera: CameraModel) -> tuple[float, ...]:
@@ -771,11 +768,6 @@ def render(
         if ok:
             out = np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR), np.uint8)
     return out
-
-
-def with_camera(camera: CameraModel, **changes: Any) -> CameraModel:
-    """A copy of a camera model with some fields changed."""
-    return replace(camera, **changes)
 
 
 # --------------------------------------------------------------------------- random scenes
