@@ -250,6 +250,8 @@ class ShipFinder:
             mask = ((labels == color) & allowed).astype(np.uint8)
             if int(mask.sum()) * px_area < self.settings.min_area_mm2:
                 continue
+            # Fill a token's lighter deck or glint, then drop strokes thinner than a ship.
+            mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel)
             mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
             n, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
             for i in range(1, n):
