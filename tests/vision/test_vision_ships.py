@@ -151,3 +151,23 @@ def test_other_token_shapes_and_plastics(classic_board: Board, shoot: Shoot, rea
         reading = read(shoot(Scene(ships), TILTED, 2, pal))
         assert placed(reading) == sorted(zip(board.ship_colors, ("S02", "S13", "S22", "S39"),
                                              strict=True))
+
+
+@pytest.mark.parametrize(("ship", "sea"), [
+    ((146, 77, 21), (214, 141, 78)),  # a lighter blue plastic on a deep blue sea
+    ((144, 71, 6), (209, 157, 93)),
+    ((170, 40, 20), (200, 120, 40)),  # saturated on saturated
+])
+def test_blue_ships_against_other_seas(
+    classic_board: Board, shoot: Shoot, read: Read, ship: tuple[int, int, int],
+    sea: tuple[int, int, int],
+) -> None:
+    board = classic_board
+    colors = dict(Palette().ships)
+    colors["blue"] = ship
+    palette = Palette(sea=sea, ships=tuple(colors.items()))
+    ships = (on_space(board, "S10", "blue"), in_berth(board, "OIL", 0, "blue"),
+             ShipToken("blue", 300.0, 380.0, 70.0), on_space(board, "S30", "red"))
+    reading = read(shoot(Scene(ships), TILTED, 3, palette))
+    assert placed(reading) == sorted([("blue", "S10"), ("blue", "OIL"), ("blue", None),
+                                      ("red", "S30")], key=lambda t: (t[0], t[1] or ""))

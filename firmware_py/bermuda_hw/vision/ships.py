@@ -120,9 +120,13 @@ class ColorClassifier:
             land = (key[3] * LUT_STEP, key[4] * LUT_STEP, key[5] * LUT_STEP)
         sea_w = _weighted(np.array([sea], np.float32))[0]
         d_sea = np.sqrt(((self.grid_w - sea_w) ** 2).sum(axis=1))
+        # The sea is measured in this very frame and made even by the normalisation,
+        # so its lightness is reliable: against the sea, lightness counts in full (a
+        # blue ship is mostly darker than a blue sea).
+        d_sea_full = np.sqrt(((self.grid - np.array(sea, np.float32)) ** 2).sum(axis=1))
         # Ships sail on the sea and stand on printed spaces: the land is no background
         # for them (a yellow ship may well match a yellow coast), only for hands.
-        bg = np.minimum(self.neutral, d_sea)
+        bg = np.minimum(self.neutral, d_sea_full)
         far_land = np.zeros(len(bg), bool)
         if land is not None:
             land_w = _weighted(np.array([land], np.float32))[0]
