@@ -171,3 +171,14 @@ def test_blue_ships_against_other_seas(
     reading = read(shoot(Scene(ships), TILTED, 3, palette))
     assert placed(reading) == sorted([("blue", "S10"), ("blue", "OIL"), ("blue", None),
                                       ("red", "S30")], key=lambda t: (t[0], t[1] or ""))
+
+
+def test_ports_painted_in_a_ship_colour(classic_board: Board, shoot: Shoot, read: Read) -> None:
+    """Yellow-sand ports: empty berths are no yellow ships; real ships in them are read."""
+    board = classic_board
+    palette = Palette(port=(120, 225, 250))
+    ships = (in_berth(board, "OIL", 1, "yellow"), in_berth(board, "OIL", 2, "red"),
+             in_berth(board, "HOME", 3, "yellow"))
+    reading = read(shoot(Scene(ships), TILTED, 4, palette))
+    assert placed(reading) == [("red", "OIL"), ("yellow", "HOME"), ("yellow", "OIL")]
+    assert read(shoot(Scene(), TILTED, 5, palette)).ships == ()

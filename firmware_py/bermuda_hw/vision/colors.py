@@ -41,7 +41,7 @@ class ColorProfile:
 
     name: str
     lab: Lab
-    tolerance: float = 32.0
+    tolerance: float = 40.0
 
     def distance(self, lab: Lab) -> float:
         return lab_distance(self.lab, lab)

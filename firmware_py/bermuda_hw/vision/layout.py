@@ -63,6 +63,21 @@ class BoardLayout:
             ys = [b[1] for b in port.berths]
             self._rect(printed, min(xs) - PORT_CLEAR_MM, min(ys) - PORT_CLEAR_MM - 6,
                        max(xs) + PORT_CLEAR_MM, max(ys) + PORT_CLEAR_MM + 12)
+        # The printed port areas, and inside them the paint away from the berths: the
+        # colour an empty berth shows (it may be a ship's colour, like yellow sand).
+        boxes = np.zeros(shape, np.uint8)
+        for port in board.ports.values():
+            xs = [b[0] for b in port.berths]
+            ys = [b[1] for b in port.berths]
+            self._rect(boxes, min(xs) - 16, min(ys) - 18, max(xs) + 16, max(ys) + 18)
+        ring = boxes.copy()
+        for port in board.ports.values():
+            for bx, by in port.berths:
+                self._disk(ring, (bx, by), 14.0, 0)
+        self.port_box: Mask = boxes > 0
+        idx = np.nonzero(ring)
+        step = max(1, len(idx[0]) // 3000)
+        self.port_ring_idx = (idx[0][::step], idx[1][::step])
         markers = np.zeros(shape, np.uint8)
         for m in board.markers.corners:
             half = m.size_mm / 2 + MARKER_CLEAR_MM

@@ -52,6 +52,7 @@ class Normalised:
     sea_lab: Lab
     land_lab: Lab | None
     white_ok: bool
+    port_lab: Lab | None = None
 
     def pixels(self, rect: Image, rows: npt.NDArray[np.intp],
                cols: npt.NDArray[np.intp]) -> Image:
@@ -146,4 +147,9 @@ class LightingNormaliser:
         if len(self.land_sample[0]):
             ly, lx = self.land_sample
             land = bgr_to_lab(np.median(norm_half[ly, lx].astype(np.float32), axis=0))
-        return Normalised(gain, wb, norm_half, sea, land, white_ok)
+        port: Lab | None = None
+        py, px = self.layout.port_ring_idx
+        if len(py):
+            paint = rect[py, px].astype(np.float32) * (gain[py, px][:, None] * wb)
+            port = bgr_to_lab(np.median(np.clip(paint, 0, 255), axis=0))
+        return Normalised(gain, wb, norm_half, sea, land, white_ok, port)

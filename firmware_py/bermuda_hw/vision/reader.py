@@ -28,7 +28,7 @@ from bermuda_hw.vision.layout import BoardLayout
 from bermuda_hw.vision.lighting import LightingNormaliser, Normalised, to_lab
 from bermuda_hw.vision.occlusion import OcclusionDetector, OcclusionSettings
 from bermuda_hw.vision.pose import BoardPose, PoseTracker, detect_markers, make_detector
-from bermuda_hw.vision.ships import FAR_SEA, LABEL_MASK, ShipFinder, ShipSettings
+from bermuda_hw.vision.ships import FAR_SEA, ShipFinder, ShipSettings
 from bermuda_hw.vision.types import CloudReading, FrameReading
 
 Image = npt.NDArray[np.uint8]
@@ -178,7 +178,7 @@ class BoardReader:
         hits = self.ships.sample_places(rect.rect, norm, hidden)
         taken = [(h.x_mm, h.y_mm) for h in hits]
         codes = self.ships.classifier.codes(norm.half, norm.sea_lab, norm.land_lab)
-        labels = ((codes & LABEL_MASK).astype(np.int8) - 1).astype(np.int8)
+        labels = self.ships.half_labels(norm, codes)
         blobs = self.ships.search(labels, taken, blocked)
         ships = self.ships.readings(hits, blobs)
         occluded = self.occlusion.occluded(norm.half, codes, norm.sea_lab,

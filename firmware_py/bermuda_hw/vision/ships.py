@@ -106,18 +106,20 @@ class ColorClassifier:
         else:
             self.d_second = np.full(len(d), np.inf, np.float32)
         self.neutral = np.sqrt((self.grid[:, 1:] ** 2).sum(axis=1))
-        self._key: tuple[int, ...] | None = None
-        self._lut: npt.NDArray[np.uint8] | None = None
+        self._luts: list[tuple[tuple[float, ...], npt.NDArray[np.uint8]]] = []
 
-    def lut(self, sea: Lab, land: Lab | None) -> npt.NDArray[np.uint8]:
-        # Background colours are quantised to LUT_STEP, so that the table is rebuilt
-        # only when the light really changes, not for every frame's noise.
-        key = tuple(round(v / LUT_STEP) for v in (*sea, *(land or (0.0, 0.0, 0.0))))
-        if self._lut is not None and key == self._key:
-            return self._lut
-        sea = (key[0] * LUT_STEP, key[1] * LUT_STEP, key[2] * LUT_STEP)
-        if land is not None:
-            land = (key[3] * LUT_STEP, key[4] * LUT_STEP, key[5] * LUT_STEP)
+    def lut(self, sea: Lab, land: Lab | None, paint: Lab | None = None) -> npt.NDArray[np.uint8]:
+        """The table for a frame's sea and land colours; `paint` is one more background
+        (the paint of an empty port's berths)."""
+        # A table is reused while the background colours stay within LUT_STEP of those
+        # it was made for: rebuilt when the light really changes, not for frame noise.
+        far = 1e6
+        key = (*sea, *(land or (far, far, far)), *(paint or (far, far, far)))
+        for made_for, table in self._luts:
+            if all(abs(a - b) < LUT_STEP for a, b in zip(made_for, key, strict=True)):
+                return table
+        if len(self._luts) >= 8:
+            self._luts.pop(0)
         sea_w = _weighted(np.array([sea], np.float32))[0]
         d_sea = np.sqrt(((self.grid_w - sea_w) ** 2).sum(axis=1))
         # The sea is measured in this very frame and made even by the normalisation,
@@ -127,6 +129,9 @@ class ColorClassifier:
         # Ships sail on the sea and stand on printed spaces: the land is no background
         # for them (a yellow ship may well match a yellow coast), only for hands.
         bg = np.minimum(self.neutral, d_sea_full)
+        if paint is not None:
+            bg = np.minimum(bg, np.sqrt(((self.grid - np.array(paint, np.float32)) ** 2)
+                                        .sum(axis=1)))
         far_land = np.zeros(len(bg), bool)
         if land is not None:
             land_w = _weighted(np.array([land], np.float32))[0]
@@ -139,17 +144,19 @@ class ColorClassifier:
         glare = (self.grid[:, 0] > glare_lightness(sea)) & (self.neutral < GLARE_CHROMA)
         out |= np.where((d_sea > self.far) & ~glare, FAR_SEA, 0).astype(np.uint8)
         out |= np.where(far_land & ~glare, FAR_LAND, 0).astype(np.uint8)
-        self._key, self._lut = key, out
+        self._luts.append((key, out))
         return out
 
-    def codes(self, bgr: Image, sea: Lab, land: Lab | None) -> npt.NDArray[np.uint8]:
+    def codes(self, bgr: Image, sea: Lab, land: Lab | None,
+              paint: Lab | None = None) -> npt.NDArray[np.uint8]:
         """The lookup-table code of every pixel."""
-        out: npt.NDArray[np.uint8] = self.lut(sea, land)[lut_index(bgr)]
+        out: npt.NDArray[np.uint8] = self.lut(sea, land, paint)[lut_index(bgr)]
         return out
 
-    def labels(self, bgr: Image, sea: Lab, land: Lab | None) -> Labels:
+    def labels(self, bgr: Image, sea: Lab, land: Lab | None,
+               paint: Lab | None = None) -> Labels:
         """Ship colour index of every pixel, or NONE."""
-        codes = self.codes(bgr, sea, land) & LABEL_MASK
+        codes = self.codes(bgr, sea, land, paint) & LABEL_MASK
         return (codes.astype(np.int8) - 1).astype(np.int8)
 
 
@@ -188,6 +195,11 @@ class ShipFinder:
         # Disk pixels inland never count: a coast may have a ship's colour.
         self.valid = ~layout.land_inland[rows, cols]
         self.valid_count = np.maximum(self.valid.sum(axis=1), 1)
+        # Disk pixels on a port's paint are judged against that paint too.
+        self.in_port = layout.port_box[rows, cols]
+        self.port_half = cv2.resize(layout.port_box.astype(np.uint8),
+                                    (layout.width_px // 2, layout.height_px // 2),
+                                    interpolation=cv2.INTER_NEAREST).astype(bool)
         half = (layout.width_px // 2, layout.height_px // 2)
         self.search_allowed = ~(
             cv2.resize(layout.marker_zone.astype(np.uint8), half,
@@ -209,6 +221,10 @@ class ShipFinder:
             return []
         pix = norm.pixels(rect, self.rows[use], self.cols[use])  # P x D x 3
         labels = self.classifier.labels(pix, norm.sea_lab, norm.land_lab)  # P x D
+        in_port = self.in_port[use]
+        if norm.port_lab is not None and in_port.any():
+            labels[in_port] = self.classifier.labels(pix[in_port], norm.sea_lab, norm.land_lab,
+                                                     norm.port_lab)
         labels[~self.valid[use]] = NONE
         k = len(self.names)
         counts = np.stack([(labels == c).sum(axis=1) for c in range(k)], axis=1)
@@ -227,6 +243,14 @@ class ShipFinder:
             fill = min(1.0, n / (0.45 * disk))
             hits.append(PlaceHit(int(place), color, x_mm, y_mm, round(purity * fill, 3)))
         return hits
+
+    def half_labels(self, norm: Normalised, codes: npt.NDArray[np.uint8]) -> Labels:
+        """Half-resolution labels of the whole board; in the ports, against their paint."""
+        labels = ((codes & LABEL_MASK).astype(np.int8) - 1).astype(np.int8)
+        if norm.port_lab is not None:
+            labels[self.port_half] = self.classifier.labels(
+                norm.half[self.port_half], norm.sea_lab, norm.land_lab, norm.port_lab)
+        return labels
 
     def search(
         self,
