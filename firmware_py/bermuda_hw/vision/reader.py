@@ -233,11 +233,14 @@ class BoardReader:
             centre = np.median(pix, axis=0)
             spread = np.median(np.abs(pix - centre), axis=0) * 1.4826
             tol = float(np.clip(3.0 * math.hypot(spread[1], spread[2]) + 16.0, 18.0, 40.0))
+            # A dull colour lies near the greys of ink and shadow: keep it tight.
+            tol = min(tol, max(18.0, 0.8 * math.hypot(centre[1], centre[2]) + 8.0))
             profiles.append(ColorProfile(
                 name, (float(centre[0]), float(centre[1]), float(centre[2])), round(tol, 1)
             ))
         for i, p in enumerate(profiles):
-            if lab_distance(p.lab, norm.sea_lab) < 15.0:
+            # Against the frame's own sea, lightness counts in full (as in reading).
+            if math.dist(p.lab, norm.sea_lab) < 15.0:
                 raise CalibrationError(
                     None, f"colors.{p.name}",
                     "measured too close to the sea's colour: check the ships' start places "

@@ -208,7 +208,9 @@ class ShipFinder:
                          interpolation=cv2.INTER_NEAREST).astype(bool)
         )
         ring, radius = layout.centre_ring
-        self.ignore = [(ring[0], ring[1], radius)] + [
+        # The grid's dots are printed dark: blurred into the sea they are dark blue.
+        dots = [(*layout.board.grid.dot_mm(c, r), 4.0) for c, r in layout.board.grid.dots()]
+        self.ignore = [(ring[0], ring[1], radius), *dots] + [
             (z.x_mm, z.y_mm, z.radius_mm) for z in calibration.ignore
         ]
 
