@@ -10,7 +10,7 @@ import pytest
 from vision_helpers import TILTED, cloud_at, in_berth, on_space, placed
 
 from bermuda_hw.rules.board import LETTERS, Board
-from bermuda_hw.sim.render import CameraModel, CloudState, Scene
+from bermuda_hw.sim.render import CameraModel, CloudState, Cover, Scene
 from bermuda_hw.vision.reader import BoardReader
 from bermuda_hw.vision.stability import StabilitySettings, Stabilizer
 from bermuda_hw.vision.types import FrameReading
@@ -84,3 +84,43 @@ def test_the_cloud_hides_ships_and_they_are_hidden_not_missing(
 def test_no_cloud_on_the_board(classic_board: Board, shoot: Shoot, read: Read) -> None:
     reading = read(shoot(Scene((on_space(classic_board, "S01", "red"),))))
     assert reading.cloud is None and reading.hidden_spaces == frozenset()
+
+
+def test_an_unreadable_cloud_marker_keeps_the_cloud_and_its_hidden_ships(
+    classic_board: Board, shoot: Shoot
+) -> None:
+    board = classic_board
+    ships = (on_space(board, "S34", "red"), on_space(board, "S01", "green"))
+    cloud = cloud_at(board, 4, 4, 5)
+    reader = BoardReader(board)
+    first = reader.read(shoot(Scene(ships, cloud), TILTED))
+    assert first.cloud is not None and first.cloud.confidence > 0.5
+    # A sticker of glare over the marker: the cloud is still there.
+    glare = Cover(cloud.x_mm, cloud.y_mm, 16.0, (255, 255, 255), 45.0)
+    second = reader.read(shoot(Scene(ships, cloud, covers=(glare,)), TILTED, 1))
+    assert second.cloud is not None and second.cloud.confidence == 0.0
+    assert (second.cloud.col, second.cloud.row, second.cloud.letter) == (4, 4, 5)
+    assert "S34" in second.hidden_spaces
+    # The cloud taken off the board: gone, and what it hid is seen again.
+    third = reader.read(shoot(Scene(ships), TILTED, 2))
+    assert third.cloud is None and ("red", "S34") in placed(third)
+
+
+def test_a_port_partly_under_the_cloud_keeps_only_the_hidden_ships(
+    classic_board: Board, shoot: Shoot
+) -> None:
+    board = classic_board
+    port = board.ports["LUMBER"]
+    ships = tuple(in_berth(board, "LUMBER", i, c) for i, c in enumerate(board.ship_colors))
+    stable = Stabilizer(StabilitySettings(frames=1, min_time_s=0.0))
+    reader = BoardReader(board)
+    assert stable.push(reader.read(shoot(Scene(ships), TILTED), 0.0)) is not None
+    # The cloud sits south-west of the port: it covers the southern berths only.
+    cloud = CloudState(port.berths[2][0] - 30.0, port.berths[2][1] + 60.0, 0.0)
+    reading = reader.read(shoot(Scene(ships, cloud), TILTED, 1), 0.1)
+    seen = [s.color for s in reading.ships if s.space == "LUMBER"]
+    observation = stable.push(reading)
+    assert observation is not None
+    at_port = sorted(s.color for s in observation.ships if s.space == "LUMBER")
+    assert at_port == sorted(board.ship_colors)  # each ship once: seen or hidden
+    assert len([s for s in observation.ships if s.hidden]) == 4 - len(seen)

@@ -602,10 +602,15 @@ def draw_scene(board: Board, scene: Scene, camera: CameraModel, palette: Palette
              (style.length_mm * 0.05, style.beam_mm * 0.25),
              (-style.length_mm * 0.3, style.beam_mm * 0.25)]
 
-    for cover in scene.covers:
-        (px, py), s = camera.parallax(cover.x_mm, cover.y_mm, cover.height_mm)
-        _circle(shadow, (px + 3, py + 3), cover.radius_mm * s, (160, 160, 160))
-        _circle(tex, (px, py), cover.radius_mm * s, cover.color)
+    def draw_covers(low: bool) -> None:
+        for cover in scene.covers:
+            if (cover.height_mm < CLOUD_HEIGHT_MM) != low:
+                continue
+            (px, py), s = camera.parallax(cover.x_mm, cover.y_mm, cover.height_mm)
+            _circle(shadow, (px + 3, py + 3), cover.radius_mm * s, (160, 160, 160))
+            _circle(tex, (px, py), cover.radius_mm * s, cover.color)
+
+    draw_covers(low=True)
 
     for ship in scene.ships:
         bgr = palette.ship_bgr(ship.color)
@@ -631,6 +636,7 @@ def draw_scene(board: Board, scene: Scene, camera: CameraModel, palette: Palette
         centre, s = camera.parallax(cloud.x_mm, cloud.y_mm, CLOUD_HEIGHT_MM)
         _composite_rotated(tex, canvas, alpha, centre, cloud.heading_deg, s)
 
+    draw_covers(low=False)  # anything higher than the cloud lies on top of it
     if scene.hand is not None:
         _draw_hand(tex, shadow, board, scene.hand, camera)
 

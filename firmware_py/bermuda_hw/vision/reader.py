@@ -8,7 +8,7 @@ place between frames, so that a steady camera costs little per frame.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -79,6 +79,7 @@ class BoardReader:
                                 self.settings.occlusion.distance)
         self.occlusion = OcclusionDetector(self.layout, self.settings.occlusion)
         self._cloud_px: Matrix | None = None
+        self._cloud: tuple[CloudReading, list[tuple[float, float, float]]] | None = None
         self._ignore = [(z.x_mm, z.y_mm, z.radius_mm) for z in self.calibration.ignore]
         # The cloud's marker at half resolution is 30-40 px wide: two threshold scales do.
         self._cloud_detector = make_detector(board.markers.dictionary, window_sizes=(7, 17))
@@ -89,6 +90,21 @@ class BoardReader:
         """Forget the pose and the cloud (after the camera was moved)."""
         self.tracker.reset()
         self._cloud_px = None
+        self._cloud = None
+
+    def _still_there(self, norm: Normalised, zone: list[tuple[float, float, float]]) -> bool:
+        """True if most of the sea under the cloud's last footprint does not look like sea."""
+        x, y, r = zone[0]
+        s = self.layout.px_per_mm / 2
+        mask = np.zeros(self.occlusion.sea.shape, np.uint8)
+        cv2.circle(mask, (round(x * s), round(y * s)), round(r * 0.8 * s), 1, -1)
+        under = (mask > 0) & self.occlusion.sea
+        if under.sum() < 20:
+            return False
+        lab = to_lab(norm.half[under])
+        far = np.array([lab_distance(norm.sea_lab, (float(p[0]), float(p[1]), float(p[2])))
+                        for p in lab[::4]])
+        return float((far > self.settings.occlusion.distance).mean()) > 0.5
 
     # ------------------------------------------------------------------ steps
 
@@ -164,10 +180,19 @@ class BoardReader:
         cloud: CloudReading | None = None
         blocked: list[tuple[float, float, float]] = []
         corners = self._find_cloud(gray, pose)
-        self._cloud_px = corners
         if corners is not None:
+            self._cloud_px = corners
             cloud = cloud_from_corners(self.board, pose, corners)
             blocked = hidden_zone(self.board, pose, cloud, corners)
+            self._cloud = (cloud, blocked)
+        elif self._cloud is not None and self._still_there(norm, self._cloud[1]):
+            # The marker is unreadable (glare, a finger) but the cloud's body is where it
+            # was: keep its pose (confidence 0) so that what it hides stays hidden.
+            cloud = replace(self._cloud[0], confidence=0.0)
+            blocked = self._cloud[1]
+        else:
+            self._cloud_px = None
+            self._cloud = None
 
         xy = self.layout.place_xy
         hidden = np.zeros(len(xy), bool)

@@ -11,6 +11,7 @@ never dropped as missing.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
@@ -73,8 +74,16 @@ class Stabilizer:
         seen = list(reading.ships)
         if self.current is None:
             return tuple(seen)
+        # A port may be only partly under the cloud: carry over only the ships of a
+        # colour that are no longer seen there.
+        still = Counter((s.color, s.space) for s in reading.ships)
         for ship in self.current.ships:
-            if ship.space is not None and ship.space in reading.hidden_spaces:
+            if ship.space is None or ship.space not in reading.hidden_spaces:
+                continue
+            key = (ship.color, ship.space)
+            if still[key] > 0:
+                still[key] -= 1
+            else:
                 seen.append(replace(ship, hidden=True))
         return tuple(seen)
 
