@@ -6,7 +6,10 @@ import threading
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from bermuda_hw.backends.camera import CameraSource
+    from bermuda_hw.backends.camera_config import CameraConfig
     from bermuda_hw.config import Config
+    from bermuda_hw.rules.board import Board
     from bermuda_hw.sim.clock import Clock
 
 
@@ -34,7 +37,7 @@ class I2CBus(Protocol):
 
 
 class Backend:
-    """Hands out a gpiozero pin factory, an I2C bus and a clock.
+    """Hands out a gpiozero pin factory, an I2C bus, a camera and a clock.
 
     Devices receive a backend and take what they need from it; nothing above
     asks which backend it runs on.
@@ -58,6 +61,10 @@ class Backend:
 
     def i2c(self) -> I2CBus:
         """The I2C bus (opened on first use)."""
+        raise NotImplementedError
+
+    def open_camera(self, board: Board, camera: CameraConfig | None = None) -> CameraSource:
+        """The camera over `board` (not yet opened), as the `[camera]` section describes."""
         raise NotImplementedError
 
     def close(self) -> None:

@@ -10,7 +10,10 @@ from bermuda_hw.errors import HardwareError
 from bermuda_hw.sim.clock import WallClock
 
 if TYPE_CHECKING:
+    from bermuda_hw.backends.camera import CameraSource
+    from bermuda_hw.backends.camera_config import CameraConfig
     from bermuda_hw.config import Config
+    from bermuda_hw.rules.board import Board
 
 
 REALTIME_SPIN_S = 0.0001
@@ -60,6 +63,33 @@ class RealBackend(Backend):
                 raise HardwareError(f"cannot open the I2C bus: {exc}") from exc
         bus: I2CBus = self._i2c
         return bus
+
+    def open_camera(self, board: Board, camera: CameraConfig | None = None) -> CameraSource:
+        """The configured camera: picamera2, a USB camera, or a replayed folder or video."""
+        from pathlib import Path
+
+        from bermuda_hw.backends import camera as sources
+        from bermuda_hw.backends.camera_config import parse_camera_config
+
+        if camera is None:
+            camera = parse_camera_config(self.config.camera, self.config.source)
+        spec = camera.source
+        if spec == "picamera2":
+            return sources.Picamera2Source(
+                width_px=camera.width_px, height_px=camera.height_px,
+                camera_num=camera.camera_num, swap_red_blue=camera.swap_red_blue,
+                timeout_s=camera.timeout_s,
+            )
+        if spec.startswith("usb:"):
+            device = spec[4:]
+            return sources.VideoCaptureSource(
+                int(device) if device.isdigit() else device,
+                width_px=camera.width_px, height_px=camera.height_px, timeout_s=camera.timeout_s,
+            )
+        if Path(spec).is_dir():
+            return sources.ImageFolderSource(spec, fps=camera.replay_fps, loop=camera.replay_loop,
+                                             timeout_s=camera.timeout_s)
+        return sources.VideoFileSource(spec, timeout_s=camera.timeout_s)
 
     def close(self) -> None:
         if self._i2c is not None:

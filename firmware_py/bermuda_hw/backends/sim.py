@@ -10,8 +10,15 @@ from bermuda_hw.sim.pca9685 import FakeI2C, PCA9685Emulator
 from bermuda_hw.sim.rig import ObservedPin, SimRig, make_mock_factory
 
 if TYPE_CHECKING:
+    from bermuda_hw.backends.camera_config import CameraConfig
     from bermuda_hw.config import Config
+    from bermuda_hw.rules.board import Board
+    from bermuda_hw.sim.camera import SimulatedCamera
+    from bermuda_hw.sim.scene import WorldScene
     from bermuda_hw.sim.world import World
+
+REFERENCE_WIDTH_PX = 1280  # the renderer's default camera: focal length scales with the width
+REFERENCE_FOCAL_PX = 1150.0
 
 
 class SimBackend(Backend):
@@ -30,6 +37,11 @@ class SimBackend(Backend):
         self.rig = SimRig(config, clock, world=world)
         self._factory = make_mock_factory(self.rig.on_pin_change, clock)
         self.rig.attach(self._factory, self.pca)
+        self.scene: WorldScene | None = None
+        self.camera: SimulatedCamera | None = None
+        # faults to rehearse: a camera that is not there, or that stalls after n frames
+        self.camera_missing = False
+        self.camera_stall_after: int | None = None
 
     @property
     def pin_factory(self) -> Any:
@@ -37,6 +49,40 @@ class SimBackend(Backend):
 
     def i2c(self) -> FakeI2C:
         return self.bus
+
+    def open_camera(self, board: Board, camera: CameraConfig | None = None) -> SimulatedCamera:
+        """A camera that renders the simulated world; each frame advances the clock by a frame.
+
+        The world learns the board (for the cloud's magnets) if it was made without one.
+        """
+        from bermuda_hw.backends.camera_config import parse_camera_config
+        from bermuda_hw.sim.camera import SimulatedCamera
+        from bermuda_hw.sim.render import CameraModel
+        from bermuda_hw.sim.scene import WorldScene
+
+        if camera is None:
+            camera = parse_camera_config(self.config.camera, self.config.source)
+        world = self.rig.world
+        if world.board is None:
+            world.board = board
+        self.scene = WorldScene(world, board)
+        model = CameraModel(
+            width_px=camera.width_px,
+            height_px=camera.height_px,
+            focal_px=REFERENCE_FOCAL_PX * camera.width_px / REFERENCE_WIDTH_PX,
+        )
+        clock = self.virtual_clock
+        frame_s = 1.0 / camera.replay_fps
+
+        def frame_time() -> float:
+            clock.advance(frame_s)
+            return clock.monotonic()
+
+        self.camera = SimulatedCamera(
+            board, self.scene, model, clock=frame_time, missing=self.camera_missing,
+            stall_after=self.camera_stall_after, timeout_s=camera.timeout_s,
+        )
+        return self.camera
 
     def pin(self, bcm: int) -> ObservedPin:
         """The mock pin for a BCM number (test-side access)."""

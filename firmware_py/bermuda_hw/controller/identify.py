@@ -1,0 +1,202 @@
+"""What changed on the board: match stable observations against the rules' expected placement.
+
+Vision reports ships by colour and place, never by number. The expected
+placement is the engine's (colour, place) of every ship on the board. A
+change is explained by a move of the active player if some die value 1-6
+makes a legal move whose result is what the camera sees: the ship that left
+place A is the one the engine had at A. Bumped ships may still stand on the
+landing space (the players put them back afterwards) or already be back in
+their previous port; both are accepted. Places under the cloud are not
+compared (the camera cannot see them).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from dataclasses import dataclass
+
+from bermuda_hw.rules.game import Game, Phase
+from bermuda_hw.rules.moves import MAX_DIE, Move, split_ship_id
+from bermuda_hw.vision.types import BoardObservation
+
+Place = tuple[str, str | None]  # (colour, space or port id; None: off every space)
+
+# Two readings of one colour closer than this are one ship seen twice: a ship on a
+# space that lies next to a port's berth can show in both sampling disks.
+DOUBLE_READING_MM = 16.0
+
+
+def expected_places(game: Game) -> Counter[Place]:
+    """Where the engine has the ships on the board, by colour."""
+    return Counter((s.color, s.location) for s in game.ships() if s.location is not None)
+
+
+def observed_places(observation: BoardObservation) -> Counter[Place]:
+    """Where the camera sees ships (ships known hidden under the cloud included)."""
+    return Counter((s.color, s.space) for s in observation.ships)
+
+
+def seen_variants(observation: BoardObservation) -> list[Counter[Place]]:
+    """The placements the observation may mean: as read, and with each double reading once."""
+    ships = [s for s in observation.ships if not s.hidden]
+    pairs = [
+        (i, j) for i, j in itertools.combinations(range(len(ships)), 2)
+        if ships[i].color == ships[j].color and ships[i].space != ships[j].space
+        and math.hypot(ships[i].x_mm - ships[j].x_mm,
+                       ships[i].y_mm - ships[j].y_mm) < DOUBLE_READING_MM
+    ][:3]
+    base = observed_places(observation)
+    variants = [base]
+    for choice in itertools.product(*[(None, i, j) for i, j in pairs]):
+        drop = [k for k in choice if k is not None]
+        if not drop:
+            continue
+        variant = Counter(base)
+        for k in set(drop):
+            variant[(ships[k].color, ships[k].space)] -= 1
+        variants.append(+variant)
+    return variants
+
+
+def _visible(places: Counter[Place], hidden: frozenset[str]) -> Counter[Place]:
+    return Counter({p: n for p, n in places.items() if p[1] is None or p[1] not in hidden})
+
+
+def _place_text(place: Place) -> str:
+    color, space = place
+    return f"a {color} ship {'off every space' if space is None else 'at ' + space}"
+
+
+@dataclass(frozen=True)
+class Difference:
+    """Ships the engine expects but the camera does not see, and ships seen but not expected."""
+
+    missing: tuple[Place, ...] = ()
+    extra: tuple[Place, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.missing or self.extra)
+
+    def describe(self) -> str:
+        """What to fix, in words: where ships should be and where they are."""
+        parts = []
+        extra = list(self.extra)
+        for color, space in self.missing:
+            twin = next((e for e in extra if e[0] == color), None)
+            if twin is not None:
+                extra.remove(twin)
+                where = "off every space" if twin[1] is None else f"at {twin[1]}"
+                parts.append(f"the {color} ship {where} belongs at {space}")
+            else:
+                parts.append(f"a {color} ship is missing at {space}")
+        parts.extend(f"{_place_text(e)} should not be there" for e in extra)
+        return "; ".join(parts)
+
+
+def difference(game: Game, observation: BoardObservation) -> Difference:
+    """The smallest difference between the game and what the observation may mean."""
+    hidden = observation.hidden_spaces
+    expected = _visible(expected_places(game), hidden)
+    best: Difference | None = None
+    for variant in seen_variants(observation):
+        seen = _visible(variant, hidden)
+        diff = Difference(_sorted(expected - seen), _sorted(seen - expected))
+        if best is None or len(diff.missing) + len(diff.extra) < len(best.missing) + len(
+                best.extra):
+            best = diff
+    assert best is not None
+    return best
+
+
+def _sorted(places: Counter[Place]) -> tuple[Place, ...]:
+    return tuple(sorted(places.elements(), key=lambda p: (p[0], p[1] or "")))
+
+
+@dataclass(frozen=True)
+class MoveMatch:
+    """A legal move that explains the board: the die it needs and the ships it bumps."""
+
+    die: int
+    move: Move
+    bumped: tuple[str, ...]  # ships the players must put back in their previous ports
+
+
+@dataclass(frozen=True)
+class Unexplained:
+    """A change that no legal move explains; `message` says what is wrong."""
+
+    message: str
+    difference: Difference
+
+
+def after_move(game: Game, move: Move, die: int) -> tuple[Counter[Place], Counter[Place],
+                                                            tuple[str, ...]]:
+    """The placement after a move: bumped ships back in port, and still on the landing space."""
+    board = game.board
+    color = split_ship_id(move.ship)[0]
+    places = expected_places(game)
+    places[(color, move.start)] -= 1
+    places[(color, move.end)] += 1
+    short = move.end not in board.ports and move.steps < die
+    bumped: tuple[str, ...] = ()
+    if not short and move.end not in board.ports:
+        bumped = tuple(s for s in game.ships_at(move.end) if s != move.ship)
+    before_putback = +places
+    for sid in bumped:
+        ship = game.ship(sid)
+        places[(ship.color, move.end)] -= 1
+        places[(ship.color, ship.previous_port)] += 1
+    return +places, before_putback, bumped
+
+
+def identify_move(game: Game, observation: BoardObservation) -> MoveMatch | Unexplained | None:
+    """The active player's move that the observation shows; None if nothing changed."""
+    diff = difference(game, observation)
+    if not diff:
+        return None
+    if game.phase is not Phase.SHIPS:
+        return Unexplained(f"the board changed outside a turn: {diff.describe()}", diff)
+    hidden = observation.hidden_spaces
+    variants = [_visible(v, hidden) for v in seen_variants(observation)]
+    for die in range(1, MAX_DIE + 1):
+        for move in game.legal_moves(die):
+            if move.is_pass:
+                continue
+            done, mid, bumped = after_move(game, move, die)
+            if _visible(done, hidden) in variants or _visible(mid, hidden) in variants:
+                return MoveMatch(die, move, bumped)
+    return Unexplained(_why(game, diff), diff)
+
+
+def pass_die(game: Game) -> int | None:
+    """The lowest die value with which the active player has no move at all, if any."""
+    if game.phase is not Phase.SHIPS:
+        return None
+    for die in range(1, MAX_DIE + 1):
+        moves = game.legal_moves(die)
+        if len(moves) == 1 and moves[0].is_pass:
+            return die
+    return None
+
+
+def _why(game: Game, diff: Difference) -> str:
+    active = game.active
+    colors = {p[0] for p in (*diff.missing, *diff.extra)}
+    others = sorted(colors - {active})
+    if others:
+        return f"it is {active}'s turn, but {' and '.join(others)} ships changed: " \
+               f"{diff.describe()}"
+    if len(diff.missing) == 1 and len(diff.extra) == 1:
+        start, end = diff.missing[0][1], diff.extra[0][1]
+        if end is None:
+            return f"a {active} ship left {start} and is off every space: put it on a space"
+        reasons = [f"{active} ship {start} -> {end} is not a legal move with any die"]
+        if end in game.board.ports:
+            reasons.append(f"(a port takes fewer than {game.port_capacity()} ships, and at "
+                           "most 2 of one player)")
+        return " ".join(reasons) + ": put it back"
+    if len(diff.missing) >= 2 and len(diff.extra) >= 2:
+        return f"more than one ship moved at once: {diff.describe()}"
+    return diff.describe()

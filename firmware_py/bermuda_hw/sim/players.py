@@ -1,0 +1,250 @@
+"""Simulated players at the simulated table: they roll, move ship tokens, fix the board, spin.
+
+The players act in the `World` (the truth of the simulated table) between
+camera frames, as people do in front of a real camera. They know the rules:
+each keeps a rules engine in step with what the controller announces (its
+public status, as a status page shows it), rolls a virtual die, picks a legal
+move and moves the token by hand. They put bumped ships back (at once, or
+only when the controller asks), take captured ships out of the cloud when it
+reaches an outside dot, follow the controller's requests to fix the board,
+sometimes reach over the board with a hand, and press the spin button
+through its mock pin.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+from bermuda_hw.controller.daemon import Controller, Mode
+from bermuda_hw.rules.board import Board, Point
+from bermuda_hw.rules.game import Game, ShipStatus
+from bermuda_hw.rules.moves import MAX_DIE, split_ship_id
+from bermuda_hw.sim.render import Hand
+from bermuda_hw.sim.scene import WorldScene
+from bermuda_hw.sim.world import World
+
+PLACE_TOLERANCE_MM = 8.0
+
+
+class SimulatedPlayers:
+    """The people at the simulated table; `tick()` runs before every camera frame."""
+
+    def __init__(
+        self,
+        controller: Controller,
+        world: World,
+        scene: WorldScene,
+        spin_pin: Any,
+        *,
+        seed: int = 0,
+        pause_frames: int = 3,
+        retry_frames: int = 15,
+        hand_chance: float = 0.2,
+        late_putback_chance: float = 0.5,
+    ) -> None:
+        self.controller = controller
+        self.world = world
+        self.scene = scene
+        self.board: Board = controller.board
+        self.spin_pin = spin_pin
+        self.rng = random.Random(f"players:{seed}")
+        self.pause_frames = pause_frames
+        self.retry_frames = retry_frames
+        self._acted_frame = 0
+        self._undo: dict[str, Point] = {}
+        self.hand_chance = hand_chance
+        self.late_putback_chance = late_putback_chance
+        self.frame = 0
+        self._next_frame = 0
+        self._acted_seq = -1
+        self._hand_frames = 0
+        self.knowledge: Game | None = None
+        self.actions: list[str] = []
+
+    def attach(self) -> None:
+        """Act before every frame the simulated camera takes."""
+        self.scene.before_frame.append(self.tick)
+
+    # --- each frame ---------------------------------------------------------------------
+
+    def tick(self) -> None:
+        self.frame += 1
+        if self._hand_frames > 0:
+            self._hand_frames -= 1
+            if self._hand_frames == 0:
+                self.scene.hand = None
+        self._empty_cloud_at_edge()
+        status = self.controller.status
+        if self.frame < self._next_frame or self.controller.game is None:
+            return
+        mode = status.mode
+        if mode in (Mode.SETUP, Mode.FIX):
+            if not self.world.ship_positions():
+                self._set_up()
+            elif status.fix is not None:
+                self._fix(status.fix.missing, status.fix.extra)
+            self._wait()
+        elif mode in (Mode.READY, Mode.SPIN):
+            if status.seq == self._acted_seq:
+                if self.frame - self._acted_frame < self.retry_frames:
+                    return
+                if self._undo:
+                    # the controller did not take the move: put the tokens back, try again
+                    for token, point in self._undo.items():
+                        self.world.place_ship(token, *point)
+                    self.actions.append("no reaction: tokens put back")
+                    self._undo = {}
+                    self._acted_seq = -1
+                    self._wait()
+                    return
+            self._acted_seq = status.seq
+            self._acted_frame = self.frame
+            self._undo = {}
+            if mode is Mode.READY:
+                self._turn()
+            else:
+                self.actions.append("press spin")
+                self._press()
+            self._wait()
+
+    def _wait(self) -> None:
+        self._next_frame = self.frame + self.pause_frames
+
+    def _press(self) -> None:
+        self.spin_pin.drive_low()
+        self.spin_pin.drive_high()
+
+    def _reach(self, point: Point) -> None:
+        """A hand over the board for a frame or two (the camera must wait)."""
+        if self.rng.random() < self.hand_chance:
+            self.scene.hand = Hand(point[0], point[1], side=self.rng.choice("NESW"))  # type: ignore[arg-type]
+            self._hand_frames = 2
+
+    # --- knowledge ----------------------------------------------------------------------
+
+    def _know(self) -> Game:
+        game = self.controller.game
+        assert game is not None
+        if self.knowledge is None or self.knowledge.journal != game.journal:
+            self.knowledge = game.copy()
+        return self.knowledge
+
+    # --- actions ------------------------------------------------------------------------
+
+    def _set_up(self) -> None:
+        game = self._know()
+        for sid, (x_mm, y_mm) in game.ship_positions().items():
+            self.world.place_ship(sid, x_mm, y_mm)
+        self.actions.append("set up the ships")
+
+    def _turn(self) -> None:
+        game = self._know()
+        die = self.rng.randint(1, MAX_DIE)
+        moves = game.legal_moves(die)
+        move = moves[0] if len(moves) == 1 else self.rng.choice(moves)
+        if move.is_pass:
+            self.actions.append(f"{game.active} rolls {die}: pass (spin button)")
+            self._press()
+            return
+        color = split_ship_id(move.ship)[0]
+        token = self._token_at(color, move.start)
+        if token is None:
+            return
+        target = self._spot(move.end)
+        self._reach(target)
+        positions = self.world.ship_positions()
+        self._undo = {token: positions[token]}
+        self.world.place_ship(token, *target)
+        self.actions.append(f"{game.active} rolls {die}: {move}")
+        short = move.end not in self.board.ports and move.steps < die
+        if short or move.end in self.board.ports:
+            return
+        if self.rng.random() < self.late_putback_chance:
+            return  # the controller will ask for it
+        for sid in game.ships_at(move.end):
+            if sid == move.ship:
+                continue
+            ship = game.ship(sid)
+            other = self._token_at(ship.color, move.end, exclude=token)
+            if other is not None:
+                self._undo[other] = positions[other]
+                self.world.place_ship(other, *self._spot(ship.previous_port))
+
+    def _fix(self, missing: tuple[tuple[str, str | None], ...],
+             extra: tuple[tuple[str, str | None], ...]) -> None:
+        spare = list(extra)
+        for color, space in missing:
+            if space is None:
+                continue
+            twin = next((e for e in spare if e[0] == color), None)
+            token: str | None = None
+            if twin is not None:
+                spare.remove(twin)
+                token = self._token_at(color, twin[1])
+            if token is None:
+                token = self._spare_token(color)
+            if token is not None:
+                self.world.place_ship(token, *self._spot(space))
+                self.actions.append(f"fix: {token} to {space}")
+        for color, space in spare:
+            token = self._token_at(color, space)
+            if token is not None:
+                self.world.remove(token)
+                self.actions.append(f"fix: {token} off the table")
+
+    def _empty_cloud_at_edge(self) -> None:
+        """At an outside dot the players take the captured ships out of the cloud."""
+        if not self.world.carried:
+            return
+        col, row = self.board.grid.nearest_dot(*self.world.cloud_mm)
+        if self.board.grid.is_outside(col, row):
+            for sid in list(self.world.carried):
+                self.world.remove(sid)
+                self.actions.append(f"take {sid} out of the cloud")
+
+    # --- where things are ---------------------------------------------------------------
+
+    def _place_of(self, point: Point) -> str | None:
+        for port in self.board.ports.values():
+            if any(math.dist(point, b) <= PLACE_TOLERANCE_MM for b in port.berths):
+                return port.id
+        space, distance_mm = self.board.nearest_space(*point)
+        return space if distance_mm <= PLACE_TOLERANCE_MM else None
+
+    def _token_at(self, color: str, place: str | None, exclude: str | None = None) -> str | None:
+        """A token of a colour standing at a place (None: off every space), not in the cloud."""
+        carried = self.world.carried
+        for sid, point in sorted(self.world.ship_positions().items()):
+            if sid in carried or sid == exclude or split_ship_id(sid)[0] != color:
+                continue
+            if self._place_of(point) == place:
+                return sid
+        return None
+
+    def _spare_token(self, color: str) -> str | None:
+        """A token of that colour from the cloud or from beside the board."""
+        for sid in sorted(self.world.carried):
+            if split_ship_id(sid)[0] == color:
+                return sid
+        on_table = set(self.world.ship_positions())
+        game = self._know()
+        for ship in game.ships(color):
+            if ship.id not in on_table and ship.status is not ShipStatus.OUT:
+                return ship.id
+        for ship in game.ships(color):
+            if ship.id not in on_table:
+                return ship.id
+        return None
+
+    def _spot(self, place: str) -> Point:
+        """Where to put a token: the space's centre, or a free berth of a port."""
+        port = self.board.ports.get(place)
+        if port is None:
+            return self.board.spaces[place].position
+        taken = list(self.world.ship_positions().values())
+        for berth in port.berths:
+            if all(math.dist(berth, t) > PLACE_TOLERANCE_MM for t in taken):
+                return berth
+        return port.berths[-1]

@@ -1,0 +1,58 @@
+"""What the camera over the simulated table sees: the `World` as a renderer `Scene`.
+
+Ships held by the cloud's magnets travel inside the cloud and are not drawn;
+every other ship is drawn where it truly is, turned like the space it stands
+on. A hand over the board can be added (a player reaching in). Callables in
+`before_frame` run before each frame is taken: the simulated players act
+there, so that the table changes between frames, as it does in front of a
+real camera.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.moves import split_ship_id
+from bermuda_hw.sim.render import CloudState, Hand, Scene, ShipToken
+from bermuda_hw.sim.world import World
+
+SNAP_MM = 6.0  # a ship this close to a space's centre is drawn turned like that space
+
+
+class WorldScene:
+    """A scene provider for `SimulatedCamera`: call it to get the table as it is now."""
+
+    def __init__(self, world: World, board: Board) -> None:
+        self.world = world
+        self.board = board
+        self.hand: Hand | None = None
+        self.before_frame: list[Callable[[], None]] = []
+
+    def __call__(self) -> Scene:
+        for hook in list(self.before_frame):
+            hook()
+        return scene_of(self.world, self.board, self.hand)
+
+
+def scene_of(world: World, board: Board, hand: Hand | None = None) -> Scene:
+    """The renderer's scene for the world's state now."""
+    carried = set(world.carried)
+    tokens = []
+    for ship, (x_mm, y_mm) in sorted(world.ship_positions().items()):
+        if ship in carried:
+            continue
+        color = split_ship_id(ship)[0]
+        tokens.append(ShipToken(color, x_mm, y_mm, _heading(board, x_mm, y_mm)))
+    cloud = None
+    if world.cloud_on_board:
+        x_mm, y_mm = world.cloud_mm
+        cloud = CloudState(x_mm, y_mm, world.cloud_heading_deg)
+    return Scene(ships=tuple(tokens), cloud=cloud, hand=hand)
+
+
+def _heading(board: Board, x_mm: float, y_mm: float) -> float:
+    space_id, distance_mm = board.nearest_space(x_mm, y_mm)
+    if distance_mm <= SNAP_MM and space_id in board.spaces and space_id not in board.ports:
+        return board.spaces[space_id].heading_deg
+    return 0.0
