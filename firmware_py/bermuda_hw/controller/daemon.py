@@ -72,6 +72,7 @@ from bermuda_hw.vision.types import BoardObservation
 log = logging.getLogger("bermuda_hw.controller")
 
 FAULT_POLL_S = 0.1
+SETTLE_BEFORE_HOMING_S = 0.5  # after a stop at speed, the carriage comes to rest first
 
 
 class Mode(StrEnum):
@@ -314,6 +315,9 @@ class Controller:
             self._fault(f"camera fault: {exc}")
             return
         self.status.frames += 1
+        if self.mover.stopped and not self._stop.is_set():  # the e-stop button, pressed
+            self._fault(f"{self.mover.estop_reason or 'emergency stop'}")
+            return
         if observation is not None:
             self.status.observations += 1
             self.last_observation = observation
@@ -543,6 +547,7 @@ class Controller:
             self.say("the e-stop is still engaged: release it, then press spin")
             return
         self.say("recovering: opening the camera and homing the gantry")
+        self.clock.sleep(SETTLE_BEFORE_HOMING_S)
         try:
             self._open_camera()
             self._home()

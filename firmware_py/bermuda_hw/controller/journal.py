@@ -95,11 +95,6 @@ class Journal:
             raise StateError(f"{self.path}: cannot open the journal: {exc}") from exc
         self._conn = conn
         try:
-            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-            if str(mode).lower() != "wal":
-                raise StateError(f"{self.path}: the journal cannot use WAL mode (got {mode})")
-            conn.execute("PRAGMA synchronous=FULL")
-            conn.execute("PRAGMA foreign_keys=ON")
             tables = {row[0] for row in conn.execute(
                 "SELECT name FROM sqlite_master WHERE type = 'table'")}
             if not tables:
@@ -115,6 +110,12 @@ class Journal:
                 if check != "ok":
                     raise StateError(f"{self.path}: the journal is damaged ({check}); "
                                      "nothing was changed")
+            # only a journal of ours (checked above) is switched to WAL
+            mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise StateError(f"{self.path}: the journal cannot use WAL mode (got {mode})")
+            conn.execute("PRAGMA synchronous=FULL")
+            conn.execute("PRAGMA foreign_keys=ON")
         except sqlite3.DatabaseError as exc:
             self.close()
             raise StateError(f"{self.path}: not a readable bermuda-hw journal ({exc}); "

@@ -54,6 +54,7 @@ class SimulatedPlayers:
         self.retry_frames = retry_frames
         self._acted_frame = 0
         self._undo: dict[str, Point] = {}
+        self._undo_seq = -1
         self.hand_chance = hand_chance
         self.late_putback_chance = late_putback_chance
         self.frame = 0
@@ -77,12 +78,21 @@ class SimulatedPlayers:
                 self.scene.hand = None
         self._empty_cloud_at_edge()
         status = self.controller.status
+        if self._undo and status.seq != self._undo_seq:
+            self._undo = {}  # the controller took the move
         if self.frame < self._next_frame or self.controller.game is None:
             return
         mode = status.mode
         if mode in (Mode.SETUP, Mode.FIX):
             if not self.world.ship_positions():
                 self._set_up()
+            elif self._undo:
+                # the controller did not take the move as made: undo it, then try again
+                for token, point in self._undo.items():
+                    self.world.place_ship(token, *point)
+                self.actions.append("move not taken: tokens put back")
+                self._undo = {}
+                self._acted_seq = -1
             elif status.fix is not None:
                 self._fix(status.fix.missing, status.fix.extra)
             self._wait()
@@ -156,6 +166,7 @@ class SimulatedPlayers:
         self._reach(target)
         positions = self.world.ship_positions()
         self._undo = {token: positions[token]}
+        self._undo_seq = self.controller.status.seq
         self.world.place_ship(token, *target)
         self.actions.append(f"{game.active} rolls {die}: {move}")
         short = move.end not in self.board.ports and move.steps < die
@@ -185,6 +196,8 @@ class SimulatedPlayers:
                 token = self._token_at(color, twin[1])
             if token is None:
                 token = self._spare_token(color)
+            if token is None:
+                token = self._misplaced_token(color)
             if token is not None:
                 self.world.place_ship(token, *self._spot(space))
                 self.actions.append(f"fix: {token} to {space}")
@@ -236,6 +249,20 @@ class SimulatedPlayers:
         for ship in game.ships(color):
             if ship.id not in on_table:
                 return ship.id
+        return None
+
+    def _misplaced_token(self, color: str) -> str | None:
+        """A token of that colour standing where the game has no ship of that colour."""
+        game = self._know()
+        expected = [s.location for s in game.ships(color) if s.location is not None]
+        for sid, point in sorted(self.world.ship_positions().items()):
+            if split_ship_id(sid)[0] != color or sid in self.world.carried:
+                continue
+            place = self._place_of(point)
+            if place in expected:
+                expected.remove(place)
+            else:
+                return sid
         return None
 
     def _spot(self, place: str) -> Point:

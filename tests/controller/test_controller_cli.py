@@ -1,0 +1,52 @@
+"""`bermuda-hw run --simulate` and `bermuda-hw game show|new` through the command line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bermuda_hw.cli import main
+from bermuda_hw.controller.journal import Journal
+
+
+def test_run_simulate_then_game_show_and_new(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = str(tmp_path / "state")
+    code = main(["run", "--simulate", "--players", "2", "--seed", "3", "--state-dir", state,
+                 "--max-rounds", "2"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "new game 1" in out and "spin: " in out and "frames read:" in out
+    assert main(["game", "show", "--json", "--state-dir", state]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["game_id"] == 1 and shown["round"] == 3 and shown["players"] == ["blue",
+                                                                                  "yellow"]
+    assert len(shown["ships"]) == 8 and {s["status"] for s in shown["ships"]} <= {
+        "board", "under-cloud", "cloud", "out"}
+    assert main(["game", "show", "--state-dir", state]) == 0
+    assert "standings:" in capsys.readouterr().out
+    assert main(["game", "new", "--players", "3", "--seed", "9", "--state-dir", state]) == 0
+    assert "game 1 archived" in capsys.readouterr().out
+    with Journal.in_state_dir(state) as journal:
+        games = journal.games()
+    assert [g[0] for g in games] == [1, 2] and games[0][3] is not None
+
+
+def test_game_show_without_a_journal_is_a_clear_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["game", "show", "--state-dir", str(tmp_path)]) == 1
+    assert "no journal yet" in capsys.readouterr().err
+
+
+def test_run_refuses_a_foreign_state_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "bermuda.db").write_text("not a database")
+    assert main(["run", "--simulate", "--state-dir", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "bermuda.db" in err and "nothing was changed" in err
+    assert (tmp_path / "bermuda.db").read_text() == "not a database"

@@ -1,0 +1,136 @@
+"""Faults at run time, the e-stop, occlusion and a restart in the middle of a game."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from bermuda_hw.controller.daemon import Mode
+from bermuda_hw.errors import EmergencyStopError
+from bermuda_hw.rules.game import Phase
+from bermuda_hw.sim.render import Hand
+
+MakeTable = Callable[..., Any]
+
+
+def _journal_matches(table: Any) -> None:
+    loaded = table.journal.load(table.board)
+    assert loaded is not None
+    assert loaded[1].to_dict() == table.controller.game.to_dict()
+
+
+def test_camera_stalls_mid_game(make_table: MakeTable) -> None:
+    table = make_table(seed=2)
+    c = table.controller
+    table.run_until(lambda: c.game.round == 2 and table.mode() is Mode.READY, limit=600)
+    table.backend.camera.stall_after = 0  # no new frame from now on
+    table.steps(1)
+    assert table.mode() is Mode.FAULT
+    assert "camera" in c.status.message and "stalled" in c.status.message
+    assert table.mover.stopped and not table.backend.rig.enabled  # motors off
+    _journal_matches(table)
+    # nothing happens until someone presses the button
+    table.steps(5)
+    assert table.mode() is Mode.FAULT
+    table.press()
+    table.steps(1)
+    assert table.mode() is not Mode.FAULT and table.mover.homed
+    table.run_until(lambda: c.game.round == 3, limit=600)
+    _journal_matches(table)
+
+
+def test_i2c_fault_during_the_spin(make_table: MakeTable) -> None:
+    table = make_table(seed=4)
+    c = table.controller
+    table.run_until(lambda: table.mode() is Mode.SPIN, limit=600)
+    assert c.game.phase is Phase.CLOUD
+    table.backend.bus.fail_next(10_000)
+    table.run_until(lambda: table.mode() is Mode.FAULT, limit=50)
+    assert "I2C" in c.status.message or "Input/output" in c.status.message
+    assert table.mover.stopped and not table.backend.rig.enabled
+    assert c.game.phase is Phase.CLOUD  # the cloud phase was not applied
+    _journal_matches(table)
+    table.backend.bus.fail_next(0)
+    faulted_round = c.game.round
+    table.press()
+    table.run_until(lambda: c.game.round == faulted_round + 1, limit=600)
+    _journal_matches(table)
+
+
+def test_estop_button_during_the_spin(make_table: MakeTable) -> None:
+    table = make_table(seed=4)
+    c = table.controller
+    table.run_until(lambda: table.mode() is Mode.SPIN, limit=600)
+    estop = table.backend.pin(table.config.controls.estop_pin)
+    world = table.world
+    moves = {"n": 0}
+    original = world.set_carriage
+
+    def carriage(x_mm: float, y_mm: float) -> None:
+        original(x_mm, y_mm)
+        moves["n"] += 1
+        if moves["n"] == 100:
+            estop.drive_low()  # pressed in the middle of the move
+
+    world.set_carriage = carriage  # type: ignore[method-assign]
+    table.run_until(lambda: table.mode() is Mode.FAULT, limit=50)
+    world.set_carriage = original  # type: ignore[method-assign]
+    assert "e-stop" in c.status.message
+    assert not table.mover.homed and not table.backend.rig.enabled
+    assert c.game.phase is Phase.CLOUD
+    _journal_matches(table)
+    table.press()  # still held: refused
+    table.steps(1)
+    assert table.mode() is Mode.FAULT
+    assert any("still engaged" in line for line in table.log)
+    estop.drive_high()  # released
+    faulted_round = c.game.round
+    table.press()
+    table.run_until(lambda: c.game.round == faulted_round + 1, limit=600)
+    assert table.mover.homed
+
+
+def test_start_refused_while_the_estop_is_held(make_table: MakeTable) -> None:
+    table = make_table(start=False)
+    table.backend.pin(table.config.controls.estop_pin).drive_low()
+    with pytest.raises(EmergencyStopError, match="e-stop"):
+        table.controller.start()
+    assert table.backend.rig.lost_steps == 0 and not table.mover.homed
+
+
+def test_a_hand_over_the_board_just_delays(make_table: MakeTable) -> None:
+    table = make_table(seed=6, with_players=False)
+    c = table.controller
+    for sid, (x_mm, y_mm) in c.game.ship_positions().items():
+        table.world.place_ship(sid, x_mm, y_mm)
+    table.run_until(lambda: table.mode() is Mode.READY, limit=100)
+    seq = c.status.seq
+    move = c.game.legal_moves(2)[0]
+    token = next(s for s in table.world.ship_positions()
+                 if s.startswith(c.game.active) and c.game.ship(s).location == move.start
+                 and s == move.ship)
+    table.world.place_ship(token, *table.board.spaces[move.end].position)
+    table.backend.scene.hand = Hand(250.0, 250.0, side="S")
+    table.steps(10)
+    assert c.status.seq == seq and table.mode() is Mode.READY
+    table.backend.scene.hand = None
+    table.run_until(lambda: c.status.seq != seq, limit=20)
+    assert c.game.ship(move.ship).location == move.end
+
+
+def test_restart_mid_game_resumes_from_the_journal(make_table: MakeTable) -> None:
+    first = make_table(seed=7)
+    c1 = first.controller
+    first.run_until(lambda: c1.game.round == 3 and first.mode() is Mode.READY, limit=900)
+    before = c1.game.to_dict()
+    first.controller.close()
+    first.journal.close()
+    first.backend.close()
+    second = make_table(seed=7, world=first.world, state_dir=first.state_dir)
+    c2 = second.controller
+    assert any(line.startswith("resuming game 1") for line in second.log)
+    assert c2.game.to_dict() == before
+    second.run_until(lambda: c2.game.round == 5, limit=900)
+    _journal_matches(second)

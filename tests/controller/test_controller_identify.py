@@ -1,0 +1,161 @@
+"""Move identification and capture decisions on observations built by hand."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from bermuda_hw.controller.daemon import captured_ships
+from bermuda_hw.controller.identify import MoveMatch, Unexplained, identify_move, pass_die
+from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.cloud import CloudPose
+from bermuda_hw.rules.game import Game, Phase
+from bermuda_hw.rules.moves import Move
+from bermuda_hw.vision.types import BoardObservation, ShipReading
+
+
+def observation(board: Board, places: Iterable[tuple[str, str | None]],
+                hidden: frozenset[str] = frozenset()) -> BoardObservation:
+    ships = []
+    for color, space in places:
+        x_mm, y_mm = board.spaces[space].position if space else (250.0, 250.0)
+        ships.append(ShipReading(color, space, x_mm, y_mm))
+    return BoardObservation(tuple(ships), None, 0.0, 3, hidden)
+
+
+def placement(game: Game) -> list[tuple[str, str | None]]:
+    return [(s.color, s.location) for s in game.ships() if s.location is not None]
+
+
+def moved(places: list[tuple[str, str | None]], color: str, start: str,
+          end: str | None) -> list[tuple[str, str | None]]:
+    out = list(places)
+    out.remove((color, start))
+    out.append((color, end))
+    return out
+
+
+def test_unchanged_board_is_no_move(board: Board) -> None:
+    game = Game.new(2, seed=1, board=board)
+    assert identify_move(game, observation(board, placement(game))) is None
+
+
+def test_plain_move_is_found_with_a_die_that_makes_it_legal(board: Board) -> None:
+    game = Game.new(2, seed=1, board=board)
+    move = game.legal_moves(3)[0]
+    color = game.active
+    seen = observation(board, moved(placement(game), color, move.start, move.end))
+    result = identify_move(game, seen)
+    assert isinstance(result, MoveMatch)
+    assert result.move.end == move.end and result.move.start == move.start
+    assert result.move.ship.startswith(color + "-")
+    assert result.move in game.legal_moves(result.die)
+
+
+def test_bump_accepted_before_and_after_the_put_back(board: Board) -> None:
+    game = Game.new(2, seed=1, board=board, first_player="blue")
+    # a yellow ship on a space that a blue ship can reach by exact count
+    target = next(m for m in game.legal_moves(2) if m.end not in board.ports)
+    game.set_ship("yellow-1", target.end)
+    game.set_turn("blue")
+    before = placement(game)
+    landed = moved(before, "blue", target.start, target.end)
+    result = identify_move(game, observation(board, landed))
+    assert isinstance(result, MoveMatch)
+    assert result.bumped == ("yellow-1",)
+    put_back = moved(landed, "yellow", target.end, game.ship("yellow-1").previous_port)
+    result_after = identify_move(game, observation(board, put_back))
+    assert isinstance(result_after, MoveMatch) and result_after.bumped == ("yellow-1",)
+
+
+def test_dock_with_count_to_spare(board: Board) -> None:
+    game = Game.new(2, seed=1, board=board, first_player="blue")
+    game.set_ship("blue-1", "S01")  # next to the Home Port
+    game.set_turn("blue")
+    dock = next(m for d in range(1, 7) for m in game.legal_moves(d)
+                if m.end in board.ports and m.steps < d)
+    seen = observation(board, moved(placement(game), "blue", dock.start, dock.end))
+    result = identify_move(game, seen)
+    assert isinstance(result, MoveMatch) and result.move.end == dock.end
+
+
+def test_illegal_move_is_explained(board: Board) -> None:
+    game = Game.new(2, seed=1, board=board, first_player="blue")
+    reachable = {m.end for d in range(1, 7) for m in game.legal_moves(d)
+                 if m.start == "SUGAR"}
+    far = next(s for s in board.spaces if s not in reachable and s not in board.ports)
+    result = identify_move(game, observation(board, moved(placement(game), "blue", "SUGAR", far)))
+    assert isinstance(result, Unexplained)
+    assert "SUGAR" in result.message and far in result.message
+    assert "not a legal move" in result.message
+
+
+def test_wrong_player_is_named(board: Board) -> None:
+    game = Game.new(2, seed=1, board=board, first_player="blue")
+    move = next(m for m in _moves_of(game, "yellow"))
+    result = identify_move(game, observation(board, moved(placement(game), "yellow",
+                                                          move.start, move.end)))
+    assert isinstance(result, Unexplained)
+    assert "blue's turn" in result.message and "yellow" in result.message
+
+
+def test_two_ships_moved_at_once(board: Board) -> None:
+    game = Game.new(2, seed=1, board=board, first_player="blue")
+    a = game.legal_moves(1)[0]
+    b = next(m for m in game.legal_moves(2) if m.start != a.start)
+    places = moved(moved(placement(game), "blue", a.start, a.end), "blue", b.start, b.end)
+    result = identify_move(game, observation(board, places))
+    assert isinstance(result, Unexplained)
+    assert "more than one ship" in result.message
+
+
+def test_places_under_the_cloud_are_not_compared(board: Board) -> None:
+    game = Game.new(2, seed=1, board=board, first_player="blue")
+    places = [p for p in placement(game) if p[1] != "OIL"]
+    assert identify_move(game, observation(board, places, frozenset({"OIL"}))) is None
+
+
+def test_pass_only_when_some_die_leaves_no_move(board: Board) -> None:
+    game = Game.new(2, seed=1, board=board, first_player="blue")
+    assert pass_die(game) is None
+    for ship in game.ships("blue"):
+        game.set_ship(ship.id, None)
+    game.set_ship("blue-1", "SUGAR")
+    # the cloud over every exit of the sugar port
+    exits = board.neighbours("SUGAR")
+    for col, row in board.grid.dots():
+        game.set_cloud(CloudPose(col, row, 0))
+        if exits <= game.blocked:
+            break
+    game.set_turn("blue")
+    if exits <= game.blocked:
+        die = pass_die(game)
+        assert die is not None and game.legal_moves(die) == [Move.pass_turn("blue")]
+
+
+def test_captured_are_the_swept_ships_no_longer_seen(board: Board) -> None:
+    game = Game.new(2, seed=1, board=board)
+    game.set_turn(game.order[0], Phase.CLOUD)
+    places = placement(game)
+    # two ships swept: one vanished (captured), one still seen (survived)
+    gone, stays = "blue-2", "yellow-3"
+    loc = game.ship(gone).location
+    assert loc is not None
+    places.remove(("blue", loc))
+    result = captured_ships(game, frozenset({gone, stays}), observation(board, places))
+    assert result == frozenset({gone})
+
+
+def test_captured_counts_per_place(board: Board) -> None:
+    game = Game.new(2, seed=1, board=board)
+    game.set_ship("blue-1", "S05")
+    game.set_ship("blue-2", "S05")
+    places = placement(game)
+    places.remove(("blue", "S05"))
+    result = captured_ships(game, frozenset({"blue-1", "blue-2"}), observation(board, places))
+    assert len(result) == 1 and result <= {"blue-1", "blue-2"}
+
+
+def _moves_of(game: Game, color: str) -> list[Move]:
+    other = game.copy()
+    other.set_turn(color)
+    return [m for d in range(1, 7) for m in other.legal_moves(d) if not m.is_pass]

@@ -1,0 +1,58 @@
+"""The simulated table end to end: players move tokens, the controller sees only frames."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from bermuda_hw.controller.daemon import Mode
+from bermuda_hw.rules.game import ShipStatus
+
+
+def _journal_rebuilds(table: Any) -> None:
+    loaded = table.journal.load(table.board)
+    assert loaded is not None
+    assert loaded[1].to_dict() == table.controller.game.to_dict()
+
+
+def _table_agrees(table: Any) -> None:
+    """The game's ships on the board are where the simulated world has tokens, by colour."""
+    game = table.controller.game
+    world = table.world
+    on_board = sorted(s.color for s in game.ships()
+                      if s.status in (ShipStatus.ON_BOARD, ShipStatus.UNDER_CLOUD))
+    tokens = sorted(sid.split("-")[0] for sid in world.ship_positions() if sid not in world.carried)
+    assert on_board == tokens
+
+
+def test_rounds_with_moves_bumps_and_captures(make_table: Callable[..., Any]) -> None:
+    table = make_table(players=3, seed=11)
+    controller = table.controller
+    table.run_until(lambda: controller.game.round > 6 and table.mode() is Mode.READY,
+                    limit=2000)
+    moves = [line for line in table.log if " (die " in line]
+    assert len(moves) >= 18  # 3 players x 6 rounds (passes are logged apart)
+    assert any(line.startswith("spin: ") for line in table.log)
+    _journal_rebuilds(table)
+    _table_agrees(table)
+
+
+def test_a_whole_game_to_its_end(make_table: Callable[..., Any]) -> None:
+    table = make_table(players=2, seed=5)
+    controller = table.controller
+    table.run_until(lambda: table.mode() is Mode.OVER, limit=6000)
+    game = controller.game
+    outcome = game.outcome()
+    assert outcome is not None
+    assert any(line.startswith("game over:") for line in table.log)
+    assert any("captured:" in line for line in table.log)
+    _journal_rebuilds(table)
+    stored = table.journal.current()
+    assert stored is not None and stored.finished_utc is not None
+    assert stored.outcome == str(outcome)
+    # a long press starts the next game; the finished one is archived
+    button = table.controls.spin_button
+    button.when_held()
+    table.steps(1)
+    assert table.controller.game_id != stored.id and not table.controller.game.is_over()
+    assert [g[0] for g in table.journal.games()] == [stored.id, table.controller.game_id]
