@@ -24,8 +24,9 @@ typecheck: $(STAMP)
 test: lint typecheck
 	$(BIN)/python -m pytest
 
+# the whole simulated table (rig, camera, players, controller), one game in a fresh state dir
 simulate: $(STAMP)
-	$(BIN)/bermuda-hw --simulate $(ARGS)
+	$(BIN)/bermuda-hw run --simulate --state-dir "$$(mktemp -d)" $(ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
