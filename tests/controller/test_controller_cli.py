@@ -50,3 +50,37 @@ def test_run_refuses_a_foreign_state_file(
     err = capsys.readouterr().err
     assert "bermuda.db" in err and "nothing was changed" in err
     assert (tmp_path / "bermuda.db").read_text() == "not a database"
+
+
+def test_sigterm_stops_the_daemon_cleanly(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    state = tmp_path / "state"
+    process = subprocess.Popen(
+        [sys.executable, "-c", "import sys; from bermuda_hw.cli import main; sys.exit(main())",
+         "run", "--simulate", "--players", "2",
+         "--seed", "1", "--state-dir", str(state)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        db = state / "bermuda.db"
+        while time.monotonic() < deadline:  # wait until the game is journalled and moving
+            if db.exists():
+                with Journal(db) as journal:
+                    current = journal.current()
+                    if current is not None and len(current.entries) >= 4:
+                        break
+            time.sleep(0.2)
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0, err
+    with Journal(state / "bermuda.db") as journal:
+        current = journal.current()
+    assert current is not None and len(current.entries) >= 4

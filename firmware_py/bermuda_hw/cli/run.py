@@ -18,13 +18,14 @@ from bermuda_hw.cli.play import _players
 from bermuda_hw.config import DEFAULT_CONFIG_PATH, Config, load_config
 from bermuda_hw.controller.journal import DEFAULT_STATE_DIR, Journal
 from bermuda_hw.devices.controls import TableControls
-from bermuda_hw.errors import ConfigError
+from bermuda_hw.errors import ConfigError, StateError
 from bermuda_hw.motion.mover import CloudMover
 from bermuda_hw.rules.board import load_board
 
 # The simulated table renders small frames and settles on fewer of them: a fast game.
 SIM_CAMERA = {"width_px": 640, "height_px": 480, "stable_frames": 2, "stable_min_time_s": 0.1}
 DEFAULT_MAX_ROUNDS = 400
+STUCK_FRAMES = 3000  # the simulated players always act well within this
 
 
 def state_dir_default() -> Path:
@@ -161,11 +162,20 @@ def run(args: argparse.Namespace) -> int:
                 seed=args.seed if args.seed is not None else 0,
             )
 
+        progress = {"seq": -1, "frame": 0}
+
         def finished() -> bool:
             game = controller.game
             if not simulate or game is None:
                 return False
-            return controller.status.mode is Mode.OVER or game.round > args.max_rounds
+            status = controller.status
+            if status.seq != progress["seq"]:
+                progress.update(seq=status.seq, frame=status.frames)
+            elif status.frames - progress["frame"] > STUCK_FRAMES:
+                raise StateError(f"the simulated table made no progress in {STUCK_FRAMES} "
+                                 f"frames ({status.mode.value}: {status.message}); the game "
+                                 "is saved")
+            return status.mode is Mode.OVER or game.round > args.max_rounds
 
         previous = signal.signal(signal.SIGTERM, lambda *_: controller.request_stop())
         try:
