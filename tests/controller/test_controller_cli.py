@@ -76,7 +76,7 @@ def test_sigterm_stops_the_daemon_cleanly(tmp_path: Path) -> None:
                         break
             time.sleep(0.2)
         process.send_signal(signal.SIGTERM)
-        out, err = process.communicate(timeout=30)
+        _out, err = process.communicate(timeout=30)
     finally:
         if process.poll() is None:
             process.kill()
