@@ -340,6 +340,13 @@ class Controller:
             return
         if self.status.mode is Mode.SETUP:
             diff = difference(game, observation)
+            if diff and game.phase is Phase.SHIPS:
+                # a player who moved before the check settled: take the move if it is one
+                result = identify_move(game, observation)
+                if isinstance(result, MoveMatch):
+                    self._apply_move(result)
+                    self._check_board(observation)
+                    return
             if diff:
                 self.status.fix = diff
                 self._set(Mode.SETUP, f"set the board as the game has it: {diff.describe()}",
