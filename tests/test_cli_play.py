@@ -53,7 +53,7 @@ def test_log_shows_cards_bumps_and_captures(capsys: pytest.CaptureFixture[str]) 
 def test_without_simulate_there_is_no_game(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([]) == 2
     captured = capsys.readouterr()
-    assert "hardware daemon is not available" in captured.err
+    assert "bermuda-hw run " in captured.err
     assert "--simulate" in captured.err
     assert captured.out == ""
 

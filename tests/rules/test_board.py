@@ -88,6 +88,15 @@ def test_classic_spaces_do_not_overlap(classic_board: Board) -> None:
             assert math.dist(a.position, b.position) > 25, (a.id, b.id)
 
 
+def test_classic_berths_stand_clear_of_path_spaces(classic_board: Board) -> None:
+    # A ship in a berth must never be mistaken for one on the space beside the port.
+    for port in classic_board.ports.values():
+        for berth in port.berths:
+            for space in classic_board.spaces.values():
+                if space.kind == "path":
+                    assert math.dist(berth, space.position) > 25, (port.id, space.id)
+
+
 def test_classic_markers(classic_board: Board) -> None:
     m = classic_board.markers
     assert m.dictionary == "DICT_4X4_50"

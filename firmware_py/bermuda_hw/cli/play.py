@@ -47,8 +47,10 @@ def run(args: argparse.Namespace) -> int:
     """Play one simulated game and print its log; without --simulate, explain and exit 2."""
     if not args.simulate:
         print(
-            "bermuda-hw: the table's hardware daemon is not available yet.\n"
-            "  bermuda-hw --simulate [--players N] [--seed S]   plays a simulated game\n"
+            "bermuda-hw: no command given.\n"
+            "  bermuda-hw run                                   runs the table (the service)\n"
+            "  bermuda-hw run --simulate                        runs the simulated table\n"
+            "  bermuda-hw --simulate [--players N] [--seed S]   plays a quick virtual game\n"
             "  bermuda-hw --help                                lists the commands",
             file=sys.stderr,
         )
