@@ -26,6 +26,17 @@ class ConfigError(BermudaError, ValueError):
         super().__init__(f"{where}: {problem}")
 
 
+    @classmethod
+    def read_text(cls, file: Path) -> str:
+        """Read a configuration-like text file; a missing or unreadable one is this error."""
+        try:
+            return file.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise cls(file, None, "file not found") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise cls(file, None, f"cannot be read: {exc}") from None
+
+
 class BoardFileError(ConfigError):
     """A board definition file is wrong."""
 

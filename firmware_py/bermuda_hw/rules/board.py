@@ -325,13 +325,7 @@ def load_board(path: str | Path | None = None) -> Board:
         )
         return parse_board(text, CLASSIC_SOURCE)
     file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise BoardFileError(file, None, "file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BoardFileError(file, None, f"cannot be read: {exc}") from None
-    return parse_board(text, str(file))
+    return parse_board(BoardFileError.read_text(file), str(file))
 
 
 def parse_board(text: str, source: str) -> Board:

@@ -189,13 +189,7 @@ def load_calibration(path: str | Path | None, colors: Iterable[str]) -> ColorCal
     if path is None:
         return default_calibration(colors)
     file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise CalibrationError(file, None, "file not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CalibrationError(file, None, f"cannot be read: {exc}") from None
-    return parse_calibration(text, str(file), colors)
+    return parse_calibration(CalibrationError.read_text(file), str(file), colors)
 
 
 def calibration_to_toml(calibration: ColorCalibration) -> str:
