@@ -11,6 +11,7 @@ import numpy as np
 
 from bermuda_hw.backends.real import REALTIME_SPIN_S, RealBackend
 from bermuda_hw.backends.sim import SimBackend
+from bermuda_hw.clock import WallClock
 from bermuda_hw.config import Config, load_config
 from bermuda_hw.devices.stepper import MotorEnable, StepperAxis
 from bermuda_hw.motion.mover import CloudMover
@@ -19,7 +20,6 @@ from bermuda_hw.planning.kinematics import GantryKinematics
 from bermuda_hw.planning.profile import TrapezoidProfile
 from bermuda_hw.planning.steps import Limits, StepPlan, plan_line
 from bermuda_hw.rules.board import load_board
-from bermuda_hw.sim.clock import WallClock
 from bermuda_hw.sim.rig import ObservedPin, make_mock_factory
 
 GOAL_RATIO = 1.02

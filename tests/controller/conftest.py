@@ -15,8 +15,9 @@ from bermuda_hw.backends.camera import CameraSource
 from bermuda_hw.backends.camera_config import parse_camera_config
 from bermuda_hw.backends.sim import SimBackend
 from bermuda_hw.config import Config, load_config
-from bermuda_hw.controller.daemon import Controller, Mode
+from bermuda_hw.controller.daemon import Controller
 from bermuda_hw.controller.journal import Journal
+from bermuda_hw.controller.status import Mode
 from bermuda_hw.devices.controls import TableControls
 from bermuda_hw.motion.mover import CloudMover
 from bermuda_hw.rules.board import Board, load_board

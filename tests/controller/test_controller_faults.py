@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from bermuda_hw.controller.daemon import Mode
+from bermuda_hw.controller.status import Mode
 from bermuda_hw.errors import EmergencyStopError
 from bermuda_hw.rules.game import Phase
 from bermuda_hw.sim.render import Hand

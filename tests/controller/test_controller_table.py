@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from bermuda_hw.controller.daemon import Mode
+from bermuda_hw.controller.status import Mode
 from bermuda_hw.rules.game import ShipStatus
 
 

@@ -13,9 +13,10 @@ from gpiozero.pins.mock import MockFactory
 from bermuda_hw.backends import create_backend
 from bermuda_hw.backends.real import RealBackend
 from bermuda_hw.backends.sim import SimBackend
+from bermuda_hw.clock import WallClock
 from bermuda_hw.config import Config
 from bermuda_hw.errors import HardwareError
-from bermuda_hw.sim.clock import VirtualClock, WallClock
+from bermuda_hw.sim.clock import VirtualClock
 from bermuda_hw.sim.pca9685 import FakeI2C
 
 

@@ -6,8 +6,8 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 from bermuda_hw.backends import Backend, I2CBus
+from bermuda_hw.clock import WallClock
 from bermuda_hw.errors import HardwareError
-from bermuda_hw.sim.clock import WallClock
 
 if TYPE_CHECKING:
     from bermuda_hw.backends.camera import CameraSource

@@ -105,7 +105,8 @@ def _config(args: argparse.Namespace, simulate: bool) -> Config:
 
 
 def run(args: argparse.Namespace) -> int:
-    from bermuda_hw.controller.daemon import Controller, Mode
+    from bermuda_hw.controller.daemon import Controller
+    from bermuda_hw.controller.status import Mode
     from bermuda_hw.vision.stability import StabilitySettings
 
     simulate = bool(getattr(args, "simulate", False))

@@ -34,12 +34,10 @@ import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
 from bermuda_hw.backends.camera import CameraSource
 from bermuda_hw.controller.identify import (
-    Difference,
     MoveMatch,
     Unexplained,
     difference,
@@ -50,6 +48,7 @@ from bermuda_hw.controller.identify import (
 from bermuda_hw.controller.journal import Journal
 from bermuda_hw.controller.notify import sd_notify
 from bermuda_hw.controller.signals import Pattern, TableSignals
+from bermuda_hw.controller.status import Mode, Status
 from bermuda_hw.errors import CameraError, EmergencyStopError, HardwareError
 from bermuda_hw.rules.board import LETTERS, Board
 from bermuda_hw.rules.cloud import Spin
@@ -73,39 +72,6 @@ log = logging.getLogger("bermuda_hw.controller")
 
 FAULT_POLL_S = 0.1
 SETTLE_BEFORE_HOMING_S = 0.5  # after a stop at speed, the carriage comes to rest first
-
-
-class Mode(StrEnum):
-    """What the controller is doing or waiting for."""
-
-    STARTING = "starting"
-    SETUP = "setup"  # waiting for the board to match the game (start, resume, after a fault)
-    READY = "ready"  # waiting for the active player's move
-    FIX = "fix"  # the board does not match: waiting for the players to fix it
-    SPIN = "spin"  # waiting for the spin button
-    MOVING = "moving"  # the cloud is moving
-    AFTER_SPIN = "after-spin"  # waiting for a stable reading to decide the captures
-    FAULT = "fault"  # motors stopped; waiting for a press of the spin button
-    OVER = "over"  # the game has ended
-
-
-@dataclass
-class Status:
-    """The controller's public state: what a status page (or a simulated player) reads."""
-
-    mode: Mode = Mode.STARTING
-    message: str = ""
-    seq: int = 0  # grows with every action applied to the game
-    round: int = 1
-    phase: str = "ships"
-    active: str = ""
-    fix: Difference | None = None
-    last_spin: str | None = None
-    lost: tuple[str, ...] = ()
-    outcome: str | None = None
-    fault: str | None = None
-    frames: int = 0
-    observations: int = 0
 
 
 @dataclass

@@ -19,10 +19,10 @@ from adafruit_motor import stepper as motor_stepper
 from adafruit_motor.servo import Servo
 from adafruit_pca9685 import PCA9685
 
+from bermuda_hw.clock import Clock
 from bermuda_hw.config import ServoRotationConfig, StepperRotationConfig
 from bermuda_hw.errors import BusError, EmergencyStopError
 from bermuda_hw.planning.kinematics import ServoRotationKinematics, StepperRotationKinematics
-from bermuda_hw.sim.clock import Clock
 
 T = TypeVar("T")
 

@@ -10,10 +10,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from bermuda_hw.clock import Clock
 from bermuda_hw.devices.stepper import MotorEnable, StepperAxis
 from bermuda_hw.errors import HardwareError
 from bermuda_hw.planning.steps import StepPlan
-from bermuda_hw.sim.clock import Clock
 
 StopReason = Literal["done", "condition", "estop"]
 

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bermuda_hw.sim.clock import Clock
+from bermuda_hw.clock import Clock
 
 MODE1 = 0x00
 MODE2 = 0x01

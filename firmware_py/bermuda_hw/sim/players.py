@@ -17,7 +17,7 @@ import math
 import random
 from typing import Any
 
-from bermuda_hw.controller.daemon import Controller, Mode
+from bermuda_hw.controller.status import ControllerView, Mode
 from bermuda_hw.rules.board import Board, Point
 from bermuda_hw.rules.game import Game, ShipStatus
 from bermuda_hw.rules.moves import MAX_DIE, split_ship_id
@@ -33,7 +33,7 @@ class SimulatedPlayers:
 
     def __init__(
         self,
-        controller: Controller,
+        controller: ControllerView,
         world: World,
         scene: WorldScene,
         spin_pin: Any,

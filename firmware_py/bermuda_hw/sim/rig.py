@@ -27,8 +27,8 @@ from bermuda_hw.planning.measure import AxisTrace, peak_speed_accel
 from bermuda_hw.sim.world import World
 
 if TYPE_CHECKING:
+    from bermuda_hw.clock import Clock
     from bermuda_hw.config import AxisConfig, Config
-    from bermuda_hw.sim.clock import Clock
     from bermuda_hw.sim.pca9685 import PCA9685Emulator
 
 PinListener = Callable[["ObservedPin", float, bool], None]
