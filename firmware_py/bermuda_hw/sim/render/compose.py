@@ -1,0 +1,176 @@
+"""One frame: the scene drawn over the board texture, then seen through the camera."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from bermuda_hw.rules.board import Board, Point
+from bermuda_hw.sim.render.artwork import board_texture, cloud_canvas
+from bermuda_hw.sim.render.draw import (
+    TABLE_MARGIN_MM,
+    TEXTURE_PX_PER_MM,
+    Image,
+    circle,
+    clip8,
+    fill,
+    oriented,
+    outline,
+    ship_outline,
+)
+from bermuda_hw.sim.render.optics import CameraModel, light_field, remap_tables
+from bermuda_hw.sim.render.palette import Palette
+from bermuda_hw.sim.render.scene import CLOUD_HEIGHT_MM, SHIP_HEIGHT_MM, Hand, Scene
+
+
+def _composite_rotated(
+    tex: Image,
+    canvas: Image,
+    alpha: npt.NDArray[np.float32],
+    centre_mm: Point,
+    heading_deg: float,
+    scale: float,
+) -> None:
+    """Draw a canvas turned clockwise by a heading and scaled, centred at a board point."""
+    h, w = canvas.shape[:2]
+    out = round(max(h, w) * scale * 1.5)
+    cx = (centre_mm[0] + TABLE_MARGIN_MM) * TEXTURE_PX_PER_MM
+    cy = (centre_mm[1] + TABLE_MARGIN_MM) * TEXTURE_PX_PER_MM
+    x0, y0 = round(cx - out / 2), round(cy - out / 2)
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), -heading_deg, scale)
+    m[0, 2] += cx - w / 2 - x0
+    m[1, 2] += cy - h / 2 - y0
+    th, tw = tex.shape[:2]
+    xa, ya, xb, yb = max(x0, 0), max(y0, 0), min(x0 + out, tw), min(y0 + out, th)
+    if xa >= xb or ya >= yb:
+        return
+    m[0, 2] -= xa - x0
+    m[1, 2] -= ya - y0
+    size = (xb - xa, yb - ya)
+    top = cv2.warpAffine(canvas, m, size, flags=cv2.INTER_LINEAR)
+    a = cv2.warpAffine(alpha, m, size, flags=cv2.INTER_LINEAR)[..., None]
+    region = tex[ya:yb, xa:xb].astype(np.float32)
+    tex[ya:yb, xa:xb] = (region * (1 - a) + top.astype(np.float32) * a).astype(np.uint8)
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def draw_scene(board: Board, scene: Scene, camera: CameraModel, palette: Palette) -> Image:
+    """The top-down texture of the table with everything on it (2 px/mm, with margin)."""
+    tex: Image = board_texture(board, palette).copy()
+    shadow = np.zeros(tex.shape[:2], np.uint8)
+    style = palette.ship_style
+    hull = ship_outline(style.length_mm, style.beam_mm, style.bow)
+    cabin = [(-style.length_mm * 0.3, -style.beam_mm * 0.25),
+             (style.length_mm * 0.05, -style.beam_mm * 0.25),
+             (style.length_mm * 0.05, style.beam_mm * 0.25),
+             (-style.length_mm * 0.3, style.beam_mm * 0.25)]
+
+    def draw_covers(low: bool) -> None:
+        for cover in scene.covers:
+            if (cover.height_mm < CLOUD_HEIGHT_MM) != low:
+                continue
+            (px, py), s = camera.parallax(cover.x_mm, cover.y_mm, cover.height_mm)
+            circle(shadow, (px + 3, py + 3), cover.radius_mm * s, (160, 160, 160))
+            circle(tex, (px, py), cover.radius_mm * s, cover.color)
+
+    draw_covers(low=True)
+
+    for ship in scene.ships:
+        bgr = palette.ship_bgr(ship.color)
+        (px, py), s = camera.parallax(ship.x_mm, ship.y_mm, SHIP_HEIGHT_MM)
+        fill(shadow, oriented(ship.x_mm + 2.5, ship.y_mm + 2.5, ship.heading_deg, hull),
+              (150, 150, 150))
+        pts = oriented(px, py, ship.heading_deg, hull, s)
+        fill(tex, pts, bgr)
+        outline(tex, pts, tuple(int(v * 0.55) for v in bgr), 0.6)  # type: ignore[arg-type]
+        deck = tuple(clip8(v * 1.15 + 12) for v in bgr)
+        fill(tex, oriented(px, py, ship.heading_deg, cabin, s), deck)  # type: ignore[arg-type]
+
+    if scene.cloud is not None:
+        cloud = scene.cloud
+        radius = board.cloud.footprint_radius_mm
+        circle(shadow, (cloud.x_mm + 6, cloud.y_mm + 6), radius, (170, 170, 170))
+        circle(tex, (cloud.x_mm, cloud.y_mm), radius * 1.02, (90, 90, 95))
+        notch = [(cloud.x_mm - 6, cloud.y_mm - radius * 1.02),
+                 (cloud.x_mm + 6, cloud.y_mm - radius * 1.02),
+                 (cloud.x_mm, cloud.y_mm - radius * 1.02 - 9)]
+        fill(tex, notch, (90, 90, 95))
+        canvas, alpha = cloud_canvas(board, palette)
+        centre, s = camera.parallax(cloud.x_mm, cloud.y_mm, CLOUD_HEIGHT_MM)
+        _composite_rotated(tex, canvas, alpha, centre, cloud.heading_deg, s)
+
+    draw_covers(low=False)  # anything higher than the cloud lies on top of it
+    if scene.hand is not None:
+        _draw_hand(tex, shadow, board, scene.hand, camera)
+
+    if shadow.any():
+        soft = cv2.GaussianBlur(shadow, (0, 0), 4.0).astype(np.float32) / 255.0
+        tex = (tex.astype(np.float32) * (1.0 - 0.45 * soft[..., None])).astype(np.uint8)
+    return tex
+
+
+def _draw_hand(tex: Image, shadow: Image, board: Board, hand: Hand, camera: CameraModel) -> None:
+    far = TABLE_MARGIN_MM + 40.0
+    entry = {
+        "N": (hand.x_mm, -far, 180.0),
+        "S": (hand.x_mm, board.height_mm + far, 0.0),
+        "W": (-far, hand.y_mm, 90.0),
+        "E": (board.width_mm + far, hand.y_mm, 270.0),
+    }[hand.side]
+    ex, ey, heading = entry
+    tip = (hand.x_mm, hand.y_mm)
+    palm_centre = oriented(tip[0], tip[1], heading, [(-60.0, 0.0)])[0]
+    wrist = oriented(tip[0], tip[1], heading, [(-110.0, 0.0)])[0]
+
+    def raised(p: Point) -> Point:
+        return camera.parallax(p[0], p[1], hand.height_mm)[0]
+
+    arm = [raised(p) for p in oriented(ex, ey, heading, [(0, -45), (0, 45)])]
+    arm += [raised(p) for p in oriented(wrist[0], wrist[1], heading, [(0, 38), (0, -38)])]
+    shadow_arm = [(p[0] + 25, p[1] + 25) for p in arm]
+    fill(shadow, shadow_arm, (200, 200, 200))
+    fill(tex, arm, hand.sleeve)
+    pts = cv2.ellipse2Poly((0, 0), (45, 38), 0, 0, 360, 20)
+    palm_pts = [raised(p) for p in oriented(palm_centre[0], palm_centre[1], heading,
+                                             [(float(u), float(v)) for u, v in pts])]
+    fill(shadow, [(p[0] + 25, p[1] + 25) for p in palm_pts], (200, 200, 200))
+    fill(tex, palm_pts, hand.skin)
+    for offset in (-24.0, -8.0, 8.0, 24.0):
+        base = oriented(palm_centre[0], palm_centre[1], heading, [(35.0, offset)])[0]
+        finger = [raised(p) for p in oriented(base[0], base[1], heading,
+                                               [(-5, -7), (28, -6), (30, 0), (28, 6), (-5, 7)])]
+        fill(tex, finger, hand.skin)
+
+
+def render(
+    board: Board,
+    scene: Scene,
+    camera: CameraModel | None = None,
+    *,
+    seed: int = 0,
+    palette: Palette | None = None,
+) -> Image:
+    """The BGR frame (uint8, height x width x 3) that the camera sees of the scene."""
+    camera = camera or CameraModel()
+    palette = palette or Palette()
+    rng = np.random.default_rng(seed)
+    tex = draw_scene(board, scene, camera, palette)
+    map_x, map_y = remap_tables(board, camera)
+    frame = cv2.remap(tex, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                      borderValue=(40, 45, 50))
+    if camera.blur_px > 0:
+        frame = cv2.GaussianBlur(frame, (0, 0), camera.blur_px)
+    light = light_field(board, camera)
+    tint = np.array(camera.tint, np.float32)
+    work = frame.astype(np.float32) * light[..., None] * tint
+    if camera.noise > 0:
+        work += rng.standard_normal(work.shape, dtype=np.float32) * np.float32(camera.noise)
+    out: Image = np.clip(work, 0, 255).astype(np.uint8)
+    if camera.jpeg_quality < 100:
+        ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, camera.jpeg_quality])
+        if ok:
+            out = np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR), np.uint8)
+    return out
