@@ -11,15 +11,17 @@ Every random choice comes from the seed, so a frame is reproducible.
 The package, by concern: `scene` (what lies on the table), `palette` (how the
 printing and the tokens look), `optics` (the camera: geometry, lens, light),
 `draw` (texture coordinates and drawing primitives), `artwork` (the printed
-board and the cloud's top), `compose` (a whole frame) and `random_scenes`.
+board and the cloud's top), `printing` (artwork the board file does not
+describe), `compose` (a whole frame) and `random_scenes`.
 """
 
 from __future__ import annotations
 
 from bermuda_hw.sim.render.compose import draw_scene, render
 from bermuda_hw.sim.render.draw import QUIET_ZONE_MM, TABLE_MARGIN_MM, TEXTURE_PX_PER_MM, Image
-from bermuda_hw.sim.render.optics import CameraModel
+from bermuda_hw.sim.render.optics import CameraModel, coloured_light
 from bermuda_hw.sim.render.palette import DEFAULT_SHIP_COLORS, Palette, ShipStyle
+from bermuda_hw.sim.render.printing import LandShape, Printing, Rose, Title
 from bermuda_hw.sim.render.random_scenes import random_scene
 from bermuda_hw.sim.render.scene import (
     BGR,
@@ -46,11 +48,16 @@ __all__ = [
     "Cover",
     "Hand",
     "Image",
+    "LandShape",
     "Palette",
+    "Printing",
+    "Rose",
     "Scene",
     "ShipStyle",
     "ShipToken",
     "Side",
+    "Title",
+    "coloured_light",
     "draw_scene",
     "random_scene",
     "render",

@@ -26,6 +26,7 @@ from bermuda_hw.sim.render.draw import (
     texture_size,
 )
 from bermuda_hw.sim.render.palette import Palette
+from bermuda_hw.sim.render.printing import draw_printing
 
 _TEXTURES = Cache(8)
 _CLOUDS = Cache(8)
@@ -68,6 +69,7 @@ def _draw_board(board: Board, palette: Palette) -> Image:
     for angle in range(0, 360, 45):
         end = oriented(mid[0], mid[1], angle, [(22.0 if angle % 90 == 0 else 12.0, 0.0)])[0]
         cv2.line(img, tex_point(mid), tex_point(end), (150, 100, 50), 2, cv2.LINE_AA, 4)
+    draw_printing(img, palette.printing)
 
     for a, b in _route_segments(board):
         cv2.line(img, tex_point(a), tex_point(b), (225, 205, 170), 2, cv2.LINE_AA, 4)
@@ -93,7 +95,7 @@ def _draw_board(board: Board, palette: Palette) -> Image:
         ys = [b[1] for b in port.berths]
         box = [(min(xs) - 17, min(ys) - 19), (max(xs) + 17, min(ys) - 19),
                (max(xs) + 17, max(ys) + 19), (min(xs) - 17, max(ys) + 19)]
-        fill(img, box, palette.port)
+        fill(img, box, palette.printing.paint_of(port.id, palette.port))
         outline(img, box, palette.ink, 0.8)
         for bx, by in port.berths:
             outline(img, oriented(bx, by, 0.0, berth_outline), (150, 150, 150), 0.4)

@@ -164,8 +164,7 @@ def render(
     if camera.blur_px > 0:
         frame = cv2.GaussianBlur(frame, (0, 0), camera.blur_px)
     light = light_field(board, camera)
-    tint = np.array(camera.tint, np.float32)
-    work = frame.astype(np.float32) * light[..., None] * tint
+    work = frame.astype(np.float32) * light
     if camera.noise > 0:
         work += rng.standard_normal(work.shape, dtype=np.float32) * np.float32(camera.noise)
     out: Image = np.clip(work, 0, 255).astype(np.uint8)

@@ -29,6 +29,9 @@ class CameraModel:
     relative brightness change across the board along `gradient_deg`,
     `vignette` the darkening at the image corners, `shadows` soft dark
     patches (x_mm, y_mm, radius_mm, depth 0-1), `tint` per-channel gains (BGR).
+    `tint_gradient` colours the light unevenly: per-channel gain change (BGR)
+    across the board along `gradient_deg` (a warm lamp on one side, daylight on
+    the other), which no single white balance removes.
     """
 
     width_px: int = 1280
@@ -47,6 +50,7 @@ class CameraModel:
     vignette: float = 0.1
     shadows: tuple[tuple[float, float, float, float], ...] = ()
     tint: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    tint_gradient: tuple[float, float, float] = (0.0, 0.0, 0.0)
     blur_px: float = 0.6
     noise: float = 2.0
     jpeg_quality: int = 92
@@ -184,7 +188,8 @@ def _make_remap(camera: CameraModel) -> tuple[npt.NDArray[np.float32], npt.NDArr
 
 
 def light_field(board: Board, camera: CameraModel) -> npt.NDArray[np.float32]:
-    """Per-pixel brightness gain: exposure, gradient, vignetting and soft shadows."""
+    """Per-pixel, per-channel gain: exposure, gradient, vignetting, soft shadows and the
+    light's colour (height x width x 3)."""
     out: npt.NDArray[np.float32] = _LIGHTS.get(
         board, camera, lambda: _make_light(board, camera)
     )
@@ -207,8 +212,23 @@ def _make_light(board: Board, camera: CameraModel) -> npt.NDArray[np.float32]:
     for sx, sy, sr, depth in camera.shadows:
         d2 = ((bx - sx) ** 2 + (by - sy) ** 2) / (sr * sr)
         gain = gain * (1.0 - depth * np.exp(-d2 * 2.0))
+    tint = np.array(camera.tint, np.float32) + np.array(
+        camera.tint_gradient, np.float32) * along[..., None].astype(np.float32)
+    colour = gain[..., None].astype(np.float32) * tint
     out = np.asarray(
-        cv2.resize(gain.astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC), np.float32
+        cv2.resize(colour, (w, h), interpolation=cv2.INTER_CUBIC), np.float32
     )
     out.setflags(write=False)
     return out
+
+
+def coloured_light(rng: random.Random, strength: float = 1.0) -> dict[str, Any]:
+    """Camera values for warm or cool light that also changes colour across the board.
+
+    Pass them to `CameraModel(...)` or `CameraModel.random(..., **values)`.
+    """
+    warm = rng.random() < 0.5
+    base = (0.78, 0.95, 1.12) if warm else (1.14, 1.0, 0.84)
+    tint = tuple(1.0 + (b - 1.0) * strength * rng.uniform(0.6, 1.0) for b in base)
+    slope = tuple(rng.uniform(-0.16, 0.16) * strength for _ in range(3))
+    return {"tint": tint, "tint_gradient": slope, "gradient_deg": rng.uniform(0, 360)}

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from bermuda_hw.sim.render.draw import clip8
+from bermuda_hw.sim.render.printing import Printing
 from bermuda_hw.sim.render.scene import BGR
 
 
@@ -40,6 +41,7 @@ class Palette:
     cloud: BGR = (215, 215, 220)
     ships: tuple[tuple[str, BGR], ...] = tuple(DEFAULT_SHIP_COLORS.items())
     ship_style: ShipStyle = field(default_factory=ShipStyle)
+    printing: Printing = field(default_factory=Printing)  # artwork not in the board file
 
     def ship_bgr(self, color: str) -> BGR:
         for name, bgr in self.ships:
