@@ -61,11 +61,17 @@ def test_printed_patches_are_learned_by_calibration_and_by_a_steady_camera(
                   for (p, b), c in start_layout(board).items())
     frame = shoot(Scene(start, covers=(cartouche,)), TILTED)
     assert BoardReader(board).read(frame).occluded
-    # Calibration on the start layout records it as printed.
+    # Calibration on the start layout learns it as the board's own look, without an
+    # ignore circle that would hide a ship put down on it.
     calibration = BoardReader(board).calibrate(frame)
-    assert any(abs(z.x_mm - 300.0) < 10 and abs(z.y_mm - 330.0) < 10
-               for z in calibration.ignore)
+    assert calibration.ignore == ()
+    assert calibration.background is not None
     assert not BoardReader(board, calibration).read(frame).occluded
+    on_it = ShipToken("blue", 300.0, 330.0, 30.0)
+    seen = BoardReader(board, calibration).read(
+        shoot(Scene((*start, on_it), covers=(cartouche,)), TILTED, 2))
+    assert [(s.color, s.space) for s in seen.ships
+            if abs(s.x_mm - 300.0) < 10 and abs(s.y_mm - 330.0) < 10] == [("blue", None)]
     # A steady camera learns it over a few hundred frames, and still sees hands.
     reader = BoardReader(board)
     readings = [reader.read(frame) for _ in range(160)]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -84,17 +83,26 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _calibrate(args: argparse.Namespace) -> int:
-    """Measure colour profiles from one image with the ships at their start places."""
-    if len(args.images) != 1:
-        print("bermuda-hw: error: --calibrate takes exactly one image", file=sys.stderr)
-        return 2
+    """Measure colour profiles and learn the board's look from images of the start layout.
+
+    Writes OUT (TOML) and, beside it, OUT's name with `.background.png`: the
+    empty board's learned look, which the TOML names.
+    """
     board = load_board(args.board)
     calibration = load_calibration(args.calibration, board.ship_colors)
-    image = read_image_file(args.images[0])
-    measured = BoardReader(board, calibration).calibrate(image)
-    text = calibration_to_toml(measured)
-    Path(args.calibrate).write_text(text, encoding="utf-8")
-    print(f"wrote {args.calibrate}")
+    images = [read_image_file(name) for name in args.images]
+    reader = BoardReader(board, calibration)
+    measured = reader.calibrate(images)
+    out = Path(args.calibrate)
+    picture = out.with_name(out.stem + ".background.png")
+    if measured.background is not None:
+        measured.background.save(picture)
+    text = calibration_to_toml(measured, picture.name if measured.background else None)
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise AnnotateError(f"{out}: cannot be written: {exc.strerror or exc}") from None
+    print(f"wrote {out} and {picture}")
     print(text, end="")
     return 0
 
@@ -113,6 +121,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--annotate", metavar="DIR",
                         help="write each image with what was found drawn on it")
     parser.add_argument("--calibrate", metavar="OUT",
-                        help="measure colour profiles from one image of the start layout "
-                        "and write them to OUT")
+                        help="measure colour profiles and learn the board's look from "
+                        "images of the start layout (the cloud off the board, or moved "
+                        "between images); write them to OUT and OUT.background.png")
     parser.set_defaults(func=run)

@@ -18,18 +18,25 @@ Calibration file (TOML)::
     x_mm = 254.0
     y_mm = 254.0
     radius_mm = 10.0
+
+    [background]            # the empty board's learned look (vision.background)
+    image = "colors.background.png"   # relative to this file
 """
 
 from __future__ import annotations
 
+import json
 import math
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bermuda_hw.errors import CalibrationError
+
+if TYPE_CHECKING:
+    from bermuda_hw.vision.background import BoardBackground
 
 LIGHTNESS_WEIGHT = 0.35
 Lab = tuple[float, float, float]
@@ -84,6 +91,8 @@ class ColorCalibration:
     ignore: tuple[IgnoreZone, ...] = ()
     source: str = "<defaults>"
     extra: Mapping[str, Any] = field(default_factory=dict)
+    background: BoardBackground | None = None  # the empty board's learned look
+    background_file: str | None = None  # where the file says it is saved
 
     def profile(self, name: str) -> ColorProfile:
         for p in self.profiles:
@@ -127,8 +136,9 @@ def parse_calibration(text: str, source: str, colors: Iterable[str]) -> ColorCal
     except tomllib.TOMLDecodeError as exc:
         raise CalibrationError(source, None, f"is not valid TOML: {exc}") from None
     for key in data:
-        if key not in ("colors", "ignore"):
-            raise CalibrationError(source, key, "unknown key (expected colors, ignore)")
+        if key not in ("colors", "ignore", "background"):
+            raise CalibrationError(source, key,
+                                   "unknown key (expected colors, ignore, background)")
     raw = data.get("colors", {})
     if not isinstance(raw, dict):
         raise CalibrationError(source, "colors", "must be a table of colour tables")
@@ -179,9 +189,22 @@ def parse_calibration(text: str, source: str, colors: Iterable[str]) -> ColorCal
                 _number(entry["radius_mm"], source, f"{key}.radius_mm", 1.0, 200.0),
             )
         )
+    background_file: str | None = None
+    raw_background = data.get("background", {})
+    if not isinstance(raw_background, dict):
+        raise CalibrationError(source, "background", "must be a table { image }")
+    for k in raw_background:
+        if k != "image":
+            raise CalibrationError(source, f"background.{k}", "unknown key (expected image)")
+    if "image" in raw_background:
+        image = raw_background["image"]
+        if not isinstance(image, str) or not image.strip():
+            raise CalibrationError(source, "background.image",
+                                   f"must be the name of a PNG file, not {image!r}")
+        background_file = str(Path(source).parent / image)
     defaults = default_calibration([n for n in names if n not in profiles])
     merged = tuple(profiles.get(n) or defaults.profile(n) for n in names)
-    return ColorCalibration(merged, tuple(ignore), source)
+    return ColorCalibration(merged, tuple(ignore), source, background_file=background_file)
 
 
 def load_calibration(path: str | Path | None, colors: Iterable[str]) -> ColorCalibration:
@@ -192,8 +215,10 @@ def load_calibration(path: str | Path | None, colors: Iterable[str]) -> ColorCal
     return parse_calibration(CalibrationError.read_text(file), str(file), colors)
 
 
-def calibration_to_toml(calibration: ColorCalibration) -> str:
-    """The text of a calibration file that `load_calibration` reads back."""
+def calibration_to_toml(calibration: ColorCalibration, background_image: str | None = None
+                        ) -> str:
+    """The text of a calibration file that `load_calibration` reads back; with
+    `background_image`, the name (relative to the file) of the saved board look."""
     lines = ["# Ship colour profiles for bermuda-hw vision (L*a*b* after lighting normalisation)."]
     for p in calibration.profiles:
         lines += [
@@ -205,4 +230,6 @@ def calibration_to_toml(calibration: ColorCalibration) -> str:
     for z in calibration.ignore:
         lines += ["", "[[ignore]]", f"x_mm = {z.x_mm:.1f}", f"y_mm = {z.y_mm:.1f}",
                   f"radius_mm = {z.radius_mm:.1f}"]
+    if background_image is not None:
+        lines += ["", "[background]", f"image = {json.dumps(background_image)}"]
     return "\n".join(lines) + "\n"

@@ -6,6 +6,12 @@ the board, where the camera clips), from blocks not too far from the whole
 sea's colour, and filled in under anything that covers it. Any connected
 patch of sea farther than `distance` from its local sea colour (or of land
 far from the land's colour) and larger than `min_area_mm2` is a hand.
+
+Once the empty board's look has been learned (`vision.background`), a pixel
+is foreign when it is far from what the board shows at that very spot, so
+printing that the board file does not describe is never a hand. Where the
+board has not been seen (under the cloud while it was learned) nothing is
+flagged: a hand reaching there crosses the learned board with its arm.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from bermuda_hw.vision.background import BackgroundComparison
 from bermuda_hw.vision.colors import LIGHTNESS_WEIGHT, Lab
 from bermuda_hw.vision.layout import BoardLayout
 from bermuda_hw.vision.lighting import to_lab
@@ -147,8 +154,26 @@ class OcclusionDetector:
         """Forget what looked static (the camera moved)."""
         self.static = None
 
+    def largest_patch_against(
+        self, board: BackgroundComparison, blocked: list[tuple[float, float, float]],
+        glare_above: float,
+    ) -> float:
+        """Area of the largest patch that differs from the learned board's look."""
+        lab = board.lab
+        glare = (lab[..., 0] > glare_above) & (
+            np.abs(lab[..., 1]) + np.abs(lab[..., 2]) < GLARE_CHROMA
+        )
+        return self._largest(board.foreign(self.settings.distance) & ~glare, blocked)
+
     def occluded(
         self, half: Image, codes: npt.NDArray[np.uint8], sea: Lab,
         blocked: list[tuple[float, float, float]],
+        board: BackgroundComparison | None = None,
     ) -> bool:
-        return self.largest_patch_mm2(half, codes, sea, blocked) >= self.settings.min_area_mm2
+        """True if a hand or an arm is over the board (against the learned board's look
+        when there is one)."""
+        if board is not None and board.background.known.mean() > 0.5:
+            area = self.largest_patch_against(board, blocked, glare_lightness(sea))
+        else:
+            area = self.largest_patch_mm2(half, codes, sea, blocked)
+        return area >= self.settings.min_area_mm2

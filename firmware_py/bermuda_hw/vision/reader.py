@@ -8,6 +8,7 @@ place between frames, so that a steady camera costs little per frame.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -16,11 +17,15 @@ import numpy.typing as npt
 
 from bermuda_hw.errors import CalibrationError, VisionError
 from bermuda_hw.rules.board import Board
+from bermuda_hw.vision.background import (
+    BackgroundComparison,
+    BackgroundLearner,
+    BoardBackground,
+)
 from bermuda_hw.vision.cloud import cloud_from_corners, hidden_zone
 from bermuda_hw.vision.colors import (
     ColorCalibration,
     ColorProfile,
-    IgnoreZone,
     default_calibration,
     lab_distance,
 )
@@ -28,7 +33,7 @@ from bermuda_hw.vision.layout import BoardLayout
 from bermuda_hw.vision.lighting import LightingNormaliser, Normalised, to_lab
 from bermuda_hw.vision.occlusion import OcclusionDetector, OcclusionSettings
 from bermuda_hw.vision.pose import BoardPose, PoseTracker, detect_markers, make_detector
-from bermuda_hw.vision.ships import FAR_SEA, ShipFinder, ShipSettings
+from bermuda_hw.vision.ships import ShipFinder, ShipSettings
 from bermuda_hw.vision.types import CloudReading, FrameReading
 
 Image = npt.NDArray[np.uint8]
@@ -85,6 +90,16 @@ class BoardReader:
         self._cloud_detector = make_detector(board.markers.dictionary, window_sizes=(7, 17))
         s = self.settings.px_per_mm
         self._rect_from_board = np.diag([s, s, 1.0])
+        self._half_shape = (self.layout.height_px // 2, self.layout.width_px // 2)
+        self.background: BoardBackground | None = self.calibration.background
+        if self.background is None and self.calibration.background_file is not None:
+            self.background = BoardBackground.load(self.calibration.background_file,
+                                                   self._half_shape, s / 2)
+        if self.background is not None and self.background.shape != self._half_shape:
+            raise CalibrationError(self.calibration.source, "background",
+                                   "the learned board was measured at another scale")
+        # The last frame read: its normalised board and what the cloud hid.
+        self._last: tuple[Normalised, list[tuple[float, float, float]]] | None = None
 
     def reset(self) -> None:
         """Forget the pose and the cloud (after the camera was moved)."""
@@ -200,14 +215,17 @@ class BoardReader:
             hidden |= np.hypot(xy[:, 0] - x, xy[:, 1] - y) <= r
         hidden_spaces = frozenset(self.layout.places[i].space for i in np.nonzero(hidden)[0])
 
-        hits = self.ships.sample_places(rect.rect, norm, hidden)
+        self._last = (norm, blocked)
+        board = self.compare(norm, blocked)
+        hits = self.ships.sample_places(rect.rect, norm, hidden, board)
         taken = [(h.x_mm, h.y_mm) for h in hits]
         codes = self.ships.classifier.codes(norm.half, norm.sea_lab, norm.land_lab)
-        labels = self.ships.half_labels(norm, codes)
-        blobs = self.ships.search(labels, taken, blocked)
+        labels = self.ships.half_labels(norm, codes, board)
+        blobs = self.ships.search(labels, taken, blocked,
+                                  None if board is None else board.background.known)
         ships = self.ships.readings(hits, blobs)
         occluded = self.occlusion.occluded(norm.half, codes, norm.sea_lab,
-                                           blocked + self._ignore)
+                                           blocked + self._ignore, board)
         return FrameReading(
             True,
             occluded=occluded,
@@ -220,25 +238,108 @@ class BoardReader:
             timestamp_s=timestamp_s,
         )
 
+    def compare(self, norm: Normalised, blocked: list[tuple[float, float, float]]
+                ) -> BackgroundComparison | None:
+        """This frame against the learned board (None before the board was learned)."""
+        if self.background is None:
+            return None
+        usable = np.ones(self._half_shape, np.uint8)
+        s = self.layout.px_per_mm / 2
+        for x, y, r in blocked:
+            cv2.circle(usable, (round(x * s), round(y * s)), round(r * s), 0, -1)
+        return BackgroundComparison(self.background, to_lab(norm.half), usable > 0)
+
+    # ------------------------------------------------------------------ learning the board
+
+    def learn_background(
+        self,
+        frames: Image | Sequence[Image] | None = None,
+        known_ship_places: Iterable[tuple[str, int | None]] | None = None,
+    ) -> BoardBackground:
+        """Learn the empty board's look from frames whose ships are all at known places.
+
+        Call it when the board holds only known ships (at calibration, and at
+        every game start: the start layout). `known_ship_places` are (space,
+        berth) pairs (berth None: every berth of a port, or a path space); by
+        default the start layout. Without frames, the last frame read is used.
+        What the cloud hides stays as an earlier learning knew it. Raises
+        CalibrationError when no frame shows the board.
+        """
+        places = list(start_layout(self.board) if known_ship_places is None
+                      else known_ship_places)
+        ships_mm: list[tuple[float, float]] = []
+        for space, berth in places:
+            if berth is None and space in self.board.ports:
+                ships_mm.extend(self.board.ports[space].berths)
+            else:
+                place = self.layout.places[self.layout.place_index(space, berth)]
+                ships_mm.append((place.x_mm, place.y_mm))
+        learner = BackgroundLearner(self._half_shape, self.layout.px_per_mm / 2)
+        seen: list[tuple[Normalised, list[tuple[float, float, float]]]] = []
+        if frames is None:
+            if self._last is not None:
+                seen.append(self._last)
+        else:
+            for frame in [frames] if isinstance(frames, np.ndarray) else list(frames):
+                rectified, blocked = self._settle(frame)
+                if rectified is not None:
+                    seen.append((rectified.norm, blocked))
+        if not seen:
+            raise CalibrationError(None, None, "learning the board: the board is not in view")
+        for norm, blocked in seen:
+            learner.add(norm.half, learner.mask_for(ships_mm, blocked))
+        self.background = learner.result(self.background, self._paint_regions())
+        return self.background
+
+    def _paint_regions(self) -> npt.NDArray[np.int32]:
+        """Each port's painted area at half resolution, away from its printed border."""
+        half = (self._half_shape[1], self._half_shape[0])
+        box = cv2.resize(self.layout.port_box.astype(np.uint8), half,
+                         interpolation=cv2.INTER_NEAREST)
+        box = cv2.erode(box, np.ones((5, 5), np.uint8))
+        _, labels = cv2.connectedComponents(box, connectivity=8)
+        return np.asarray(labels, np.int32)
+
+    def _settle(self, frame: Image) -> tuple[Rectified | None, list[tuple[float, float, float]]]:
+        """The rectified frame and what the cloud hides in it (None: no board in view)."""
+        gray = np.asarray(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), np.uint8)
+        pose = self.tracker.update(gray)
+        if pose is None:
+            return None, []
+        blocked: list[tuple[float, float, float]] = []
+        corners = detect_markers(self.tracker.detector, gray).get(self.board.markers.cloud_id)
+        if corners is not None:
+            cloud = cloud_from_corners(self.board, pose, corners)
+            blocked = hidden_zone(self.board, pose, cloud, corners)
+        return self.rectify(frame, pose), blocked
+
     # ------------------------------------------------------------------ calibration
 
     def calibrate(
-        self, frame: Image, layout: dict[tuple[str, int | None], str] | None = None
+        self,
+        frames: Image | Sequence[Image],
+        layout: dict[tuple[str, int | None], str] | None = None,
     ) -> ColorCalibration:
-        """Colour profiles measured from a frame with ships at known places.
+        """Colour profiles and the empty board's look, from frames of ships at known places.
 
         `layout` maps (space, berth) to a colour; by default the start layout
-        (`start_layout`). Raises CalibrationError when the board is not found
-        or two colours come out too close to tell apart.
+        (`start_layout`). Several frames (the cloud moved between them) let the
+        whole board be learned. Raises CalibrationError when the board is not
+        found or two colours come out too close to tell apart.
         """
         layout = layout or start_layout(self.board)
-        gray = np.asarray(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), np.uint8)
         self.tracker.reset()
-        pose = self.tracker.update(gray)
-        if pose is None:
-            raise CalibrationError(None, None, "calibration frame: the board is not in view")
-        rectified = self.rectify(frame, pose)
-        norm = rectified.norm
+        shots: list[Rectified] = []
+        for frame in [frames] if isinstance(frames, np.ndarray) else list(frames):
+            rectified, blocked = self._settle(frame)
+            if rectified is None:
+                raise CalibrationError(None, None,
+                                       "calibration frame: the board is not in view")
+            shots.append(rectified)
+            self._last = (rectified.norm, blocked)
+            self.learn_background(None, layout)
+        if not shots:
+            raise CalibrationError(None, None, "calibration needs at least one frame")
         dy, dx = self.layout.disk_offsets(4.0)
         s = self.layout.px_per_mm
         profiles: list[ColorProfile] = []
@@ -250,7 +351,8 @@ class BoardReader:
                 place = self.layout.places[self.layout.place_index(space, berth)]
                 rows = np.clip(round(place.y_mm * s) + dy, 0, self.layout.height_px - 1)
                 cols = np.clip(round(place.x_mm * s) + dx, 0, self.layout.width_px - 1)
-                samples.append(to_lab(norm.pixels(rectified.rect, rows, cols)))
+                for shot in shots:
+                    samples.append(to_lab(shot.norm.pixels(shot.rect, rows, cols)))
             if not samples:
                 profiles.append(self.calibration.profile(name))
                 continue
@@ -263,9 +365,10 @@ class BoardReader:
             profiles.append(ColorProfile(
                 name, (float(centre[0]), float(centre[1]), float(centre[2])), round(tol, 1)
             ))
+        sea_lab = shots[0].norm.sea_lab
         for i, p in enumerate(profiles):
             # Against the frame's own sea, lightness counts in full (as in reading).
-            if math.dist(p.lab, norm.sea_lab) < 15.0:
+            if math.dist(p.lab, sea_lab) < 15.0:
                 raise CalibrationError(
                     None, f"colors.{p.name}",
                     "measured too close to the sea's colour: check the ships' start places "
@@ -277,30 +380,10 @@ class BoardReader:
                         None, f"colors.{p.name}",
                         f"measured too close to {q.name}: check the ships' start places",
                     )
-        ignore = list(self.calibration.ignore) + self._printed_spots(rectified)
-        return ColorCalibration(tuple(profiles), tuple(ignore), "<calibrated>")
-
-    def _printed_spots(self, rectified: Rectified) -> list[IgnoreZone]:
-        """Patches of the empty sea that do not look like sea: printing (a title, a
-        compass rose) that the hand and ship searches must not take for something."""
-        norm = rectified.norm
-        codes = self.ships.classifier.codes(norm.half, norm.sea_lab, norm.land_lab)
-        mask = (self.occlusion.sea & ((codes & FAR_SEA) > 0)).astype(np.uint8)
-        closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(closed, connectivity=8)
-        s = self.layout.px_per_mm / 2
-        out: list[IgnoreZone] = []
-        known = [(z.x_mm, z.y_mm, z.radius_mm) for z in self.calibration.ignore]
-        for i in range(1, n):
-            if stats[i, cv2.CC_STAT_AREA] / (s * s) < 40.0:
-                continue
-            pts = np.argwhere(labels == i)[:, ::-1].astype(np.float32)
-            (cx, cy), r = cv2.minEnclosingCircle(pts)
-            x, y, radius = cx / s, cy / s, r / s + 3.0
-            if any(math.hypot(x - kx, y - ky) < kr for kx, ky, kr in known):
-                continue
-            out.append(IgnoreZone(round(x, 1), round(y, 1), round(min(radius, 200.0), 1)))
-        return out
+        # The board's own printing is in the learned look now: no ignore circles are added
+        # (they would hide ships, and the cloud's footprint is no printing at all).
+        return ColorCalibration(tuple(profiles), tuple(self.calibration.ignore), "<calibrated>",
+                                background=self.background)
 
 
 def start_layout(board: Board) -> dict[tuple[str, int | None], str]:

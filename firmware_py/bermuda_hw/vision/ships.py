@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from bermuda_hw.vision.background import BackgroundComparison, veto_board_colours
 from bermuda_hw.vision.colors import LIGHTNESS_WEIGHT, ColorCalibration, Lab
 from bermuda_hw.vision.layout import BoardLayout
 from bermuda_hw.vision.lighting import Normalised, to_lab
@@ -201,9 +202,10 @@ class ShipFinder:
                                     (layout.width_px // 2, layout.height_px // 2),
                                     interpolation=cv2.INTER_NEAREST).astype(bool)
         half = (layout.width_px // 2, layout.height_px // 2)
+        self.marker_half = cv2.resize(layout.marker_zone.astype(np.uint8), half,
+                                      interpolation=cv2.INTER_NEAREST).astype(bool)
         self.search_allowed = ~(
-            cv2.resize(layout.marker_zone.astype(np.uint8), half,
-                       interpolation=cv2.INTER_NEAREST).astype(bool)
+            self.marker_half
             | cv2.resize(layout.land_inland.astype(np.uint8), half,
                          interpolation=cv2.INTER_NEAREST).astype(bool)
         )
@@ -215,18 +217,26 @@ class ShipFinder:
         ]
 
     def sample_places(
-        self, rect: Image, norm: Normalised, skip: npt.NDArray[np.bool_]
+        self, rect: Image, norm: Normalised, skip: npt.NDArray[np.bool_],
+        board: BackgroundComparison | None = None,
     ) -> list[PlaceHit]:
-        """Read the disk around every place that is not skipped (hidden by the cloud)."""
+        """Read the disk around every place that is not skipped (hidden by the cloud);
+        with the learned board, a pixel counts for a ship only if it is clearly nearer to
+        the ship's colour than to the board's own colour there (which replaces the one
+        paint colour assumed for every port)."""
         use = np.nonzero(~skip)[0]
         if len(use) == 0:
             return []
         pix = norm.pixels(rect, self.rows[use], self.cols[use])  # P x D x 3
         labels = self.classifier.labels(pix, norm.sea_lab, norm.land_lab)  # P x D
         in_port = self.in_port[use]
-        if norm.port_lab is not None and in_port.any():
+        if norm.port_lab is not None and in_port.any() and board is None:
             labels[in_port] = self.classifier.labels(pix[in_port], norm.sea_lab, norm.land_lab,
                                                      norm.port_lab)
+        if board is not None:
+            expected, known = board.at(self.rows[use], self.cols[use])
+            veto_board_colours(labels, to_lab(pix), expected, known, self.classifier.centres,
+                               self.settings.margin)
         labels[~self.valid[use]] = NONE
         k = len(self.names)
         counts = np.stack([(labels == c).sum(axis=1) for c in range(k)], axis=1)
@@ -246,12 +256,17 @@ class ShipFinder:
             hits.append(PlaceHit(int(place), color, x_mm, y_mm, round(purity * fill, 3)))
         return hits
 
-    def half_labels(self, norm: Normalised, codes: npt.NDArray[np.uint8]) -> Labels:
-        """Half-resolution labels of the whole board; in the ports, against their paint."""
+    def half_labels(self, norm: Normalised, codes: npt.NDArray[np.uint8],
+                    board: BackgroundComparison | None = None) -> Labels:
+        """Half-resolution labels of the whole board; in the ports, against their paint,
+        or, with the learned board, against the board's own colour at every pixel."""
         labels = ((codes & LABEL_MASK).astype(np.int8) - 1).astype(np.int8)
-        if norm.port_lab is not None:
+        if norm.port_lab is not None and board is None:
             labels[self.port_half] = self.classifier.labels(
                 norm.half[self.port_half], norm.sea_lab, norm.land_lab, norm.port_lab)
+        if board is not None:
+            veto_board_colours(labels, board.lab, board.expected, board.background.known,
+                               self.classifier.centres, self.settings.margin)
         return labels
 
     def search(
@@ -259,13 +274,18 @@ class ShipFinder:
         labels: Labels,
         taken: list[tuple[float, float]],
         blocked: list[tuple[float, float, float]],
+        learned: Mask | None = None,
     ) -> list[tuple[int, float, float, float]]:
         """Ship-coloured blobs away from found ships: (colour, x_mm, y_mm, confidence).
 
-        `labels` are the half-resolution labels of the whole board.
+        `labels` are the half-resolution labels of the whole board. Where the
+        board's look is `learned`, the land is searched too (its colours are
+        known, so a coast is no ship).
         """
         s = self.layout.px_per_mm / 2
         allowed = self.search_allowed.copy()
+        if learned is not None:
+            allowed |= learned & ~self.marker_half
         clear = np.zeros(allowed.shape, np.uint8)
         for x, y in taken:
             cv2.circle(clear, (round(x * s), round(y * s)), round(self.settings.clear_mm * s),

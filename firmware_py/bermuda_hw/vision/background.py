@@ -1,0 +1,246 @@
+"""The empty board's own appearance, learned from frames: what every pixel should look like.
+
+A board's printing holds far more than its board file describes (coasts,
+titles, compass roses, ports in their own paint), often in colours near the
+ships'. Vision therefore learns the board's look in board coordinates (the
+normalised, half-resolution top-down image) from frames in which it knows
+where the ships are: at calibration and at every game start (ships in their
+ports). The known ships and the cloud are masked out; the small holes they
+leave (a ship in a berth) are filled from the paint around them; larger
+holes (under the cloud) stay unknown, and there vision falls back on the
+board file.
+
+A reading then compares each frame with it: a pixel is foreign (a hand, an
+arm) when it is far from what the empty board shows there, and a pixel only
+counts for a ship when it is nearer to the ship's colour than to the board's
+own colour at that spot. Light that changes between learning and reading
+(a warm lamp switched on at one side) shifts the whole difference smoothly;
+that smooth part is fitted and removed, so only what lies on the board stays.
+
+The learned look is saved as a PNG (normalised BGR, alpha 255 where known)
+beside the colour calibration file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from bermuda_hw.errors import CalibrationError
+from bermuda_hw.vision.lighting import to_lab
+
+Image = npt.NDArray[np.uint8]
+Floats = npt.NDArray[np.float32]
+Mask = npt.NDArray[np.bool_]
+
+FILL_MM = 16.0  # holes this close to learned pixels are filled from around them
+SHIP_MASK_MM = 15.0  # around a known ship's place, nothing is learned
+DRIFT_BLOCK_MM = 24.0
+WEIGHT_L = 0.35  # lightness weight of the distances (as in vision.colors)
+
+
+@dataclass
+class BoardBackground:
+    """The learned look of the empty board: normalised half-resolution BGR and where known.
+
+    `px_per_mm` is the half-resolution scale (half the reader's layout scale).
+    """
+
+    bgr: Image
+    known: Mask
+    px_per_mm: float
+
+    def __post_init__(self) -> None:
+        self.lab: Floats = to_lab(self.bgr)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (int(self.bgr.shape[0]), int(self.bgr.shape[1]))
+
+    def save(self, path: str | Path) -> None:
+        """Write the PNG (BGR, alpha 255 where learned)."""
+        alpha = np.where(self.known, 255, 0).astype(np.uint8)
+        out = np.dstack([self.bgr, alpha])
+        try:
+            ok = cv2.imwrite(str(path), out)
+        except cv2.error:
+            ok = False
+        if not ok:
+            raise CalibrationError(str(path), None, "cannot be written")
+
+    @classmethod
+    def load(cls, path: str | Path, shape: tuple[int, int], px_per_mm: float) -> BoardBackground:
+        """Read a saved background; it must match the reader's half-resolution size."""
+        file = str(path)
+        if not Path(file).is_file():
+            raise CalibrationError(file, None, "the learned board background is missing")
+        img = cv2.imread(file, cv2.IMREAD_UNCHANGED)
+        if img is None or img.ndim != 3 or img.shape[2] != 4 or img.dtype != np.uint8:
+            raise CalibrationError(file, None, "is not an 8-bit BGRA PNG of the learned board")
+        if tuple(img.shape[:2]) != shape:
+            raise CalibrationError(
+                file, None, f"is {img.shape[1]}x{img.shape[0]} px, the board needs "
+                f"{shape[1]}x{shape[0]}: calibrate again (bermuda-hw detect --calibrate)")
+        return cls(np.ascontiguousarray(img[..., :3]), img[..., 3] > 127, px_per_mm)
+
+
+class BackgroundLearner:
+    """Collects normalised frames with their unknown parts masked, and makes a background."""
+
+    def __init__(self, shape: tuple[int, int], px_per_mm: float) -> None:
+        self.shape = shape
+        self.px_per_mm = px_per_mm
+        self.sum = np.zeros((*shape, 3), np.float64)
+        self.count = np.zeros(shape, np.float64)
+
+    def mask_for(self, ships_mm: Iterable[tuple[float, float]],
+                 blocked: Iterable[tuple[float, float, float]]) -> Mask:
+        """Pixels that show the empty board: away from the known ships and the cloud."""
+        mask = np.ones(self.shape, np.uint8)
+        s = self.px_per_mm
+        for x, y in ships_mm:
+            cv2.circle(mask, (round(x * s), round(y * s)), round(SHIP_MASK_MM * s), 0, -1)
+        for x, y, r in blocked:
+            cv2.circle(mask, (round(x * s), round(y * s)), round(r * s), 0, -1)
+        return mask > 0
+
+    def add(self, half: Image, usable: Mask) -> None:
+        self.sum[usable] += half[usable].astype(np.float64)
+        self.count[usable] += 1.0
+
+    def result(self, previous: BoardBackground | None = None,
+               regions: npt.NDArray[np.int32] | None = None) -> BoardBackground:
+        """The background: the mean of what was seen, small holes filled from around them,
+        and, where nothing was seen now, what an earlier background knew.
+
+        `regions` (0: none) are areas painted in one colour (a port's paint): a hole
+        inside one is filled with the median of what was seen of that region.
+        """
+        seen = self.count > 0
+        mean = np.zeros((*self.shape, 3), np.uint8)
+        mean[seen] = np.clip(np.round(self.sum[seen] / self.count[seen][:, None]), 0, 255)
+        known = seen.copy()
+        if previous is not None and previous.shape == self.shape:
+            keep = ~seen & previous.known
+            mean[keep] = previous.bgr[keep]
+            known |= keep
+        if regions is not None:
+            for region in np.unique(regions[regions > 0]):
+                inside = regions == region
+                paint = inside & known
+                if paint.sum() >= 8:
+                    fill = inside & ~known
+                    mean[fill] = np.median(mean[paint], axis=0).astype(np.uint8)
+                    known |= fill
+        hole = (~known).astype(np.uint8)
+        if hole.any() and known.any():
+            # Distance (px) from every hole pixel to the nearest known one.
+            dist = cv2.distanceTransform(hole, cv2.DIST_L2, 3)
+            small = (dist > 0) & (dist <= FILL_MM * self.px_per_mm)
+            if small.any():
+                filled = cv2.inpaint(mean, hole, max(3.0, FILL_MM * self.px_per_mm / 2),
+                                     cv2.INPAINT_TELEA)
+                mean[small] = filled[small]
+                known |= small
+        return BoardBackground(mean, known, self.px_per_mm)
+
+
+def weighted_distance(lab: Floats, ref: Floats) -> Floats:
+    """Per-pixel weighted L*a*b* distance (lightness counts WEIGHT_L)."""
+    d = lab - ref
+    d[..., 0] *= np.float32(WEIGHT_L)
+    out: Floats = np.sqrt((d * d).sum(axis=-1))
+    return out
+
+
+class BackgroundComparison:
+    """One frame against the learned background: the expected look, and what is foreign."""
+
+    def __init__(self, background: BoardBackground, lab: Floats, usable: Mask) -> None:
+        self.background = background
+        self.lab = lab
+        self.expected = background.lab + self._drift(lab, usable)
+        self.distance = weighted_distance(lab, self.expected)
+
+    def _drift(self, lab: Floats, usable: Mask) -> Floats:
+        """The smooth part of the frame's difference to the background (the light's change).
+
+        Block medians of the difference, fitted with a quadratic surface per
+        channel, refitted without the blocks that stray from it (a hand, ships).
+        """
+        bg = self.background
+        known = bg.known & usable
+        h, w = bg.shape
+        step = max(2, round(DRIFT_BLOCK_MM * bg.px_per_mm))
+        diff = lab - bg.lab
+        rows, cols, values = [], [], []
+        for y0 in range(0, h, step):
+            for x0 in range(0, w, step):
+                sel = known[y0:y0 + step, x0:x0 + step]
+                if sel.sum() < 0.5 * sel.size:
+                    continue
+                rows.append((y0 + step / 2) / h - 0.5)
+                cols.append((x0 + step / 2) / w - 0.5)
+                values.append(np.median(diff[y0:y0 + step, x0:x0 + step][sel], axis=0))
+        if len(values) < 12:
+            return np.zeros(lab.shape, np.float32)
+        gx, gy = np.array(cols), np.array(rows)
+        basis = np.stack([np.ones_like(gx), gx, gy, gx * gx, gx * gy, gy * gy], axis=1)
+        vals = np.array(values, np.float64)
+        keep = np.ones(len(vals), bool)
+        coef = np.zeros((6, 3))
+        for _ in range(4):
+            if keep.sum() < 12:
+                break
+            coef = np.linalg.lstsq(basis[keep], vals[keep], rcond=None)[0]
+            res = vals - basis @ coef
+            res[:, 0] *= WEIGHT_L
+            dist = np.sqrt((res ** 2).sum(axis=1))
+            limit = max(4.0, 2.5 * float(np.median(dist[keep])))
+            keep = keep & (dist < limit)
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        xx = xx / w - 0.5
+        yy = yy / h - 0.5
+        full = np.stack([np.ones_like(xx), xx, yy, xx * xx, xx * yy, yy * yy], axis=-1)
+        return (full @ coef.astype(np.float32)).astype(np.float32)
+
+    def foreign(self, threshold: float) -> Mask:
+        """Known pixels farther than a threshold from the board's look there."""
+        out: Mask = self.background.known & (self.distance > threshold)
+        return out
+
+    def at(self, rows: npt.NDArray[np.intp], cols: npt.NDArray[np.intp],
+           scale: int = 2) -> tuple[Floats, Mask]:
+        """The expected L*a*b* and whether it is known, at pixels of a `scale` times finer
+        image (the full-resolution rectified frame)."""
+        h, w = self.background.shape
+        r = np.clip(rows // scale, 0, h - 1)
+        c = np.clip(cols // scale, 0, w - 1)
+        return self.expected[r, c], self.background.known[r, c]
+
+
+def veto_board_colours(labels: npt.NDArray[np.int8], lab: Floats, expected: Floats,
+                       known: Mask, centres: Floats, margin: float) -> None:
+    """Drop ship labels (in place) of pixels that are not clearly nearer to the ship's
+    colour than to the board's own colour at their spot.
+
+    `centres` are the ship colours' L*a*b* centres with the lightness already
+    weighted (as `ColorClassifier.centres`).
+    """
+    has = (labels >= 0) & known
+    if not has.any():
+        return
+    px = lab[has].copy()
+    px[:, 0] *= np.float32(WEIGHT_L)
+    exp = expected[has].copy()
+    exp[:, 0] *= np.float32(WEIGHT_L)
+    d_ship = np.sqrt(((px - centres[labels[has]]) ** 2).sum(axis=1))
+    d_board = np.sqrt(((px - exp) ** 2).sum(axis=1))
+    drop = d_board - d_ship < margin
+    idx = np.nonzero(has)
+    labels[tuple(i[drop] for i in idx)] = -1

@@ -1,0 +1,198 @@
+"""Vision on boards whose printing differs from their file, after the documented calibration.
+
+One trial: for each setup (a board printing, a camera and its light), render
+the start layout with the cloud off the board and calibrate on it (`detect
+--calibrate`), show the reader the game's start (ships in their ports, the
+cloud on the centre dot) and let it learn the board, then read random
+tables, empty boards and hands. Used by the tests (few frames) and by
+`benchmarks/bench_vision.py` (many), with the project's renderer or the
+independent one in `independent_render.py`.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import numpy.typing as npt
+from independent_render import OtherLook, render_other
+
+from bermuda_hw.rules.board import Board
+from bermuda_hw.sim.render import (
+    CameraModel,
+    CloudState,
+    Palette,
+    Printing,
+    Scene,
+    ShipToken,
+    coloured_light,
+    random_scene,
+    render,
+)
+from bermuda_hw.vision.reader import BoardReader, start_layout
+from bermuda_hw.vision.types import FrameReading
+
+Image = npt.NDArray[np.uint8]
+Shoot = Callable[[Scene, int], Image]
+
+
+@dataclass
+class Figures:
+    """Counts over a trial; percentages as properties."""
+
+    frames: int = 0
+    ships: int = 0
+    ships_right: int = 0
+    extra: int = 0
+    clear_frames: int = 0
+    false_hands: int = 0
+    hands: int = 0
+    hands_flagged: int = 0
+    not_found: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def right_pct(self) -> float:
+        return 100.0 * self.ships_right / max(self.ships, 1)
+
+    @property
+    def extra_pct(self) -> float:
+        return 100.0 * self.extra / max(self.ships, 1)
+
+    @property
+    def false_hand_pct(self) -> float:
+        return 100.0 * self.false_hands / max(self.clear_frames, 1)
+
+    @property
+    def hands_pct(self) -> float:
+        return 100.0 * self.hands_flagged / max(self.hands, 1)
+
+    def line(self, name: str) -> str:
+        return (f"{name}: {self.frames} frames; ships right {self.ships_right}/{self.ships} = "
+                f"{self.right_pct:.2f} %; extra ships {self.extra} = {self.extra_pct:.2f} %; "
+                f"false hands {self.false_hands}/{self.clear_frames} = "
+                f"{self.false_hand_pct:.2f} %; hands flagged {self.hands_flagged}/{self.hands}"
+                f" = {self.hands_pct:.1f} %; board not found {self.not_found}")
+
+
+def truth_place(board: Board, x_mm: float, y_mm: float) -> str | None:
+    """The space or port a ship at a point stands on, or None when it is off them."""
+    best, best_d = None, 9.0
+    for space in board.spaces.values():
+        if space.kind == "path":
+            d = math.dist((x_mm, y_mm), space.position)
+            if d < best_d:
+                best, best_d = space.id, d
+    for port in board.ports.values():
+        for berth in port.berths:
+            d = math.dist((x_mm, y_mm), berth)
+            if d < best_d:
+                best, best_d = port.id, d
+    return best
+
+
+def visible_truth(board: Board, scene: Scene) -> list[tuple[str, str | None, float, float]]:
+    """The ships the camera can see: (colour, place or None, x_mm, y_mm)."""
+    out = []
+    for ship in scene.ships:
+        if scene.cloud is not None and math.dist(
+            (ship.x_mm, ship.y_mm), (scene.cloud.x_mm, scene.cloud.y_mm)
+        ) < board.cloud.footprint_radius_mm:
+            continue  # under the cloud: hidden
+        out.append((ship.color, truth_place(board, ship.x_mm, ship.y_mm), ship.x_mm, ship.y_mm))
+    return out
+
+
+def score(truth: list[tuple[str, str | None, float, float]],
+          reading: FrameReading) -> tuple[int, int]:
+    """(right, extra): true ships read on their place in their colour (off-space: within
+    15 mm), and ships read that match no true ship."""
+    seen = Counter((s.color, s.space) for s in reading.ships if s.space is not None)
+    off = [s for s in reading.ships if s.space is None]
+    right = 0
+    for color, place, x, y in truth:
+        if place is not None:
+            if seen[(color, place)] > 0:
+                seen[(color, place)] -= 1
+                right += 1
+        else:
+            match = next((s for s in off if s.color == color
+                          and math.dist((s.x_mm, s.y_mm), (x, y)) < 15.0), None)
+            if match is not None:
+                off.remove(match)
+                right += 1
+    return right, sum(seen.values()) + len(off)
+
+
+def start_ships(board: Board) -> tuple[ShipToken, ...]:
+    return tuple(ShipToken(c, *board.ports[p].berths[b or 0], 0.0)
+                 for (p, b), c in start_layout(board).items())
+
+
+def project_setup(board: Board, rng: random.Random) -> Shoot:
+    """The project's renderer with a printing not in the file and coloured light."""
+    palette = replace(Palette.random(rng), printing=Printing.random(rng, board))
+    camera = CameraModel.random(rng, board, **coloured_light(rng))
+
+    def shoot(scene: Scene, seed: int) -> Image:
+        return render(board, scene, camera, seed=seed, palette=palette)
+
+    return shoot
+
+
+def other_setup(board: Board, rng: random.Random) -> Shoot:
+    """The independent renderer, with its own artwork, ships and light."""
+    look = OtherLook.random(rng, board)
+
+    def shoot(scene: Scene, seed: int) -> Image:
+        return render_other(board, scene, look, seed)
+
+    return shoot
+
+
+RENDERERS: dict[str, Callable[[Board, random.Random], Shoot]] = {
+    "project renderer": project_setup,
+    "independent renderer": other_setup,
+}
+
+
+def run_trial(board: Board, renderer: str, setups: int, frames_per_setup: int,
+              seed: int) -> Figures:
+    """Calibrate, see the game's start, then read random frames; count what vision got."""
+    rng = random.Random(seed)
+    figures = Figures()
+    centre = board.grid.dot_mm(*board.grid.centre)
+    for _ in range(setups):
+        shoot = RENDERERS[renderer](board, rng)
+        ships = start_ships(board)
+        calibration = BoardReader(board).calibrate(shoot(Scene(ships), rng.randrange(1 << 30)))
+        reader = BoardReader(board, calibration)
+        start = shoot(Scene(ships, CloudState(*centre)), rng.randrange(1 << 30))
+        reader.read(start)
+        reader.learn_background()  # the game starts: the board holds the start layout
+        for i in range(frames_per_setup):
+            kind = "hand" if i % 5 == 2 else "empty" if i % 10 == 9 else "ships"
+            scene = random_scene(board, rng, ships=0 if kind == "empty" else None,
+                                 cloud=kind == "hand" or rng.random() < 0.95,
+                                 hand=kind == "hand")
+            reading = reader.read(shoot(scene, rng.randrange(1 << 30)))
+            figures.frames += 1
+            if not reading.board_found:
+                figures.not_found += 1
+                continue
+            if kind == "hand":
+                figures.hands += 1
+                figures.hands_flagged += reading.occluded
+                continue
+            figures.clear_frames += 1
+            figures.false_hands += reading.occluded
+            truth = visible_truth(board, scene)
+            right, extra = score(truth, reading)
+            figures.ships += len(truth)
+            figures.ships_right += right
+            figures.extra += extra
+    return figures
