@@ -96,6 +96,14 @@ def test_calibrate_writes_a_file_detect_can_use(
     assert main(["detect", str(frame), "--calibration", str(cal), "--json"]) == 0
     [entry] = json.loads(capsys.readouterr().out)
     assert len(entry["ships"]) == 16
+    # The board's learned look is saved beside the file, which names it.
+    assert (tmp_path / "colors.background.png").is_file()
+    assert 'image = "colors.background.png"' in cal.read_text()
+    (tmp_path / "colors.background.png").unlink()
+    assert main(["detect", str(frame), "--calibration", str(cal)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("bermuda-hw: error: ") and "colors.background.png" in err
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_bad_calibration_file_is_a_clean_error(

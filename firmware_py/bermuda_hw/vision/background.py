@@ -14,8 +14,9 @@ A reading then compares each frame with it: a pixel is foreign (a hand, an
 arm) when it is far from what the empty board shows there, and a pixel only
 counts for a ship when it is nearer to the ship's colour than to the board's
 own colour at that spot. Light that changes between learning and reading
-(a warm lamp switched on at one side) shifts the whole difference smoothly;
-that smooth part is fitted and removed, so only what lies on the board stays.
+(a warm lamp switched on at one side) changes every channel by a smooth gain;
+that gain is fitted and applied to the learned look, so only what lies on
+the board stays.
 
 The learned look is saved as a PNG (normalised BGR, alpha 255 where known)
 beside the colour calibration file.
@@ -38,10 +39,11 @@ Image = npt.NDArray[np.uint8]
 Floats = npt.NDArray[np.float32]
 Mask = npt.NDArray[np.bool_]
 
-FILL_MM = 16.0  # holes this close to learned pixels are filled from around them
+FILL_MM = 20.0  # holes this close to learned pixels are filled from around them
 SHIP_MASK_MM = 15.0  # around a known ship's place, nothing is learned
 DRIFT_BLOCK_MM = 24.0
 WEIGHT_L = 0.35  # lightness weight of the distances (as in vision.colors)
+SAME_AS_BOARD = 8.0  # a pixel this near to the board's look there is the board
 
 
 @dataclass
@@ -161,23 +163,28 @@ def weighted_distance(lab: Floats, ref: Floats) -> Floats:
 class BackgroundComparison:
     """One frame against the learned background: the expected look, and what is foreign."""
 
-    def __init__(self, background: BoardBackground, lab: Floats, usable: Mask) -> None:
+    def __init__(self, background: BoardBackground, half: Image, usable: Mask) -> None:
         self.background = background
-        self.lab = lab
-        self.expected = background.lab + self._drift(lab, usable)
-        self.distance = weighted_distance(lab, self.expected)
+        self.lab = to_lab(half)
+        gain = self._light_change(half, usable)
+        expected = np.clip(background.bgr.astype(np.float32) * gain, 0, 255)
+        self.expected = to_lab(np.round(expected).astype(np.uint8))
+        self.distance = weighted_distance(self.lab, self.expected)
 
-    def _drift(self, lab: Floats, usable: Mask) -> Floats:
-        """The smooth part of the frame's difference to the background (the light's change).
+    def _light_change(self, half: Image, usable: Mask) -> Floats:
+        """How the light changed since learning: a smooth per-channel gain (BGR) field.
 
-        Block medians of the difference, fitted with a quadratic surface per
-        channel, refitted without the blocks that stray from it (a hand, ships).
+        Coloured light multiplies each channel, so its change shifts a red paint
+        differently from the blue sea: the change is fitted as a gain, not as
+        a colour offset. Block medians of the log ratio of the frame to the
+        background, fitted with a quadratic surface per channel and refitted
+        without the blocks that stray from it (a hand, ships).
         """
         bg = self.background
         known = bg.known & usable
         h, w = bg.shape
         step = max(2, round(DRIFT_BLOCK_MM * bg.px_per_mm))
-        diff = lab - bg.lab
+        ratio = np.log((half.astype(np.float32) + 4.0) / (bg.bgr.astype(np.float32) + 4.0))
         rows, cols, values = [], [], []
         for y0 in range(0, h, step):
             for x0 in range(0, w, step):
@@ -186,9 +193,9 @@ class BackgroundComparison:
                     continue
                 rows.append((y0 + step / 2) / h - 0.5)
                 cols.append((x0 + step / 2) / w - 0.5)
-                values.append(np.median(diff[y0:y0 + step, x0:x0 + step][sel], axis=0))
+                values.append(np.median(ratio[y0:y0 + step, x0:x0 + step][sel], axis=0))
         if len(values) < 12:
-            return np.zeros(lab.shape, np.float32)
+            return np.ones((h, w, 3), np.float32)
         gx, gy = np.array(cols), np.array(rows)
         basis = np.stack([np.ones_like(gx), gx, gy, gx * gx, gx * gy, gy * gy], axis=1)
         vals = np.array(values, np.float64)
@@ -198,16 +205,15 @@ class BackgroundComparison:
             if keep.sum() < 12:
                 break
             coef = np.linalg.lstsq(basis[keep], vals[keep], rcond=None)[0]
-            res = vals - basis @ coef
-            res[:, 0] *= WEIGHT_L
-            dist = np.sqrt((res ** 2).sum(axis=1))
-            limit = max(4.0, 2.5 * float(np.median(dist[keep])))
+            dist = np.abs(vals - basis @ coef).max(axis=1)
+            limit = max(0.03, 2.5 * float(np.median(dist[keep])))
             keep = keep & (dist < limit)
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         xx = xx / w - 0.5
         yy = yy / h - 0.5
         full = np.stack([np.ones_like(xx), xx, yy, xx * xx, xx * yy, yy * yy], axis=-1)
-        return (full @ coef.astype(np.float32)).astype(np.float32)
+        out: Floats = np.exp(full @ coef.astype(np.float32)).astype(np.float32)
+        return out
 
     def foreign(self, threshold: float) -> Mask:
         """Known pixels farther than a threshold from the board's look there."""
@@ -226,8 +232,8 @@ class BackgroundComparison:
 
 def veto_board_colours(labels: npt.NDArray[np.int8], lab: Floats, expected: Floats,
                        known: Mask, centres: Floats, margin: float) -> None:
-    """Drop ship labels (in place) of pixels that are not clearly nearer to the ship's
-    colour than to the board's own colour at their spot.
+    """Drop ship labels (in place) of pixels that look like the board's own colour at their
+    spot, or not nearer to the ship's colour than to it by `margin`.
 
     `centres` are the ship colours' L*a*b* centres with the lightness already
     weighted (as `ColorClassifier.centres`).
@@ -241,6 +247,6 @@ def veto_board_colours(labels: npt.NDArray[np.int8], lab: Floats, expected: Floa
     exp[:, 0] *= np.float32(WEIGHT_L)
     d_ship = np.sqrt(((px - centres[labels[has]]) ** 2).sum(axis=1))
     d_board = np.sqrt(((px - exp) ** 2).sum(axis=1))
-    drop = d_board - d_ship < margin
+    drop = (d_board - d_ship < margin) | (d_board < SAME_AS_BOARD)
     idx = np.nonzero(has)
     labels[tuple(i[drop] for i in idx)] = -1

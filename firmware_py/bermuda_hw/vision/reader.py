@@ -247,7 +247,7 @@ class BoardReader:
         s = self.layout.px_per_mm / 2
         for x, y, r in blocked:
             cv2.circle(usable, (round(x * s), round(y * s)), round(r * s), 0, -1)
-        return BackgroundComparison(self.background, to_lab(norm.half), usable > 0)
+        return BackgroundComparison(self.background, norm.half, usable > 0)
 
     # ------------------------------------------------------------------ learning the board
 

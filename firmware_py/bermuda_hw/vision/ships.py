@@ -236,7 +236,7 @@ class ShipFinder:
         if board is not None:
             expected, known = board.at(self.rows[use], self.cols[use])
             veto_board_colours(labels, to_lab(pix), expected, known, self.classifier.centres,
-                               self.settings.margin)
+                               0.0)
         labels[~self.valid[use]] = NONE
         k = len(self.names)
         counts = np.stack([(labels == c).sum(axis=1) for c in range(k)], axis=1)
@@ -266,7 +266,7 @@ class ShipFinder:
                 norm.half[self.port_half], norm.sea_lab, norm.land_lab, norm.port_lab)
         if board is not None:
             veto_board_colours(labels, board.lab, board.expected, board.background.known,
-                               self.classifier.centres, self.settings.margin)
+                               self.classifier.centres, 0.0)
         return labels
 
     def search(

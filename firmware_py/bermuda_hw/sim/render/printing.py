@@ -105,7 +105,8 @@ class Printing:
         for _ in range(rng.randint(0, 2)):
             x, y = spot(45.0)
             roses.append(Rose(x, y, rng.uniform(15.0, 35.0), near(rng.choice(inks), 15)))
-        paints = ((80, 190, 225), (90, 150, 215), (120, 200, 200), (110, 130, 210),
+        # Sand, salmon, stone, brick: near yellow and red, yet a ship on it stands out.
+        paints = ((120, 195, 225), (90, 150, 215), (120, 200, 200), (110, 130, 210),
                   (150, 210, 235))
         port_paint = tuple(
             (pid, near(rng.choice(paints), 12)) for pid in board.ports if rng.random() < 0.7
