@@ -43,6 +43,7 @@ FILL_MM = 20.0  # holes this close to learned pixels are filled from around them
 SHIP_MASK_MM = 15.0  # around a known ship's place, nothing is learned
 DRIFT_BLOCK_MM = 24.0
 WEIGHT_L = 0.35  # lightness weight of the distances (as in vision.colors)
+LIGHT_STEP = 0.004  # log gain: a light change smaller than this reuses the last expectation
 SAME_AS_BOARD = 8.0  # a pixel this near to the board's look there is the board
 
 
@@ -59,6 +60,8 @@ class BoardBackground:
 
     def __post_init__(self) -> None:
         self.lab: Floats = to_lab(self.bgr)
+        # The expected look under the last light change seen (a steady light costs nothing).
+        self.last_light: tuple[npt.NDArray[np.float64], Floats] | None = None
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -166,53 +169,61 @@ class BackgroundComparison:
     def __init__(self, background: BoardBackground, half: Image, usable: Mask) -> None:
         self.background = background
         self.lab = to_lab(half)
-        gain = self._light_change(half, usable)
-        expected = np.clip(background.bgr.astype(np.float32) * gain, 0, 255)
-        self.expected = to_lab(np.round(expected).astype(np.uint8))
+        coef = self._light_change(half, usable)
+        last = background.last_light
+        if last is not None and float(np.abs(last[0] - coef).max()) < LIGHT_STEP:
+            self.expected = last[1]
+        else:
+            gain = self._gain_field(coef)
+            expected = np.clip(background.bgr.astype(np.float32) * gain, 0, 255)
+            self.expected = to_lab(np.round(expected).astype(np.uint8))
+            background.last_light = (coef, self.expected)
         self.distance = weighted_distance(self.lab, self.expected)
 
-    def _light_change(self, half: Image, usable: Mask) -> Floats:
-        """How the light changed since learning: a smooth per-channel gain (BGR) field.
+    def _light_change(self, half: Image, usable: Mask) -> npt.NDArray[np.float64]:
+        """How the light changed since learning: a smooth per-channel gain (BGR) field,
+        as the coefficients of a quadratic surface per channel of the log gain.
 
         Coloured light multiplies each channel, so its change shifts a red paint
         differently from the blue sea: the change is fitted as a gain, not as
-        a colour offset. Block medians of the log ratio of the frame to the
+        a colour offset. Block means of the log ratio of the frame to the
         background, fitted with a quadratic surface per channel and refitted
         without the blocks that stray from it (a hand, ships).
         """
         bg = self.background
-        known = bg.known & usable
+        known = (bg.known & usable).astype(np.float32)
         h, w = bg.shape
-        step = max(2, round(DRIFT_BLOCK_MM * bg.px_per_mm))
+        blocks = (max(4, round(w / (DRIFT_BLOCK_MM * bg.px_per_mm))),
+                  max(4, round(h / (DRIFT_BLOCK_MM * bg.px_per_mm))))
         ratio = np.log((half.astype(np.float32) + 4.0) / (bg.bgr.astype(np.float32) + 4.0))
-        rows, cols, values = [], [], []
-        for y0 in range(0, h, step):
-            for x0 in range(0, w, step):
-                sel = known[y0:y0 + step, x0:x0 + step]
-                if sel.sum() < 0.5 * sel.size:
-                    continue
-                rows.append((y0 + step / 2) / h - 0.5)
-                cols.append((x0 + step / 2) / w - 0.5)
-                values.append(np.median(ratio[y0:y0 + step, x0:x0 + step][sel], axis=0))
-        if len(values) < 12:
-            return np.ones((h, w, 3), np.float32)
-        gx, gy = np.array(cols), np.array(rows)
-        basis = np.stack([np.ones_like(gx), gx, gy, gx * gx, gx * gy, gy * gy], axis=1)
-        vals = np.array(values, np.float64)
-        keep = np.ones(len(vals), bool)
-        coef = np.zeros((6, 3))
+        sums = cv2.resize(ratio * known[..., None], blocks, interpolation=cv2.INTER_AREA)
+        weight = cv2.resize(known, blocks, interpolation=cv2.INTER_AREA)
+        mean = sums / np.maximum(weight, 1e-3)[..., None]
+        bw, bh = blocks
+        gy, gx = np.mgrid[0:bh, 0:bw].astype(np.float32)
+        gx = (gx + 0.5) / bw - 0.5
+        gy = (gy + 0.5) / bh - 0.5
+        basis = np.stack([np.ones_like(gx), gx, gy, gx * gx, gx * gy, gy * gy], axis=-1)
+        keep = weight > 0.5
+        coef: npt.NDArray[np.float64] | None = None
         for _ in range(4):
             if keep.sum() < 12:
                 break
-            coef = np.linalg.lstsq(basis[keep], vals[keep], rcond=None)[0]
-            dist = np.abs(vals - basis @ coef).max(axis=1)
+            coef = np.linalg.lstsq(basis[keep].astype(np.float64),
+                                   mean[keep].astype(np.float64), rcond=None)[0]
+            dist = np.abs(mean - basis @ coef).max(axis=2)
             limit = max(0.03, 2.5 * float(np.median(dist[keep])))
             keep = keep & (dist < limit)
-        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-        xx = xx / w - 0.5
-        yy = yy / h - 0.5
-        full = np.stack([np.ones_like(xx), xx, yy, xx * xx, xx * yy, yy * yy], axis=-1)
-        out: Floats = np.exp(full @ coef.astype(np.float32)).astype(np.float32)
+        return np.zeros((6, 3)) if coef is None else coef
+
+    def _gain_field(self, coef: npt.NDArray[np.float64]) -> Floats:
+        """The gain at every pixel from the fitted coefficients."""
+        h, w = self.background.shape
+        gy, gx = np.mgrid[0:h, 0:w].astype(np.float32)
+        gx = (gx + 0.5) / w - 0.5
+        gy = (gy + 0.5) / h - 0.5
+        basis = np.stack([np.ones_like(gx), gx, gy, gx * gx, gx * gy, gy * gy], axis=-1)
+        out: Floats = np.exp(basis @ coef.astype(np.float32)).astype(np.float32)
         return out
 
     def foreign(self, threshold: float) -> Mask:
