@@ -160,9 +160,18 @@ RENDERERS: dict[str, Callable[[Board, random.Random], Shoot]] = {
 }
 
 
+MODES = ("learned", "each frame alone", "file only")
+
+
 def run_trial(board: Board, renderer: str, setups: int, frames_per_setup: int,
-              seed: int) -> Figures:
-    """Calibrate, see the game's start, then read random frames; count what vision got."""
+              seed: int, mode: str = "learned") -> Figures:
+    """Calibrate, see the game's start, then read random frames; count what vision got.
+
+    `mode` "learned": one reader per setup, as the daemon (calibration, then the
+    game start learned); "each frame alone": a fresh reader with the calibration
+    file for every frame, as `detect --calibration`; "file only": one reader per
+    setup that knows only the board file (no calibration, nothing learned).
+    """
     rng = random.Random(seed)
     figures = Figures()
     centre = board.grid.dot_mm(*board.grid.centre)
@@ -170,11 +179,14 @@ def run_trial(board: Board, renderer: str, setups: int, frames_per_setup: int,
         shoot = RENDERERS[renderer](board, rng)
         ships = start_ships(board)
         calibration = BoardReader(board).calibrate(shoot(Scene(ships), rng.randrange(1 << 30)))
-        reader = BoardReader(board, calibration)
+        reader = BoardReader(board, calibration if mode != "file only" else None)
         start = shoot(Scene(ships, CloudState(*centre)), rng.randrange(1 << 30))
         reader.read(start)
-        reader.learn_background()  # the game starts: the board holds the start layout
+        if mode == "learned":
+            reader.learn_background()  # the game starts: the board holds the start layout
         for i in range(frames_per_setup):
+            if mode == "each frame alone":
+                reader = BoardReader(board, calibration)
             kind = "hand" if i % 5 == 2 else "empty" if i % 10 == 9 else "ships"
             scene = random_scene(board, rng, ships=0 if kind == "empty" else None,
                                  cloud=kind == "hand" or rng.random() < 0.95,
