@@ -9,6 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
 from printing_trial import run_trial, start_ships
 from vision_helpers import TILTED, cloud_at, on_space
 
@@ -21,14 +23,16 @@ from bermuda_hw.sim.render import (
     LandShape,
     Palette,
     Printing,
+    Rose,
     Scene,
     ShipToken,
     Title,
     coloured_light,
     random_scene,
+    render,
 )
 from bermuda_hw.vision.background import BoardBackground
-from bermuda_hw.vision.reader import BoardReader
+from bermuda_hw.vision.reader import BoardReader, start_layout
 
 Shoot = Callable[..., np.ndarray]
 
@@ -197,3 +201,49 @@ def test_random_tables_on_a_learned_board_have_no_false_hands(
     for seed in range(6):
         scene = random_scene(board, rng)
         assert not reader.read(shoot(scene, camera, seed, palette)).occluded
+
+
+@settings(max_examples=6, deadline=None, phases=(Phase.explicit, Phase.generate))
+@given(seed=st.integers(0, 10_000))
+def test_a_learned_board_reads_its_own_start_layout_back(classic_board: Board,
+                                                          seed: int) -> None:
+    """Whatever the printing and the light: learned at the game start, the same board
+    (new noise, the cloud moved off the centre) shows exactly the start layout, no hand,
+    once the reader has seen what the cloud uncovered in two calm frames."""
+    board = classic_board
+    rng = random.Random(seed)
+    palette = replace(Palette.random(rng), printing=Printing.random(rng, board))
+    camera = CameraModel.random(rng, board, **coloured_light(rng))
+    centre = board.grid.dot_mm(*board.grid.centre)
+    reader = BoardReader(board)
+    reader.learn_background(render(board, Scene(start_ships(board), CloudState(*centre)),
+                                   camera, seed=seed, palette=palette))
+    for k in range(1, 4):
+        frame = render(board, Scene(start_ships(board), cloud_at(board, 6, 4)), camera,
+                       seed=seed + k, palette=palette)
+        reading = reader.read(frame)
+    assert not reading.occluded
+    expected = sorted((color, port) for (port, _), color in start_layout(board).items())
+    assert sorted((s.color, s.space or "off-space") for s in reading.ships) == expected
+
+
+def test_what_the_cloud_uncovers_is_learned_and_ships_there_are_still_seen(
+    classic_board: Board, shoot: Shoot
+) -> None:
+    """Learned at the game start with the cloud on the centre dot, a yellow compass rose
+    under it is unknown; once uncovered it becomes board, and a ship on it is a ship."""
+    board = classic_board
+    centre = board.grid.dot_mm(*board.grid.centre)
+    rose = Rose(centre[0] - 45.0, centre[1] + 15.0, 24.0, (40, 190, 225))
+    palette = Palette(printing=Printing(roses=(rose,)))
+    reader = BoardReader(board)
+    reader.learn_background(shoot(Scene(start_ships(board), CloudState(*centre)), TILTED, 1,
+                                  palette))
+    away = cloud_at(board, 7, 1)
+    readings = [reader.read(shoot(Scene((), away), TILTED, k, palette)) for k in range(2, 6)]
+    assert not any(r.occluded for r in readings)
+    assert readings[0].ships != ()  # first uncovered: the file alone takes the rose for ships
+    assert readings[-1].ships == () and readings[-2].ships == ()
+    ship = ShipToken("red", rose.x_mm + 5.0, rose.y_mm, 20.0)
+    reading = reader.read(shoot(Scene((ship,), away), TILTED, 9, palette))
+    assert [(s.color, s.space) for s in reading.ships] == [("red", None)]

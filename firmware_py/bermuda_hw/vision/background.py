@@ -45,6 +45,8 @@ DRIFT_BLOCK_MM = 24.0
 WEIGHT_L = 0.35  # lightness weight of the distances (as in vision.colors)
 LIGHT_STEP = 0.004  # log gain: a light change smaller than this reuses the last expectation
 SAME_AS_BOARD = 8.0  # a pixel this near to the board's look there is the board
+REVEAL_FRAMES = 2  # a never-seen pixel is learned after this many calm frames in a row
+REVEAL_SPREAD = 12.0  # ... that differ by less than this (per BGR channel)
 
 
 @dataclass
@@ -62,10 +64,42 @@ class BoardBackground:
         self.lab: Floats = to_lab(self.bgr)
         # The expected look under the last light change seen (a steady light costs nothing).
         self.last_light: tuple[npt.NDArray[np.float64], Floats] | None = None
+        # Pixels never seen: for how many calm frames in a row, and how they looked first.
+        self._seen = np.zeros(self.shape, np.int32)
+        self._first = np.zeros((*self.shape, 3), np.float32)
 
     @property
     def shape(self) -> tuple[int, int]:
         return (int(self.bgr.shape[0]), int(self.bgr.shape[1]))
+
+    def reveal(self, half: Image, visible: Mask) -> int:
+        """Learn what was never seen, from calm frames: pixels not yet known that are
+        `visible` in this frame (no hand over the board, away from the cloud and the
+        ships found) and look the same in `REVEAL_FRAMES` frames in a row become
+        known. Returns how many pixels were learned.
+
+        The area under the cloud while the board was learned is uncovered when
+        the cloud first moves away; nothing can have entered it while the cloud
+        stood there, so what it shows then is the empty board.
+        """
+        new = visible & ~self.known
+        pix = half.astype(np.float32)
+        steady = (np.abs(pix - self._first).max(axis=2) < REVEAL_SPREAD) & (self._seen > 0)
+        self._seen[~new] = 0
+        restart = new & ~steady
+        self._first[restart] = pix[restart]
+        self._seen[restart] = 1
+        grow = new & steady
+        self._seen[grow] += 1
+        done = grow & (self._seen >= REVEAL_FRAMES)
+        count = int(done.sum())
+        if count:
+            self.bgr[done] = np.round((self._first[done] + pix[done]) / 2).astype(np.uint8)
+            self.known[done] = True
+            self.lab[done] = to_lab(self.bgr[done])
+            self._seen[done] = 0
+            self.last_light = None
+        return count
 
     def save(self, path: str | Path) -> None:
         """Write the PNG (BGR, alpha 255 where learned)."""
