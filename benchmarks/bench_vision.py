@@ -8,21 +8,23 @@ calibration and the game start.
 
 from __future__ import annotations
 
-import math
 import random
 import statistics
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from bermuda_hw.rules.board import Board, load_board
+from bermuda_hw.rules.board import load_board
 from bermuda_hw.sim.render import CameraModel, Palette, Scene, random_scene, render
 from bermuda_hw.vision.reader import BoardReader
-from bermuda_hw.vision.types import FrameReading
+
+# The trial of boards whose printing differs from the file, and the second renderer,
+# live with the vision tests.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "vision"))
+from printing_trial import RENDERERS, run_trial, score, visible_truth
 
 SETUPS = 25  # camera placements, each with its own lighting and board printing
 FRAMES_PER_SETUP = 20
@@ -30,54 +32,6 @@ SEED = 2024
 PRINTED_SETUPS = 10  # boards whose printing differs from the file, per renderer
 PRINTED_FRAMES = 20
 BASELINE_SETUPS = 4  # the same boards read without the game start, and without calibration
-
-
-def truth_place(board: Board, x_mm: float, y_mm: float) -> str | None:
-    """The space or port a ship at a point stands on, or None when it is off them."""
-    best, best_d = None, 9.0
-    for space in board.spaces.values():
-        if space.kind == "path":
-            d = math.dist((x_mm, y_mm), space.position)
-            if d < best_d:
-                best, best_d = space.id, d
-    for port in board.ports.values():
-        for berth in port.berths:
-            d = math.dist((x_mm, y_mm), berth)
-            if d < best_d:
-                best, best_d = port.id, d
-    return best
-
-
-def visible_truth(board: Board, scene: Scene) -> list[tuple[str, str | None, float, float]]:
-    out = []
-    for ship in scene.ships:
-        if scene.cloud is not None and math.dist(
-            (ship.x_mm, ship.y_mm), (scene.cloud.x_mm, scene.cloud.y_mm)
-        ) < board.cloud.footprint_radius_mm:
-            continue  # under the cloud: hidden
-        out.append((ship.color, truth_place(board, ship.x_mm, ship.y_mm), ship.x_mm, ship.y_mm))
-    return out
-
-
-def score_ships(
-    truth: list[tuple[str, str | None, float, float]], reading: FrameReading
-) -> tuple[int, int]:
-    """(correct, total): ships on the right place in the right colour (off-space: 15 mm)."""
-    seen = Counter((s.color, s.space) for s in reading.ships if s.space is not None)
-    off = [s for s in reading.ships if s.space is None]
-    correct = 0
-    for color, place, x, y in truth:
-        if place is not None:
-            if seen[(color, place)] > 0:
-                seen[(color, place)] -= 1
-                correct += 1
-        else:
-            match = next((s for s in off if s.color == color
-                          and math.dist((s.x_mm, s.y_mm), (x, y)) < 15.0), None)
-            if match is not None:
-                off.remove(match)
-                correct += 1
-    return correct, len(truth)
 
 
 def main() -> None:
@@ -144,9 +98,9 @@ def random_tables() -> None:
             empty_frames += 1
             phantoms += len(reading.ships)
         else:
-            c, n = score_ships(visible_truth(board, scene), reading)
-            correct += c
-            total += n
+            truth = visible_truth(board, scene)
+            correct += score(truth, reading)[0]
+            total += len(truth)
         if scene.cloud is not None:
             cloud_total += 1
             grid = board.grid
@@ -177,9 +131,6 @@ def random_tables() -> None:
 
 def differing_printings() -> None:
     """Figures on boards whose printing differs from the board file, from both renderers."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "vision"))
-    from printing_trial import RENDERERS, run_trial
-
     board = load_board()
     print(f"boards whose printing differs from the file: {PRINTED_SETUPS} setups x "
           f"{PRINTED_FRAMES} frames per renderer, after calibration and the game start "
