@@ -23,9 +23,8 @@ from bermuda_hw.rules.game import Game, ShipStatus
 from bermuda_hw.rules.moves import MAX_DIE, split_ship_id
 from bermuda_hw.sim.render import Hand
 from bermuda_hw.sim.scene import WorldScene
+from bermuda_hw.sim.truth import PLACE_TOLERANCE_MM, TruthLog, place_of, true_move
 from bermuda_hw.sim.world import World
-
-PLACE_TOLERANCE_MM = 8.0
 
 
 class SimulatedPlayers:
@@ -43,6 +42,7 @@ class SimulatedPlayers:
         retry_frames: int = 15,
         hand_chance: float = 0.2,
         late_putback_chance: float = 0.5,
+        truth: TruthLog | None = None,
     ) -> None:
         self.controller = controller
         self.world = world
@@ -63,6 +63,8 @@ class SimulatedPlayers:
         self._hand_frames = 0
         self.knowledge: Game | None = None
         self.actions: list[str] = []
+        #: every move the players truly make, at the journal position they made it from
+        self.truth = truth if truth is not None else TruthLog()
 
     def attach(self) -> None:
         """Act before every frame the simulated camera takes."""
@@ -155,6 +157,7 @@ class SimulatedPlayers:
         moves = game.legal_moves(die)
         move = moves[0] if len(moves) == 1 else self.rng.choice(moves)
         if move.is_pass:
+            self.truth.record(true_move(game, move, die))
             self.actions.append(f"{game.active} rolls {die}: pass (spin button)")
             self._press()
             return
@@ -168,6 +171,7 @@ class SimulatedPlayers:
         self._undo = {token: positions[token]}
         self._undo_seq = self.controller.status.seq
         self.world.place_ship(token, *target)
+        self.truth.record(true_move(game, move, die))
         self.actions.append(f"{game.active} rolls {die}: {move}")
         short = move.end not in self.board.ports and move.steps < die
         if short or move.end in self.board.ports:
@@ -220,11 +224,7 @@ class SimulatedPlayers:
     # --- where things are ---------------------------------------------------------------
 
     def _place_of(self, point: Point) -> str | None:
-        for port in self.board.ports.values():
-            if any(math.dist(point, b) <= PLACE_TOLERANCE_MM for b in port.berths):
-                return port.id
-        space, distance_mm = self.board.nearest_space(*point)
-        return space if distance_mm <= PLACE_TOLERANCE_MM else None
+        return place_of(self.board, point)
 
     def _token_at(self, color: str, place: str | None, exclude: str | None = None) -> str | None:
         """A token of a colour standing at a place (None: off every space), not in the cloud."""
