@@ -16,7 +16,6 @@ counts (`make bench` uses the defaults: 30 games, and 3 games per fault setting)
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import tempfile
 import time
@@ -26,14 +25,13 @@ from pathlib import Path
 from bermuda_hw.config import Config, load_config
 from bermuda_hw.rules.board import Board, load_board
 from bermuda_hw.sim.faults import FaultMode, SceneFaults
-from bermuda_hw.sim.session import GameReport, game_options, play_game
+from bermuda_hw.sim.session import MAX_ROUNDS, GameReport, game_options, play_game, simulate_config
 
 GOAL_GAME_S = 180.0
 GAMES = 30
 FAULT_GAMES = 3
 FAULT_SETTINGS: tuple[tuple[float, FaultMode], ...] = (
     (0.01, "single"), (0.05, "single"), (0.01, "run"), (0.05, "run"))
-SIM_CAMERA = {"width_px": 640, "height_px": 480, "stable_frames": 2, "stable_min_time_s": 0.1}
 
 
 def games(n: int) -> list[tuple[int, int]]:
@@ -43,21 +41,19 @@ def games(n: int) -> list[tuple[int, int]]:
 
 def sim_config() -> Config:
     """The configuration `bermuda-hw run --simulate` uses: as fast as it can, small frames."""
-    config = load_config(None)
-    return dataclasses.replace(
-        config, sim=dataclasses.replace(config.sim, real_time_factor=0.0),
-        camera={**SIM_CAMERA, **dict(config.camera)})
+    return simulate_config(load_config(None))
 
 
 def play(board: Board, config: Config, players: int, seed: int, *, die: str | None,
-         faults: SceneFaults | None = None) -> GameReport:
+         faults: SceneFaults | None = None, max_rounds: int = MAX_ROUNDS) -> GameReport:
     with tempfile.TemporaryDirectory() as state:
         return play_game(board, config, Path(state), players=players, seed=seed,
-                         options=game_options(die), faults=faults)
+                         options=game_options(die), faults=faults, max_rounds=max_rounds)
 
 
 def _line(r: GameReport) -> str:
-    end = "finished" if r.finished else f"STALLED ({r.stalled})"
+    end = "finished" if r.finished else "round limit" if r.limited else \
+        f"STALLED ({r.stalled})"
     text = (f"    {r.players}p seed {r.seed:2d}: {end}, {r.rounds} rounds, {r.moves} moves, "
             f"{len(r.wrong)} wrong, {r.questions} questions, "
             f"{len(r.violations)} invariant breaks, {r.wall_s:5.1f} s wall")
@@ -79,7 +75,8 @@ def summary(title: str, reports: Sequence[GameReport]) -> str:
     broken = sum(1 for r in reports if r.violations)
     wall = sum(r.wall_s for r in reports)
     slowest = max((r.wall_s for r in reports), default=0.0)
-    return (f"  {title}: {finished}/{n} finished, {n - finished} stalled; "
+    stalled = sum(1 for r in reports if r.stalled)
+    return (f"  {title}: {finished}/{n} finished, {stalled} stalled; "
             f"{wrong} of {moves} committed moves with a wrong consequence "
             f"({100.0 * wrong / max(moves, 1):.2f} %) in "
             f"{sum(1 for r in reports if r.wrong)} games; "
@@ -134,6 +131,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="games per fault setting (0: none)")
     parser.add_argument("--die", default=None, help="die modes, comma-separated "
                         "(default: table and virtual when the rules know the option)")
+    parser.add_argument("--rounds", type=int, default=MAX_ROUNDS,
+                        help="stop each game after this many rounds (a short smoke run)")
     parser.add_argument("--verbose", action="store_true", help="one line per game")
     args = parser.parse_args([] if argv is None else argv)
     board = load_board()
@@ -143,7 +142,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     for die in die_modes(args.die):
         reports = []
         for players, seed in games(args.games):
-            report = play(board, config, players, seed, die=die)
+            report = play(board, config, players, seed, die=die, max_rounds=args.rounds)
             reports.append(report)
             if args.verbose or not report.finished or report.wrong or report.violations:
                 print(_line(report), flush=True)
@@ -155,7 +154,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             reports = []
             for players, seed in games(args.fault_games):
                 faults = SceneFaults(board.ship_colors, p, mode=mode, seed=seed)
-                report = play(board, config, players, seed, die=die, faults=faults)
+                report = play(board, config, players, seed, die=die, faults=faults,
+                              max_rounds=args.rounds)
                 reports.append(report)
                 if args.verbose or not report.finished or report.wrong:
                     print(_line(report), flush=True)

@@ -41,6 +41,15 @@ STUCK_FRAMES = 800  # the simulated players act on a request well within this ma
 MAX_ROUNDS = 60
 
 
+def simulate_config(config: Config) -> Config:
+    """`config` as `bermuda-hw run --simulate` runs it: as fast as it can, with small frames."""
+    from bermuda_hw.cli.run import SIM_CAMERA
+
+    return dataclasses.replace(
+        config, sim=dataclasses.replace(config.sim, real_time_factor=0.0),
+        camera={**SIM_CAMERA, **dict(config.camera)})
+
+
 def game_options(die: str | None = None) -> GameOptions | None:
     """The game options for a die mode ("table" or "virtual") if the rules know the option.
 
@@ -62,6 +71,7 @@ class GameReport:
     seed: int
     finished: bool = False
     stalled: str = ""  # the controller's state when the table stopped making progress
+    limited: bool = False  # stopped at the round limit, still playing
     outcome: str = ""
     rounds: int = 0
     frames: int = 0
@@ -155,7 +165,7 @@ def play_game(
                     report.finished = True
                     break
                 if game.round > max_rounds:
-                    report.stalled = f"more than {max_rounds} rounds"
+                    report.limited = True
                     break
                 if status.seq != seq:
                     seq, since = status.seq, status.frames
