@@ -3,15 +3,20 @@ back from out of the game, players doing the fix they are asked for, truth and i
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bermuda_hw.controller.identify import Difference
 from bermuda_hw.controller.status import Mode, Status
-from bermuda_hw.rules.board import Board
+from bermuda_hw.planning.route import _edge, clear_route
+from bermuda_hw.rules.board import Board, load_board
+from bermuda_hw.rules.cloud import CloudPose, swept_ships
 from bermuda_hw.rules.game import Game, ShipStatus
 from bermuda_hw.sim.players import SimulatedPlayers
 from bermuda_hw.sim.render import CameraModel, render
@@ -25,6 +30,8 @@ from bermuda_hw.sim.truth import (
 )
 from bermuda_hw.sim.world import World
 from bermuda_hw.vision.reader import BoardReader
+
+_BOARD = load_board()
 
 
 @dataclass
@@ -188,3 +195,26 @@ def test_the_cloud_returns_to_the_centre_clear_of_the_ships(make_table: Any) -> 
     assert mover.pose() == game.pose
     assert not world.carried
     assert place_of(board, world.ship_positions()["blue-1"]) == "S32"
+
+
+@settings(max_examples=15, deadline=None)
+@given(spaces=st.lists(st.sampled_from(sorted(_BOARD.spaces)), min_size=0, max_size=12,
+                       unique=True),
+       col=st.sampled_from([0, 8]), row=st.integers(0, 8), letter=st.integers(0, 7))
+def test_a_route_ends_at_its_goal_and_a_clear_one_sweeps_nothing(
+        spaces: list[str], col: int, row: int, letter: int) -> None:
+    board = _BOARD
+    ships = {f"s{i}": board.spaces[s].position for i, s in enumerate(spaces)
+             if s not in board.ports}
+    start, goal = CloudPose(col, row, letter), CloudPose(4, 4, 0)
+    route = clear_route(board, start, goal, ships)
+    assert route.poses[0] == start and route.poses[-1] == goal
+    passed: set[str] = set()
+    for a, b in itertools.pairwise(route.poses):
+        if a.letter != b.letter:  # a clockwise eighth turn on the spot
+            assert (a.col, a.row) == (b.col, b.row) and b.letter == (a.letter + 1) % 8
+        passed |= swept_ships(board, _edge(board, a, b), ships)
+    if route.clear:
+        assert not passed
+    else:
+        assert passed <= set(route.swept)
