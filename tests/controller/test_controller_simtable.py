@@ -200,21 +200,36 @@ def test_the_cloud_returns_to_the_centre_clear_of_the_ships(make_table: Any) -> 
 @settings(max_examples=15, deadline=None)
 @given(spaces=st.lists(st.sampled_from(sorted(_BOARD.spaces)), min_size=0, max_size=12,
                        unique=True),
-       col=st.sampled_from([0, 8]), row=st.integers(0, 8), letter=st.integers(0, 7))
+       col=st.sampled_from([0, 8]), row=st.integers(0, 8), letter=st.integers(0, 7),
+       servo=st.booleans())
 def test_a_route_ends_at_its_goal_and_a_clear_one_sweeps_nothing(
-        spaces: list[str], col: int, row: int, letter: int) -> None:
+        spaces: list[str], col: int, row: int, letter: int, servo: bool) -> None:
     board = _BOARD
     ships = {f"s{i}": board.spaces[s].position for i, s in enumerate(spaces)
              if s not in board.ports}
     start, goal = CloudPose(col, row, letter), CloudPose(4, 4, 0)
-    route = clear_route(board, start, goal, ships)
+    route = clear_route(board, start, goal, ships, clockwise_only=not servo)
     assert route.poses[0] == start and route.poses[-1] == goal
     passed: set[str] = set()
     for a, b in itertools.pairwise(route.poses):
-        if a.letter != b.letter:  # a clockwise eighth turn on the spot
-            assert (a.col, a.row) == (b.col, b.row) and b.letter == (a.letter + 1) % 8
+        if a.letter != b.letter:  # an eighth turn on the spot: a servo never crosses H-A
+            assert (a.col, a.row) == (b.col, b.row)
+            if servo:
+                assert abs(b.letter - a.letter) == 1
+                a, b = min(a, b, key=lambda p: p.letter), max(a, b, key=lambda p: p.letter)
+            else:
+                assert b.letter == (a.letter + 1) % 8
         passed |= swept_ships(board, _edge(board, a, b), ships)
     if route.clear:
         assert not passed
     else:
         assert passed <= set(route.swept)
+
+
+def test_the_route_modules_examples_run() -> None:
+    import doctest
+
+    import bermuda_hw.planning.route as route
+
+    result = doctest.testmod(route)
+    assert result.attempted > 0 and result.failed == 0

@@ -242,7 +242,8 @@ class Controller:
         goal = game.pose
         start = self.mover.pose()
         self.mover.goto_dot(start.col, start.row)  # after homing: onto the nearest dot first
-        route = clear_route(self.board, start, goal, _ship_points(game))
+        route = clear_route(self.board, start, goal, _ship_points(game),
+                            clockwise_only=getattr(self.mover.rotation, "kind", "") != "servo")
         if route.swept:
             ships = sorted({sid.partition("#")[0] for sid in route.swept})
             self.say(f"the cloud passes near {', '.join(ships)} on its way to dot "

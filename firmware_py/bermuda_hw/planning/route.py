@@ -5,8 +5,8 @@ left the board, or out to the game's pose after homing) the rig still drags
 it across the board, and its magnets pick up any ship their track passes
 within the capture radius. `clear_route` searches the grid's dots and the
 cloud's eight letters for a route of straight moves between neighbouring
-dots and clockwise eighth turns (what the gantry and the rotation
-actuator do) whose magnet tracks stay a margin clear of every ship, using
+dots and eighth turns (clockwise only for a stepper; what the gantry and
+the rotation actuator do) whose magnet tracks stay a margin clear of every ship, using
 the rules' own sweep (`rules.cloud.swept_ships`). When no such route
 exists, it returns the one that passes the fewest ships, and names them.
 
@@ -58,8 +58,14 @@ def _edge(board: Board, start: CloudPose, end: CloudPose) -> SpinPath:
 
 
 def clear_route(board: Board, start: CloudPose, goal: CloudPose,
-                ships: Mapping[str, Point], *, margin_mm: float = MARGIN_MM) -> Route:
-    """The shortest route from `start` to `goal` that sweeps the fewest ships (see above)."""
+                ships: Mapping[str, Point], *, margin_mm: float = MARGIN_MM,
+                clockwise_only: bool = True) -> Route:
+    """The shortest route from `start` to `goal` that sweeps the fewest ships (see above).
+
+    `clockwise_only`: the rotation actuator turns clockwise only (a stepper);
+    otherwise (a servo) it turns either way between letters A and H, never
+    across from H to A.
+    """
     wide = dataclasses.replace(board, cloud=dataclasses.replace(
         board.cloud, capture_radius_mm=board.cloud.capture_radius_mm + margin_mm))
     grid = board.grid
@@ -69,6 +75,8 @@ def clear_route(board: Board, start: CloudPose, goal: CloudPose,
     def sweeps(a: CloudPose, b: CloudPose) -> frozenset[str]:
         if not ships:
             return frozenset()
+        if (a.col, a.row) == (b.col, b.row) and (a.letter - b.letter) % letters == 1:
+            a, b = b, a  # a counter-clockwise eighth sweeps the same arc as the clockwise one
         # only ships near the edge's two dots can be reached by its magnets
         reach = max((m.radius_mm for m in board.cloud.magnets), default=0.0) \
             + wide.cloud.capture_radius_mm + pitch * 1.5
@@ -86,8 +94,14 @@ def clear_route(board: Board, start: CloudPose, goal: CloudPose,
             break
         if cost > best.get(pose, math.inf):
             continue
-        steps: list[tuple[CloudPose, float]] = [
-            (CloudPose(pose.col, pose.row, (pose.letter + 1) % letters), TURN_COST_MM)]
+        steps: list[tuple[CloudPose, float]] = []
+        if clockwise_only:
+            steps.append((CloudPose(pose.col, pose.row, (pose.letter + 1) % letters),
+                          TURN_COST_MM))
+        else:
+            steps.extend((CloudPose(pose.col, pose.row, letter), TURN_COST_MM)
+                         for letter in (pose.letter - 1, pose.letter + 1)
+                         if 0 <= letter < letters)
         for dc, dr in NEIGHBOURS:
             col, row = pose.col + dc, pose.row + dr
             if grid.contains(col, row):
