@@ -133,11 +133,15 @@ def main(argv: Sequence[str] | None = None) -> None:
                         "(default: table and virtual when the rules know the option)")
     parser.add_argument("--rounds", type=int, default=MAX_ROUNDS,
                         help="stop each game after this many rounds (a short smoke run)")
+    parser.add_argument("--loop-frames", type=int, default=60,
+                        help="frames to time the reading loop on (0: skip it)")
     parser.add_argument("--verbose", action="store_true", help="one line per game")
     args = parser.parse_args([] if argv is None else argv)
     board = load_board()
     config = sim_config()
-    print(f"reading loop (render 640x480 + vision + stability): {_loop_rate():.1f} frames/s")
+    if args.loop_frames > 0:
+        print("reading loop (render 640x480 + vision + stability): "
+              f"{_loop_rate(args.loop_frames):.1f} frames/s")
     print("simulated table: whole games (renderer 640x480 -> vision -> controller -> gantry)")
     for die in die_modes(args.die):
         reports = []
