@@ -16,10 +16,6 @@ from bermuda_hw.sim.render import CameraModel, CloudState, Scene, ShipToken, ren
 from bermuda_hw.sim.session import GameReport, play_game, simulate_config
 from bermuda_hw.vision.reader import BoardReader
 
-REFEREE = ("the referee takes the first legal move that matches the board and moves into "
-           "places the camera cannot see; evidence scoring, questions and provisional moves "
-           "(issue 7, items 1-7) fix it")
-
 _played: dict[tuple[int, int], GameReport] = {}
 
 
@@ -55,7 +51,6 @@ def _why(report: GameReport) -> str:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason=REFEREE)
 def test_the_table_invariant_holds_through_a_whole_game(
         whole_game: Callable[[int, int], GameReport]) -> None:
     report = whole_game(3, 2)
@@ -63,21 +58,18 @@ def test_the_table_invariant_holds_through_a_whole_game(
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason=REFEREE)
 def test_three_players_seed_2_finish(whole_game: Callable[[int, int], GameReport]) -> None:
     report = whole_game(3, 2)
     assert report.finished, _why(report)
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason=REFEREE)
 def test_four_players_seed_3_finish(whole_game: Callable[[int, int], GameReport]) -> None:
     report = whole_game(4, 3)
     assert report.finished, _why(report)
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason=REFEREE)
 def test_two_players_seed_3_record_every_docking_as_made(
         whole_game: Callable[[int, int], GameReport]) -> None:
     """Round 19 of this game once denied the winning sugar card (an own-ship bump taken)."""
