@@ -1,45 +1,106 @@
-"""The simulated table end to end: whole games played through camera frames, and the loop's rate."""
+"""The simulated table end to end: the referee's accuracy over whole games, and the loop's rate.
+
+Plays whole games (renderer 640x480 -> vision -> controller -> gantry, simulated
+players) and reports beside wall time: games finished, stalls, committed moves
+whose consequence differs from the move truly made, questions asked per game,
+and table-invariant violations; then the same with faults injected into the
+rendered frames (one visible ship's colour flipped, or the ship dropped, in
+single frames or in whole stable runs, with probability p per frame).
+
+    python benchmarks/bench_controller.py [--games N] [--fault-games N] [--die table,virtual]
+
+`BENCH_GAMES` and `BENCH_FAULT_GAMES` in the environment set the same
+counts (`make bench` uses the defaults: 30 games, and 3 games per fault setting).
+"""
 
 from __future__ import annotations
 
-import contextlib
-import io
+import argparse
+import os
 import tempfile
 import time
+from collections.abc import Sequence
+from pathlib import Path
 
-from bermuda_hw.cli import main as cli_main
+from bermuda_hw.config import Config, load_config
+from bermuda_hw.rules.board import Board, load_board
+from bermuda_hw.sim.faults import FaultMode, SceneFaults
+from bermuda_hw.sim.session import MAX_ROUNDS, GameReport, game_options, play_game, simulate_config
 
 GOAL_GAME_S = 180.0
-GAMES = ((2, 5), (3, 2), (4, 1))  # (players, seed)
+GAMES = 30
+FAULT_GAMES = 3
+FAULT_SETTINGS: tuple[tuple[float, FaultMode], ...] = (
+    (0.01, "single"), (0.05, "single"), (0.01, "run"), (0.05, "run"))
 
 
-def _game(players: int, seed: int) -> tuple[float, int, int, float, str] | str:
+def games(n: int) -> list[tuple[int, int]]:
+    """n (players, seed) pairs: 2, 3 and 4 players in turn, seeds 1, 2, 3, ..."""
+    return [(2 + i % 3, 1 + i // 3) for i in range(n)]
+
+
+def sim_config() -> Config:
+    """The configuration `bermuda-hw run --simulate` uses: as fast as it can, small frames."""
+    return simulate_config(load_config(None))
+
+
+def play(board: Board, config: Config, players: int, seed: int, *, die: str | None,
+         faults: SceneFaults | None = None, max_rounds: int = MAX_ROUNDS) -> GameReport:
     with tempfile.TemporaryDirectory() as state:
-        out = io.StringIO()
-        started = time.perf_counter()
-        with contextlib.redirect_stdout(out):
-            code = cli_main(["run", "--simulate", "--players", str(players), "--seed", str(seed),
-                             "--state-dir", state])
-        elapsed = time.perf_counter() - started
-        text = out.getvalue()
-        if code != 0:
-            last = [line for line in text.splitlines() if line.strip()][-1:]
-            return f"stopped with exit code {code} after {elapsed:.1f} s: {' '.join(last)}"
-        frames_line = next(line for line in text.splitlines() if line.startswith("frames read:"))
-        frames = int(frames_line.split(":")[1].split(",")[0])
-        over = next((line.split("] ", 1)[1] for line in text.splitlines()
-                     if "] game over:" in line), "did not finish")
-        rounds = sum(1 for line in text.splitlines() if "every player has moved" in line)
-        sim_s = float(frames_line.rsplit(":", 1)[1].strip().split()[0])
-        return elapsed, frames, rounds, sim_s, over
+        return play_game(board, config, Path(state), players=players, seed=seed,
+                         options=game_options(die), faults=faults, max_rounds=max_rounds)
+
+
+def _line(r: GameReport) -> str:
+    end = "finished" if r.finished else "round limit" if r.limited else \
+        f"STALLED ({r.stalled})"
+    text = (f"    {r.players}p seed {r.seed:2d}: {end}, {r.rounds} rounds, {r.moves} moves, "
+            f"{len(r.wrong)} wrong, {r.questions} questions, "
+            f"{len(r.violations)} invariant breaks, {r.wall_s:5.1f} s wall")
+    if r.faults:
+        text += f", {r.faults} faults"
+    for check in r.wrong[:3]:
+        text += f"\n        wrong: {check}"
+    if r.violations:
+        text += f"\n        first invariant break: {r.violations[0]}"
+    return text
+
+
+def summary(title: str, reports: Sequence[GameReport]) -> str:
+    n = len(reports)
+    finished = sum(r.finished for r in reports)
+    moves = sum(r.moves for r in reports)
+    wrong = sum(len(r.wrong) for r in reports)
+    questions = sum(r.questions for r in reports)
+    broken = sum(1 for r in reports if r.violations)
+    wall = sum(r.wall_s for r in reports)
+    slowest = max((r.wall_s for r in reports), default=0.0)
+    stalled = sum(1 for r in reports if r.stalled)
+    return (f"  {title}: {finished}/{n} finished, {stalled} stalled; "
+            f"{wrong} of {moves} committed moves with a wrong consequence "
+            f"({100.0 * wrong / max(moves, 1):.2f} %) in "
+            f"{sum(1 for r in reports if r.wrong)} games; "
+            f"{questions / max(n, 1):.2f} questions per game "
+            f"({questions} per {moves} moves); table invariant broken in {broken} games; "
+            f"{wall:.0f} s wall, {wall / max(n, 1):.1f} s per game, slowest {slowest:.1f} s "
+            f"(goal <= {GOAL_GAME_S:g} s)")
+
+
+def die_modes(asked: str | None) -> list[str | None]:
+    """The die modes to play: those asked for, else table and virtual if the rules know them."""
+    if asked:
+        return [m.strip() for m in asked.split(",") if m.strip()]
+    try:
+        game_options("table")
+    except ValueError:
+        return [None]
+    return ["table", "virtual"]
 
 
 def _loop_rate(frames: int = 60) -> float:
     """Frames per second of the daemon's reading loop: render, read, stabilise."""
     from bermuda_hw.backends.camera_config import CameraConfig
     from bermuda_hw.backends.sim import SimBackend
-    from bermuda_hw.config import load_config
-    from bermuda_hw.rules.board import load_board
     from bermuda_hw.rules.game import Game
     from bermuda_hw.sim.world import World
     from bermuda_hw.vision import BoardReader, ObservationStream, StabilitySettings
@@ -62,19 +123,51 @@ def _loop_rate(frames: int = 60) -> float:
         backend.close()
 
 
-def main() -> None:
-    print(f"reading loop (render 640x480 + vision + stability): {_loop_rate():.1f} frames/s")
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=int(os.environ.get("BENCH_GAMES", GAMES)))
+    parser.add_argument("--fault-games", type=int,
+                        default=int(os.environ.get("BENCH_FAULT_GAMES", FAULT_GAMES)),
+                        help="games per fault setting (0: none)")
+    parser.add_argument("--die", default=None, help="die modes, comma-separated "
+                        "(default: table and virtual when the rules know the option)")
+    parser.add_argument("--rounds", type=int, default=MAX_ROUNDS,
+                        help="stop each game after this many rounds (a short smoke run)")
+    parser.add_argument("--loop-frames", type=int, default=60,
+                        help="frames to time the reading loop on (0: skip it)")
+    parser.add_argument("--verbose", action="store_true", help="one line per game")
+    args = parser.parse_args([] if argv is None else argv)
+    board = load_board()
+    config = sim_config()
+    if args.loop_frames > 0:
+        print("reading loop (render 640x480 + vision + stability): "
+              f"{_loop_rate(args.loop_frames):.1f} frames/s")
     print("simulated table: whole games (renderer 640x480 -> vision -> controller -> gantry)")
-    for players, seed in GAMES:
-        result = _game(players, seed)
-        if isinstance(result, str):
-            print(f"  {players} players, seed {seed}: DID NOT FINISH: {result}")
+    for die in die_modes(args.die):
+        reports = []
+        for players, seed in games(args.games):
+            report = play(board, config, players, seed, die=die, max_rounds=args.rounds)
+            reports.append(report)
+            if args.verbose or not report.finished or report.wrong or report.violations:
+                print(_line(report), flush=True)
+        label = "die " + die if die else "die as the rules have it"
+        print(summary(f"{len(reports)} games, {label}", reports), flush=True)
+        if args.fault_games <= 0:
             continue
-        elapsed, frames, rounds, sim_s, over = result
-        print(f"  {players} players, seed {seed}: {elapsed:6.1f} s wall for {rounds} rounds "
-              f"(goal <= {GOAL_GAME_S:g} s), {frames} frames = {frames / elapsed:.1f} frames/s "
-              f"of wall time including motion, {sim_s:.0f} s of table time; {over}")
+        for p, mode in FAULT_SETTINGS:
+            reports = []
+            for players, seed in games(args.fault_games):
+                faults = SceneFaults(board.ship_colors, p, mode=mode, seed=seed)
+                report = play(board, config, players, seed, die=die, faults=faults,
+                              max_rounds=args.rounds)
+                reports.append(report)
+                if args.verbose or not report.finished or report.wrong:
+                    print(_line(report), flush=True)
+            print(summary(f"faults p={p:g} {mode}, {len(reports)} games, {label}", reports),
+                  flush=True)
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    main(sys.argv[1:])

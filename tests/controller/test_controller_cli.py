@@ -9,6 +9,7 @@ import pytest
 
 from bermuda_hw.cli import main
 from bermuda_hw.controller.journal import Journal
+from bermuda_hw.sim.truth import TRUTH_FILE, TruthLog, compare_moves
 
 
 def test_run_simulate_then_game_show_and_new(
@@ -20,6 +21,12 @@ def test_run_simulate_then_game_show_and_new(
     out = capsys.readouterr().out
     assert code == 0
     assert "new game 1" in out and "spin: " in out and "frames read:" in out
+    # the simulated players' true moves lie beside the journal, one for each committed move
+    with Journal.in_state_dir(state) as journal:
+        stored = journal.current()
+    assert stored is not None
+    checks = compare_moves(stored.record(), TruthLog.read(Path(state) / TRUTH_FILE))
+    assert len(checks) >= 4 and all(c.truth is not None for c in checks)
     assert main(["game", "show", "--json", "--state-dir", state]) == 0
     shown = json.loads(capsys.readouterr().out)
     assert shown["game_id"] == 1 and shown["round"] == 3 and shown["players"] == ["blue",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from bermuda_hw.backends import Backend
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
     from bermuda_hw.config import Config
     from bermuda_hw.rules.board import Board
     from bermuda_hw.sim.camera import SimulatedCamera
+    from bermuda_hw.sim.render import Scene
     from bermuda_hw.sim.scene import WorldScene
     from bermuda_hw.sim.world import World
 
@@ -42,6 +44,8 @@ class SimBackend(Backend):
         # faults to rehearse: a camera that is not there, or that stalls after n frames
         self.camera_missing = False
         self.camera_stall_after: int | None = None
+        # what the camera renders may be altered (bermuda_hw.sim.faults.SceneFaults.wrap)
+        self.scene_wrapper: Callable[[Callable[[], Scene]], Callable[[], Scene]] | None = None
 
     @property
     def pin_factory(self) -> Any:
@@ -78,8 +82,11 @@ class SimBackend(Backend):
             clock.advance(frame_s)
             return clock.monotonic()
 
+        scene: Callable[[], Scene] = self.scene
+        if self.scene_wrapper is not None:
+            scene = self.scene_wrapper(scene)
         self.camera = SimulatedCamera(
-            board, self.scene, model, clock=frame_time, missing=self.camera_missing,
+            board, scene, model, clock=frame_time, missing=self.camera_missing,
             stall_after=self.camera_stall_after, timeout_s=camera.timeout_s,
         )
         return self.camera

@@ -155,12 +155,14 @@ def run(args: argparse.Namespace) -> int:
         if simulate:
             from bermuda_hw.sim.players import SimulatedPlayers
             from bermuda_hw.sim.scene import WorldScene
+            from bermuda_hw.sim.truth import TRUTH_FILE, TruthLog
 
             assert world is not None
             players = SimulatedPlayers(
                 controller, world, WorldScene(world, board),
                 backend.pin(config.controls.spin_button_pin),
                 seed=args.seed if args.seed is not None else 0,
+                truth=TruthLog(state_dir / TRUTH_FILE),  # the players' true moves
             )
 
         progress = {"seq": -1, "frame": 0}

@@ -28,6 +28,7 @@ never the simulated world's truth. One frame at a time (`step`):
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import threading
@@ -50,7 +51,8 @@ from bermuda_hw.controller.notify import sd_notify
 from bermuda_hw.controller.signals import Pattern, TableSignals
 from bermuda_hw.controller.status import Mode, Status
 from bermuda_hw.errors import CameraError, EmergencyStopError, HardwareError
-from bermuda_hw.rules.board import LETTERS, Board
+from bermuda_hw.planning.route import clear_route
+from bermuda_hw.rules.board import LETTERS, Board, Point
 from bermuda_hw.rules.cloud import Spin
 from bermuda_hw.rules.events import (
     CloudMoved,
@@ -229,12 +231,31 @@ class Controller:
             self._set(Mode.SETUP, "checking the board", Pattern.FIX)
 
     def _place_cloud(self) -> None:
-        """Bring the cloud to the game's pose (after homing, or after it left the board)."""
+        """Bring the cloud to the game's pose (after homing, or after it left the board).
+
+        The rules set the cloud down there without a sweep, but the rig drags
+        it: it takes a route whose magnet tracks stay clear of the ships
+        (`planning.route`), and names the ships no route can avoid.
+        """
         game = self.game
         assert game is not None
-        pose = game.pose
-        self.mover.goto_dot(pose.col, pose.row)
-        self.mover.turn_to(pose.letter)
+        goal = game.pose
+        start = self.mover.pose()
+        self.mover.goto_dot(start.col, start.row)  # after homing: onto the nearest dot first
+        route = clear_route(self.board, start, goal, _ship_points(game),
+                            clockwise_only=getattr(self.mover.rotation, "kind", "") != "servo")
+        if route.swept:
+            ships = sorted({sid.partition("#")[0] for sid in route.swept})
+            self.say(f"the cloud passes near {', '.join(ships)} on its way to dot "
+                     f"({goal.col}, {goal.row}): if it picks them up, put them back")
+        for here, there in itertools.pairwise(route.poses):
+            if there.letter != here.letter:
+                self.mover.turn_to(there.letter)
+            else:
+                self.mover.goto_dot(there.col, there.row)
+        if self.mover.pose() != goal:  # the route ends at the goal; make sure of it
+            self.mover.goto_dot(goal.col, goal.row)
+            self.mover.turn_to(goal.letter)
 
     # --- the loop -----------------------------------------------------------------------
 
@@ -528,6 +549,21 @@ class Controller:
             self._fault(str(exc))
             return
         self.status.fault = None
+
+
+def _ship_points(game: Game) -> dict[str, Point]:
+    """Where the game's ships may stand: a path space's centre, or every berth of their port."""
+    out: dict[str, Point] = {}
+    for ship in game.ships():
+        if ship.location is None:
+            continue
+        port = game.board.ports.get(ship.location)
+        if port is None:
+            out[ship.id] = game.board.spaces[ship.location].position
+        else:
+            for k, berth in enumerate(port.berths):
+                out[f"{ship.id}#{k}"] = berth
+    return out
 
 
 def captured_ships(game: Game, swept: frozenset[str], observation: BoardObservation

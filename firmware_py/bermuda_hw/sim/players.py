@@ -19,13 +19,15 @@ from typing import Any
 
 from bermuda_hw.controller.status import ControllerView, Mode
 from bermuda_hw.rules.board import Board, Point
-from bermuda_hw.rules.game import Game, ShipStatus
+from bermuda_hw.rules.game import Game
 from bermuda_hw.rules.moves import MAX_DIE, split_ship_id
 from bermuda_hw.sim.render import Hand
 from bermuda_hw.sim.scene import WorldScene
+from bermuda_hw.sim.truth import PLACE_TOLERANCE_MM, TruthLog, place_of, true_move
 from bermuda_hw.sim.world import World
 
-PLACE_TOLERANCE_MM = 8.0
+BESIDE_MM = 5.0  # a token put down beside another stands at least this far from its centre
+BESIDE_MAX_MM = 7.0  # ... and within the space (a token's beam is 9 mm)
 
 
 class SimulatedPlayers:
@@ -43,6 +45,7 @@ class SimulatedPlayers:
         retry_frames: int = 15,
         hand_chance: float = 0.2,
         late_putback_chance: float = 0.5,
+        truth: TruthLog | None = None,
     ) -> None:
         self.controller = controller
         self.world = world
@@ -63,6 +66,10 @@ class SimulatedPlayers:
         self._hand_frames = 0
         self.knowledge: Game | None = None
         self.actions: list[str] = []
+        #: tokens taken out of the cloud at an outside dot: out of the game for good
+        self.out_of_game: set[str] = set()
+        #: every move the players truly make, at the journal position they made it from
+        self.truth = truth if truth is not None else TruthLog()
 
     def attach(self) -> None:
         """Act before every frame the simulated camera takes."""
@@ -86,14 +93,9 @@ class SimulatedPlayers:
         if mode in (Mode.SETUP, Mode.FIX):
             if not self.world.ship_positions():
                 self._set_up()
-            elif self._undo:
-                # the controller did not take the move as made: undo it, then try again
-                for token, point in self._undo.items():
-                    self.world.place_ship(token, *point)
-                self.actions.append("move not taken: tokens put back")
-                self._undo = {}
-                self._acted_seq = -1
             elif status.fix is not None:
+                # the fix the controller names, even when it was asked after our own move
+                self._undo = {}
                 self._fix(status.fix.missing, status.fix.extra)
             self._wait()
         elif mode in (Mode.READY, Mode.SPIN):
@@ -155,6 +157,7 @@ class SimulatedPlayers:
         moves = game.legal_moves(die)
         move = moves[0] if len(moves) == 1 else self.rng.choice(moves)
         if move.is_pass:
+            self.truth.record(true_move(game, move, die))
             self.actions.append(f"{game.active} rolls {die}: pass (spin button)")
             self._press()
             return
@@ -162,12 +165,13 @@ class SimulatedPlayers:
         token = self._token_at(color, move.start)
         if token is None:
             return
-        target = self._spot(move.end)
+        target = self._spot(move.end, token)
         self._reach(target)
         positions = self.world.ship_positions()
         self._undo = {token: positions[token]}
         self._undo_seq = self.controller.status.seq
         self.world.place_ship(token, *target)
+        self.truth.record(true_move(game, move, die))
         self.actions.append(f"{game.active} rolls {die}: {move}")
         short = move.end not in self.board.ports and move.steps < die
         if short or move.end in self.board.ports:
@@ -181,7 +185,7 @@ class SimulatedPlayers:
             other = self._token_at(ship.color, move.end, exclude=token)
             if other is not None:
                 self._undo[other] = positions[other]
-                self.world.place_ship(other, *self._spot(ship.previous_port))
+                self.world.place_ship(other, *self._spot(ship.previous_port, other))
 
     def _fix(self, missing: tuple[tuple[str, str | None], ...],
              extra: tuple[tuple[str, str | None], ...]) -> None:
@@ -199,7 +203,7 @@ class SimulatedPlayers:
             if token is None:
                 token = self._misplaced_token(color)
             if token is not None:
-                self.world.place_ship(token, *self._spot(space))
+                self.world.place_ship(token, *self._spot(space, token))
                 self.actions.append(f"fix: {token} to {space}")
         for color, space in spare:
             token = self._token_at(color, space)
@@ -215,16 +219,13 @@ class SimulatedPlayers:
         if self.board.grid.is_outside(col, row):
             for sid in list(self.world.carried):
                 self.world.remove(sid)
+                self.out_of_game.add(sid)
                 self.actions.append(f"take {sid} out of the cloud")
 
     # --- where things are ---------------------------------------------------------------
 
     def _place_of(self, point: Point) -> str | None:
-        for port in self.board.ports.values():
-            if any(math.dist(point, b) <= PLACE_TOLERANCE_MM for b in port.berths):
-                return port.id
-        space, distance_mm = self.board.nearest_space(*point)
-        return space if distance_mm <= PLACE_TOLERANCE_MM else None
+        return place_of(self.board, point)
 
     def _token_at(self, color: str, place: str | None, exclude: str | None = None) -> str | None:
         """A token of a colour standing at a place (None: off every space), not in the cloud."""
@@ -237,17 +238,18 @@ class SimulatedPlayers:
         return None
 
     def _spare_token(self, color: str) -> str | None:
-        """A token of that colour from the cloud or from beside the board."""
+        """A token of that colour from the cloud or from beside the board.
+
+        A token taken out of the cloud at an outside dot is out of the game
+        and never comes back.
+        """
         for sid in sorted(self.world.carried):
             if split_ship_id(sid)[0] == color:
                 return sid
         on_table = set(self.world.ship_positions())
         game = self._know()
         for ship in game.ships(color):
-            if ship.id not in on_table and ship.status is not ShipStatus.OUT:
-                return ship.id
-        for ship in game.ships(color):
-            if ship.id not in on_table:
+            if ship.id not in on_table and ship.id not in self.out_of_game:
                 return ship.id
         return None
 
@@ -265,13 +267,39 @@ class SimulatedPlayers:
                 return sid
         return None
 
-    def _spot(self, place: str) -> Point:
-        """Where to put a token: the space's centre, or a free berth of a port."""
+    def _spot(self, place: str, moving: str | None = None) -> Point:
+        """Where to put a token: the space's centre, or a free berth of a port; beside any
+        token already there, never exactly on it (two tokens cannot stand at one point).
+        """
+        taken = [p for sid, p in self.world.ship_positions().items()
+                 if sid != moving and sid not in self.world.carried]
         port = self.board.ports.get(place)
-        if port is None:
-            return self.board.spaces[place].position
-        taken = list(self.world.ship_positions().values())
-        for berth in port.berths:
-            if all(math.dist(berth, t) > PLACE_TOLERANCE_MM for t in taken):
-                return berth
-        return port.berths[-1]
+        if port is not None:
+            for berth in port.berths:
+                if all(math.dist(berth, t) > PLACE_TOLERANCE_MM for t in taken):
+                    return berth
+            centre = port.berths[-1]
+            heading_deg = 0.0
+        else:
+            space = self.board.spaces[place]
+            centre = space.position
+            if all(math.dist(centre, t) > BESIDE_MM for t in taken):
+                return centre
+            heading_deg = space.heading_deg
+        return self._beside(centre, heading_deg, taken)
+
+    def _beside(self, centre: Point, heading_deg: float, taken: list[Point]) -> Point:
+        """A point within a token's beam of `centre`, alongside the tokens there."""
+        across = math.radians(heading_deg + 90.0)
+        best = centre
+        for _ in range(8):
+            offset_mm = self.rng.uniform(BESIDE_MM, BESIDE_MAX_MM) * self.rng.choice((-1, 1))
+            along_mm = self.rng.uniform(-2.0, 2.0)
+            ux, uy = math.sin(across), -math.cos(across)
+            vx, vy = -uy, ux
+            point = (centre[0] + offset_mm * ux + along_mm * vx,
+                     centre[1] + offset_mm * uy + along_mm * vy)
+            if all(math.dist(point, t) > BESIDE_MM for t in taken):
+                return point
+            best = point
+        return best

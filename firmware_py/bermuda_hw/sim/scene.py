@@ -2,7 +2,8 @@
 
 Ships held by the cloud's magnets travel inside the cloud and are not drawn;
 every other ship is drawn where it truly is, turned like the space it stands
-on. A hand over the board can be added (a player reaching in). Callables in
+on, in the order they were put down (a ship that just arrived lies on top).
+A hand over the board can be added (a player reaching in). Callables in
 `before_frame` run before each frame is taken: the simulated players act
 there, so that the table changes between frames, as it does in front of a
 real camera.
@@ -39,7 +40,7 @@ def scene_of(world: World, board: Board, hand: Hand | None = None) -> Scene:
     """The renderer's scene for the world's state now."""
     carried = set(world.carried)
     tokens = []
-    for ship, (x_mm, y_mm) in sorted(world.ship_positions().items()):
+    for ship, (x_mm, y_mm) in world.ship_positions().items():  # the last put down on top
         if ship in carried:
             continue
         color = split_ship_id(ship)[0]

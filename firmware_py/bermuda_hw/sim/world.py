@@ -102,9 +102,14 @@ class World:
     # --- ships ------------------------------------------------------------------------
 
     def place_ship(self, ship: str, x_mm: float, y_mm: float) -> None:
-        """Put a ship on the board (a player's move); it is picked up if a magnet is near."""
+        """Put a ship on the board (a player's move); it is picked up if a magnet is near.
+
+        The ship put down last lies on top of any it touches: `ship_positions`
+        lists the ships in the order they were put down.
+        """
         with self._lock:
             self.carried.pop(ship, None)
+            self._ships.pop(ship, None)
             self._ships[ship] = (x_mm, y_mm)
             self._update_ships()
 
@@ -122,6 +127,7 @@ class World:
             self._ships.pop(ship, None)
 
     def ship_positions(self) -> Mapping[str, Point]:
+        """Where every ship on the table is, in the order they were put down (the last on top)."""
         with self._lock:
             self._move_carried()
             return dict(self._ships)

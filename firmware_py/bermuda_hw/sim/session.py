@@ -1,0 +1,196 @@
+"""One whole game on the simulated table, with its truth checked: for benchmarks and tests.
+
+`play_game` builds the table as `bermuda-hw run --simulate` does (simulated
+backend, mover, controls, journal, controller, simulated players), plays
+until the game is over, the table makes no progress, or a round limit, and
+reports what the referee did against the truth: the committed moves whose
+consequence differs from the move truly made (`truth.compare_moves`), the
+table invariant at every settled board (`truth.InvariantWatch`), and the
+questions the controller asked the table.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bermuda_hw.backends.camera import CameraSource
+from bermuda_hw.backends.camera_config import parse_camera_config
+from bermuda_hw.backends.sim import SimBackend
+from bermuda_hw.config import Config
+from bermuda_hw.controller.daemon import Controller
+from bermuda_hw.controller.journal import Journal
+from bermuda_hw.controller.status import Mode
+from bermuda_hw.devices.controls import TableControls
+from bermuda_hw.motion.mover import CloudMover
+from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.game import GameOptions
+from bermuda_hw.sim.faults import SceneFaults
+from bermuda_hw.sim.players import SimulatedPlayers
+from bermuda_hw.sim.render import Scene
+from bermuda_hw.sim.scene import WorldScene
+from bermuda_hw.sim.truth import InvariantWatch, MoveCheck, TableDifference, compare_moves
+from bermuda_hw.sim.world import World
+from bermuda_hw.vision.stability import StabilitySettings
+
+STUCK_FRAMES = 800  # the simulated players act on a request well within this many frames
+MAX_ROUNDS = 60
+
+
+def simulate_config(config: Config) -> Config:
+    """`config` as `bermuda-hw run --simulate` runs it: as fast as it can, with small frames."""
+    from bermuda_hw.cli.run import SIM_CAMERA
+
+    return dataclasses.replace(
+        config, sim=dataclasses.replace(config.sim, real_time_factor=0.0),
+        camera={**SIM_CAMERA, **dict(config.camera)})
+
+
+def game_options(die: str | None = None) -> GameOptions | None:
+    """The game options for a die mode ("table" or "virtual") if the rules know the option.
+
+    None when no mode is asked for; raises ValueError when one is asked for
+    and the rules have no such option.
+    """
+    if die is None:
+        return None
+    if "die" not in {f.name for f in dataclasses.fields(GameOptions)}:
+        raise ValueError("these rules have no die option")
+    return GameOptions(**{"die": die})  # type: ignore[arg-type]
+
+
+@dataclass
+class GameReport:
+    """What happened in one simulated game."""
+
+    players: int
+    seed: int
+    finished: bool = False
+    stalled: str = ""  # the controller's state when the table stopped making progress
+    limited: bool = False  # stopped at the round limit, still playing
+    outcome: str = ""
+    rounds: int = 0
+    frames: int = 0
+    wall_s: float = 0.0
+    table_s: float = 0.0
+    questions: int = 0
+    checks: list[MoveCheck] = field(default_factory=list)
+    violations: list[TableDifference] = field(default_factory=list)
+    faults: int = 0
+    log: list[str] = field(default_factory=list)
+
+    @property
+    def moves(self) -> int:
+        return len(self.checks)
+
+    @property
+    def wrong(self) -> list[MoveCheck]:
+        """Committed moves whose consequence differs from the true move's."""
+        return [c for c in self.checks if c.wrong]
+
+
+def _question(status: Any) -> str:
+    """The question the controller is asking the table, if its status has one."""
+    question = getattr(status, "question", None)
+    return str(question) if question else ""
+
+
+def play_game(
+    board: Board,
+    config: Config,
+    state_dir: Path,
+    *,
+    players: int,
+    seed: int,
+    options: GameOptions | None = None,
+    faults: SceneFaults | None = None,
+    max_rounds: int = MAX_ROUNDS,
+    stuck_frames: int = STUCK_FRAMES,
+    on_step: Callable[[Controller, World], None] | None = None,
+    **player_options: Any,
+) -> GameReport:
+    """Play one game on a fresh simulated table; see the module's docstring."""
+    report = GameReport(players, seed)
+    world = World(board)
+    camera_config = parse_camera_config(config.camera, config.source)
+    started = time.perf_counter()
+    backend = SimBackend(config, world)
+    with (
+        Journal.in_state_dir(state_dir) as journal,
+        backend,
+        CloudMover(config, backend, board) as mover,
+        TableControls(config.controls, pin_factory=backend.pin_factory) as controls,
+    ):
+        if faults is not None:
+            def wrapped(scene: Callable[[], Scene]) -> Callable[[], Scene]:
+                assert faults is not None
+                return faults.wrap(scene)
+
+            backend.scene_wrapper = wrapped
+        sim_players: list[SimulatedPlayers] = []
+
+        def open_camera() -> CameraSource:
+            camera: CameraSource = backend.open_camera(board, camera_config)
+            for p in sim_players:
+                assert backend.scene is not None
+                p.scene = backend.scene
+                p.attach()
+            return camera
+
+        controller = Controller(
+            board=board, journal=journal, open_camera=open_camera, mover=mover,
+            controls=controls, clock=backend.clock,
+            stability=StabilitySettings(camera_config.stable_frames,
+                                        camera_config.stable_min_time_s),
+            players=players, seed=seed, options=options,
+        )
+        controller.listeners.append(report.log.append)
+        table_players = SimulatedPlayers(
+            controller, world, WorldScene(world, board),
+            backend.pin(config.controls.spin_button_pin), seed=seed, **player_options)
+        sim_players.append(table_players)
+        watch = InvariantWatch(controller, world)
+        try:
+            controller.start()
+            seq, since, question = -1, 0, ""
+            while True:
+                status = controller.status
+                game = controller.game
+                assert game is not None
+                if status.mode is Mode.OVER:
+                    report.finished = True
+                    break
+                if game.round > max_rounds:
+                    report.limited = True
+                    break
+                if status.seq != seq:
+                    seq, since = status.seq, status.frames
+                elif status.frames - since > stuck_frames:
+                    report.stalled = f"round {game.round}, {status.mode.value}: {status.message}"
+                    break
+                controller.step()
+                watch.check()
+                if on_step is not None:
+                    on_step(controller, world)
+                asked = _question(controller.status)
+                if asked and asked != question:
+                    report.questions += 1
+                question = asked
+        finally:
+            controller.close()
+        game = controller.game
+        assert game is not None
+        report.outcome = str(game.outcome() or "")
+        report.rounds = game.round
+        report.frames = controller.status.frames
+        report.table_s = backend.clock.monotonic()
+        report.violations = watch.violations
+        report.checks = compare_moves(game.record(), table_players.truth.moves, board)
+        report.faults = len(faults.injected) if faults is not None else 0
+    report.wall_s = time.perf_counter() - started
+    return report
+

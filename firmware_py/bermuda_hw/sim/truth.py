@@ -1,0 +1,295 @@
+"""The simulated table's truth beside the controller's journal: true moves and the table invariant.
+
+The simulated players record every move they truly make (`TrueMove`: the
+die, the ship, where from and to, the ships it bumps) at the journal
+position they saw when they made it. `compare_moves` replays a journal and
+sets each committed move's consequence for the game (places, previous
+ports, cards, totals) beside the consequence of the move the player truly
+made from the same position. `table_differences` is the table invariant:
+at a settled board, the world's ships by (colour, place), places under the
+cloud excluded, equal the game's expected placement.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from bermuda_hw.rules.board import Board, Point
+from bermuda_hw.rules.game import Game, ShipStatus
+from bermuda_hw.rules.moves import Move, split_ship_id
+from bermuda_hw.sim.world import World
+
+PLACE_TOLERANCE_MM = 8.0  # a token this close to a space's centre or a port's berth stands there
+TRUTH_FILE = "truth.jsonl"
+
+Place = tuple[str, str | None]  # (colour, space or port id; None: off every space)
+
+
+def place_of(board: Board, point: Point) -> str | None:
+    """The space or port a token standing at `point` is on (None: off every space)."""
+    for port in board.ports.values():
+        if any(math.dist(point, b) <= PLACE_TOLERANCE_MM for b in port.berths):
+            return port.id
+    space, distance_mm = board.nearest_space(*point)
+    return space if distance_mm <= PLACE_TOLERANCE_MM else None
+
+
+# --- true moves ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TrueMove:
+    """A move a simulated player made on the table (a pass included)."""
+
+    seq: int  # the journal's length when the player made it (the position it was made from)
+    round: int
+    color: str
+    die: int
+    move: str  # the rules' notation (`Move.parse` reads it back)
+    ship: str | None
+    start: str | None
+    end: str | None
+    bumps: tuple[str, ...] = ()
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> TrueMove:
+        data = json.loads(text)
+        data["bumps"] = tuple(data.get("bumps", ()))
+        return cls(**data)
+
+
+class TruthLog:
+    """The true moves of one game, in order; appended to a JSON-lines file if given one."""
+
+    def __init__(self, path: Path | None = None) -> None:
+        self.path = path
+        self.moves: list[TrueMove] = []
+
+    def record(self, move: TrueMove) -> None:
+        self.moves.append(move)
+        if self.path is not None:
+            with self.path.open("a", encoding="utf-8") as out:
+                out.write(move.to_json() + "\n")
+
+    def clear(self) -> None:
+        """A new game begins: forget the moves (and empty the file)."""
+        self.moves.clear()
+        if self.path is not None:
+            self.path.write_text("", encoding="utf-8")
+
+    @staticmethod
+    def read(path: Path) -> list[TrueMove]:
+        """The true moves stored in a file (none if it does not exist)."""
+        if not path.exists():
+            return []
+        return [TrueMove.from_json(line) for line in path.read_text("utf-8").splitlines()
+                if line.strip()]
+
+
+def true_move(game: Game, move: Move, die: int) -> TrueMove:
+    """The record of `move` made with `die` from the game's position now."""
+    bumps: tuple[str, ...] = ()
+    if not move.is_pass and move.end is not None:
+        short = move.end not in game.board.ports and move.steps < die
+        if not short and move.end not in game.board.ports:
+            bumps = tuple(s for s in game.ships_at(move.end) if s != move.ship)
+    return TrueMove(
+        seq=len(game.journal), round=game.round, color=game.active, die=die, move=str(move),
+        ship=None if move.is_pass else move.ship, start=None if move.is_pass else move.start,
+        end=None if move.is_pass else move.end, bumps=bumps,
+    )
+
+
+# --- consequences -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Consequence:
+    """What a move leaves in the game: ships by colour, place, previous port and status;
+    each colour's cards and total."""
+
+    ships: tuple[tuple[str, str | None, str, str], ...]
+    hands: tuple[tuple[str, tuple[tuple[str, int], ...]], ...]
+    totals: tuple[tuple[str, int], ...]
+
+    @classmethod
+    def of(cls, game: Game) -> Consequence:
+        ships = sorted((s.color, s.location or "", s.previous_port, s.status.value)
+                       for s in game.ships())
+        return cls(
+            ships=tuple((c, loc or None, prev, st) for c, loc, prev, st in ships),
+            hands=tuple((c, game.hand(c)) for c in game.players),
+            totals=tuple(sorted(game.totals().items())),
+        )
+
+    def differences(self, other: Consequence) -> str:
+        """In words, how `other` differs from this one (empty if it does not)."""
+        parts = []
+        mine, theirs = Counter(self.ships), Counter(other.ships)
+        if mine != theirs:
+            lost = sorted((mine - theirs).elements(), key=str)
+            gained = sorted((theirs - mine).elements(), key=str)
+            parts.append(f"ships {lost} -> {gained}")
+        if self.hands != other.hands:
+            parts.append("cards differ")
+        if self.totals != other.totals:
+            parts.append(f"totals {dict(self.totals)} -> {dict(other.totals)}")
+        return "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class MoveCheck:
+    """One committed move beside the move truly made from the same position."""
+
+    index: int  # the committed move's index in the journal
+    round: int
+    color: str
+    committed: str
+    truth: TrueMove | None  # None: nobody made a move from that position
+    wrong: str  # how the committed consequence differs from the true one ("" if it does not)
+
+    def __str__(self) -> str:
+        true = "no move made" if self.truth is None else \
+            f"{self.truth.move} (die {self.truth.die})"
+        return (f"round {self.round}, {self.color}: committed {self.committed}, "
+                f"true {true}: {self.wrong or 'same consequence'}")
+
+
+def compare_moves(record: Mapping[str, Any], truths: Sequence[TrueMove],
+                  board: Board | None = None) -> list[MoveCheck]:
+    """Every move the journal commits, checked against the true move made from its position.
+
+    The true move for the committed move at journal index j is the last one
+    recorded at a position after the previous committed move and not after j
+    (a player who tries again after a move was not taken records it again).
+    """
+    entries = list(record["journal"])
+    checks: list[MoveCheck] = []
+    previous = -1
+    for index, entry in enumerate(entries):
+        if "move" not in entry:
+            continue
+        before = Game.replay({**record, "journal": entries[:index]}, board)
+        color = before.active
+        candidates = [t for t in truths if previous < t.seq <= index and t.color == color]
+        truth = candidates[-1] if candidates else None
+        committed = before.copy()
+        committed.push(Move.parse(entry["move"]))
+        after = Consequence.of(committed)
+        if truth is None:
+            wrong = "no true move from this position"
+        else:
+            alternative = before.copy()
+            try:
+                alternative.set_die(truth.die)
+                alternative.push(Move.parse(truth.move))
+            except ValueError as exc:
+                wrong = f"the true move is not legal in the committed position: {exc}"
+            else:
+                wrong = Consequence.of(alternative).differences(after)
+        checks.append(MoveCheck(index, before.round, color, entry["move"], truth, wrong))
+        previous = index
+    return checks
+
+
+# --- the table invariant ------------------------------------------------------------------
+
+
+def world_places(world: World, board: Board) -> Counter[Place]:
+    """Where the world's tokens truly stand, by colour (ships inside the cloud excluded)."""
+    carried = set(world.carried)
+    return Counter((split_ship_id(sid)[0], place_of(board, point))
+                   for sid, point in world.ship_positions().items() if sid not in carried)
+
+
+def hidden_places(world: World, board: Board) -> frozenset[str]:
+    """The spaces and ports under the cloud where it truly is (the camera cannot see them)."""
+    if not world.cloud_on_board:
+        return frozenset()
+    radius = board.cloud.footprint_radius_mm
+    cloud = world.cloud_mm
+    hidden = {s.id for s in board.spaces.values() if math.dist(s.position, cloud) <= radius}
+    hidden.update(p.id for p in board.ports.values()
+                  if any(math.dist(b, cloud) <= radius for b in p.berths))
+    return frozenset(hidden)
+
+
+@dataclass(frozen=True)
+class TableDifference:
+    """Where the world's truth and the game's expected placement disagree."""
+
+    round: int
+    seq: int
+    mode: str
+    only_in_game: tuple[Place, ...]
+    only_on_table: tuple[Place, ...]
+
+    def __str__(self) -> str:
+        return (f"round {self.round} (journal {self.seq}, {self.mode}): game has "
+                f"{list(self.only_in_game)}, table has {list(self.only_on_table)}")
+
+
+def _visible(places: Counter[Place], hidden: Iterable[str]) -> Counter[Place]:
+    skip = set(hidden)
+    return Counter({p: n for p, n in places.items() if p[1] is None or p[1] not in skip})
+
+
+def table_differences(world: World, game: Game, mode: str = "") -> TableDifference | None:
+    """The table invariant: None when the world's truth equals the game's placement."""
+    board = game.board
+    hidden = hidden_places(world, board)
+    truth = _visible(world_places(world, board), hidden)
+    expected = _visible(Counter((s.color, s.location) for s in game.ships()
+                                if s.location is not None and s.status is not ShipStatus.OUT),
+                        hidden)
+    if truth == expected:
+        return None
+    return TableDifference(game.round, len(game.journal), mode,
+                           tuple(sorted((expected - truth).elements(), key=_place_key)),
+                           tuple(sorted((truth - expected).elements(), key=_place_key)))
+
+
+def _place_key(place: Place) -> tuple[str, str]:
+    return (place[0], place[1] or "")
+
+
+class InvariantWatch:
+    """Checks the table invariant every time the controller settles on a board.
+
+    Call `check()` after every controller step; `violations` lists each
+    disagreement once per journal position.
+    """
+
+    SETTLED = frozenset({"ready", "spin", "over"})
+
+    def __init__(self, controller: Any, world: World) -> None:
+        self.controller = controller
+        self.world = world
+        self.violations: list[TableDifference] = []
+        self.checked = 0
+        self._last: tuple[int, str] | None = None
+
+    def check(self) -> None:
+        status = self.controller.status
+        game = self.controller.game
+        mode = str(status.mode.value)
+        if game is None or mode not in self.SETTLED:
+            self._last = None
+            return
+        key = (status.seq, mode)
+        if key == self._last:
+            return
+        self._last = key
+        self.checked += 1
+        diff = table_differences(self.world, game, mode)
+        if diff is not None:
+            self.violations.append(diff)

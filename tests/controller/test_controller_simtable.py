@@ -1,0 +1,235 @@
+"""The simulated table behaves as a real one: stacking order, tokens side by side, no ship
+back from out of the game, players doing the fix they are asked for, truth and invariant."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bermuda_hw.controller.identify import Difference
+from bermuda_hw.controller.status import Mode, Status
+from bermuda_hw.planning.route import _edge, clear_route
+from bermuda_hw.rules.board import Board, load_board
+from bermuda_hw.rules.cloud import CloudPose, swept_ships
+from bermuda_hw.rules.game import Game, ShipStatus
+from bermuda_hw.sim.players import SimulatedPlayers
+from bermuda_hw.sim.render import CameraModel, render
+from bermuda_hw.sim.scene import WorldScene, scene_of
+from bermuda_hw.sim.truth import (
+    TrueMove,
+    TruthLog,
+    compare_moves,
+    place_of,
+    table_differences,
+)
+from bermuda_hw.sim.world import World
+from bermuda_hw.vision.reader import BoardReader
+
+_BOARD = load_board()
+
+
+@dataclass
+class View:
+    """What simulated players read of a controller: its board, game and status."""
+
+    board: Board
+    game: Game | None
+    status: Status = field(default_factory=Status)
+
+
+class Pin:
+    def __init__(self) -> None:
+        self.presses = 0
+
+    def drive_low(self) -> None:
+        self.presses += 1
+
+    def drive_high(self) -> None:
+        pass
+
+
+def _players(board: Board, game: Game, world: World, **options: object) -> SimulatedPlayers:
+    view = View(board, game)
+    players = SimulatedPlayers(view, world, WorldScene(world, board), Pin(), seed=3,
+                               hand_chance=0.0, **options)  # type: ignore[arg-type]
+    return players
+
+
+def _set_up(board: Board, game: Game, world: World) -> None:
+    for sid, (x_mm, y_mm) in game.ship_positions().items():
+        world.place_ship(sid, x_mm, y_mm)
+    world.set_carriage(*board.grid.dot_mm(*board.grid.centre))
+
+
+def test_the_ship_put_down_last_is_the_one_seen_on_top(board: Board) -> None:
+    world = World(board)
+    world.set_carriage(*board.grid.dot_mm(0, 0))
+    space = board.spaces["S16"]
+    world.place_ship("blue-2", space.x_mm + 1.0, space.y_mm)
+    world.place_ship("yellow-1", space.x_mm, space.y_mm)
+    world.place_ship("blue-2", space.x_mm + 1.0, space.y_mm + 0.5)  # moved again: on top now
+    scene = scene_of(world, board)
+    assert [t.color for t in scene.ships] == ["yellow", "blue"]
+    reading = BoardReader(board).read(render(board, scene, CameraModel(width_px=640, focal_px=575.0,
+                                                                        height_px=480)))
+    assert [(s.color, s.space) for s in reading.ships] == [("blue", "S16")]
+
+
+def test_a_token_is_put_down_beside_another_never_on_it(board: Board) -> None:
+    game = Game.new(2, seed=1, board=board)
+    world = World(board)
+    _set_up(board, game, world)
+    players = _players(board, game, world)
+    space = board.spaces["S16"]
+    world.place_ship("blue-1", space.x_mm, space.y_mm)
+    for _ in range(20):
+        spot = players._spot("S16", "yellow-1")
+        assert math.dist(spot, space.position) >= 5.0
+        assert place_of(board, spot) == "S16"
+    # a full port: beside its last berth, still in the port
+    port = board.ports["SUGAR"]
+    for i, berth in enumerate(port.berths):
+        world.place_ship(f"red-{i + 1}", *berth)
+    spot = players._spot("SUGAR", "yellow-2")
+    assert min(math.dist(spot, b) for b in port.berths) >= 5.0
+    assert place_of(board, spot) == "SUGAR"
+
+
+def test_a_ship_out_of_the_game_never_comes_back(board: Board) -> None:
+    game = Game.new(2, seed=1, board=board)
+    world = World(board)
+    _set_up(board, game, world)
+    players = _players(board, game, world)
+    # blue-1 went out with the cloud at an outside dot: the players took it out
+    world.set_carriage(*board.grid.dot_mm(0, 4))
+    world.place_ship("blue-1", *world.magnets_mm()[0])
+    assert "blue-1" in world.carried
+    players._empty_cloud_at_edge()
+    game.set_ship("blue-1", None, "SUGAR", status=ShipStatus.OUT)
+    assert "blue-1" not in world.ship_positions()
+    # the camera misses a blue ship: the fix must not bring blue-1 back
+    world.remove("blue-2")
+    assert players._spare_token("blue") == "blue-2"
+    world.place_ship("blue-2", *board.ports["OIL"].berths[0])
+    assert players._spare_token("blue") is None
+
+
+def test_players_do_the_fix_they_are_asked_for_not_undo_their_move(board: Board) -> None:
+    game = Game.new(2, seed=1, board=board)
+    world = World(board)
+    _set_up(board, game, world)
+    players = _players(board, game, world, pause_frames=0)
+    view = players.controller
+    assert isinstance(view, View)
+    start = world.ship_positions()["blue-1"]
+    start_place = place_of(board, start)
+    assert start_place is not None
+    # the player's move: blue-1 to S23; the controller took another and asks for S24
+    players._undo = {"blue-1": start}
+    players._undo_seq = view.status.seq
+    world.place_ship("blue-1", *board.spaces["S23"].position)
+    view.status.mode = Mode.FIX
+    view.status.fix = Difference(missing=(("blue", "S24"),), extra=(("blue", "S23"),))
+    players.tick()
+    assert place_of(board, world.ship_positions()["blue-1"]) == "S24"
+
+
+def test_true_moves_are_compared_with_the_committed_consequence(board: Board,
+                                                                tmp_path: object) -> None:
+    game = Game.new(2, seed=4, board=board)
+    record = game.copy()
+    moves = game.legal_moves(4)
+    docking = [m for m in moves if m.end in board.ports]
+    truth = docking[0] if docking else moves[0]
+    log = TruthLog()
+    from bermuda_hw.sim.truth import true_move
+
+    log.record(true_move(game, truth, 4))
+    other = next(m for m in game.legal_moves(1) if m.end != truth.end)
+    record.set_die(1)
+    record.push(other)
+    checks = compare_moves(record.record(), log.moves, board)
+    assert len(checks) == 1 and checks[0].wrong
+    assert "ships" in checks[0].wrong
+    same = game.copy()
+    same.set_die(4)
+    same.push(truth)
+    assert not compare_moves(same.record(), log.moves, board)[0].wrong
+    assert TrueMove.from_json(log.moves[0].to_json()) == log.moves[0]
+
+
+def test_the_table_invariant_sees_a_token_where_the_game_has_none(board: Board) -> None:
+    game = Game.new(2, seed=1, board=board)
+    world = World(board)
+    _set_up(board, game, world)
+    world.set_carriage(*board.grid.dot_mm(0, 0))
+    assert table_differences(world, game) is None
+    world.place_ship("blue-1", *board.spaces["S16"].position)
+    diff = table_differences(world, game)
+    assert diff is not None and ("blue", "S16") in diff.only_on_table
+    # under the cloud, the camera cannot see it: not compared
+    world.set_carriage(*board.spaces["S16"].position)
+    assert ("blue", "S16") not in (table_differences(world, game) or diff).only_on_table \
+        or pytest.fail("a hidden place was compared")
+
+
+def test_the_cloud_returns_to_the_centre_clear_of_the_ships(make_table: Any) -> None:
+    """The rules set the cloud back on the centre without a sweep: the rig's drag keeps
+    its magnets clear of the ships (here a straight drag would pick up the one on S32)."""
+    table = make_table(players=2, seed=1, with_players=False)
+    board, world, mover = table.board, table.world, table.mover
+    game = table.controller.game
+    mover.goto_dot(0, 4)
+    mover.turn_to(2)
+    space = board.spaces["S32"]
+    game.set_ship("blue-1", "S32", "SUGAR")
+    world.place_ship("blue-1", *space.position)
+    assert not world.carried
+    table.controller._place_cloud()
+    assert mover.pose() == game.pose
+    assert not world.carried
+    assert place_of(board, world.ship_positions()["blue-1"]) == "S32"
+
+
+@settings(max_examples=15, deadline=None)
+@given(spaces=st.lists(st.sampled_from(sorted(_BOARD.spaces)), min_size=0, max_size=12,
+                       unique=True),
+       col=st.sampled_from([0, 8]), row=st.integers(0, 8), letter=st.integers(0, 7),
+       servo=st.booleans())
+def test_a_route_ends_at_its_goal_and_a_clear_one_sweeps_nothing(
+        spaces: list[str], col: int, row: int, letter: int, servo: bool) -> None:
+    board = _BOARD
+    ships = {f"s{i}": board.spaces[s].position for i, s in enumerate(spaces)
+             if s not in board.ports}
+    start, goal = CloudPose(col, row, letter), CloudPose(4, 4, 0)
+    route = clear_route(board, start, goal, ships, clockwise_only=not servo)
+    assert route.poses[0] == start and route.poses[-1] == goal
+    passed: set[str] = set()
+    for a, b in itertools.pairwise(route.poses):
+        if a.letter != b.letter:  # an eighth turn on the spot: a servo never crosses H-A
+            assert (a.col, a.row) == (b.col, b.row)
+            if servo:
+                assert abs(b.letter - a.letter) == 1
+                a, b = min(a, b, key=lambda p: p.letter), max(a, b, key=lambda p: p.letter)
+            else:
+                assert b.letter == (a.letter + 1) % 8
+        passed |= swept_ships(board, _edge(board, a, b), ships)
+    if route.clear:
+        assert not passed
+    else:
+        assert passed <= set(route.swept)
+
+
+def test_the_route_modules_examples_run() -> None:
+    import doctest
+
+    import bermuda_hw.planning.route as route
+
+    result = doctest.testmod(route)
+    assert result.attempted > 0 and result.failed == 0

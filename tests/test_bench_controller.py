@@ -1,0 +1,25 @@
+"""`benchmarks/bench_controller.py` in its short smoke mode: it plays, checks and reports."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_controller.py"
+
+
+@pytest.mark.slow
+def test_bench_controller_smoke(capsys: pytest.CaptureFixture[str]) -> None:
+    spec = importlib.util.spec_from_file_location("bench_controller", BENCH)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    assert bench.games(5) == [(2, 1), (3, 1), (4, 1), (2, 2), (3, 2)]
+    bench.main(["--games", "1", "--fault-games", "1", "--rounds", "1", "--loop-frames", "0",
+                "--verbose"])
+    out = capsys.readouterr().out
+    assert "1 games, die" in out and "round limit" in out
+    assert out.count("faults p=") == 4
+    assert "0 stalled" in out
