@@ -63,7 +63,7 @@ def test_estop_button_during_the_spin(make_table: MakeTable) -> None:
     table = make_table(seed=4)
     c = table.controller
     table.run_until(lambda: table.mode() is Mode.SPIN, limit=600)
-    estop = table.backend.pin(table.config.controls.estop_pin)
+    rig = table.backend.rig
     world = table.world
     moves = {"n": 0}
     original = world.set_carriage
@@ -72,7 +72,7 @@ def test_estop_button_during_the_spin(make_table: MakeTable) -> None:
         original(x_mm, y_mm)
         moves["n"] += 1
         if moves["n"] == 100:
-            estop.drive_low()  # pressed in the middle of the move
+            rig.press_estop()  # pressed in the middle of the move
 
     world.set_carriage = carriage  # type: ignore[method-assign]
     table.run_until(lambda: table.mode() is Mode.FAULT, limit=50)
@@ -85,7 +85,7 @@ def test_estop_button_during_the_spin(make_table: MakeTable) -> None:
     table.steps(1)
     assert table.mode() is Mode.FAULT
     assert any("still engaged" in line for line in table.log)
-    estop.drive_high()  # released
+    rig.press_estop(False)  # released
     faulted_round = c.game.round
     table.press()
     table.run_until(lambda: c.game.round == faulted_round + 1, limit=600)
@@ -94,7 +94,7 @@ def test_estop_button_during_the_spin(make_table: MakeTable) -> None:
 
 def test_start_refused_while_the_estop_is_held(make_table: MakeTable) -> None:
     table = make_table(start=False)
-    table.backend.pin(table.config.controls.estop_pin).drive_low()
+    table.backend.rig.press_estop()
     with pytest.raises(EmergencyStopError, match="e-stop"):
         table.controller.start()
     assert table.backend.rig.lost_steps == 0 and not table.mover.homed

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import os
@@ -226,6 +227,19 @@ def test_too_fast_for_the_rotation_motor_loses_steps(
     assert backend.rig.world.cloud_heading_deg != pytest.approx(90.0, abs=1.0)
 
 
+def test_the_uln2003_channels_in_phase_order_do_not_turn_the_cloud(
+    make_mover: MakeMover, tweak: Tweak, fast_config: Config, board: Board
+) -> None:
+    """IN1..IN4 on channels 0..3: AIN1, AIN2, BIN1, BIN2 must be 0, 2, 1, 3 (the default)."""
+    assert fast_config.rotation.stepper.channels == (0, 2, 1, 3)
+    stepper = dataclasses.replace(fast_config.rotation.stepper, channels=(0, 1, 2, 3))
+    mover, backend = make_mover(tweak(fast_config, "rotation", stepper=stepper))
+    at_centre(mover, board)
+    mover.turn_to(2)
+    assert backend.rig.rotor.lost_steps > 0
+    assert backend.rig.world.cloud_heading_deg != pytest.approx(90.0, abs=10.0)
+
+
 # --- emergency stop and faults ------------------------------------------------------
 
 
@@ -373,7 +387,7 @@ def test_the_estop_button_stops_a_move(
         deadline = time.monotonic() + 20.0
         while y_model.accepted_steps - start < 300 and time.monotonic() < deadline:
             time.sleep(0.001)
-        backend.pin(4).drive_low()  # the button is pressed (active low)
+        backend.rig.press_estop()  # the button is pressed (a normally-closed contact opens)
         thread.join(10.0)
         backend.virtual_clock.real_time_factor = 0.0
         assert len(failure) == 1 and isinstance(failure[0], EmergencyStopError)

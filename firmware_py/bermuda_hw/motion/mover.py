@@ -101,7 +101,7 @@ class CloudMover:
             self.endstops = [
                 self._keep(
                     Endstop(
-                        axis.endstop_pin, active_low=axis.endstop_active_low, pin_factory=factory
+                        axis.endstop_pin, wiring=axis.endstop, pin_factory=factory
                     )
                 )
                 for axis in gantry.axes
