@@ -421,6 +421,61 @@ def test_homing_refused_while_the_estop_is_engaged(
     assert mover.homed
 
 
+def test_an_estop_pressed_as_homing_starts_is_not_lost(
+    rig_mover: tuple[CloudMover, SimBackend],
+) -> None:
+    mover, backend = rig_mover
+
+    def level_then_press() -> bool:
+        # the level reads released; the button's edge arrives right after the read
+        mover.emergency_stop("e-stop button")
+        return False
+
+    mover.set_interlock(level_then_press)
+    with pytest.raises(EmergencyStopError):
+        mover.home()
+    assert backend.rig.axes["x"].accepted_steps == backend.rig.axes["y"].accepted_steps == 0
+    assert not mover.homed and not backend.rig.enabled
+
+
+def test_the_estop_level_is_polled_between_steps(
+    rig_mover: tuple[CloudMover, SimBackend], board: Board
+) -> None:
+    """An e-stop held with no edge seen (a missed event) still stops a move within a few steps."""
+    mover, backend = rig_mover
+    at_centre(mover, board)
+    reads = {"n": 0}
+
+    def held_after_a_while() -> bool:
+        reads["n"] += 1
+        return reads["n"] > 20
+
+    mover.set_interlock(held_after_a_while)
+    before = backend.rig.axes["y"].accepted_steps
+    with pytest.raises(EmergencyStopError, match="e-stop is held"):
+        mover.goto_dot(4, 0)
+    moved = backend.rig.axes["y"].accepted_steps - before
+    planned = round(4 * board.grid.pitch_mm * mover.config.gantry.y.steps_per_mm)
+    assert 0 < moved < planned
+    assert not mover.homed and not backend.rig.enabled
+
+
+def test_an_endstop_pressed_far_from_home_stops_a_move(
+    rig_mover: tuple[CloudMover, SimBackend], board: Board
+) -> None:
+    mover, backend = rig_mover
+    at_centre(mover, board)
+    backend.rig.break_endstop("x", "cut")  # a normally-closed switch's wire comes off
+    with pytest.raises(HomingError, match=r"axis x: endstop pressed .* from home during a move"):
+        mover.goto_dot(6, 6)
+    assert not mover.homed and not backend.rig.enabled
+    assert truth_mm(backend) != pytest.approx(board.grid.dot_mm(6, 6), abs=5.0)
+    # a move that ends near home may press the switch: it is not watched there
+    backend.rig.break_endstop("x", "")
+    mover.home()
+    mover.goto_dot(0, 0)
+
+
 def test_a_spin_on_the_rig_carries_the_ships_the_rules_say_it_sweeps(
     make_mover: MakeMover, fast_config: Config, board: Board
 ) -> None:
