@@ -16,12 +16,13 @@ from gpiozero.pins.mock import MockFactory
 from hw_standins import FakeChip, make_lgpio, make_smbus2
 
 from bermuda_hw.backends import create_backend
+from bermuda_hw.backends.camera import Picamera2Source
 from bermuda_hw.backends.real import RealBackend
 from bermuda_hw.backends.sim import SimBackend
 from bermuda_hw.clock import WallClock
 from bermuda_hw.config import Config
 from bermuda_hw.devices.stepper import MotorEnable
-from bermuda_hw.errors import BusError, HardwareError
+from bermuda_hw.errors import BusError, CameraError, HardwareError
 from bermuda_hw.sim.clock import VirtualClock
 from bermuda_hw.sim.pca9685 import FakeI2C, PCA9685Emulator
 
@@ -181,3 +182,22 @@ def test_the_i2c_probe_names_bus_and_address(
     with pytest.raises(HardwareError, match=r"no /dev/i2c-3: enable I2C"):
         backend.i2c()
     backend.close()
+
+
+def test_a_picamera2_that_fails_to_import_is_a_camera_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Raspberry Pi OS's picamera2 under a venv's numpy 2 fails with a ValueError, not an
+    ImportError: it is reported as a CameraError that says what to do."""
+    package = tmp_path / "picamera2"
+    package.mkdir()
+    (package / "__init__.py").write_text(
+        "raise ValueError('numpy.dtype size changed, may indicate binary incompatibility. "
+        "Expected 96 from C header, got 88 from PyObject')\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "picamera2", raising=False)
+    camera = Picamera2Source()
+    with pytest.raises(CameraError, match=r"numpy.dtype size changed.*scripts/install-pi"):
+        camera.open()
+    sys.modules.pop("picamera2", None)

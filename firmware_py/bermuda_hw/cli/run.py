@@ -66,7 +66,7 @@ def register(subparsers: Any) -> None:
                              "can)")
     parser.add_argument("--max-rounds", type=int, default=DEFAULT_MAX_ROUNDS, metavar="N",
                         help="simulated table: stop after this many rounds")
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, config_error_exit=78)  # EX_CONFIG: not restarted
 
 
 class _ClockFormatter(logging.Formatter):
