@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import logging
 import os
 import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +90,16 @@ def _logging(clock: Any, simulate: bool) -> logging.Handler:
     return handler
 
 
+@contextlib.contextmanager
+def _logged(clock: Any, simulate: bool) -> Iterator[None]:
+    """The controller's log on stdout while the daemon runs."""
+    handler = _logging(clock, simulate)
+    try:
+        yield
+    finally:
+        logging.getLogger("bermuda_hw.controller").removeHandler(handler)
+
+
 def _config(args: argparse.Namespace, simulate: bool) -> Config:
     path = args.config
     if path is None and DEFAULT_CONFIG_PATH.exists():
@@ -133,10 +145,11 @@ def run(args: argparse.Namespace) -> int:
     with (
         Journal.in_state_dir(state_dir) as journal,
         backend,
+        # before the devices: the pin factory and gpiochip are logged when they are built
+        _logged(backend.clock, simulate),
         CloudMover(config, backend, board) as mover,
         TableControls(config.controls, pin_factory=backend.pin_factory) as controls,
     ):
-        handler = _logging(backend.clock, simulate)
 
         def open_camera() -> CameraSource:
             camera: CameraSource = backend.open_camera(board, camera_config)
@@ -186,7 +199,6 @@ def run(args: argparse.Namespace) -> int:
         finally:
             signal.signal(signal.SIGTERM, previous)
             controller.close()
-            logging.getLogger("bermuda_hw.controller").removeHandler(handler)
         if simulate:
             status = controller.status
             print(f"frames read: {status.frames}, stable observations: {status.observations}, "
