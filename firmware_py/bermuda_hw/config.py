@@ -18,6 +18,46 @@ DEFAULT_CONFIG_PATH = Path("/etc/bermuda-hw/config.toml")
 _USABLE_BCM = range(2, 28)
 # BCM 2 and 3 carry the I2C bus that the PCA9685 is on.
 _I2C_PINS = {2: "I2C SDA", 3: "I2C SCL"}
+# BCM 0-8 are pulled high from power-on until the service claims them: a STEP or DIR
+# line there would see an edge before the software runs (BCM 9-27 are pulled low).
+BOOT_PULL_UP_BCM = range(0, 9)
+
+Contact = Literal["nc", "no"]
+Pull = Literal["up", "down", "external"]
+PinFactoryName = Literal["lgpio", "rpigpio"]
+
+
+@dataclass(frozen=True)
+class SwitchWiring:
+    """How a switch is wired to its input: its contact, and what holds the line when open.
+
+    `pull` "up" (the Pi's pull-up, switch to ground), "down" (the Pi's pull-down,
+    switch to 3.3 V) or "external" (a resistor on the board pulls the line up,
+    switch to ground; the Pi's own pull is off). A normally-closed ("nc") contact
+    opens when pressed, so a broken wire reads as pressed.
+    """
+
+    contact: Contact
+    pull: Pull
+
+    @property
+    def closed_level(self) -> bool:
+        """The line's level while the contact is closed (True: high)."""
+        return self.pull == "down"
+
+    @property
+    def pressed_level(self) -> bool:
+        """The line's level while the switch is pressed (actuated)."""
+        return self.closed_level if self.contact == "no" else not self.closed_level
+
+    def level(self, pressed: bool) -> bool:
+        """The line's level for a switch that is, or is not, pressed."""
+        return self.pressed_level if pressed else not self.pressed_level
+
+    @property
+    def open_level(self) -> bool:
+        """The level of an open contact, or of a broken wire: where the pull holds it."""
+        return not self.closed_level
 
 
 @dataclass(frozen=True)
@@ -35,7 +75,7 @@ class AxisConfig:
     travel_mm: float
     board_offset_mm: float
     endstop_pin: int
-    endstop_active_low: bool
+    endstop: SwitchWiring
     home_speed_mm_s: float
     home_slow_speed_mm_s: float
     home_backoff_mm: float
@@ -117,11 +157,11 @@ class ControlsConfig:
     """The table's controls: spin button, status LED, optional buzzer and e-stop."""
 
     spin_button_pin: int
-    spin_button_active_low: bool
+    spin_button: SwitchWiring
     status_led_pin: int
     buzzer_pin: int | None
     estop_pin: int | None
-    estop_active_low: bool
+    estop: SwitchWiring
 
 
 @dataclass(frozen=True)
@@ -137,6 +177,16 @@ class SimConfig:
 
 
 @dataclass(frozen=True)
+class BackendConfig:
+    """Which backend runs, and how the real one reaches the GPIO and I2C devices."""
+
+    kind: Literal["real", "sim"]
+    pin_factory: PinFactoryName
+    gpio_chip: int | None  # /dev/gpiochipN; None: the Pi's own (0, or 4 on a Pi 5 kernel)
+    i2c_bus: int  # /dev/i2c-N of the PCA9685
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole configuration; `source` is the file it came from (None: built-in)."""
 
@@ -147,6 +197,9 @@ class Config:
     controls: ControlsConfig
     sim: SimConfig
     camera: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
+    backend_settings: BackendConfig = field(
+        default_factory=lambda: BackendConfig("real", "lgpio", None, 1)
+    )
 
 
 # --- reading -----------------------------------------------------------------------------
@@ -197,7 +250,9 @@ def _check_known(
     prefix: str,
     extra_sections: set[str] | None = None,
 ) -> None:
-    optional = {"buzzer_pin", "estop_pin"} if prefix == "controls." else set()
+    optional = {
+        "controls.": {"buzzer_pin", "estop_pin"}, "backend.": {"gpio_chip"}
+    }.get(prefix, set())
     for key, value in data.items():
         dotted = f"{prefix}{key}"
         if extra_sections and key in extra_sections:
@@ -205,6 +260,14 @@ def _check_known(
                 raise ConfigError(file, dotted, "must be a table")
             continue
         if key not in known and key not in optional:
+            if key.endswith("_active_low"):
+                stem = key.removesuffix("_active_low")
+                raise ConfigError(
+                    file, dotted,
+                    f"replaced by {stem}_contact (\"nc\" or \"no\") and {stem}_pull "
+                    f"(\"up\", \"down\" or \"external\"); a switch to ground with the "
+                    f"internal pull-up is {stem}_pull = \"up\"",
+                )
             raise ConfigError(file, dotted, "unknown key")
         if isinstance(value, dict):
             if not isinstance(known.get(key), dict):
@@ -299,6 +362,14 @@ class _Reader:
             raise self.fail(name, f"must be one of {', '.join(options)}, not {value!r}")
         return str(value)
 
+    def switch(self, stem: str) -> SwitchWiring:
+        contact = self.choice(f"{stem}_contact", ("nc", "no"))
+        pull = self.choice(f"{stem}_pull", ("up", "down", "external"))
+        return SwitchWiring(
+            contact="nc" if contact == "nc" else "no",
+            pull="up" if pull == "up" else "down" if pull == "down" else "external",
+        )
+
     def int_list(self, name: str, length: int, low: int, high: int) -> tuple[int, ...]:
         value = self.raw(name)
         if not isinstance(value, list) or len(value) != length:
@@ -318,7 +389,8 @@ def parse_config(
     reported at the key the owner wrote.
     """
     root = _Reader(data, file, "")
-    backend = root.table("backend").choice("kind", ("real", "sim"))
+    hardware = _parse_backend(root.table("backend"))
+    backend = hardware.kind
     gantry = _parse_gantry(root.table("gantry"))
     rotation = _parse_rotation(root.table("rotation"))
     controls = _parse_controls(root.table("controls"))
@@ -334,16 +406,41 @@ def parse_config(
         controls=controls,
         sim=sim,
         camera=MappingProxyType(dict(camera_raw)),
+        backend_settings=hardware,
     )
     _check_pins(config, file, written or set())
     return config
 
 
+def _parse_backend(r: _Reader) -> BackendConfig:
+    kind = r.choice("kind", ("real", "sim"))
+    factory = r.choice("pin_factory", ("lgpio", "rpigpio"))
+    chip = r.integer("gpio_chip", 0, 64) if "gpio_chip" in r.data else None
+    return BackendConfig(
+        kind="sim" if kind == "sim" else "real",
+        pin_factory="rpigpio" if factory == "rpigpio" else "lgpio",
+        gpio_chip=chip,
+        i2c_bus=r.integer("i2c_bus", 0, 255),
+    )
+
+
+def _output_pin(r: _Reader, name: str) -> int:
+    """A STEP or DIR pin: not one that the Pi pulls high at boot."""
+    pin = r.pin(name)
+    if pin in BOOT_PULL_UP_BCM:
+        raise r.fail(
+            name,
+            f"BCM {pin} is pulled high at boot, before the service runs: the driver would "
+            "see a step or a direction change; use a pin from BCM 9-27",
+        )
+    return pin
+
+
 def _parse_axis(r: _Reader, name: str) -> AxisConfig:
     axis = AxisConfig(
         name=name,
-        step_pin=r.pin("step_pin"),
-        dir_pin=r.pin("dir_pin"),
+        step_pin=_output_pin(r, "step_pin"),
+        dir_pin=_output_pin(r, "dir_pin"),
         invert_dir=r.boolean("invert_dir"),
         belt_pitch_mm=r.number("belt_pitch_mm", high=50.0, positive=True),
         pulley_teeth=r.integer("pulley_teeth", 5, 200),
@@ -352,7 +449,7 @@ def _parse_axis(r: _Reader, name: str) -> AxisConfig:
         travel_mm=r.number("travel_mm", high=5000.0, positive=True),
         board_offset_mm=r.number("board_offset_mm", -5000.0, 5000.0, positive=False),
         endstop_pin=r.pin("endstop_pin"),
-        endstop_active_low=r.boolean("endstop_active_low"),
+        endstop=r.switch("endstop"),
         home_speed_mm_s=r.number("home_speed_mm_s", positive=True),
         home_slow_speed_mm_s=r.number("home_slow_speed_mm_s", positive=True),
         home_backoff_mm=r.number("home_backoff_mm", positive=True),
@@ -452,11 +549,11 @@ def _parse_rotation(r: _Reader) -> RotationConfig:
 def _parse_controls(r: _Reader) -> ControlsConfig:
     return ControlsConfig(
         spin_button_pin=r.pin("spin_button_pin"),
-        spin_button_active_low=r.boolean("spin_button_active_low"),
+        spin_button=r.switch("spin_button"),
         status_led_pin=r.pin("status_led_pin"),
         buzzer_pin=r.optional_pin("buzzer_pin"),
         estop_pin=r.optional_pin("estop_pin"),
-        estop_active_low=r.boolean("estop_active_low"),
+        estop=r.switch("estop"),
     )
 
 

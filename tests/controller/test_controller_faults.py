@@ -5,10 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import pytest
-
+from bermuda_hw.backends.camera import CameraSource
 from bermuda_hw.controller.status import Mode
-from bermuda_hw.errors import EmergencyStopError
 from bermuda_hw.rules.game import Phase
 from bermuda_hw.sim.render import Hand
 
@@ -63,7 +61,7 @@ def test_estop_button_during_the_spin(make_table: MakeTable) -> None:
     table = make_table(seed=4)
     c = table.controller
     table.run_until(lambda: table.mode() is Mode.SPIN, limit=600)
-    estop = table.backend.pin(table.config.controls.estop_pin)
+    rig = table.backend.rig
     world = table.world
     moves = {"n": 0}
     original = world.set_carriage
@@ -72,7 +70,7 @@ def test_estop_button_during_the_spin(make_table: MakeTable) -> None:
         original(x_mm, y_mm)
         moves["n"] += 1
         if moves["n"] == 100:
-            estop.drive_low()  # pressed in the middle of the move
+            rig.press_estop()  # pressed in the middle of the move
 
     world.set_carriage = carriage  # type: ignore[method-assign]
     table.run_until(lambda: table.mode() is Mode.FAULT, limit=50)
@@ -85,19 +83,94 @@ def test_estop_button_during_the_spin(make_table: MakeTable) -> None:
     table.steps(1)
     assert table.mode() is Mode.FAULT
     assert any("still engaged" in line for line in table.log)
-    estop.drive_high()  # released
+    rig.press_estop(False)  # released
     faulted_round = c.game.round
     table.press()
     table.run_until(lambda: c.game.round == faulted_round + 1, limit=600)
     assert table.mover.homed
 
 
-def test_start_refused_while_the_estop_is_held(make_table: MakeTable) -> None:
+def test_start_with_the_estop_held_waits_in_fault_mode(make_table: MakeTable) -> None:
     table = make_table(start=False)
-    table.backend.pin(table.config.controls.estop_pin).drive_low()
-    with pytest.raises(EmergencyStopError, match="e-stop"):
-        table.controller.start()
+    table.backend.rig.press_estop()
+    table.controller.start()  # not raised: the service stays up and waits
+    assert table.mode() is Mode.FAULT and "e-stop" in table.controller.status.message
     assert table.backend.rig.lost_steps == 0 and not table.mover.homed
+    assert all(model.accepted_steps == 0 for model in table.backend.rig.axes.values())
+    table.backend.rig.press_estop(False)
+    table.press()
+    table.run_until(lambda: table.mode() is not Mode.FAULT, limit=50)
+    assert table.mover.homed
+
+
+def test_start_without_a_camera_waits_in_fault_mode(make_table: MakeTable) -> None:
+    table = make_table(start=False)
+    table.backend.camera_missing = True
+    table.controller.start()
+    assert table.mode() is Mode.FAULT and "camera" in table.controller.status.message
+    assert not table.mover.homed
+    table.backend.camera_missing = False
+    table.press()
+    table.run_until(lambda: table.mode() is not Mode.FAULT, limit=50)
+    assert table.mover.homed
+
+
+def test_a_homing_fault_at_start_waits_for_the_button(make_table: MakeTable) -> None:
+    table = make_table(start=False)
+    table.backend.rig.break_endstop("y", "open")
+    table.controller.start()
+    assert table.mode() is Mode.FAULT and "endstop not reached" in table.controller.status.message
+    assert not table.backend.rig.enabled
+    table.steps(5)  # no retry on its own: it waits for the button
+    assert table.mode() is Mode.FAULT
+    table.backend.rig.break_endstop("y", "")
+    table.press()
+    table.run_until(lambda: table.mode() is not Mode.FAULT, limit=50)
+    assert table.mover.homed
+
+
+def test_no_spin_while_a_hand_is_over_the_board(make_table: MakeTable) -> None:
+    table = make_table(seed=4)
+    c = table.controller
+    table.run_until(lambda: table.mode() is Mode.SPIN, limit=600)
+    table.backend.scene.hand = Hand(250.0, 250.0, side="S")
+    carriage = table.world.cloud_mm
+    table.press()
+    table.steps(10)
+    assert table.mode() is Mode.SPIN and table.world.cloud_mm == carriage
+    assert any("hands off the board" in line for line in table.log)
+    table.backend.scene.hand = None
+    table.run_until(lambda: table.mode() is not Mode.SPIN, limit=20)
+    assert c.status.last_spin
+
+
+def test_no_homing_while_a_hand_is_over_the_board(make_table: MakeTable) -> None:
+    table = make_table(seed=4)
+    c = table.controller
+    c.clear_board_timeout_s = 1.0
+    table.run_until(lambda: table.mode() is Mode.SPIN, limit=600)
+    table.backend.rig.press_estop()
+    table.steps(2)
+    assert table.mode() is Mode.FAULT
+    table.backend.rig.press_estop(False)
+    opened = c.open_camera
+
+    def open_with_a_hand() -> CameraSource:
+        camera = opened()
+        assert table.backend.scene is not None
+        table.backend.scene.hand = Hand(250.0, 250.0, side="S")
+        return camera
+
+    c.open_camera = open_with_a_hand  # type: ignore[method-assign]
+    steps = [m.accepted_steps for m in table.backend.rig.axes.values()]
+    table.press()
+    table.steps(1)
+    assert table.mode() is Mode.FAULT and "has not seen the board clear" in c.status.message
+    assert [m.accepted_steps for m in table.backend.rig.axes.values()] == steps
+    c.open_camera = opened  # type: ignore[method-assign]
+    table.press()
+    table.run_until(lambda: table.mode() is not Mode.FAULT, limit=50)
+    assert table.mover.homed
 
 
 def test_a_hand_over_the_board_just_delays(make_table: MakeTable) -> None:
@@ -134,3 +207,27 @@ def test_restart_mid_game_resumes_from_the_journal(make_table: MakeTable) -> Non
     assert c2.game.to_dict() == before
     second.run_until(lambda: c2.game.round == 5, limit=900)
     _journal_matches(second)
+
+
+def test_the_watchdog_is_kicked_by_the_loop_and_by_the_step_thread_during_moves(
+    make_table: MakeTable,
+) -> None:
+    import threading
+
+    from bermuda_hw.controller.notify import Watchdog
+
+    table = make_table(seed=4, start=False)
+    c = table.controller
+    threads: list[str] = []
+
+    def notify(message: str) -> bool:
+        threads.append(threading.current_thread().name)
+        return True
+
+    clock = table.backend.clock
+    c.watchdog = Watchdog({"WATCHDOG_USEC": "200000"}, monotonic=clock.monotonic, notify=notify)
+    c.start()  # homing: a long move, waited on by the main thread
+    assert "bermuda-steps" in threads
+    threads.clear()
+    table.run_until(lambda: c.status.last_spin is not None, limit=600)
+    assert "MainThread" in threads and "bermuda-steps" in threads

@@ -62,3 +62,42 @@ def test_sd_notify_sends_datagrams(tmp_path: Path, monkeypatch: pytest.MonkeyPat
         assert server.recv(100) == b"READY=1"
     monkeypatch.delenv("NOTIFY_SOCKET")
     assert not sd_notify("READY=1")
+
+
+def test_unit_fails_safe() -> None:
+    unit = _unit()
+    service = unit["Service"]
+    # lgpio's FIFO: a writable runtime directory instead of "/" under ProtectSystem=strict
+    assert service["RuntimeDirectory"] == "bermuda-hw"
+    assert "LG_WD=/run/bermuda-hw" in service["Environment"]
+    assert service["WorkingDirectory"] == "/run/bermuda-hw"
+    # the drivers are disabled after every exit, with a command that homes nothing
+    assert service["ExecStopPost"].split()[:2] == [
+        "/opt/bermuda-hw/.venv/bin/bermuda-hw", "motors-off"]
+    # configuration errors are not restarted; repeated failures stop the restarts
+    from bermuda_hw.cli import EXIT_CONFIG
+
+    assert service["RestartPreventExitStatus"].split() == [str(EXIT_CONFIG)]
+    assert int(unit["Unit"]["StartLimitBurst"]) >= 1
+    assert int(unit["Unit"]["StartLimitIntervalSec"]) > int(service["RestartSec"])
+    # the watchdog's period: longer than the longest a move leaves the main loop waiting
+    # without the step thread's kicks (a full turn of the cloud: 4096 half steps at 400/s)
+    assert int(service["WatchdogSec"]) > 4096 / 400
+
+
+def test_watchdog_kicks_at_most_twice_a_period() -> None:
+    from bermuda_hw.controller.notify import Watchdog
+
+    now = [0.0]
+    sent: list[str] = []
+    dog = Watchdog({"WATCHDOG_USEC": "30000000"}, monotonic=lambda: now[0],
+                   notify=lambda m: sent.append(m) or True)
+    for _ in range(100):
+        dog.kick()
+        now[0] += 0.5
+    assert dog.enabled and sent.count("WATCHDOG=1") == len(sent) == 4  # 50 s, every 15 s
+    other = Watchdog({"WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "1"},
+                     notify=lambda m: sent.append(m) or True)
+    other.kick()
+    assert not other.enabled and len(sent) == 4
+    assert not Watchdog({}).enabled

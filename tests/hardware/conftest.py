@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +16,8 @@ from bermuda_hw.backends.sim import SimBackend
 from bermuda_hw.config import Config, load_config
 from bermuda_hw.motion.mover import CloudMover
 from bermuda_hw.rules.board import Board, load_board
+
+sys.path.insert(0, str(Path(__file__).parent))  # hw_standins: stand-ins for Pi-only modules
 
 
 @pytest.fixture(scope="session")

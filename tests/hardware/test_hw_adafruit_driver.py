@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import math
+from typing import Any
 
 import pytest
 from adafruit_motor import stepper
@@ -82,30 +82,45 @@ def test_servo_pulse_spot_values() -> None:
     assert chip.pulse_width_us(0) == 0.0
 
 
-def test_stepper_half_steps_change_one_coil_at_a_time_and_turn_the_rotor() -> None:
+def _turn_uln2003(channels: tuple[int, int, int, int], half_steps: int
+                  ) -> tuple[RotorModel, Any, Any]:
+    """Half-step a 28BYJ-48 whose ULN2003 IN1..IN4 are on PCA9685 channels 0..3, with the
+    driver's AIN1, AIN2, BIN1, BIN2 on `channels`."""
     bus, chip = rig_bus()
     pca = PCA9685(bus)
     pca.frequency = 1600
-    channels = (0, 1, 2, 3)  # AIN1, AIN2, BIN1, BIN2
     motor = stepper.StepperMotor(*(pca.channels[c] for c in channels), microsteps=2)
     rotor = RotorModel(pull_out_hz=1000.0)
     t = 0.0
 
-    def coils() -> tuple[int, ...]:
-        return tuple(round(chip.output(c).duty) for c in channels)
+    def phases() -> tuple[float, float, float, float]:
+        in1, in2, in3, in4 = (round(chip.output(c).duty) for c in range(4))
+        return (in1, in2, in3, in4)
 
-    rotor.coils(t, coils()[0] - coils()[1], coils()[2] - coils()[3])
-    previous = coils()
-    for _ in range(16):
+    rotor.coils(t, phases())
+    previous = phases()
+    for _ in range(half_steps):
         motor.onestep(direction=stepper.FORWARD, style=stepper.INTERLEAVE)
-        now = coils()
+        now = phases()
         assert sum(a != b for a, b in zip(previous, now, strict=True)) == 1
         assert 1 <= sum(now) <= 2
         t += 0.01
-        rotor.coils(t, now[0] - now[1], now[2] - now[3])
+        rotor.coils(t, now)
         previous = now
+    return rotor, motor, chip
+
+
+def test_uln2003_wired_as_windings_turns_the_rotor() -> None:
+    # IN1/IN3 are one winding, IN2/IN4 the other: AIN1, AIN2, BIN1, BIN2 = 0, 2, 1, 3
+    rotor, motor, chip = _turn_uln2003((0, 2, 1, 3), 16)
     # forward turns the field one way, 16 half steps, none lost
     assert abs(rotor.rotor_steps) == 16 and rotor.lost_steps == 0
     motor.release()
-    assert coils() == (0, 0, 0, 0)
-    assert math.isclose(chip.output(0).duty, 0.0)
+    assert all(chip.output(c).duty == 0 for c in range(4))
+
+
+def test_uln2003_wired_in_phase_order_dithers() -> None:
+    # channels 0, 1, 2, 3 put IN1/IN2 on one "winding": the field jumps about and
+    # passes through nothing twice per cycle, so the rotor never gets round
+    rotor, _, _ = _turn_uln2003((0, 1, 2, 3), 64)
+    assert abs(rotor.rotor_steps) < 8 and rotor.lost_steps > 0

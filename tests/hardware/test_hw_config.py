@@ -49,7 +49,7 @@ def test_camera_table_passes_through_unchecked(tmp_path: Path) -> None:
         ("[nonsense]\n", "nonsense", "unknown key"),
         ("[gantry.x]\nstep_pin = 21\n", "gantry.x.step_pin", "already used by gantry.x.dir_pin"),
         ("[gantry.y]\ndir_pin = 20\n", "gantry.y.dir_pin", "already used by gantry.x.step_pin"),
-        ("[controls]\nbuzzer_pin = 17\n", "controls.buzzer_pin", "already used"),
+        ("[controls]\nbuzzer_pin = 7\n", "controls.buzzer_pin", "already used"),
         ("[controls]\nestop_pin = 2\n", "controls.estop_pin", "I2C SDA"),
         ("[gantry.x]\nendstop_pin = 40\n", "gantry.x.endstop_pin", "not a usable GPIO"),
         ("[gantry]\naccel_mm_s2 = 0\n", "gantry.accel_mm_s2", "greater than 0"),
@@ -94,3 +94,59 @@ def test_optional_controls(tmp_path: Path) -> None:
     assert config.controls.buzzer_pin == 12
     assert config.controls.estop_pin == 4
     assert load_config().controls.estop_pin is None
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "names"),
+    [
+        ("[gantry.x]\nendstop_active_low = true\n", "gantry.x.endstop_active_low",
+         "endstop_contact"),
+        ("[controls]\nestop_active_low = false\n", "controls.estop_active_low", "estop_pull"),
+        ("[controls]\nspin_button_active_low = true\n", "controls.spin_button_active_low",
+         "spin_button_contact"),
+    ],
+)
+def test_the_old_active_low_keys_name_their_replacements(
+    tmp_path: Path, text: str, key: str, names: str
+) -> None:
+    with pytest.raises(ConfigError, match="replaced by") as info:
+        load_config(write(tmp_path, text))
+    assert info.value.key == key and names in str(info.value)
+
+
+def test_switch_wiring_defaults_fail_safe() -> None:
+    config = load_config()
+    # the e-stop and the endstops are normally closed to ground: a cut wire reads pressed
+    for wiring in (config.controls.estop, config.gantry.x.endstop, config.gantry.y.endstop):
+        assert (wiring.contact, wiring.pull) == ("nc", "up")
+        assert wiring.open_level == wiring.pressed_level
+    assert (config.controls.spin_button.contact, config.controls.spin_button.pull) == ("no", "up")
+
+
+def test_switch_wiring_keys_are_checked(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, '[gantry.y]\nendstop_contact = "no"\n'
+                                          'endstop_pull = "external"\n'))
+    assert (config.gantry.y.endstop.contact, config.gantry.y.endstop.pull) == ("no", "external")
+    with pytest.raises(ConfigError, match=r"gantry.x.endstop_pull: must be one of up, down"):
+        load_config(write(tmp_path, '[gantry.x]\nendstop_pull = "sideways"\n'))
+
+
+@pytest.mark.parametrize("key", ["step_pin", "dir_pin"])
+def test_step_and_dir_refuse_pins_pulled_high_at_boot(tmp_path: Path, key: str) -> None:
+    with pytest.raises(ConfigError, match="pulled high at boot") as info:
+        load_config(write(tmp_path, f"[gantry.y]\n{key} = 6\n"))
+    assert info.value.key == f"gantry.y.{key}"
+    defaults = load_config()
+    for axis in defaults.gantry.axes:
+        assert axis.step_pin >= 9 and axis.dir_pin >= 9
+    assert defaults.gantry.enable_pin < 9  # ENABLE (active low) is pulled high at boot
+
+
+def test_backend_keys(tmp_path: Path) -> None:
+    settings = load_config().backend_settings
+    assert (settings.pin_factory, settings.gpio_chip, settings.i2c_bus) == ("lgpio", None, 1)
+    path = write(tmp_path, '[backend]\npin_factory = "rpigpio"\ngpio_chip = 4\ni2c_bus = 3\n')
+    settings = load_config(path).backend_settings
+    assert (settings.pin_factory, settings.gpio_chip, settings.i2c_bus) == ("rpigpio", 4, 3)
+    with pytest.raises(ConfigError, match=r"backend\.pin_factory: must be one of lgpio, rpigpio"):
+        load_config(write(tmp_path, '[backend]\npin_factory = "native"\n'))

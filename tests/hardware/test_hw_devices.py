@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from gpiozero.pins.mock import MockFactory
 
-from bermuda_hw.config import Config
+from bermuda_hw.config import Config, Contact, Pull, SwitchWiring
 from bermuda_hw.devices.controls import TableControls
 from bermuda_hw.devices.endstop import Endstop
 from bermuda_hw.devices.stepper import MotorEnable, StepperAxis
+from bermuda_hw.devices.switch import Switch
 
 
 def test_enable_starts_disabled_and_follows_its_active_level(mock_factory: MockFactory) -> None:
@@ -50,18 +52,45 @@ def test_stepper_axis_step_pin_makes_edges(mock_factory: MockFactory, config: Co
     axis.close()
 
 
-def test_endstop_levels(mock_factory: MockFactory) -> None:
-    low = Endstop(5, active_low=True, pin_factory=mock_factory)
-    assert not low.is_pressed
-    mock_factory.pin(5).drive_low()
-    assert low.is_pressed
-    low.close()
-    low.close()
-    high = Endstop(19, active_low=False, pin_factory=mock_factory)
-    assert not high.is_pressed
-    mock_factory.pin(19).drive_high()
-    assert high.is_pressed
-    high.close()
+# (contact, pull) -> (line level released, pressed, with a broken wire, the Pi's pull)
+WIRINGS = {
+    ("no", "up"): (True, False, True, "up"),  # to ground: closes to low when pressed
+    ("nc", "up"): (False, True, True, "up"),  # to ground: opens to high when pressed
+    ("no", "down"): (False, True, False, "down"),  # to 3.3 V: closes to high when pressed
+    ("nc", "down"): (True, False, False, "down"),  # to 3.3 V: opens to low when pressed
+    ("no", "external"): (True, False, True, "floating"),  # external pull-up, to ground
+    ("nc", "external"): (False, True, True, "floating"),
+}
+
+
+@pytest.mark.parametrize(("contact", "pull"), sorted(WIRINGS))
+def test_every_wiring_reads_pressed_at_the_pin_level(
+    mock_factory: MockFactory, contact: Contact, pull: Pull
+) -> None:
+    released, pressed, cut, resistor = WIRINGS[(contact, pull)]
+    wiring = SwitchWiring(contact, pull)
+    assert (wiring.level(False), wiring.level(True), wiring.open_level) == (
+        released, pressed, cut)
+    pin = mock_factory.pin(5)
+    switch = Switch(5, wiring=wiring, pin_factory=mock_factory)
+    events: list[str] = []
+    switch.when_pressed = lambda: events.append("pressed")
+    switch.when_released = lambda: events.append("released")
+    assert pin.pull == resistor
+    pin.drive_high() if released else pin.drive_low()
+    assert not switch.is_pressed
+    pin.drive_high() if pressed else pin.drive_low()
+    assert switch.is_pressed
+    pin.drive_high() if released else pin.drive_low()
+    assert not switch.is_pressed
+    assert events[-2:] == ["pressed", "released"]
+    switch.close()
+    # a broken wire leaves the line where the pull holds it
+    endstop = Endstop(5, wiring=wiring, pin_factory=mock_factory)
+    pin.drive_high() if cut else pin.drive_low()
+    assert endstop.is_pressed == (contact == "nc")
+    endstop.close()
+    endstop.close()
 
 
 def test_table_controls_and_the_estop_callback(
@@ -70,9 +99,12 @@ def test_table_controls_and_the_estop_callback(
     controls_config = dataclasses.replace(config.controls, estop_pin=4, buzzer_pin=12)
     calls: list[str] = []
     with TableControls(controls_config, pin_factory=mock_factory) as controls:
+        # the built-in e-stop is normally closed to ground: unwired, it reads pressed
+        assert controls.estop_engaged
+        mock_factory.pin(4).drive_low()  # the closed contact
         controls.on_estop(lambda: calls.append("stop"))
-        assert not controls.estop_engaged
-        mock_factory.pin(4).drive_low()
+        assert not controls.estop_engaged and calls == []
+        mock_factory.pin(4).drive_high()  # pressed: the contact opens
         assert calls == ["stop"] and controls.estop_engaged
         controls.status_led.on()
         assert mock_factory.pin(16).state is True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import os
@@ -226,6 +227,19 @@ def test_too_fast_for_the_rotation_motor_loses_steps(
     assert backend.rig.world.cloud_heading_deg != pytest.approx(90.0, abs=1.0)
 
 
+def test_the_uln2003_channels_in_phase_order_do_not_turn_the_cloud(
+    make_mover: MakeMover, tweak: Tweak, fast_config: Config, board: Board
+) -> None:
+    """IN1..IN4 on channels 0..3: AIN1, AIN2, BIN1, BIN2 must be 0, 2, 1, 3 (the default)."""
+    assert fast_config.rotation.stepper.channels == (0, 2, 1, 3)
+    stepper = dataclasses.replace(fast_config.rotation.stepper, channels=(0, 1, 2, 3))
+    mover, backend = make_mover(tweak(fast_config, "rotation", stepper=stepper))
+    at_centre(mover, board)
+    mover.turn_to(2)
+    assert backend.rig.rotor.lost_steps > 0
+    assert backend.rig.world.cloud_heading_deg != pytest.approx(90.0, abs=10.0)
+
+
 # --- emergency stop and faults ------------------------------------------------------
 
 
@@ -373,7 +387,7 @@ def test_the_estop_button_stops_a_move(
         deadline = time.monotonic() + 20.0
         while y_model.accepted_steps - start < 300 and time.monotonic() < deadline:
             time.sleep(0.001)
-        backend.pin(4).drive_low()  # the button is pressed (active low)
+        backend.rig.press_estop()  # the button is pressed (a normally-closed contact opens)
         thread.join(10.0)
         backend.virtual_clock.real_time_factor = 0.0
         assert len(failure) == 1 and isinstance(failure[0], EmergencyStopError)
@@ -405,6 +419,61 @@ def test_homing_refused_while_the_estop_is_engaged(
     engaged[0] = False
     mover.home()
     assert mover.homed
+
+
+def test_an_estop_pressed_as_homing_starts_is_not_lost(
+    rig_mover: tuple[CloudMover, SimBackend],
+) -> None:
+    mover, backend = rig_mover
+
+    def level_then_press() -> bool:
+        # the level reads released; the button's edge arrives right after the read
+        mover.emergency_stop("e-stop button")
+        return False
+
+    mover.set_interlock(level_then_press)
+    with pytest.raises(EmergencyStopError):
+        mover.home()
+    assert backend.rig.axes["x"].accepted_steps == backend.rig.axes["y"].accepted_steps == 0
+    assert not mover.homed and not backend.rig.enabled
+
+
+def test_the_estop_level_is_polled_between_steps(
+    rig_mover: tuple[CloudMover, SimBackend], board: Board
+) -> None:
+    """An e-stop held with no edge seen (a missed event) still stops a move within a few steps."""
+    mover, backend = rig_mover
+    at_centre(mover, board)
+    reads = {"n": 0}
+
+    def held_after_a_while() -> bool:
+        reads["n"] += 1
+        return reads["n"] > 20
+
+    mover.set_interlock(held_after_a_while)
+    before = backend.rig.axes["y"].accepted_steps
+    with pytest.raises(EmergencyStopError, match="e-stop is held"):
+        mover.goto_dot(4, 0)
+    moved = backend.rig.axes["y"].accepted_steps - before
+    planned = round(4 * board.grid.pitch_mm * mover.config.gantry.y.steps_per_mm)
+    assert 0 < moved < planned
+    assert not mover.homed and not backend.rig.enabled
+
+
+def test_an_endstop_pressed_far_from_home_stops_a_move(
+    rig_mover: tuple[CloudMover, SimBackend], board: Board
+) -> None:
+    mover, backend = rig_mover
+    at_centre(mover, board)
+    backend.rig.break_endstop("x", "cut")  # a normally-closed switch's wire comes off
+    with pytest.raises(HomingError, match=r"axis x: endstop pressed .* from home during a move"):
+        mover.goto_dot(6, 6)
+    assert not mover.homed and not backend.rig.enabled
+    assert truth_mm(backend) != pytest.approx(board.grid.dot_mm(6, 6), abs=5.0)
+    # a move that ends near home may press the switch: it is not watched there
+    backend.rig.break_endstop("x", "")
+    mover.home()
+    mover.goto_dot(0, 0)
 
 
 def test_a_spin_on_the_rig_carries_the_ships_the_rules_say_it_sweeps(

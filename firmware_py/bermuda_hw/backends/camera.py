@@ -198,6 +198,13 @@ class Picamera2Source(LiveSource):
                 "picamera2: not installed (on Raspberry Pi OS: sudo apt install "
                 "python3-picamera2, and make the venv with --system-site-packages)"
             ) from exc
+        except Exception as exc:  # e.g. "numpy.dtype size changed": a numpy the apt build
+            # of picamera2 was not compiled for
+            raise CameraError(
+                f"picamera2 cannot be imported: {type(exc).__name__}: {exc}; the venv's "
+                "numpy or opencv does not match Raspberry Pi OS's picamera2: reinstall with "
+                "scripts/install-pi (it pins numpy < 2 on bookworm)"
+            ) from exc
         try:
             if not Picamera2.global_camera_info():
                 raise CameraError("picamera2: no camera connected")

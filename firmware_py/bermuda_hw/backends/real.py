@@ -1,22 +1,90 @@
-"""The real backend: the Pi's default gpiozero pin factory, Blinka's I2C bus, the wall clock."""
+"""The real backend: gpiozero's pin factory built explicitly, I2C on /dev/i2c-N, the wall clock."""
 
 from __future__ import annotations
 
-import warnings
+import logging
+import os
+import tempfile
 from typing import TYPE_CHECKING, Any
 
 from bermuda_hw.backends import Backend, I2CBus
+from bermuda_hw.backends.i2c import SMBusI2C
 from bermuda_hw.clock import WallClock
-from bermuda_hw.errors import HardwareError
+from bermuda_hw.errors import BermudaError, HardwareError
 
 if TYPE_CHECKING:
     from bermuda_hw.backends.camera import CameraSource
     from bermuda_hw.backends.camera_config import CameraConfig
-    from bermuda_hw.config import Config
+    from bermuda_hw.config import BackendConfig, Config
     from bermuda_hw.rules.board import Board
 
+log = logging.getLogger("bermuda_hw.controller")
 
 REALTIME_SPIN_S = 0.0001
+FACTORY_HINTS = {
+    "lgpio": "on Raspberry Pi OS: sudo apt install python3-lgpio, make the venv with "
+             "--system-site-packages, and put the service's user in group gpio",
+    "rpigpio": "pip install RPi.GPIO (rpi-lgpio on a Pi 5), or use pin_factory = \"lgpio\"",
+}
+
+
+def lgpio_work_dir() -> str:
+    """Where lgpio may make its notification FIFO: $LG_WD, systemd's RuntimeDirectory=,
+    else a writable working directory, else the temporary directory."""
+    for candidate in (os.environ.get("LG_WD"), os.environ.get("RUNTIME_DIRECTORY")):
+        if candidate:
+            return candidate.split(":")[0]
+    cwd = os.getcwd()
+    return cwd if os.access(cwd, os.W_OK) else tempfile.gettempdir()
+
+
+def _lgpio_factory(chip: int | None) -> Any:
+    # `import lgpio` makes a FIFO in $LG_WD (else the working directory, which is
+    # "/" and read-only under the service)
+    os.environ["LG_WD"] = lgpio_work_dir()
+    import lgpio
+    from gpiozero.pins.lgpio import LGPIOFactory, LGPIOPin
+
+    class Pin(LGPIOPin):  # type: ignore[misc]
+        """An lgpio pin that is claimed as an output already at its first level.
+
+        gpiozero's lgpio pin claims an output low, then writes the level: an
+        active-low ENABLE would switch the drivers on for that moment.
+        """
+
+        def output_with_state(self, state: Any) -> None:
+            lgpio.gpio_claim_output(self.factory._handle, self._number, int(bool(state)))
+
+    class Factory(LGPIOFactory):  # type: ignore[misc]
+        def __init__(self, chip: int | None = None) -> None:
+            super().__init__(chip=chip)
+            self.pin_class = Pin
+
+    return Factory(chip)
+
+
+def build_pin_factory(settings: BackendConfig) -> Any:
+    """gpiozero's pin factory named by `backend.pin_factory`: no fallback to another one."""
+    name = settings.pin_factory
+    try:
+        if name == "lgpio":
+            factory = _lgpio_factory(settings.gpio_chip)
+            where = f"/dev/gpiochip{factory.chip}"
+        else:
+            from gpiozero.pins.rpigpio import RPiGPIOFactory
+
+            factory = RPiGPIOFactory()
+            where = "/dev/gpiomem"
+    except BermudaError:
+        raise
+    except Exception as exc:  # ImportError, lgpio.error, gpiozero's PinError...
+        reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        raise HardwareError(
+            f"GPIO pin factory {name!r} (backend.pin_factory) cannot start: {reason}; "
+            f"{FACTORY_HINTS[name]}"
+        ) from exc
+    log.info("GPIO: gpiozero %s pin factory on %s", name, where)
+    return factory
 
 
 class RealBackend(Backend):
@@ -31,38 +99,26 @@ class RealBackend(Backend):
         super().__init__(WallClock(spin_s=REALTIME_SPIN_S))
         self.config = config
         self._factory: Any = None
-        self._i2c: Any = None
+        self._i2c: SMBusI2C | None = None
 
     @property
     def pin_factory(self) -> Any:
         if self._factory is None:
-            from gpiozero import Device
-
-            with warnings.catch_warnings(record=True) as caught:
-                warnings.simplefilter("always")
-                try:
-                    # gpiozero picks lgpio, then RPi.GPIO, as installed on the Pi.
-                    self._factory = Device._default_pin_factory()
-                except Exception as exc:  # gpiozero raises its own BadPinFactory
-                    reasons = "; ".join(str(w.message) for w in caught)
-                    raise HardwareError(
-                        f"no GPIO pin factory on this machine (not a Raspberry Pi? "
-                        f"try --simulate): {exc} ({reasons})"
-                    ) from exc
+            self._factory = build_pin_factory(self.config.backend_settings)
         return self._factory
 
     def i2c(self) -> I2CBus:
+        """/dev/i2c-N (backend.i2c_bus), probed at the PCA9685's address when first opened."""
         if self._i2c is None:
+            bus = SMBusI2C(self.config.backend_settings.i2c_bus)
             try:
-                import board  # Blinka: only importable on a supported board
-            except (ImportError, NotImplementedError, RuntimeError) as exc:
-                raise HardwareError(f"no I2C bus on this machine: {exc}") from exc
-            try:
-                self._i2c = board.I2C()
-            except (OSError, ValueError, RuntimeError) as exc:
-                raise HardwareError(f"cannot open the I2C bus: {exc}") from exc
-        bus: I2CBus = self._i2c
-        return bus
+                bus.probe(self.config.rotation.i2c_address)
+            except BermudaError:
+                bus.deinit()
+                raise
+            self._i2c = bus
+        i2c: I2CBus = self._i2c
+        return i2c
 
     def open_camera(self, board: Board, camera: CameraConfig | None = None) -> CameraSource:
         """The configured camera: picamera2, a USB camera, or a replayed folder or video."""
@@ -93,9 +149,7 @@ class RealBackend(Backend):
 
     def close(self) -> None:
         if self._i2c is not None:
-            deinit = getattr(self._i2c, "deinit", None)
-            if deinit is not None:
-                deinit()
+            self._i2c.deinit()
             self._i2c = None
         if self._factory is not None:
             self._factory.close()

@@ -10,13 +10,19 @@ from collections.abc import Sequence
 
 from bermuda_hw import __version__
 from bermuda_hw.cli import play
-from bermuda_hw.errors import BermudaError
+from bermuda_hw.errors import BermudaError, ConfigError
 
 # Each module here defines `register(subparsers)`, which adds its subcommand
 # and sets `func(args) -> int` on the parser it adds.
-COMMAND_MODULES: tuple[str, ...] = ("board", "cloud", "render", "detect", "run", "game")
+COMMAND_MODULES: tuple[str, ...] = (
+    "board", "cloud", "render", "detect", "run", "game", "motors"
+)
 
 PROG = "bermuda-hw"
+# sysexits.h's EX_CONFIG: the service's commands (`run`, `motors-off`) exit with it on a
+# configuration, board or calibration file error, which no restart can mend (the unit's
+# RestartPreventExitStatus=); other commands exit 1 on every error
+EXIT_CONFIG = 78
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,6 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.debug:
             raise
         error(str(exc))
+        if isinstance(exc, ConfigError):
+            return int(getattr(args, "config_error_exit", 1))
         return 1
     except KeyboardInterrupt:
         error("interrupted")

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import logging
 import os
 import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -66,7 +68,7 @@ def register(subparsers: Any) -> None:
                              "can)")
     parser.add_argument("--max-rounds", type=int, default=DEFAULT_MAX_ROUNDS, metavar="N",
                         help="simulated table: stop after this many rounds")
-    parser.set_defaults(func=run)
+    parser.set_defaults(func=run, config_error_exit=78)  # EX_CONFIG: not restarted
 
 
 class _ClockFormatter(logging.Formatter):
@@ -86,6 +88,16 @@ def _logging(clock: Any, simulate: bool) -> logging.Handler:
     logger.setLevel(logging.INFO)
     logger.propagate = False
     return handler
+
+
+@contextlib.contextmanager
+def _logged(clock: Any, simulate: bool) -> Iterator[None]:
+    """The controller's log on stdout while the daemon runs."""
+    handler = _logging(clock, simulate)
+    try:
+        yield
+    finally:
+        logging.getLogger("bermuda_hw.controller").removeHandler(handler)
 
 
 def _config(args: argparse.Namespace, simulate: bool) -> Config:
@@ -133,10 +145,11 @@ def run(args: argparse.Namespace) -> int:
     with (
         Journal.in_state_dir(state_dir) as journal,
         backend,
+        # before the devices: the pin factory and gpiochip are logged when they are built
+        _logged(backend.clock, simulate),
         CloudMover(config, backend, board) as mover,
         TableControls(config.controls, pin_factory=backend.pin_factory) as controls,
     ):
-        handler = _logging(backend.clock, simulate)
 
         def open_camera() -> CameraSource:
             camera: CameraSource = backend.open_camera(board, camera_config)
@@ -188,7 +201,6 @@ def run(args: argparse.Namespace) -> int:
         finally:
             signal.signal(signal.SIGTERM, previous)
             controller.close()
-            logging.getLogger("bermuda_hw.controller").removeHandler(handler)
         if simulate:
             status = controller.status
             print(f"frames read: {status.frames}, stable observations: {status.observations}, "

@@ -23,7 +23,14 @@ never the simulated world's truth. One frame at a time (`step`):
   motors are stopped, the fault is logged in plain words, the LED shows the
   fault pattern and the journal keeps the game. A press of the spin button
   (with the e-stop released) reopens the camera, homes the rig again and
-  carries on; a restart does the same.
+  carries on; a restart does the same. Faults at start-up (the e-stop held,
+  no camera, a homing fault) enter the same mode and wait for the button: the
+  service stays up instead of restarting into the same fault.
+- **motion only over a clear board**: a spin, and every homing after the
+  first frame, waits for a fresh frame in which the board is seen and no hand
+  is over it.
+- **watchdog**: under systemd's `WatchdogSec=` the main loop sends WATCHDOG=1,
+  and so does the step thread while a move is waited on.
 """
 
 from __future__ import annotations
@@ -47,7 +54,7 @@ from bermuda_hw.controller.identify import (
     pass_die,
 )
 from bermuda_hw.controller.journal import Journal
-from bermuda_hw.controller.notify import sd_notify
+from bermuda_hw.controller.notify import Watchdog, sd_notify
 from bermuda_hw.controller.signals import Pattern, TableSignals
 from bermuda_hw.controller.status import Mode, Status
 from bermuda_hw.errors import CameraError, EmergencyStopError, HardwareError
@@ -73,6 +80,7 @@ from bermuda_hw.vision.types import BoardObservation
 log = logging.getLogger("bermuda_hw.controller")
 
 FAULT_POLL_S = 0.1
+CLEAR_BOARD_TIMEOUT_S = 30.0  # how long a homing waits for hands to leave the board
 SETTLE_BEFORE_HOMING_S = 0.5  # after a stop at speed, the carriage comes to rest first
 
 
@@ -127,6 +135,9 @@ class Controller:
         self._held = threading.Event()
         self._stop = threading.Event()
         self.listeners: list[Callable[[str], None]] = []
+        self.watchdog = Watchdog()
+        self.clear_board_timeout_s = CLEAR_BOARD_TIMEOUT_S
+        self._spin_waits = False  # a spin asked for while the board was covered
 
     # --- announcements ------------------------------------------------------------------
 
@@ -155,19 +166,25 @@ class Controller:
     # --- start-up -----------------------------------------------------------------------
 
     def start(self) -> None:
-        """Resume or start the game, wire the buttons, open the camera and home the rig."""
+        """Resume or start the game, wire the buttons, open the camera and home the rig.
+
+        A fault on the way (the e-stop held, no camera, homing) leaves the
+        controller in FAULT mode, waiting for the spin button, not raised.
+        """
         self._load_game()
         self.controls.spin_button.when_pressed = self._pressed.set
         self.controls.spin_button.hold_time = 2.0
         self.controls.spin_button.when_held = self._held.set
         self.controls.on_estop(self._on_estop)
         self.mover.set_interlock(lambda: self.controls.estop_engaged)
-        if self.controls.estop_engaged:
-            raise EmergencyStopError(
-                "the e-stop button is engaged: release it, then start again (nothing moved)"
-            )
-        self._open_camera()
-        self._home()
+        self.mover.set_heartbeat(self.watchdog.kick)
+        try:
+            if self.controls.estop_engaged:
+                raise EmergencyStopError("the e-stop button is engaged (nothing moved)")
+            self._open_camera()
+            self._home()
+        except HardwareError as exc:
+            self._fault(f"at start-up: {exc}")
         sd_notify("READY=1")
 
     def _load_game(self) -> None:
@@ -217,7 +234,33 @@ class Controller:
             self.stream.stabilizer.reset()
             self.stream.stabilizer.current = None
 
+    def _board_clear(self) -> bool:
+        """The last frame (read this step) shows the board, with no hand over it."""
+        reading = self.stream.last_reading if self.stream is not None else None
+        return reading is not None and reading.board_found and not reading.occluded
+
+    def _wait_for_clear_board(self, why: str) -> None:
+        """Read fresh frames until the board is clear; HardwareError if it stays covered."""
+        assert self.stream is not None
+        deadline = self.clock.monotonic() + self.clear_board_timeout_s
+        told = False
+        while True:
+            self.watchdog.kick()
+            self.stream.step()
+            if self._board_clear():
+                return
+            if not told:
+                self.say(f"hands off the board, please: {why} once it is clear")
+                told = True
+            if self.clock.monotonic() >= deadline or self._stop.is_set():
+                raise HardwareError(
+                    f"the camera has not seen the board clear for "
+                    f"{self.clear_board_timeout_s:g} s (a hand over it, or the board not "
+                    f"found), so {why} did not start"
+                )
+
     def _home(self) -> None:
+        self._wait_for_clear_board("the gantry homes")
         self._set(Mode.STARTING, "homing the gantry", Pattern.BUSY)
         self.mover.home()
         self._place_cloud()
@@ -285,6 +328,7 @@ class Controller:
 
     def step(self) -> None:
         """One frame: read it, act on a new stable observation, then on a button press."""
+        self.watchdog.kick()
         if self.status.mode is Mode.FAULT:
             self._fault_step()
             return
@@ -309,6 +353,9 @@ class Controller:
             self.status.observations += 1
             self.last_observation = observation
             self._observe(observation)
+        if self._spin_waits and self.status.mode is Mode.SPIN and self._board_clear():
+            self._spin_waits = False
+            self._spin()
         if self._pressed.is_set():
             self._pressed.clear()
             self._on_press()
@@ -422,7 +469,11 @@ class Controller:
         assert game is not None
         mode = self.status.mode
         if mode is Mode.SPIN:
-            self._spin()
+            if self._board_clear():
+                self._spin()
+            else:
+                self._spin_waits = True
+                self.say("hands off the board, please: the cloud spins once it is clear")
         elif mode is Mode.READY and game.phase is Phase.SHIPS:
             die = pass_die(game)
             if die is None:
@@ -522,6 +573,7 @@ class Controller:
         """Stop the motors, keep the game, show the fault; a press recovers."""
         self.mover.emergency_stop(message)
         self.status.fault = message
+        self._spin_waits = False
         self._pressed.clear()
         self._set(Mode.FAULT, f"fault, motors stopped: {message}. The game is saved; fix "
                               "the cause, release the e-stop, then press spin", Pattern.FAULT)

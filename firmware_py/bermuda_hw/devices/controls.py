@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from gpiozero import LED, Button, Buzzer
+from gpiozero import LED, Buzzer
 
 from bermuda_hw.config import ControlsConfig
+from bermuda_hw.devices.switch import Switch
 
 
 class TableControls:
@@ -18,9 +19,9 @@ class TableControls:
         self._devices: list[Any] = []
         try:
             self.spin_button = self._add(
-                Button(
+                Switch(
                     config.spin_button_pin,
-                    pull_up=config.spin_button_active_low,
+                    wiring=config.spin_button,
                     bounce_time=0.05,
                     pin_factory=pin_factory,
                 )
@@ -29,12 +30,12 @@ class TableControls:
             self.buzzer: Buzzer | None = None
             if config.buzzer_pin is not None:
                 self.buzzer = self._add(Buzzer(config.buzzer_pin, pin_factory=pin_factory))
-            self.estop_button: Button | None = None
+            self.estop_button: Switch | None = None
             if config.estop_pin is not None:
                 self.estop_button = self._add(
-                    Button(
+                    Switch(
                         config.estop_pin,
-                        pull_up=config.estop_active_low,
+                        wiring=config.estop,
                         bounce_time=None,
                         pin_factory=pin_factory,
                     )

@@ -1,21 +1,22 @@
-"""Endstop switches as gpiozero buttons with a configurable active level."""
+"""Endstop switches: a `Switch` that is pressed when the carriage is at the axis's end."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from gpiozero import Button
+from bermuda_hw.config import SwitchWiring
+from bermuda_hw.devices.switch import Switch
 
 
 class Endstop:
-    """A limit switch: `is_pressed` when the carriage is at the axis's end."""
+    """A limit switch: `is_pressed` when the carriage is at the axis's end (or its wire is cut,
+    for a normally-closed switch)."""
 
-    def __init__(self, pin: int, *, active_low: bool, pin_factory: Any) -> None:
-        # active low: switch to ground with the internal pull-up; active high: pull-down.
+    def __init__(self, pin: int, *, wiring: SwitchWiring, pin_factory: Any) -> None:
         # A short hold_time: Button's hold thread waits that long when it is closed
         # while pressed (which an endstop often is).
-        self._button = Button(
-            pin, pull_up=active_low, bounce_time=None, hold_time=0.02, pin_factory=pin_factory
+        self._button = Switch(
+            pin, wiring=wiring, bounce_time=None, hold_time=0.02, pin_factory=pin_factory
         )
 
     @property

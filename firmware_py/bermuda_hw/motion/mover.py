@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,7 @@ if TYPE_CHECKING:
     from bermuda_hw.rules.board import Board
 
 HOMING_DWELL_S = 0.1  # pause between homing phases: the motor comes to rest
+WATCH_INTERVAL_S = 0.002  # during a move, the e-stop and endstop levels are read this often
 
 
 @dataclass(frozen=True)
@@ -88,6 +90,8 @@ class CloudMover:
         self._pca: PCA9685Board | None = None
         self.estop_reason: str | None = None
         self._interlock: Any = None
+        self._heartbeat: Callable[[], None] | None = None
+        self._watch_fault: HardwareError | None = None
         factory = backend.pin_factory
         try:
             self.enable = self._keep(
@@ -101,7 +105,7 @@ class CloudMover:
             self.endstops = [
                 self._keep(
                     Endstop(
-                        axis.endstop_pin, active_low=axis.endstop_active_low, pin_factory=factory
+                        axis.endstop_pin, wiring=axis.endstop, pin_factory=factory
                     )
                 )
                 for axis in gantry.axes
@@ -210,8 +214,12 @@ class CloudMover:
             self._check(plan)  # before any pin changes
             self.enable.enable()
             try:
-                result = self._execute(plan)
+                result = self._execute(plan, self._watch(plan))
                 self._steps = (self._steps[0] + result.moved[0], self._steps[1] + result.moved[1])
+                if result.reason == "condition":  # the watch stopped the move
+                    fault = self._watch_fault or EmergencyStopError(
+                        f"{self.estop_reason or 'emergency stop'} during a move")
+                    raise fault
                 if result.reason == "estop":
                     raise EmergencyStopError(
                         f"{self.estop_reason or 'emergency stop'} during a move: "
@@ -234,8 +242,53 @@ class CloudMover:
                 )
 
     def set_interlock(self, blocked: Any) -> None:
-        """`blocked()` is True while motion is forbidden (an e-stop button held down)."""
+        """`blocked()` is True while motion is forbidden (an e-stop button held down).
+
+        It is read before homing and, as a level, between steps of every move.
+        """
         self._interlock = blocked
+
+    def set_heartbeat(self, beat: Callable[[], None] | None) -> None:
+        """`beat()` is called every few milliseconds while a move runs (a watchdog's kick)."""
+        self._heartbeat = beat
+
+    def _watch(self, plan: StepPlan | None = None) -> Callable[[], bool]:
+        """A stop condition read between steps: the e-stop held, or (for an ordinary move
+        `plan`) an endstop pressed on an axis that stays far from home the whole move."""
+        far: list[tuple[Endstop, str, float]] = []
+        if plan is not None:
+            for index, axis in enumerate(self.config.gantry.axes):
+                clear = round(2 * axis.home_backoff_mm * axis.steps_per_mm)
+                if min(plan.start_steps[index], plan.end_steps[index]) > clear:
+                    far.append((self.endstops[index], axis.name, 2 * axis.home_backoff_mm))
+        interlock = self._interlock
+        heartbeat = self._heartbeat
+        self._watch_fault = None
+        clock = self.clock
+        due = [clock.monotonic()]
+
+        def stop() -> bool:
+            now = clock.monotonic()
+            if now < due[0]:
+                return False
+            due[0] = now + WATCH_INTERVAL_S
+            if heartbeat is not None:
+                heartbeat()
+            if interlock is not None and interlock():
+                self.emergency_stop("the e-stop is held")
+                self._watch_fault = EmergencyStopError(
+                    "the e-stop is held: the move stopped, position unknown, home again")
+                return True
+            for endstop, name, clear_mm in far:
+                if endstop.is_pressed:
+                    reason = (f"axis {name}: endstop pressed more than {clear_mm:g} mm from "
+                              "home during a move (a broken wire, or the carriage blocked)")
+                    self.emergency_stop(reason)
+                    self._watch_fault = HomingError(f"{reason}: home again")
+                    return True
+            return False
+
+        return stop
 
     def _idle(self) -> None:
         if self.config.gantry.idle_disable:
@@ -296,11 +349,13 @@ class CloudMover:
         when backing off.
         """
         with self._lock:
-            if self._interlock is not None and self._interlock():
-                raise EmergencyStopError("the e-stop is engaged: release it before homing")
+            # clear first, then check: a press from now on is not lost
             self._estop.clear()
             self.estop_reason = None
             self._homed = False
+            if self._interlock is not None and self._interlock():
+                self.emergency_stop("the e-stop is engaged")
+                raise EmergencyStopError("the e-stop is engaged: release it before homing")
             self.enable.enable()
             try:
                 for index in (1, 0):  # y first: the carriage leaves the board's edge row
@@ -324,8 +379,13 @@ class CloudMover:
         )
 
     def _run_homing(self, plan: StepPlan, stop_when: Any) -> StepResult:
-        result = self._execute(plan, stop_when)
-        if result.reason == "estop":
+        watch = self._watch()
+
+        def stop() -> bool:
+            return watch() or (stop_when is not None and bool(stop_when()))
+
+        result = self._execute(plan, stop)
+        if result.reason == "estop" or self._estop.is_set():
             raise EmergencyStopError(f"{self.estop_reason or 'emergency stop'} while homing")
         self.clock.wait_until(self.clock.monotonic() + HOMING_DWELL_S, self._estop)
         return result

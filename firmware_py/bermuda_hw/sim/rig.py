@@ -196,7 +196,8 @@ class AxisModel:
 
 @dataclass
 class RotorModel:
-    """The geared stepper behind the PCA9685: field from the coils, rotor following it."""
+    """The geared 28BYJ-48 behind a ULN2003 on the PCA9685: field from the phases, rotor
+    following it."""
 
     pull_out_hz: float
     field_steps: int = 0  # unwrapped electrical position of the field, in half steps
@@ -207,26 +208,39 @@ class RotorModel:
     ambiguous_steps: int = 0
     slipped_steps: int = 0  # lag left behind when the coils were released
     changes: int = 0
+    last_delta: int = 0  # the field's last change, in half steps
 
     @property
     def lost_steps(self) -> int:
         """Half steps the rotor missed: its present lag behind the field, and earlier ones."""
         return abs(self.field_steps - self.rotor_steps) + self.slipped_steps + self.ambiguous_steps
 
-    def coils(self, t: float, a: float, b: float) -> None:
-        """New coil currents: a = AIN1 - AIN2, b = BIN1 - BIN2 (each -1 .. 1)."""
-        if abs(a) < 0.25 and abs(b) < 0.25:
-            self.field_phase = None  # released: the rotor stays on its detent
+    def coils(self, t: float, phases: tuple[float, float, float, float]) -> None:
+        """New currents in the four phases of a 28BYJ-48 behind a ULN2003 (IN1..IN4, 0 .. 1).
+
+        The motor's phases pull the rotor toward four directions 90 electrical
+        degrees apart, in the order IN1, IN2, IN3, IN4; IN1 with IN3 (and IN2 with
+        IN4) are the two halves of one winding and cancel each other.
+        """
+        x = phases[0] - phases[2]
+        y = phases[1] - phases[3]
+        if abs(x) < 0.25 and abs(y) < 0.25:
+            self.field_phase = None  # no field: the rotor stays on its detent
             return
-        # phase 0 is AIN2 alone: the coil the driver energises first, whose detent
+        # phase 0 is IN3 alone: the coil the driver energises first, whose detent
         # the rotor rests on when the simulation starts
-        phase = round(math.degrees(math.atan2(-b, -a)) / 45.0) % 8
+        phase = round(math.degrees(math.atan2(-y, -x)) / 45.0) % 8
         if self.field_phase is None:
             # energising snaps the rotor to the nearest equilibrium of the new field;
             # a lag from before the release stays counted as lost
             self.slipped_steps += abs(self.field_steps - self.rotor_steps)
             offset = (phase - self.rotor_steps) % 8
             offset = offset - 8 if offset > 4 else offset
+            if offset == 4:
+                # a field opposite the rotor: it cannot tell which way to fall, and
+                # goes on the way it last moved
+                self.ambiguous_steps += 4
+                offset = -4 if self.last_delta < 0 else 4
             self.field_steps = self.rotor_steps + offset
             self.rotor_steps = self.field_steps
             self.field_phase = phase
@@ -241,6 +255,7 @@ class RotorModel:
             self.ambiguous_steps += 4  # opposite field: the rotor cannot tell which way
         self.field_phase = phase
         self.field_steps += delta
+        self.last_delta = delta
         self.changes += 1
         previous = self.last_change_s
         # The driver writes the four channels one after another: changes closer
@@ -294,6 +309,7 @@ class SimRig:
         self.servo_pulse_us: float | None = None
         # injectable switch faults: "open" never closes, "stuck" never opens
         self.endstop_faults: dict[str, str] = {}
+        self.estop_pressed = False
         self._sync_world()
 
     # --- wiring -----------------------------------------------------------------------
@@ -305,9 +321,24 @@ class SimRig:
         pca.add_listener(self.on_pca_change)
         for axis in self.config.gantry.axes:
             self._update_endstop(axis.name)
+        self.press_estop(self.estop_pressed)
+
+    def press_estop(self, pressed: bool = True) -> None:
+        """Press (or release) the e-stop button, as wired (a latching button stays put)."""
+        self.estop_pressed = pressed
+        controls = self.config.controls
+        if self.factory is None or controls.estop_pin is None:
+            return
+        pin: ObservedPin = self.factory.pin(controls.estop_pin)
+        pin.hold(controls.estop.level(pressed))
 
     def break_endstop(self, axis: str, fault: str = "open") -> None:
-        """Inject a switch fault on an axis's endstop: "open" or "stuck"; "" repairs it."""
+        """Inject a fault on an axis's endstop; "" repairs it.
+
+        "open": the switch never actuates; "stuck": it is always actuated; "cut":
+        its wire is broken, so the line sits where its pull holds it (pressed,
+        for a normally-closed switch).
+        """
         if fault:
             self.endstop_faults[axis] = fault
         else:
@@ -329,8 +360,10 @@ class SimRig:
             pressed = False
         elif fault == "stuck":
             pressed = True
+        level = cfg.endstop.level(pressed)
+        if fault == "cut":
+            level = cfg.endstop.open_level
         pin: ObservedPin = self.factory.pin(cfg.endstop_pin)
-        level = not pressed if cfg.endstop_active_low else pressed
         if pin.held_level != level:
             pin.hold(level)
 
@@ -374,8 +407,9 @@ class SimRig:
         rotation = self.config.rotation
         with self._lock:
             if rotation.kind == "stepper":
-                ain1, ain2, bin1, bin2 = (pca.output(c).duty for c in rotation.stepper.channels)
-                self.rotor.coils(t, ain1 - ain2, bin1 - bin2)
+                # the ULN2003's IN1..IN4 are wired to the four channels in ascending order
+                in1, in2, in3, in4 = (pca.output(c).duty for c in sorted(rotation.stepper.channels))
+                self.rotor.coils(t, (in1, in2, in3, in4))
             else:
                 pulse = pca.pulse_width_us(rotation.servo.channel)
                 self.servo_pulse_us = pulse if pulse > 0 else None
