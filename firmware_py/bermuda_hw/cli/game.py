@@ -10,8 +10,9 @@ from typing import Any
 from bermuda_hw.cli.play import _players
 from bermuda_hw.cli.run import add_common, state_dir_default
 from bermuda_hw.controller.journal import Journal
+from bermuda_hw.controller.snapshot import game_json
 from bermuda_hw.errors import StateError
-from bermuda_hw.rules.board import LETTERS, load_board
+from bermuda_hw.rules.board import load_board
 from bermuda_hw.rules.game import Game
 from bermuda_hw.rules.play import describe_standings
 
@@ -34,32 +35,6 @@ def register(subparsers: Any) -> None:
     new.add_argument("--seed", type=int, default=None, metavar="S",
                      help="seed of the game's spinner (default: random)")
     new.set_defaults(func=run_new)
-
-
-def game_json(game_id: int, game: Game) -> dict[str, Any]:
-    outcome = game.outcome()
-    return {
-        "game_id": game_id,
-        "board": game.board.name,
-        "players": list(game.players),
-        "order": list(game.order),
-        "seed": game.seed,
-        "round": game.round,
-        "phase": game.phase.value,
-        "active": None if outcome is not None else game.active,
-        "cloud": {"col": game.pose.col, "row": game.pose.row, "letter": LETTERS[game.pose.letter]},
-        "totals": game.totals(),
-        "ships": [
-            {"id": s.id, "color": s.color, "location": s.location,
-             "previous_port": s.previous_port, "status": s.status.value}
-            for s in game.ships()
-        ],
-        "outcome": None if outcome is None else {
-            "reason": outcome.reason.value, "winners": list(outcome.winners),
-            "totals": dict(outcome.totals),
-        },
-        "journal_entries": len(game.journal),
-    }
 
 
 def run_show(args: argparse.Namespace) -> int:
