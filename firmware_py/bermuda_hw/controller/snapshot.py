@@ -9,6 +9,7 @@ any thread may read it. `game_json` is the document of `bermuda-hw game show
 from __future__ import annotations
 
 import dataclasses
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
@@ -96,6 +97,7 @@ class Snapshot:
     record: Mapping[str, Any] | None  # `Game.record()`: replayable with `Game.replay`
     positions: Mapping[str, Point]  # where the engine has each ship on the board (mm)
     engine: Game | None  # a private copy of the game, for questions such as the danger map
+    taken_unix: float = 0.0  # wall-clock time it was taken (for latency measurements)
 
     @property
     def seq(self) -> int:
@@ -111,8 +113,9 @@ def change_key(game_id: int, status: Status) -> tuple[Any, ...]:
 
 def take(version: int, game_id: int, status: Status, game: Game | None) -> Snapshot:
     """A snapshot of the controller's status and game (called on the step thread)."""
+    now = time.time()
     if game is None:
-        return Snapshot(version, game_id, status_json(status), None, None, None, {}, None)
+        return Snapshot(version, game_id, status_json(status), None, None, None, {}, None, now)
     engine = game.copy()
     return Snapshot(version, game_id, status_json(status), game_json(game_id, game),
-                    cards_json(game), engine.record(), engine.ship_positions(), engine)
+                    cards_json(game), engine.record(), engine.ship_positions(), engine, now)

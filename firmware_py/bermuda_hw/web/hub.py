@@ -184,6 +184,7 @@ class Hub:
         self.history.update(snapshot.game_id, snapshot.record)
         state = {
             "version": snapshot.version,
+            "taken_unix": snapshot.taken_unix,
             "game_id": snapshot.game_id,
             "seq": snapshot.seq,
             "status": snapshot.status,

@@ -295,7 +295,8 @@ function wire() {
     const f = e.target;
     const args = { players: Number(f.players.value),
                    options: { digital_ledger: f.digital_ledger.checked,
-                              capture_probability: Number(f.capture_probability.value) } };
+                              capture_probability: Number(f.capture_probability.value),
+                              target_usd: Number(f.target_usd.value) } };
     if (f.seed.value.trim()) args.seed = Number(f.seed.value);
     act("new-game", args);
   });
