@@ -55,8 +55,11 @@ function drawSpinner(spinner) {
     sectors.forEach((label, i) => {
       el("path", { d: arc(r0, r1, i * step, (i + 1) * step), fill: fills[i % 2], class: "ring-sector" }, svg);
       const mid = (i + 0.5) * step * Math.PI / 180, r = (r0 + r1) / 2;
-      const t = el("text", { x: r * Math.sin(mid), y: -r * Math.cos(mid), class: "ring-text" }, svg);
-      t.textContent = String(label).length > 2 ? String(label)[0] + "!" : String(label);
+      const word = String(label).length > 2;  // a full word: run to the last dot
+      const t = el("text", { x: r * Math.sin(mid), y: -r * Math.cos(mid),
+                             class: word ? "ring-text ring-word" : "ring-text" }, svg);
+      t.textContent = word ? String(label)[0] + "…" : String(label);
+      el("title", {}, t).textContent = String(label);
     });
   }
   const pointer = el("g", { id: "pointer", "data-angle": "0" }, svg);
@@ -239,6 +242,10 @@ function renderDanger(state) {
   body.textContent = "";
   const d = state.danger;
   if (!d) return;
+  if (state.game && state.game.outcome) {
+    $("danger-note").textContent = "The game is over: there is no next spin.";
+    return;
+  }
   const rows = Object.entries(d.ships).filter(([, v]) => v.p > 0).sort((a, b) => b[1].p - a[1].p);
   for (const [ship, v] of rows) {
     const tr = document.createElement("tr");
