@@ -213,7 +213,8 @@ function render(state) {
   }
   renderScores(state);
   renderDanger(state);
-  page.updates.push({ version: state.version, mode: s.mode, seq: state.seq, at: Date.now() });
+  page.updates.push({ version: state.version, mode: s.mode, seq: state.seq, at: Date.now(),
+                     taken: state.taken_unix * 1000 });
   if (page.updates.length > 2000) page.updates.splice(0, 1000);
 }
 
