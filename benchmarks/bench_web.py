@@ -146,9 +146,10 @@ def step_edges_with_clients() -> None:
     feeder = _Feeder(board, config)
 
     class Controller:
-        commands = CommandQueue()
-        subscribers: list[Any] = []
-        snapshot: Snapshot | None = None
+        def __init__(self) -> None:
+            self.commands = CommandQueue()
+            self.subscribers: list[Any] = []
+            self.snapshot: Snapshot | None = None
 
         @property
         def camera_view(self) -> Any:
