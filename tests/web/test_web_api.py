@@ -6,11 +6,14 @@ import json
 import os
 import socket
 import stat
+import threading
 from collections.abc import Callable
 
 import cv2
 import numpy as np
+import pytest
 
+from bermuda_hw.cli import main
 from bermuda_hw.cli.board import board_to_json
 from bermuda_hw.controller.snapshot import game_json
 from bermuda_hw.controller.status import Mode
@@ -136,3 +139,26 @@ def test_camera_frames_are_encoded_only_when_asked(serve: Callable[..., Served])
     image = cv2.imdecode(np.frombuffer(reply.body, np.uint8), cv2.IMREAD_COLOR)
     assert image is not None and image.shape[1] <= 640
     assert served.page.camera.encoded == 1
+
+
+def test_game_commands_reach_the_running_daemon(
+        serve: Callable[..., Served], capsys: pytest.CaptureFixture[str]) -> None:
+    served = serve()
+    moved(served)
+    state = str(served.table.state_dir)
+    assert main(["game", "show", "--json", "--state-dir", state]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown == served.get("/api/game").body
+    controller = served.table.controller
+    before = controller.status.seq
+    codes: list[int] = []
+    cli = threading.Thread(target=lambda: codes.append(main(["game", "undo", "--state-dir",
+                                                             state])))
+    cli.start()
+    while cli.is_alive():  # the daemon's loop runs the queued undo
+        controller.step()
+        cli.join(0.01)
+    assert codes == [0] and "undone" in capsys.readouterr().out
+    assert controller.status.seq == before - 2
+    assert main(["token", "--state-dir", state, "--no-qr"]) == 0
+    assert f"pair?token={served.page.token}" in capsys.readouterr().out

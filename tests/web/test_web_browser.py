@@ -130,6 +130,10 @@ def test_a_simulated_game_on_the_page(browser: Browser, serve: Callable[..., Ser
             assert page.evaluate("() => document.getElementById('pointer')"
                                  ".getAnimations().length") >= 1  # the spinner turns
             assert_ships_as_engine(page, served)
+            if spins == 0:
+                page.set_viewport_size(TABLET)  # type: ignore[arg-type]
+                page.screenshot(path=str(SCREENSHOTS / "tablet-spin.png"), full_page=True)
+                page.set_viewport_size(PHONE)  # type: ignore[arg-type]
             spins += 1
             continue
         if status.seq != seen_seq and status.mode is Mode.READY:

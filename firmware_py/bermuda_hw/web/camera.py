@@ -55,9 +55,10 @@ class CameraEncoder:
             return data
 
     def _encode(self, view: Any, fix_places: tuple[str, ...]) -> bytes:
-        image = view.image
         if view.reading is not None:
-            image = annotate(image, self.board, view.reading, view.pose)
+            image = annotate(view.image, self.board, view.reading, view.pose)  # a copy
+        else:
+            image = view.image.copy()  # the controller's frame is never drawn on
         if fix_places and view.pose is not None:
             for place in fix_places:
                 space = self.board.spaces.get(place)
