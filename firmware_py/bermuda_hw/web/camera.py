@@ -55,6 +55,7 @@ class CameraEncoder:
             return data
 
     def _encode(self, view: Any, fix_places: tuple[str, ...]) -> bytes:
+        image: Any
         if view.reading is not None:
             image = annotate(view.image, self.board, view.reading, view.pose)  # a copy
         else:
