@@ -17,8 +17,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from bermuda_hw.controller.snapshot import Snapshot
+from bermuda_hw.errors import BermudaError
 from bermuda_hw.rules.board import LETTERS, Board
-from bermuda_hw.rules.cloud import Spin, plan_spin
+from bermuda_hw.rules.cloud import CloudPose, Spin, letter_index, plan_spin
 from bermuda_hw.rules.danger import spinner_outcomes, sweep_odds
 from bermuda_hw.rules.events import Event
 from bermuda_hw.rules.game import Game, GameOptions, Phase, ShipStatus
@@ -53,7 +54,13 @@ class History:
         game = self._game
         assert game is not None
         for entry in entries[len(self._entries):]:
-            self.items.append(self._apply(game, entry, len(self._entries) + 1))
+            seq = len(self._entries) + 1
+            try:
+                item = self._apply(game, entry, seq)
+            except BermudaError as exc:  # never expected: the controller's engine took it
+                item = {"seq": seq, "round": game.round, "entry": dict(entry),
+                        "text": [f"(not shown: {exc})"]}
+            self.items.append(item)
             self._entries.append(entry)
 
     def _apply(self, game: Game, entry: Mapping[str, Any], seq: int) -> dict[str, Any]:
@@ -84,6 +91,10 @@ class History:
             game.set_ship(entry["set-ship"], entry["location"], entry["previous-port"],
                           status=ShipStatus(entry["status"]))
             texts = [f"{entry['set-ship']} set to {entry['location'] or entry['status']}"]
+        elif "set-cloud" in entry:
+            col, row, letter = entry["set-cloud"]
+            game.set_cloud(CloudPose(int(col), int(row), letter_index(str(letter))))
+            texts = [f"the cloud set to ({col}, {row}) {letter}"]
         elif "set-turn" in entry:
             game.set_turn(entry["set-turn"], Phase(entry["phase"]))
             texts = [f"{entry['set-turn']} to play"]
