@@ -319,7 +319,18 @@ function connect() {
   const source = new EventSource("/api/stream");
   source.addEventListener("open", () => { $("link").textContent = "live"; $("link").classList.add("on"); });
   source.addEventListener("error", () => { $("link").textContent = "reconnecting"; $("link").classList.remove("on"); });
-  source.addEventListener("history", (e) => { const h = JSON.parse(e.data); addHistory(h.events, h.reset); });
+  source.addEventListener("history", async (e) => {
+    const h = JSON.parse(e.data);
+    if (!h.reset && page.historyGame !== undefined && h.game_id !== page.historyGame) {
+      // a new game began while this page slept: its whole history, not the tail
+      const all = await fetch("/api/events?since=0").then((r) => r.json());
+      page.historyGame = all.game_id;
+      addHistory(all.events, true);
+      return;
+    }
+    page.historyGame = h.game_id;
+    addHistory(h.events, h.reset);
+  });
   source.addEventListener("state", (e) => render(JSON.parse(e.data)));
   page.source = source;
 }
