@@ -125,6 +125,10 @@ class _Feeder:
         self.backend.close()
 
 
+def _mode(priority: int) -> str:
+    return f"SCHED_FIFO {priority}" if priority else "ordinary scheduling"
+
+
 def step_edges_with_clients() -> None:
     from bermuda_hw.config import WebConfig, load_config
     from bermuda_hw.controller.commands import CommandQueue
@@ -139,9 +143,14 @@ def step_edges_with_clients() -> None:
     count = int(rate * 3)
     plan = motion._constant_rate_plan(rate, count)
 
-    errors, _, _ = motion._real_time_stream(config, plan, 0)
-    print(f"step-edge error at maximum speed ({rate:.0f} steps/s), no page clients: "
-          f"{motion._percentiles(errors)} (load {_uptime()})")
+    from bermuda_hw.backends.real import RealBackend
+
+    fifo = RealBackend.step_thread_priority
+    priorities = [0] + ([fifo] if motion._fifo_allowed(fifo) else [])
+    for priority in priorities:
+        errors, _, _ = motion._real_time_stream(config, plan, priority)
+        print(f"step-edge error at maximum speed ({rate:.0f} steps/s), {_mode(priority)}, "
+              f"no page clients: {motion._percentiles(errors)} (load {_uptime()})")
 
     feeder = _Feeder(board, config)
 
@@ -175,15 +184,25 @@ def step_edges_with_clients() -> None:
         for t in threads:
             t.start()
         time.sleep(2.0)
-        encoded_before, started = page.camera.encoded, time.monotonic()
-        errors, _, _ = motion._real_time_stream(config, plan, 0)
-        fps = (page.camera.encoded - encoded_before) / (time.monotonic() - started)
+        runs = [(p, False) for p in priorities] + [(priorities[-1], True)]
+        for priority, held in runs:
+            if held:  # as in the daemon: the page shows the cloud moving, frames wait
+                page.hub.publish(Snapshot(2, 0, {"mode": "moving", "seq": 0}, None, None,
+                                          None, {}, None))
+                time.sleep(1.0)
+            encoded_before, started = page.camera.encoded, time.monotonic()
+            sent_before = sum(received)
+            errors, _, _ = motion._real_time_stream(config, plan, priority)
+            fps = (page.camera.encoded - encoded_before) / (time.monotonic() - started)
+            what = "connected, frames held while the cloud moves" if held else \
+                "streaming the camera"
+            print(f"step-edge error at maximum speed, {_mode(priority)}, {CLIENTS} clients "
+                  f"{what} ({fps:.1f} JPEG encodes/s shared, "
+                  f"{sum(received) - sent_before} frames sent): "
+                  f"{motion._percentiles(errors)} (load {_uptime()})")
         stop.set()
         page.stop()
         feeder.close()
-    print(f"step-edge error at maximum speed, {CLIENTS} clients streaming the camera "
-          f"({fps:.1f} JPEG encodes/s shared, {sum(received)} frames sent): "
-          f"{motion._percentiles(errors)} (load {_uptime()})")
 
 
 def main() -> None:

@@ -198,6 +198,11 @@ def create_app(*, hub: Hub, board: Board, token: str, submit: Submit,
 
         async def frames() -> AsyncIterator[bytes]:
             while not hub.closing and not await request.is_disconnected():
+                current = hub.latest
+                if current is not None and current.status.get("mode") == "moving":
+                    # the step thread is driving the motors: hold the frames until it is done
+                    await hub.wait(current.version, 1.0)
+                    continue
                 data = await asyncio.to_thread(encoder.jpeg, fix_places(_status_or_none()))
                 if data is not None:
                     yield (b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: "
