@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # On Raspberry Pi OS, picamera2 comes from apt (python3-picamera2): let the venv see it.
 SYSTEM_SITE := $(shell $(PYTHON) -c 'import picamera2' >/dev/null 2>&1 && echo --system-site-packages)
 
-.PHONY: test simulate bench lint typecheck clean install-pi
+.PHONY: test simulate bench lint typecheck clean install-pi apt
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import ensurepip' >/dev/null 2>&1 || ./scripts/ensure-venv
@@ -21,14 +21,20 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/python -m mypy --strict firmware_py/bermuda_hw
 
-test: lint typecheck
+# Debian packages for the browser tests and the voice: chromium, espeak-ng
+apt:
+	@./scripts/ensure-apt
+
+test: lint typecheck apt
 	$(BIN)/python -m pytest
 
-# the whole simulated table (rig, camera, players, controller), one game in a fresh state dir
+# the whole simulated table (rig, camera, players, controller) in a fresh state dir, with the
+# table's page: it prints the URL to watch and play from (Ctrl-C ends it)
+SPEED ?= 4
 simulate: $(STAMP)
-	$(BIN)/bermuda-hw run --simulate --state-dir "$$(mktemp -d)" $(ARGS)
+	$(BIN)/bermuda-hw run --simulate --speed $(SPEED) --stay --state-dir "$$(mktemp -d)" $(ARGS)
 
-bench: $(STAMP)
+bench: $(STAMP) apt
 	$(BIN)/python benchmarks/run.py
 
 # on the Pi: apt packages, I2C, the service's user, /opt/bermuda-hw with the pinned set,

@@ -15,6 +15,9 @@ PRODUCTION = (
     "bermuda_hw.vision",
     "bermuda_hw.controller",
     "bermuda_hw.controller.daemon",
+    "bermuda_hw.web.service",
+    "bermuda_hw.web.client",
+    "bermuda_hw.voice",
 )
 
 

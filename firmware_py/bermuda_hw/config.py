@@ -187,6 +187,29 @@ class BackendConfig:
 
 
 @dataclass(frozen=True)
+class WebConfig:
+    """The table's page: served or not, and where ("" chooses by backend)."""
+
+    enabled: bool
+    bind: str  # "host:port"; "" is 0.0.0.0:8080 on the rig, 127.0.0.1:8080 simulated
+
+    def address(self, simulate: bool) -> tuple[str, int]:
+        """The host and port to listen on."""
+        text = self.bind or ("127.0.0.1:8080" if simulate else "0.0.0.0:8080")
+        host, _, port = text.rpartition(":")
+        return host.strip("[]"), int(port)
+
+
+@dataclass(frozen=True)
+class VoiceConfig:
+    """Spoken announcements through espeak-ng."""
+
+    enabled: bool
+    voice: str
+    words_per_minute: int
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole configuration; `source` is the file it came from (None: built-in)."""
 
@@ -196,6 +219,8 @@ class Config:
     rotation: RotationConfig
     controls: ControlsConfig
     sim: SimConfig
+    web: WebConfig = WebConfig(True, "")
+    voice: VoiceConfig = VoiceConfig(False, "en", 160)
     camera: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
     backend_settings: BackendConfig = field(
         default_factory=lambda: BackendConfig("real", "lgpio", None, 1)
@@ -395,6 +420,8 @@ def parse_config(
     rotation = _parse_rotation(root.table("rotation"))
     controls = _parse_controls(root.table("controls"))
     sim = _parse_sim(root.table("sim"))
+    web = _parse_web(root.table("web"))
+    voice = _parse_voice(root.table("voice"))
     camera_raw = data.get("camera", {})
     if not isinstance(camera_raw, dict):
         raise ConfigError(file, "camera", "must be a table")
@@ -405,6 +432,8 @@ def parse_config(
         rotation=rotation,
         controls=controls,
         sim=sim,
+        web=web,
+        voice=voice,
         camera=MappingProxyType(dict(camera_raw)),
         backend_settings=hardware,
     )
@@ -566,6 +595,26 @@ def _parse_sim(r: _Reader) -> SimConfig:
         motor_accel_mm_s2=r.number("motor_accel_mm_s2", positive=True),
         rotor_pull_out_hz=r.number("rotor_pull_out_hz", positive=True),
     )
+
+
+def _parse_web(r: _Reader) -> WebConfig:
+    bind = r.raw("bind")
+    if not isinstance(bind, str):
+        raise r.fail("bind", f"must be a string like \"0.0.0.0:8080\", not {bind!r}")
+    if bind:
+        host, colon, port = bind.rpartition(":")
+        if not colon or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+            raise r.fail("bind", f"must be host:port (port 0-65535), not {bind!r}")
+    return WebConfig(enabled=r.boolean("enabled"), bind=bind)
+
+
+def _parse_voice(r: _Reader) -> VoiceConfig:
+    voice = r.raw("voice")
+    if not isinstance(voice, str) or not voice or not all(
+            c.isalnum() or c in "-_+/" for c in voice):
+        raise r.fail("voice", f"must be an espeak-ng voice name such as \"en\", not {voice!r}")
+    return VoiceConfig(enabled=r.boolean("enabled"), voice=voice,
+                       words_per_minute=r.integer("words_per_minute", 80, 450))
 
 
 def pin_map(config: Config) -> dict[str, int]:

@@ -1,26 +1,35 @@
-"""`bermuda-hw game`: show the journalled game, or archive it and start a new one."""
+"""`bermuda-hw game`: show the game, undo the last move, or archive it and start a new one.
+
+While the daemon runs (its `daemon.json` names a live pid), every action goes
+through its API, so the running controller does it; otherwise the command
+works on the journal directly.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
+from dataclasses import asdict
 from typing import Any
 
 from bermuda_hw.cli.play import _players
 from bermuda_hw.cli.run import add_common, state_dir_default
 from bermuda_hw.controller.journal import Journal
+from bermuda_hw.controller.snapshot import game_json
 from bermuda_hw.errors import StateError
-from bermuda_hw.rules.board import LETTERS, load_board
-from bermuda_hw.rules.game import Game
+from bermuda_hw.rules.board import load_board
+from bermuda_hw.rules.game import Game, GameOptions
 from bermuda_hw.rules.play import describe_standings
+from bermuda_hw.web.client import DaemonClient
 
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "game", help="show the journalled game, or start a new one",
-        description="Read the daemon's journal: show the game, or archive it and start another. "
-                    "Stop the service first (systemctl stop bermuda-hw) before `game new`.",
+        description="Show the game, undo the last move, or archive it and start another. While "
+                    "the daemon runs, these go through its API; otherwise they work on the "
+                    "journal.",
     )
     commands = parser.add_subparsers(dest="game_command", metavar="ACTION", required=True)
     show = commands.add_parser("show", help="standings, phase and where every ship is")
@@ -33,38 +42,27 @@ def register(subparsers: Any) -> None:
                      help="number of players, 2 to 4 (default 4)")
     new.add_argument("--seed", type=int, default=None, metavar="S",
                      help="seed of the game's spinner (default: random)")
+    new.add_argument("--digital-ledger", action="store_true",
+                     help="house rule: the engine shuffles and deals the cards")
+    new.add_argument("--capture-probability", type=float, default=1.0, metavar="P",
+                     help="house rule: chance that a swept ship is captured (default 1.0)")
     new.set_defaults(func=run_new)
-
-
-def game_json(game_id: int, game: Game) -> dict[str, Any]:
-    outcome = game.outcome()
-    return {
-        "game_id": game_id,
-        "board": game.board.name,
-        "players": list(game.players),
-        "order": list(game.order),
-        "seed": game.seed,
-        "round": game.round,
-        "phase": game.phase.value,
-        "active": None if outcome is not None else game.active,
-        "cloud": {"col": game.pose.col, "row": game.pose.row, "letter": LETTERS[game.pose.letter]},
-        "totals": game.totals(),
-        "ships": [
-            {"id": s.id, "color": s.color, "location": s.location,
-             "previous_port": s.previous_port, "status": s.status.value}
-            for s in game.ships()
-        ],
-        "outcome": None if outcome is None else {
-            "reason": outcome.reason.value, "winners": list(outcome.winners),
-            "totals": dict(outcome.totals),
-        },
-        "journal_entries": len(game.journal),
-    }
+    undo = commands.add_parser("undo", help="take back the last move (recorded as an undo)")
+    add_common(undo)
+    undo.set_defaults(func=run_undo)
 
 
 def run_show(args: argparse.Namespace) -> int:
-    board = load_board(args.board)
     path = (args.state_dir or state_dir_default())
+    client = DaemonClient.find(path)
+    if client is not None:
+        data = client.get("/api/game")
+        if args.json:
+            print(json.dumps(data, indent=2))
+            return 0
+        _print_json_game(data, client.url)
+        return 0
+    board = load_board(args.board)
     if not (path / "bermuda.db").exists():
         raise StateError(f"{path / 'bermuda.db'}: no journal yet (the daemon has not run)")
     with Journal.in_state_dir(path) as journal:
@@ -92,15 +90,73 @@ def run_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_json_game(data: dict[str, Any], url: str) -> None:
+    outcome = data["outcome"]
+    state = (f"over: {', '.join(outcome['winners'])} ({outcome['reason']})" if outcome else
+             f"round {data['round']}, {data['phase']} phase, {data['active']} to play")
+    print(f"game {data['game_id']} on board {data['board']!r}, seed {data['seed']}: {state} "
+          f"(from the running daemon, {url})")
+    cloud = data["cloud"]
+    print(f"cloud: dot ({cloud['col']}, {cloud['row']}), letter {cloud['letter']}")
+    print("standings:")
+    for color in data["players"]:
+        print(f"  {color:<7} ${data['totals'][color]:,}")
+    print("ships:")
+    for ship in data["ships"]:
+        print(f"  {ship['id']:<9} {ship['location'] or ship['status']:<10} ({ship['status']}; "
+              f"previous port {ship['previous_port']})")
+
+
+def _options(args: argparse.Namespace) -> GameOptions:
+    try:
+        return GameOptions(digital_ledger=args.digital_ledger,
+                           capture_probability=args.capture_probability)
+    except ValueError as exc:
+        raise StateError(f"--capture-probability: {exc}") from None
+
+
 def run_new(args: argparse.Namespace) -> int:
+    options = _options(args)
+    state_dir = args.state_dir or state_dir_default()
+    client = DaemonClient.find(state_dir)
+    if client is not None:
+        request: dict[str, Any] = {"players": args.players, "options": asdict(options)}
+        if args.seed is not None:
+            request["seed"] = args.seed
+        print(client.act("new-game", request))
+        return 0
     board = load_board(args.board)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
-    with Journal.in_state_dir(args.state_dir or state_dir_default()) as journal:
+    with Journal.in_state_dir(state_dir) as journal:
         old = journal.current()
-        game = Game.new(args.players, seed=seed, board=board)
+        game = Game.new(args.players, seed=seed, board=board, options=options)
         game_id = journal.start(game)
     if old is not None:
         print(f"game {old.id} archived")
     print(f"game {game_id}: {args.players} players ({', '.join(game.order)} in turn order), "
           f"seed {seed}")
+    return 0
+
+
+def run_undo(args: argparse.Namespace) -> int:
+    state_dir = args.state_dir or state_dir_default()
+    client = DaemonClient.find(state_dir)
+    if client is not None:
+        print(client.act("undo"))
+        return 0
+    board = load_board(args.board)
+    with Journal.in_state_dir(state_dir) as journal:
+        loaded = journal.load(board)
+        if loaded is None:
+            raise StateError(f"{journal.path}: no current game")
+        game_id, game = loaded
+        entries = game.journal
+        if not entries or "cloud" in entries[-1]:
+            raise StateError("nothing to undo: no move since the last spin (a spin cannot be "
+                             "taken back)")
+        count = 2 if "move" in entries[-1] and len(entries) >= 2 and "roll" in entries[-2] \
+            else 1
+        undone = journal.undo(game_id, count)
+    what = next((e["move"] for e in undone if "move" in e), "the last entry")
+    print(f"game {game_id}: undone {what}; set the board as it was before it")
     return 0

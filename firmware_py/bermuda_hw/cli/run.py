@@ -68,6 +68,13 @@ def register(subparsers: Any) -> None:
                              "can)")
     parser.add_argument("--max-rounds", type=int, default=DEFAULT_MAX_ROUNDS, metavar="N",
                         help="simulated table: stop after this many rounds")
+    parser.add_argument("--stay", action="store_true",
+                        help="simulated table: keep running (and serving the page) after the "
+                             "game ends, until interrupted")
+    parser.add_argument("--no-web", action="store_true",
+                        help="do not serve the table's page (as [web] enabled = false)")
+    parser.add_argument("--bind", default=None, metavar="HOST:PORT",
+                        help="where the page listens (overrides [web] bind)")
     parser.set_defaults(func=run, config_error_exit=78)  # EX_CONFIG: not restarted
 
 
@@ -114,6 +121,26 @@ def _config(args: argparse.Namespace, simulate: bool) -> Config:
             config, sim=dataclasses.replace(config.sim, real_time_factor=factor), camera=camera
         )
     return config
+
+
+def _start_page(controller: Any, board: Any, config: Config, state_dir: Path, simulate: bool,
+                bind: str | None) -> Any:
+    from bermuda_hw.config import WebConfig
+    from bermuda_hw.web.pairing import pairing_url
+    from bermuda_hw.web.service import start_page
+
+    web = config.web
+    if bind is not None:
+        host, colon, port = bind.rpartition(":")
+        if not colon or not host or not port.isdigit() or int(port) > 65535:
+            raise ConfigError(None, "--bind", f"must be host:port, not {bind!r}")
+        web = WebConfig(web.enabled, bind)
+    page = start_page(controller, board, web, state_dir, simulate=simulate)
+    controller.say(f"the table's page: {page.url} (read-only; to pair a phone: "
+                   f"bermuda-hw token --state-dir {state_dir})")
+    if simulate:
+        controller.say(f"paired link for this machine: {pairing_url(page.local_url, page.token)}")
+    return page
 
 
 def run(args: argparse.Namespace) -> int:
@@ -185,7 +212,9 @@ def run(args: argparse.Namespace) -> int:
             if not simulate or game is None:
                 return False
             status = controller.status
-            if status.seq != progress["seq"]:
+            if args.stay:
+                return False
+            if status.seq != progress["seq"] or status.paused:
                 progress.update(seq=status.seq, frame=status.frames)
             elif status.frames - progress["frame"] > STUCK_FRAMES:
                 raise StateError(f"the simulated table made no progress in {STUCK_FRAMES} "
@@ -193,13 +222,26 @@ def run(args: argparse.Namespace) -> int:
                                  "is saved")
             return status.mode is Mode.OVER or game.round > args.max_rounds
 
+        page = None
+        voice = None
+        if config.voice.enabled:
+            from bermuda_hw.voice import Voice
+
+            voice = Voice(config.voice)
+            controller.listeners.append(voice.announce)
         previous = signal.signal(signal.SIGTERM, lambda *_: controller.request_stop())
         try:
+            if config.web.enabled and not args.no_web:
+                page = _start_page(controller, board, config, state_dir, simulate, args.bind)
             controller.run(until=finished)
         except KeyboardInterrupt:
             controller.say("interrupted: motors stopped, the game is saved")
         finally:
             signal.signal(signal.SIGTERM, previous)
+            if page is not None:
+                page.stop()
+            if voice is not None:
+                voice.close()
             controller.close()
         if simulate:
             status = controller.status

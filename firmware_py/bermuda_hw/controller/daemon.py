@@ -31,6 +31,10 @@ never the simulated world's truth. One frame at a time (`step`):
   is over it.
 - **watchdog**: under systemd's `WatchdogSec=` the main loop sends WATCHDOG=1,
   and so does the step thread while a move is waited on.
+- **actions from outside** (the page, `bermuda-hw game`): queued in
+  `commands` by any thread and run at the top of `step()`, on this thread:
+  spin, pass, undo, new game, pause/resume motion, re-home, answer. Readers
+  on other threads see only the immutable snapshots handed to `subscribers`.
 """
 
 from __future__ import annotations
@@ -40,11 +44,12 @@ import logging
 import os
 import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bermuda_hw.backends.camera import CameraSource
+from bermuda_hw.backends.camera import CameraSource, Frame
+from bermuda_hw.controller.commands import ActionRefused, Command, CommandQueue
 from bermuda_hw.controller.identify import (
     MoveMatch,
     Unexplained,
@@ -56,6 +61,7 @@ from bermuda_hw.controller.identify import (
 from bermuda_hw.controller.journal import Journal
 from bermuda_hw.controller.notify import Watchdog, sd_notify
 from bermuda_hw.controller.signals import Pattern, TableSignals
+from bermuda_hw.controller.snapshot import Snapshot, change_key, take
 from bermuda_hw.controller.status import Mode, Status
 from bermuda_hw.errors import CameraError, EmergencyStopError, HardwareError
 from bermuda_hw.planning.route import clear_route
@@ -75,13 +81,36 @@ from bermuda_hw.rules.moves import Move
 from bermuda_hw.rules.play import describe_standings
 from bermuda_hw.vision.reader import BoardReader
 from bermuda_hw.vision.stability import ObservationStream, StabilitySettings
-from bermuda_hw.vision.types import BoardObservation
+from bermuda_hw.vision.types import BoardObservation, FrameReading
 
 log = logging.getLogger("bermuda_hw.controller")
 
 FAULT_POLL_S = 0.1
 CLEAR_BOARD_TIMEOUT_S = 30.0  # how long a homing waits for hands to leave the board
 SETTLE_BEFORE_HOMING_S = 0.5  # after a stop at speed, the carriage comes to rest first
+
+
+@dataclass(frozen=True)
+class CameraView:
+    """The latest camera frame with what vision read in it (for the page's camera view)."""
+
+    image: Any
+    reading: FrameReading | None
+    pose: Any
+    frame: int
+
+
+class _FrameTap:
+    """A camera source that remembers the last frame it handed out."""
+
+    def __init__(self, source: CameraSource) -> None:
+        self.source = source
+        self.last: Frame | None = None
+
+    def read(self, timeout_s: float | None = None) -> Frame:
+        frame = self.source.read(timeout_s)
+        self.last = frame
+        return frame
 
 
 @dataclass
@@ -138,6 +167,13 @@ class Controller:
         self.watchdog = Watchdog()
         self.clear_board_timeout_s = CLEAR_BOARD_TIMEOUT_S
         self._spin_waits = False  # a spin asked for while the board was covered
+        self.commands = CommandQueue()
+        self.subscribers: list[Callable[[Snapshot], None]] = []
+        self.snapshot: Snapshot | None = None
+        self.camera_view: CameraView | None = None
+        self._snapshot_key: tuple[Any, ...] | None = None
+        self._tap: _FrameTap | None = None
+        self._restoring = False  # after an undo: wait for the board as it was, take no move
 
     # --- announcements ------------------------------------------------------------------
 
@@ -162,6 +198,19 @@ class Controller:
             self.status.active = game.active if not game.is_over() else ""
         if changed:
             sd_notify(f"STATUS={mode.value}: {message}"[:200])
+        self.publish()
+
+    def publish(self) -> None:
+        """Hand a new snapshot to the subscribers if the status or the game changed."""
+        key = change_key(self.game_id, self.status)
+        if key == self._snapshot_key:
+            return
+        self._snapshot_key = key
+        version = 1 if self.snapshot is None else self.snapshot.version + 1
+        snapshot = take(version, self.game_id, self.status, self.game)
+        self.snapshot = snapshot
+        for subscriber in list(self.subscribers):
+            subscriber(snapshot)
 
     # --- start-up -----------------------------------------------------------------------
 
@@ -185,6 +234,7 @@ class Controller:
             self._home()
         except HardwareError as exc:
             self._fault(f"at start-up: {exc}")
+        self.publish()
         sd_notify("READY=1")
 
     def _load_game(self) -> None:
@@ -214,6 +264,8 @@ class Controller:
     def new_game(self) -> None:
         """Archive the current game and start the next one (long press, or `game new`)."""
         self._new_game()
+        self._pending = None
+        self._restoring = False
         self._aligned = True
         self._place_cloud()
         self._reset_stream()
@@ -226,7 +278,8 @@ class Controller:
         camera = self.open_camera()
         camera.open()
         self.camera = camera
-        self.stream = ObservationStream(camera, self.reader, self.stability)
+        self._tap = _FrameTap(camera)
+        self.stream = ObservationStream(self._tap, self.reader, self.stability)
 
     def _reset_stream(self) -> None:
         """Forget the last stable state: the next one is reported even if it looks the same."""
@@ -320,6 +373,7 @@ class Controller:
     def close(self) -> None:
         """Stop the motors, show nothing, close the camera; closing twice is fine."""
         sd_notify("STOPPING=1")
+        self.commands.refuse_all("the controller is stopping")
         self.mover.emergency_stop("shutting down")
         self.signals.off()
         if self.camera is not None:
@@ -327,8 +381,14 @@ class Controller:
             self.camera = None
 
     def step(self) -> None:
-        """One frame: read it, act on a new stable observation, then on a button press."""
+        """One frame: queued actions, then read a frame, act on a new stable observation,
+        then on a button press; publish what changed."""
         self.watchdog.kick()
+        self.commands.run_pending(self._command)
+        self._step()
+        self.publish()
+
+    def _step(self) -> None:
         if self.status.mode is Mode.FAULT:
             self._fault_step()
             return
@@ -346,6 +406,11 @@ class Controller:
             self._fault(f"camera fault: {exc}")
             return
         self.status.frames += 1
+        tap = self._tap
+        if tap is not None and tap.last is not None:
+            tracker = getattr(self.reader, "tracker", None)
+            self.camera_view = CameraView(tap.last.image, self.stream.last_reading,
+                                          getattr(tracker, "pose", None), self.status.frames)
         if self.mover.stopped and not self._stop.is_set():  # the e-stop button, pressed
             self._fault(f"{self.mover.estop_reason or 'emergency stop'}")
             return
@@ -374,7 +439,7 @@ class Controller:
             return
         if self.status.mode is Mode.SETUP:
             diff = difference(game, observation)
-            if diff and game.phase is Phase.SHIPS:
+            if diff and game.phase is Phase.SHIPS and not self._restoring:
                 # a player who moved before the check settled: take the move if it is one
                 result = identify_move(game, observation)
                 if isinstance(result, MoveMatch):
@@ -434,6 +499,7 @@ class Controller:
         game = self.game
         assert game is not None
         self.status.fix = None
+        self._restoring = False
         if game.is_over():
             self._announce_over()
         elif game.phase is Phase.CLOUD:
@@ -468,26 +534,147 @@ class Controller:
         game = self.game
         assert game is not None
         mode = self.status.mode
-        if mode is Mode.SPIN:
+        if mode is Mode.SPIN and self.status.paused:
+            self.say("motion is paused: resume it from the page first")
+        elif mode is Mode.SPIN:
             if self._board_clear():
                 self._spin()
             else:
                 self._spin_waits = True
                 self.say("hands off the board, please: the cloud spins once it is clear")
         elif mode is Mode.READY and game.phase is Phase.SHIPS:
-            die = pass_die(game)
-            if die is None:
-                self.say(f"{game.active} cannot pass: every die value gives a move")
+            try:
+                self._pass()
+            except ActionRefused as exc:
+                self.say(str(exc))
                 self.signals.show(Pattern.FIX)
                 self.signals.show(Pattern.READY, beep=False)
-                return
-            game.set_die(die)
-            events = game.push(Move.pass_turn(game.active))
-            self._commit()
-            self.say(f"{events[0]} (no move with a {die})")
-            self._settled()
         elif mode in (Mode.FIX, Mode.SETUP):
             self.say(f"fix the board first: {self.status.message}")
+
+    def _pass(self) -> str:
+        game = self.game
+        assert game is not None
+        die = pass_die(game)
+        if die is None:
+            raise ActionRefused(f"{game.active} cannot pass: every die value gives a move")
+        game.set_die(die)
+        events = game.push(Move.pass_turn(game.active))
+        self._commit()
+        text = f"{events[0]} (no move with a {die})"
+        self.say(text)
+        self._settled()
+        return text
+
+    # --- actions from outside (run on this thread, at the top of `step`) -----------------
+
+    def _command(self, command: Command) -> str:
+        handlers: dict[str, Callable[[Mapping[str, Any]], str]] = {
+            "spin": self._do_spin, "pass": self._do_pass, "undo": self._do_undo,
+            "new-game": self._do_new_game, "pause": self._do_pause, "resume": self._do_resume,
+            "rehome": self._do_rehome, "answer": self._do_answer,
+        }
+        return handlers[command.action](command.args)
+
+    def _now(self) -> str:
+        return f"now: {self.status.mode.value}" + (
+            f" ({self.status.message})" if self.status.message else "")
+
+    def _do_spin(self, args: Mapping[str, Any]) -> str:
+        if self.status.mode is not Mode.SPIN:
+            raise ActionRefused(f"spin only when the table is asked to press spin; {self._now()}")
+        if self.status.paused:
+            raise ActionRefused("motion is paused: resume it first")
+        self._pressed.set()  # the same as the button: this step spins
+        return "spin pressed"
+
+    def _do_pass(self, args: Mapping[str, Any]) -> str:
+        game = self.game
+        if self.status.mode is not Mode.READY or game is None or game.phase is not Phase.SHIPS:
+            raise ActionRefused(f"pass only when a player is to move; {self._now()}")
+        return self._pass()
+
+    def _do_undo(self, args: Mapping[str, Any]) -> str:
+        game = self.game
+        if game is None or self.status.mode in (Mode.MOVING, Mode.AFTER_SPIN, Mode.STARTING):
+            raise ActionRefused(f"nothing can be undone while the cloud moves; {self._now()}")
+        entries = game.journal
+        if not entries:
+            raise ActionRefused("nothing to undo: no move has been made in this game")
+        last = entries[-1]
+        if "cloud" in last:
+            raise ActionRefused("the last action is a spin: the cloud has moved and captured, "
+                                "and a spin cannot be taken back")
+        count = 2 if "move" in last and len(entries) >= 2 and "roll" in entries[-2] else 1
+        undone = self.journal.undo(self.game_id, count)
+        stored = self.journal.stored(self.game_id)
+        self.game = Game.replay(stored.record(), self.board)
+        what = next((e["move"] for e in undone if "move" in e), None) or ", ".join(
+            sorted(str(k) for e in undone for k in e))
+        self.status.seq = len(self.game.journal)
+        self.status.outcome = None
+        self._restoring = True
+        self._reset_stream()
+        text = f"undone: {what}; set the board as it was before it"
+        self._set(Mode.SETUP, text, Pattern.FIX)
+        return text
+
+    def _do_new_game(self, args: Mapping[str, Any]) -> str:
+        if self.status.mode is Mode.FAULT:
+            raise ActionRefused("re-home after the fault first")
+        if self.status.paused:
+            raise ActionRefused("motion is paused: resume it first (a new game moves the cloud)")
+        unknown = sorted(set(args) - {"players", "seed", "options"})
+        if unknown:
+            raise ActionRefused(f"new-game: unknown field {unknown[0]!r}", status=400)
+        players = args.get("players", self.players)
+        if not isinstance(players, int) or isinstance(players, bool) or not 2 <= players <= 4:
+            raise ActionRefused("new-game: players must be a whole number from 2 to 4",
+                                status=400)
+        seed = args.get("seed")
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)
+                                 or seed < 0):
+            raise ActionRefused("new-game: seed must be a whole number, at least 0", status=400)
+        raw = args.get("options") or {}
+        if not isinstance(raw, Mapping):
+            raise ActionRefused("new-game: options must be an object", status=400)
+        try:
+            options = GameOptions(**dict(raw))
+        except (TypeError, ValueError) as exc:
+            raise ActionRefused(f"new-game: options: {exc}", status=400) from None
+        old = self.game_id
+        self.players, self.seed, self.options = players, seed, options
+        self.new_game()
+        return f"game {old} archived; new game {self.game_id} with {players} players"
+
+    def _do_pause(self, args: Mapping[str, Any]) -> str:
+        self.status.paused = True
+        self.say("motion paused: no spin until it is resumed")
+        return "motion paused"
+
+    def _do_resume(self, args: Mapping[str, Any]) -> str:
+        self.status.paused = False
+        self.say("motion resumed")
+        return "motion resumed"
+
+    def _do_rehome(self, args: Mapping[str, Any]) -> str:
+        if self.status.mode is not Mode.FAULT:
+            raise ActionRefused(f"re-home only after a fault; {self._now()}")
+        if self.controls.estop_engaged:
+            raise ActionRefused("the e-stop is still engaged: release it first")
+        self._pressed.set()  # the same as the button after a fault: this step recovers
+        return "re-homing"
+
+    def _do_answer(self, args: Mapping[str, Any]) -> str:
+        answer = getattr(self, "answer", None)
+        if answer is None or getattr(self.status, "question", None) is None:
+            raise ActionRefused("there is no question to answer")
+        option = args.get("option")
+        if not isinstance(option, str):
+            raise ActionRefused("answer: option must be one of the question's options",
+                                status=400)
+        result = answer(option)
+        return str(result) if result is not None else f"answered: {option}"
 
     def _on_estop(self) -> None:
         # gpiozero's event thread: stop the motors now; the main loop reports the fault

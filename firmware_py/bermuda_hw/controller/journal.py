@@ -5,7 +5,9 @@ first player) and its journal: the engine's entries (`Game.record()`), each
 action of the table (a roll and its move, a cloud phase, a hand edit)
 committed in one transaction. The game is rebuilt by replaying the journal
 through the rules engine (`Game.replay`). A finished or abandoned game is
-archived, never deleted.
+archived, never deleted. An undo is an entry of its own (`{"undo": [seq, ...]}`
+naming the rows it takes back): rows are never deleted, and the game is
+replayed from the entries that no undo names.
 
 SQLite in WAL mode with `synchronous=FULL` makes every commit durable before
 `append` returns: after a crash or a power cut at any point the database
@@ -68,6 +70,7 @@ class StoredGame:
     started_utc: str
     finished_utc: str | None
     outcome: str | None
+    log: tuple[Mapping[str, Any], ...] = ()  # every row, undo entries and undone rows too
 
     def record(self) -> dict[str, Any]:
         """In the shape of `Game.record()`, for `Game.replay`."""
@@ -183,11 +186,37 @@ class Journal:
             raise StateError(f"{self.path}: no game {game_id}")
         try:
             setup = json.loads(row[2])
-            entries = tuple(json.loads(text) for (text,) in self.conn.execute(
-                "SELECT entry FROM entries WHERE game_id = ? ORDER BY seq", (game_id,)))
         except json.JSONDecodeError as exc:
             raise StateError(f"{self.path}: game {game_id}: a damaged entry: {exc}") from exc
-        return StoredGame(int(row[0]), str(row[1]), setup, entries, str(row[3]), row[4], row[5])
+        log = self._log(game_id)
+        entries = tuple(entry for _, entry in _effective(log))
+        return StoredGame(int(row[0]), str(row[1]), setup, entries, str(row[3]), row[4], row[5],
+                          tuple(entry for _, entry in log))
+
+    def _log(self, game_id: int) -> list[tuple[int, dict[str, Any]]]:
+        try:
+            return [(int(seq), json.loads(text)) for seq, text in self.conn.execute(
+                "SELECT seq, entry FROM entries WHERE game_id = ? ORDER BY seq", (game_id,))]
+        except json.JSONDecodeError as exc:
+            raise StateError(f"{self.path}: game {game_id}: a damaged entry: {exc}") from exc
+
+    def undo(self, game_id: int, count: int) -> list[Mapping[str, Any]]:
+        """Take back the game's last `count` entries with an undo entry; the entries taken back.
+
+        Nothing is deleted: the undo entry names the rows it takes back, and a
+        finished game that an undo reopens is no longer finished.
+        """
+        with self._transaction():
+            log = self._log(game_id)
+            effective = _effective(log)
+            if count < 1 or count > len(effective):
+                raise StateError(f"{self.path}: game {game_id}: cannot undo {count} of "
+                                 f"{len(effective)} entries")
+            undone = effective[-count:]
+            self._insert(game_id, len(log), [{"undo": [seq for seq, _ in undone]}])
+            self.conn.execute("UPDATE games SET finished_utc = NULL, outcome = NULL "
+                              "WHERE id = ?", (game_id,))
+        return [entry for _, entry in undone]
 
     def games(self) -> list[tuple[int, str, str | None, str | None]]:
         """Every game: id, started, finished, archived (UTC, ISO 8601)."""
@@ -219,7 +248,8 @@ class Journal:
     def sync(self, game_id: int, game: Game) -> int:
         """Append the game's journal entries that the database does not hold yet; how many."""
         count = self._count(game_id)
-        new = game.journal[count:]
+        held = len(_effective(self._log(game_id)))
+        new = game.journal[held:]
         if new:
             with self._transaction():
                 if self._count(game_id) != count:
@@ -279,6 +309,13 @@ class Journal:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _effective(log: Sequence[tuple[int, Mapping[str, Any]]]
+               ) -> list[tuple[int, Mapping[str, Any]]]:
+    """The rows that count: neither an undo entry nor a row that an undo names."""
+    undone = {seq for _, entry in log if "undo" in entry for seq in entry["undo"]}
+    return [(seq, entry) for seq, entry in log if "undo" not in entry and seq not in undone]
 
 
 class _Transaction:

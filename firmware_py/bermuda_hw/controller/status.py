@@ -40,6 +40,7 @@ class Status:
     lost: tuple[str, ...] = ()
     outcome: str | None = None
     fault: str | None = None
+    paused: bool = False  # motion paused from the page: no spin until resumed
     frames: int = 0
     observations: int = 0
 

@@ -1,0 +1,100 @@
+"""The danger map: the exact chance that the next spin sweeps each ship.
+
+The spinner is one pointer over three rings (ruling 13): a single uniform
+angle picks the letter, the number and the direction together. Every ring's
+sectors are equal, so the sector boundaries of all three rings cut the circle
+into arcs on which the spinner shows one outcome. Each arc's share of the
+circle is its outcome's exact probability (a `Fraction`). For each outcome
+the rules engine plays the cloud phase on a copy of the game, with the ships
+where they stand now, and reports what the cloud would sweep; nothing is
+re-derived beside the engine.
+
+>>> from bermuda_hw.rules.game import Game
+>>> odds = sweep_odds(Game.new(2, seed=1))
+>>> sum(o.probability for o in spinner_outcomes(Game.new(2, seed=1).board.spinner))
+Fraction(1, 1)
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+
+from bermuda_hw.rules.board import SpinnerRings
+from bermuda_hw.rules.cloud import Spin, Spinner
+from bermuda_hw.rules.events import CloudRemoved, Swept
+from bermuda_hw.rules.game import Game, Phase, ShipStatus
+
+FULL_TURN_DEG = 360
+
+
+@dataclass(frozen=True)
+class SpinOutcome:
+    """One outcome of the spinner, its exact probability and the arcs (degrees) that show it."""
+
+    spin: Spin
+    probability: Fraction
+    arcs_deg: tuple[tuple[Fraction, Fraction], ...]
+
+    @property
+    def angle_deg(self) -> float:
+        """A pointer angle that shows this outcome: the middle of its widest arc."""
+        start, end = max(self.arcs_deg, key=lambda a: a[1] - a[0])
+        return float((start + end) / 2)
+
+
+def spinner_outcomes(rings: SpinnerRings) -> list[SpinOutcome]:
+    """Every outcome of one pointer over the three rings, with its exact probability."""
+    cuts = {Fraction(0), Fraction(FULL_TURN_DEG)}
+    for ring in (rings.letters, rings.numbers, rings.directions):
+        cuts.update(Fraction(FULL_TURN_DEG * k, len(ring)) for k in range(len(ring)))
+    ordered = sorted(cuts)
+    spinner = Spinner(rings)
+    arcs: dict[Spin, list[tuple[Fraction, Fraction]]] = {}
+    for start, end in itertools.pairwise(ordered):
+        spin = spinner.at(float((start + end) / 2))
+        arcs.setdefault(spin, []).append((start, end))
+    return [
+        SpinOutcome(spin, sum((e - s for s, e in spans), Fraction(0)) / FULL_TURN_DEG,
+                    tuple(spans))
+        for spin, spans in arcs.items()
+    ]
+
+
+@dataclass(frozen=True)
+class DangerMap:
+    """What the next spin would do, with the ships where they stand now."""
+
+    swept: Mapping[str, Fraction]  # every ship on the board: the chance it is swept
+    leaves_board: Fraction  # the chance the cloud ends on an outside dot
+    in_cloud: tuple[str, ...]  # ships inside the cloud now (lost if it leaves the board)
+    outcomes: int  # distinct spinner outcomes enumerated
+
+
+def sweep_odds(game: Game) -> DangerMap:
+    """The exact chance that the next spin sweeps each ship on the board.
+
+    The spin is played on copies of the game as if the cloud phase came now;
+    the game itself is not touched. A finished game has no next spin: every
+    chance is 0.
+    """
+    on_board = [s.id for s in game.ships() if s.location is not None]
+    in_cloud = tuple(s.id for s in game.ships() if s.status is ShipStatus.IN_CLOUD)
+    swept: dict[str, Fraction] = dict.fromkeys(on_board, Fraction(0))
+    outcomes = spinner_outcomes(game.board.spinner)
+    if game.is_over():
+        return DangerMap(swept, Fraction(0), in_cloud, len(outcomes))
+    leaves = Fraction(0)
+    for outcome in outcomes:
+        trial = game.copy()
+        trial.phase = Phase.CLOUD
+        events = trial.cloud_phase(outcome.spin, capture=())
+        for event in events:
+            if isinstance(event, Swept):
+                for ship in event.ships:
+                    swept[ship] += outcome.probability
+            elif isinstance(event, CloudRemoved):
+                leaves += outcome.probability
+    return DangerMap(swept, leaves, in_cloud, len(outcomes))

@@ -1,0 +1,1 @@
+"""The table's page: a Starlette app on uvicorn, in its own thread inside `bermuda-hw run`."""

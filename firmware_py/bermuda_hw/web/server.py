@@ -1,0 +1,111 @@
+"""The web server's thread: uvicorn with its own event loop, beside the controller's step thread.
+
+The listening socket is bound before the thread starts, so a port in use is
+reported at start-up in one line (and port 0 picks a free port, for tests).
+The server only reads snapshots and queues actions: it never touches devices.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import socket
+import threading
+import time
+from typing import Any
+
+import uvicorn
+from starlette.applications import Starlette
+
+from bermuda_hw.errors import ConfigError
+from bermuda_hw.web.hub import Hub
+
+START_TIMEOUT_S = 10.0
+GRACEFUL_S = 1.0
+
+
+class WebServer:
+    """Serve an app on host:port in a daemon thread; `start()`, `url`, `stop()`."""
+
+    def __init__(self, app: Starlette, hub: Hub, host: str, port: int) -> None:
+        self.app = app
+        self.hub = hub
+        self.host = host
+        self.port = port
+        self._socket: socket.socket | None = None
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+
+    def _bind(self) -> socket.socket:
+        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((self.host, self.port))
+        except OSError as exc:
+            sock.close()
+            why = "the port is in use" if exc.errno == errno.EADDRINUSE else (
+                exc.strerror or str(exc))
+            raise ConfigError(None, "web.bind", f"cannot listen on {self.host}:{self.port}: "
+                                                f"{why}") from None
+        sock.listen(128)
+        sock.set_inheritable(True)
+        return sock
+
+    @property
+    def url(self) -> str:
+        """The page's URL (the wildcard address shown as this machine's name)."""
+        host = self.host
+        if host in ("0.0.0.0", "::", ""):
+            host = socket.gethostname()
+        elif ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{self.port}/"
+
+    def start(self) -> str:
+        """Bind, start serving in a thread, wait until it listens; the URL."""
+        self._socket = self._bind()
+        self.port = int(self._socket.getsockname()[1])
+        config = uvicorn.Config(self.app, log_level="warning", lifespan="off",
+                                timeout_graceful_shutdown=int(GRACEFUL_S) or 1,
+                                access_log=False)
+        server = uvicorn.Server(config)
+        self._server = server
+        sockets = [self._socket]
+
+        def serve() -> None:
+            async def main() -> None:
+                self.hub.bind(asyncio.get_running_loop())
+                await server.serve(sockets=sockets)
+
+            asyncio.run(main())
+
+        self._thread = threading.Thread(target=serve, name="bermuda-web", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while not server.started and self._thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if not server.started:
+            raise ConfigError(None, "web.bind", f"the web server did not start on "
+                                                f"{self.host}:{self.port}")
+        return self.url
+
+    def stop(self) -> None:
+        """Close the streams and stop the server (stopping twice is fine)."""
+        self.hub.close()
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=GRACEFUL_S + 4.0)
+            self._thread = None
+        if self._socket is not None:
+            with contextlib.suppress(OSError):
+                self._socket.close()
+            self._socket = None
+
+    def __enter__(self) -> WebServer:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()

@@ -1,0 +1,354 @@
+// The table's page: live state over Server-Sent Events, the board drawn in SVG, actions by POST.
+"use strict";
+
+const NS = "http://www.w3.org/2000/svg";
+const COLORS = { blue: "#1f5fd1", yellow: "#f2c500", green: "#1e9e4a", red: "#d62828" };
+// a shape per colour, so that no one needs to tell the colours apart
+const SHAPES = { blue: "circle", yellow: "square", green: "triangle", red: "diamond" };
+const page = { board: null, dots: new Map(), state: null, history: [], spinSeq: null, paired: false };
+window.bermuda = page;  // for the browser tests and the latency benchmark
+page.updates = [];
+
+function $(id) { return document.getElementById(id); }
+
+function el(name, attrs, parent) {
+  const node = document.createElementNS(NS, name);
+  for (const [k, v] of Object.entries(attrs || {})) node.setAttribute(k, v);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
+
+function shipShape(color, number, parent) {
+  const fill = COLORS[color] || color;
+  const shape = SHAPES[color] || "circle";
+  let body;
+  if (shape === "square") body = el("rect", { x: -8, y: -8, width: 16, height: 16, rx: 2 }, parent);
+  else if (shape === "triangle") body = el("polygon", { points: "0,-10 9.5,7.5 -9.5,7.5" }, parent);
+  else if (shape === "diamond") body = el("polygon", { points: "0,-10.5 10.5,0 0,10.5 -10.5,0" }, parent);
+  else body = el("circle", { r: 8.5 }, parent);
+  body.setAttribute("class", "body");
+  body.setAttribute("fill", fill);
+  const text = el("text", { y: shape === "triangle" ? 2 : 0 }, parent);
+  text.textContent = String(number);
+}
+
+// --- the spinner -------------------------------------------------------------------------
+
+function arc(r0, r1, a0, a1) {
+  const p = (r, a) => [r * Math.sin(a * Math.PI / 180), -r * Math.cos(a * Math.PI / 180)];
+  const [x0, y0] = p(r1, a0), [x1, y1] = p(r1, a1), [x2, y2] = p(r0, a1), [x3, y3] = p(r0, a0);
+  const large = a1 - a0 > 180 ? 1 : 0;
+  return `M${x0},${y0} A${r1},${r1} 0 ${large} 1 ${x1},${y1} L${x2},${y2} A${r0},${r0} 0 ${large} 0 ${x3},${y3} Z`;
+}
+
+function drawSpinner(spinner) {
+  const svg = $("spinner");
+  clear(svg);
+  const rings = [["letters", 72, 104, ["#f9e79f", "#fdebd0"]],
+                 ["numbers", 46, 72, ["#d6eaf8", "#ebf5fb"]],
+                 ["directions", 18, 46, ["#d5f5e3", "#eafaf1"]]];
+  for (const [key, r0, r1, fills] of rings) {
+    const sectors = spinner[key];
+    const step = 360 / sectors.length;
+    sectors.forEach((label, i) => {
+      el("path", { d: arc(r0, r1, i * step, (i + 1) * step), fill: fills[i % 2], class: "ring-sector" }, svg);
+      const mid = (i + 0.5) * step * Math.PI / 180, r = (r0 + r1) / 2;
+      const word = String(label).length > 2;  // a full word: run to the last dot
+      const t = el("text", { x: r * Math.sin(mid), y: -r * Math.cos(mid),
+                             class: word ? "ring-text ring-word" : "ring-text" }, svg);
+      t.textContent = word ? String(label)[0] + "…" : String(label);
+      el("title", {}, t).textContent = String(label);
+    });
+  }
+  const pointer = el("g", { id: "pointer", "data-angle": "0" }, svg);
+  el("polygon", { points: "0,-100 5,0 0,8 -5,0" }, pointer);
+  el("circle", { r: 6 }, svg);
+}
+
+function animateSpin(spin) {
+  const pointer = $("pointer");
+  const from = Number(pointer.getAttribute("data-angle")) || 0;
+  const to = 720 + spin.angle_deg;
+  pointer.setAttribute("data-angle", String(spin.angle_deg));
+  pointer.setAttribute("data-spin", spin.text);
+  const run = pointer.animate(
+    [{ transform: `rotate(${from}deg)` }, { transform: `rotate(${to}deg)` }],
+    { duration: 1600, easing: "cubic-bezier(.15,.7,.25,1)", fill: "forwards" });
+  pointer.classList.add("spinning");
+  run.finished.then(() => pointer.classList.remove("spinning"), () => {});
+}
+
+// --- the board ---------------------------------------------------------------------------
+
+function place(id) {
+  const b = page.board;
+  const port = b.ports.find((p) => p.id === id);
+  if (port) return [port.x_mm, port.y_mm];
+  const s = b.spaces.find((p) => p.id === id);
+  return s ? [s.x_mm, s.y_mm] : null;
+}
+
+function drawFix(status) {
+  const layer = $("layer-fix");
+  clear(layer);
+  document.querySelectorAll(".place.fix").forEach((n) => n.classList.remove("fix"));
+  const fix = status.fix;
+  if (!fix) return;
+  for (const kind of ["missing", "extra"]) {
+    for (const [color, where] of fix[kind] || []) {
+      if (!where) continue;
+      const at = place(where);
+      if (!at) continue;
+      const mark = el("circle", { cx: at[0], cy: at[1], r: 20, class: `fix-mark ${kind}`,
+                                  "data-place": where, "data-color": color }, layer);
+      el("title", {}, mark).textContent = `${kind === "missing" ? "missing" : "should not be here"}: ${color} at ${where}`;
+      const node = document.getElementById(`place-${where}`);
+      if (node) node.classList.add("fix");
+    }
+  }
+}
+
+function drawShips(state) {
+  const layer = $("layer-ships"), cloudLayer = $("layer-cloud"), heat = $("layer-heat");
+  clear(layer); clear(cloudLayer); clear(heat);
+  const game = state.game;
+  if (!game) return;
+  const danger = (state.danger && state.danger.ships) || {};
+  const dot = page.dots.get(`${game.cloud.col},${game.cloud.row}`);
+  const cloud = el("g", { id: "cloud", "data-col": game.cloud.col, "data-row": game.cloud.row,
+                          "data-letter": game.cloud.letter,
+                          transform: `translate(${dot[0]} ${dot[1]})` }, cloudLayer);
+  el("circle", { r: page.board.cloud.footprint_radius_mm, class: "cloud-body" }, cloud);
+  el("polygon", { points: "-5,-" + (page.board.cloud.footprint_radius_mm + 1) + " 5,-" +
+                  (page.board.cloud.footprint_radius_mm + 1) + " 0,-" + (page.board.cloud.footprint_radius_mm - 8),
+                  fill: "#34495e" }, cloud);
+  const letter = el("text", { y: -page.board.cloud.footprint_radius_mm + 24, class: "cloud-letter" }, cloud);
+  letter.textContent = game.cloud.letter;
+  let inCloud = 0;
+  for (const ship of game.ships) {
+    const [color, number] = ship.id.split("-");
+    if (ship.status === "in-cloud") {
+      const g = el("g", { class: "ship in-cloud", "data-ship": ship.id, "data-location": "cloud",
+                          transform: `translate(${-24 + (inCloud % 4) * 16} ${10 + Math.floor(inCloud / 4) * 16}) scale(.75)` }, cloud);
+      shipShape(color, number, g);
+      inCloud += 1;
+      continue;
+    }
+    const at = state.positions[ship.id];
+    if (!at || !ship.location) continue;
+    const p = danger[ship.id] ? danger[ship.id].p : 0;
+    if (p > 0) {
+      el("circle", { cx: at[0], cy: at[1], r: 15, class: "heat", "data-ship": ship.id, "data-p": p.toFixed(4),
+                     "stroke-width": (2 + 8 * p).toFixed(2), "stroke-opacity": (0.35 + 0.65 * p).toFixed(2) }, heat);
+    }
+    const g = el("g", { class: "ship", "data-ship": ship.id, "data-location": ship.location,
+                        transform: `translate(${at[0]} ${at[1]})` }, layer);
+    el("title", {}, g).textContent = `${ship.id} at ${ship.location}`;
+    shipShape(color, number, g);
+  }
+}
+
+function drawSpinPath(spin) {
+  const layer = $("layer-path");
+  clear(layer);
+  if (!spin || spin.dots.length < 2) return;
+  el("polyline", { points: spin.dots.map((d) => d.join(",")).join(" "), class: "cloud-path",
+                   "data-spin": spin.text }, layer);
+}
+
+// --- the panels --------------------------------------------------------------------------
+
+function usd(n) { return "$" + n.toLocaleString("en-US"); }
+
+function show(id, text) {
+  const node = $(id);
+  node.hidden = !text;
+  node.textContent = text || "";
+}
+
+function render(state) {
+  page.state = state;
+  const s = state.status, game = state.game;
+  $("game-line").textContent = game
+    ? `game ${state.game_id} · round ${s.round} · ${s.phase} phase${s.active ? " · " + s.active + " to play" : ""}`
+    : "no game";
+  $("message").textContent = s.message || s.mode;
+  $("message").setAttribute("data-mode", s.mode);
+  show("fix", s.fix ? "Fix the board: " + s.fix.text : "");
+  show("fault", s.fault ? "Fault: " + s.fault : "");
+  const q = s.question;
+  $("question").hidden = !q;
+  if (q) {
+    $("question-text").textContent = q.text || String(q);
+    const box = $("question-options");
+    box.textContent = "";
+    for (const option of q.options || []) {
+      const b = document.createElement("button");
+      b.textContent = option;
+      b.addEventListener("click", () => act("answer", { option }));
+      box.appendChild(b);
+    }
+  }
+  const outcome = game && game.outcome;
+  show("winner", outcome ? `${outcome.winners.join(" and ")} win${outcome.winners.length > 1 ? "" : "s"} (${outcome.reason})` : "");
+  $("btn-spin").disabled = s.mode !== "spin" || s.paused;
+  $("btn-spin").classList.toggle("ready", s.mode === "spin" && !s.paused);
+  $("btn-pass").disabled = s.mode !== "ready";
+  $("btn-pause").hidden = !!s.paused;
+  $("btn-resume").hidden = !s.paused;
+  $("btn-rehome").hidden = s.mode !== "fault";
+  drawFix(s);
+  drawShips(state);
+  const spin = state.last_spin;
+  drawSpinPath(spin);
+  if (spin && spin.seq !== page.spinSeq) {
+    if (page.spinSeq !== null || page.history.length) animateSpin(spin);
+    page.spinSeq = spin.seq;
+    $("last-spin").textContent = `round ${spin.round}: ${spin.text}`;
+  } else if (!spin) {
+    $("last-spin").textContent = "no spin yet";
+    page.spinSeq = null;
+  }
+  renderScores(state);
+  renderDanger(state);
+  page.updates.push({ version: state.version, mode: s.mode, seq: state.seq, at: Date.now(),
+                     taken: state.taken_unix * 1000 });
+  if (page.updates.length > 2000) page.updates.splice(0, 1000);
+}
+
+function renderScores(state) {
+  const body = $("scores").querySelector("tbody");
+  body.textContent = "";
+  const game = state.game, cards = state.cards;
+  if (!game) return;
+  for (const color of game.players) {
+    const tr = document.createElement("tr");
+    tr.setAttribute("data-player", color);
+    const hand = (cards.hands[color] || []).map((c) => `${c.product} ${c.usd / 1000}k`).join(", ");
+    for (const text of [color, usd(game.totals[color]), hand || "–"]) {
+      const td = document.createElement("td");
+      td.textContent = text;
+      tr.appendChild(td);
+    }
+    body.appendChild(tr);
+  }
+  $("piles").textContent = "Piles: " + Object.entries(cards.piles)
+    .map(([p, left]) => `${p} ${left.length}`).join(", ") + `; bonus cards left ${cards.bonus_left}`;
+}
+
+function renderDanger(state) {
+  const body = $("danger").querySelector("tbody");
+  body.textContent = "";
+  const d = state.danger;
+  if (!d) return;
+  if (state.game && state.game.outcome) {
+    $("danger-note").textContent = "The game is over: there is no next spin.";
+    return;
+  }
+  const rows = Object.entries(d.ships).filter(([, v]) => v.p > 0).sort((a, b) => b[1].p - a[1].p);
+  for (const [ship, v] of rows) {
+    const tr = document.createElement("tr");
+    tr.setAttribute("data-ship", ship);
+    for (const text of [ship, (100 * v.p).toFixed(1) + " %", v.exact]) {
+      const td = document.createElement("td");
+      td.textContent = text;
+      tr.appendChild(td);
+    }
+    body.appendChild(tr);
+  }
+  $("danger-note").textContent = `${rows.length ? "" : "No ship is within reach. "}` +
+    `The cloud leaves the board with chance ${(100 * d.leaves_board.p).toFixed(1)} %` +
+    (d.in_cloud.length ? ` (then ${d.in_cloud.join(", ")} are lost)` : "") +
+    `; ${d.outcomes} spinner outcomes enumerated.`;
+}
+
+function addHistory(events, reset) {
+  const list = $("history");
+  if (reset) { list.textContent = ""; page.history = []; }
+  for (const item of events) {
+    page.history.push(item);
+    const li = document.createElement("li");
+    li.value = item.seq;
+    li.textContent = `round ${item.round}: ${item.text.join("; ")}`;
+    list.insertBefore(li, list.firstChild);
+  }
+}
+
+// --- actions -----------------------------------------------------------------------------
+
+async function act(action, args) {
+  const out = $("action-result");
+  out.classList.remove("error");
+  out.textContent = `${action}…`;
+  try {
+    const response = await fetch(`/api/actions/${action}`, {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json" }, body: JSON.stringify(args || {}) });
+    const data = await response.json();
+    if (!response.ok) throw new Error(data.error || response.statusText);
+    out.textContent = data.message;
+  } catch (err) {
+    out.classList.add("error");
+    out.textContent = `${action} refused: ${err.message}`;
+  }
+}
+
+function wire() {
+  document.querySelectorAll("button[data-action]").forEach((b) =>
+    b.addEventListener("click", () => act(b.getAttribute("data-action"))));
+  $("new-game-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    const f = e.target;
+    const args = { players: Number(f.players.value),
+                   options: { digital_ledger: f.digital_ledger.checked,
+                              capture_probability: Number(f.capture_probability.value),
+                              target_usd: Number(f.target_usd.value) } };
+    if (f.seed.value.trim()) args.seed = Number(f.seed.value);
+    act("new-game", args);
+  });
+  const panel = $("camera-panel"), img = $("camera");
+  panel.addEventListener("toggle", () => {
+    // frames are encoded only while someone watches
+    img.src = panel.open ? "/api/camera.mjpeg" : "";
+  });
+}
+
+function connect() {
+  const source = new EventSource("/api/stream");
+  source.addEventListener("open", () => { $("link").textContent = "live"; $("link").classList.add("on"); });
+  source.addEventListener("error", () => { $("link").textContent = "reconnecting"; $("link").classList.remove("on"); });
+  source.addEventListener("history", async (e) => {
+    const h = JSON.parse(e.data);
+    if (!h.reset && page.historyGame !== undefined && h.game_id !== page.historyGame) {
+      // a new game began while this page slept: its whole history, not the tail
+      const all = await fetch("/api/events?since=0").then((r) => r.json());
+      page.historyGame = all.game_id;
+      addHistory(all.events, true);
+      return;
+    }
+    page.historyGame = h.game_id;
+    addHistory(h.events, h.reset);
+  });
+  source.addEventListener("state", (e) => render(JSON.parse(e.data)));
+  page.source = source;
+}
+
+async function start() {
+  const [board, svg, who] = await Promise.all([
+    fetch("/api/board").then((r) => r.json()),
+    fetch("/api/board.svg").then((r) => r.text()),
+    fetch("/api/whoami").then((r) => r.json())]);
+  page.board = board;
+  for (const d of board.grid.dots) page.dots.set(`${d.col},${d.row}`, [d.x_mm, d.y_mm]);
+  $("board").innerHTML = svg;
+  drawSpinner(board.spinner);
+  page.paired = who.paired;
+  $("pairing").textContent = who.paired ? "paired" : "read-only";
+  $("pairing").classList.toggle("on", who.paired);
+  wire();
+  connect();
+}
+
+start();

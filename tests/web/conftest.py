@@ -1,0 +1,104 @@
+"""Fixtures for the page: a simulated table with the page served beside it, and a browser."""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bermuda_hw.config import WebConfig
+from bermuda_hw.web.service import Page, start_page
+
+from ..controller.conftest import Table, board, make_table, table_config  # noqa: F401
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@dataclass
+class Reply:
+    status: int
+    body: Any
+    headers: dict[str, str]
+
+
+def http(url: str, *, method: str = "GET", body: bytes | None = None,
+         headers: dict[str, str] | None = None) -> Reply:
+    request = urllib.request.Request(url, data=body, method=method, headers=headers or {})
+
+    class NoRedirect(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+            return None
+
+    opener = urllib.request.build_opener(NoRedirect)
+    try:
+        with opener.open(request, timeout=20) as response:
+            raw = response.read()
+            status, hdrs = response.status, dict(response.headers)
+    except urllib.error.HTTPError as exc:
+        raw, status, hdrs = exc.read(), exc.code, dict(exc.headers)
+    kind = hdrs.get("content-type", "")
+    data: Any = json.loads(raw) if kind.startswith("application/json") else raw
+    return Reply(status, data, {k.lower(): v for k, v in hdrs.items()})
+
+
+@dataclass
+class Served:
+    """A simulated table, its page, and helpers that act while the controller steps."""
+
+    table: Table
+    page: Page
+
+    @property
+    def url(self) -> str:
+        return self.page.local_url.rstrip("/")
+
+    def get(self, path: str, **kwargs: Any) -> Reply:
+        return http(self.url + path, **kwargs)
+
+    def post(self, action: str, args: Any = None, *, token: str | None = "",
+             raw: bytes | None = None, headers: dict[str, str] | None = None) -> Reply:
+        """POST an action from another thread while this thread steps the controller."""
+        hdrs = {"Content-Type": "application/json", **(headers or {})}
+        if token == "":
+            token = self.page.token
+        if token is not None:
+            hdrs["X-Bermuda-Token"] = token
+        body = raw if raw is not None else json.dumps(args or {}).encode()
+        box: dict[str, Reply] = {}
+        thread = threading.Thread(target=lambda: box.update(r=http(
+            f"{self.url}/api/actions/{action}", method="POST", body=body, headers=hdrs)))
+        thread.start()
+        while thread.is_alive():
+            self.table.controller.step()
+            thread.join(0.01)
+        return box["r"]
+
+    def run_until(self, until: Callable[[], bool], limit: int = 600) -> None:
+        self.table.run_until(until, limit)
+
+
+@pytest.fixture
+def serve(make_table: Callable[..., Table]) -> Iterator[Callable[..., Served]]:  # noqa: F811
+    pages: list[Page] = []
+
+    def make(**table_options: Any) -> Served:
+        table = make_table(**table_options)
+        page = start_page(table.controller, table.board, WebConfig(True, "127.0.0.1:0"),
+                          table.state_dir, simulate=True)
+        pages.append(page)
+        return Served(table, page)
+
+    try:
+        yield make
+    finally:
+        for page in pages:
+            page.stop()

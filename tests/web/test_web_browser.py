@@ -1,0 +1,221 @@
+"""The page in a real browser (Debian's Chromium through Playwright) beside a simulated game.
+
+The controller steps on this thread, the page is served from its own thread,
+and the browser shows what the page makes of the live state: after every
+action of the table the SVG must show each ship where the engine has it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from bermuda_hw.controller.status import Mode
+from bermuda_hw.rules.game import ShipStatus
+
+from .conftest import CHROMIUM, CHROMIUM_ARGS, Served
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+PHONE = {"width": 390, "height": 844}
+TABLET = {"width": 1024, "height": 1366}
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    assert CHROMIUM.exists(), f"{CHROMIUM} is missing: run scripts/ensure-apt (make test does)"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+def open_page(browser: Browser, served: Served, *, paired: bool,
+              viewport: dict[str, int] = PHONE) -> Page:
+    page = browser.new_page(viewport=viewport)  # type: ignore[arg-type]
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.errors = errors  # type: ignore[attr-defined]
+    url = f"{served.url}/pair?token={served.page.token}" if paired else served.url + "/"
+    page.goto(url)
+    page.wait_for_function("() => window.bermuda && window.bermuda.state")
+    return page
+
+
+def caught_up(page: Page, served: Served) -> None:
+    """Wait until the page shows the controller's latest snapshot."""
+    snapshot = served.table.controller.snapshot
+    assert snapshot is not None
+    page.wait_for_function("v => window.bermuda.state && window.bermuda.state.version >= v",
+                           arg=snapshot.version, timeout=10_000)
+
+
+def drawn_ships(page: Page) -> dict[str, dict[str, Any]]:
+    return {s["ship"]: s for s in page.evaluate("""() => [...document.querySelectorAll(
+        '#board g.ship')].map(g => ({ship: g.dataset.ship, location: g.dataset.location,
+        transform: g.getAttribute('transform'), inCloud: !!g.closest('#cloud')}))""")}
+
+
+def assert_ships_as_engine(page: Page, served: Served) -> None:
+    game = served.table.controller.game
+    assert game is not None
+    positions = game.ship_positions()
+    drawn = drawn_ships(page)
+    for ship in game.ships():
+        if ship.status is ShipStatus.IN_CLOUD:
+            assert drawn[ship.id]["location"] == "cloud" and drawn[ship.id]["inCloud"]
+        elif ship.location is None:
+            assert ship.id not in drawn
+        else:
+            x, y = positions[ship.id]
+            assert drawn[ship.id]["location"] == ship.location, ship.id
+            tx, ty = (float(v) for v in drawn[ship.id]["transform"]
+                      .removeprefix("translate(").removesuffix(")").split())
+            assert abs(tx - x) < 0.01 and abs(ty - y) < 0.01, ship.id
+
+
+def step_until(served: Served, until: Callable[[], bool], limit: int = 800) -> None:
+    served.run_until(until, limit)
+
+
+def test_a_simulated_game_on_the_page(browser: Browser, serve: Callable[..., Served]) -> None:
+    served = serve(players=2, seed=4)
+    table, controller = served.table, served.table.controller
+    players = table.players
+    assert players is not None
+    press = players._press
+
+    def press_except_spin() -> None:  # the page presses spin in this game
+        if controller.status.mode is not Mode.SPIN:
+            press()
+
+    players._press = press_except_spin  # type: ignore[method-assign]
+    page = open_page(browser, served, paired=True)
+    assert page.inner_text("#pairing") == "paired"
+    step_until(served, lambda: table.mode() is Mode.READY)
+
+    # a short game from the page: 2 players, the first to $60,000 wins
+    page.click("#new-game summary")
+    page.fill("input[name=seed]", "11")
+    page.fill("input[name=target_usd]", "60000")
+    page.select_option("select[name=players]", "2")
+    first = controller.game_id
+    page.click("#btn-new-game")
+    step_until(served, lambda: controller.game_id != first)
+    game = controller.game
+    assert game is not None and game.options.target_usd == 60_000 and game.seed == 11
+
+    fixed = undone = spins = 0
+    seen_seq = -1
+    for _ in range(6000):
+        if table.mode() is Mode.OVER:
+            break
+        controller.step()
+        status = controller.status
+        game = controller.game
+        assert game is not None
+        if status.mode is Mode.SPIN and not status.paused:
+            caught_up(page, served)
+            page.click("#btn-spin")
+            step_until(served, lambda: table.mode() is not Mode.SPIN)
+            step_until(served, lambda: table.mode() in (Mode.SETUP, Mode.READY, Mode.FIX,
+                                                        Mode.OVER))
+            caught_up(page, served)
+            spin = page.evaluate("() => window.bermuda.state.last_spin")
+            assert spin is not None and spin["text"] == status.last_spin
+            assert page.get_attribute("#pointer", "data-spin") == status.last_spin
+            assert page.evaluate("() => document.getElementById('pointer')"
+                                 ".getAnimations().length") >= 1  # the spinner turns
+            assert_ships_as_engine(page, served)
+            if spins == 0:
+                page.set_viewport_size(TABLET)  # type: ignore[arg-type]
+                page.screenshot(path=str(SCREENSHOTS / "tablet-spin.png"), full_page=True)
+                page.set_viewport_size(PHONE)  # type: ignore[arg-type]
+            spins += 1
+            continue
+        if status.seq != seen_seq and status.mode is Mode.READY:
+            seen_seq = status.seq
+            caught_up(page, served)
+            assert_ships_as_engine(page, served)
+            if not fixed and status.seq >= 2:
+                # someone knocks a ship of the player who is not to move onto a free space
+                other = next(c for c in game.players if c != game.active)
+                token = next(s.id for s in game.ships(other) if s.location in
+                             table.board.ports)
+                free = next(s for s in table.board.spaces.values() if s.kind == "path"
+                            and not game.ships_at(s.id) and s.id not in game.blocked)
+                table.world.place_ship(token, free.x_mm, free.y_mm)
+                step_until(served, lambda: controller.status.fix is not None)
+                caught_up(page, served)
+                fix = controller.status.fix
+                assert fix is not None
+                for _, place in (*fix.missing, *fix.extra):
+                    assert page.locator(f"#layer-fix .fix-mark[data-place='{place}']").count()
+                    assert "fix" in (page.get_attribute(f"#place-{place}", "class") or "")
+                assert page.is_visible("#fix")
+                page.screenshot(path=str(SCREENSHOTS / "phone-fix.png"), full_page=True)
+                fixed += 1
+            elif not undone and game.round >= 2 and game.journal and "move" in game.journal[-1]:
+                before = len(game.journal)
+                page.click("#btn-undo")
+                step_until(served, lambda: controller.status.message.startswith("undone"))
+                assert controller.game is not None
+                assert len(controller.game.journal) == before - 2
+                caught_up(page, served)
+                assert page.inner_text("#message").startswith("undone")
+                assert_ships_as_engine(page, served)  # the board as it was
+                undone += 1
+    assert table.mode() is Mode.OVER, f"{controller.status.mode}: {controller.status.message}"
+    caught_up(page, served)
+    assert_ships_as_engine(page, served)
+    game = controller.game
+    assert game is not None
+    outcome = game.outcome()
+    assert outcome is not None
+    assert page.is_visible("#winner")
+    assert all(w in page.inner_text("#winner") for w in outcome.winners)
+    assert fixed == 1 and undone == 1 and spins >= 1
+    page.screenshot(path=str(SCREENSHOTS / "phone-over.png"), full_page=True)
+    page.set_viewport_size(TABLET)  # type: ignore[arg-type]
+    page.screenshot(path=str(SCREENSHOTS / "tablet-over.png"), full_page=True)
+    assert not page.errors  # type: ignore[attr-defined]
+
+
+def test_without_the_token_the_page_is_read_only(browser: Browser,
+                                                 serve: Callable[..., Served]) -> None:
+    served = serve(with_players=False)
+    controller = served.table.controller
+    page = open_page(browser, served, paired=False)
+    assert page.inner_text("#pairing") == "read-only"
+    log = served.table.journal.stored(controller.game_id).log
+    game_id = controller.game_id
+    for button in ("#btn-undo", "#btn-pause"):
+        page.click(button)
+        page.wait_for_function(
+            "() => document.getElementById('action-result').textContent.includes('refused')")
+        assert "not paired" in page.inner_text("#action-result")
+    page.click("#new-game summary")
+    page.click("#btn-new-game")
+    page.wait_for_function(
+        "() => document.getElementById('action-result').textContent.startsWith('new-game ref')")
+    for _ in range(5):
+        controller.step()
+    assert controller.game_id == game_id and not controller.status.paused
+    assert served.table.journal.stored(controller.game_id).log == log
+    # now pair this phone: the same actions work
+    page.goto(f"{served.url}/pair?token={served.page.token}")
+    page.wait_for_function("() => window.bermuda && window.bermuda.state")
+    assert page.inner_text("#pairing") == "paired"
+    page.click("#btn-pause")
+    served.run_until(lambda: controller.status.paused, 50)
+    page.wait_for_function(
+        "() => document.getElementById('action-result').textContent === 'motion paused'")
+    page.click("#btn-resume")
+    served.run_until(lambda: not controller.status.paused, 50)
+    page.set_viewport_size(TABLET)  # type: ignore[arg-type]
+    page.click("#new-game summary") if not page.is_visible("#btn-new-game") else None
+    page.click("#btn-new-game")
+    served.run_until(lambda: controller.game_id != game_id, 50)
