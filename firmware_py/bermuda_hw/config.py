@@ -74,7 +74,7 @@ class StepperRotationConfig:
 
     channels: tuple[int, int, int, int]
     pwm_frequency_hz: float
-    half_steps_per_rev: int
+    half_steps_per_rev: float  # need not be whole: a 28BYJ-48 is about 4075.77
     gear_ratio: float
     step_rate_hz: float
     invert: bool
@@ -416,7 +416,7 @@ def _parse_rotation(r: _Reader) -> RotationConfig:
     stepper = StepperRotationConfig(
         channels=(channels[0], channels[1], channels[2], channels[3]),
         pwm_frequency_hz=s.number("pwm_frequency_hz", 1500.0, 1526.0 * 1.1, positive=True),
-        half_steps_per_rev=s.integer("half_steps_per_rev", 8, 1_000_000),
+        half_steps_per_rev=s.number("half_steps_per_rev", 8.0, 1_000_000.0, positive=True),
         gear_ratio=s.number("gear_ratio", high=100.0, positive=True),
         step_rate_hz=s.number("step_rate_hz", high=2000.0, positive=True),
         invert=s.boolean("invert"),

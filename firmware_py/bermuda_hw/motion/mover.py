@@ -22,6 +22,7 @@ from bermuda_hw.planning.kinematics import GantryKinematics
 from bermuda_hw.planning.limits import SoftLimits
 from bermuda_hw.planning.measure import AxisTrace, peak_speed_accel
 from bermuda_hw.planning.steps import Limits, StepPlan, plan_axis_move, plan_line
+from bermuda_hw.rules.board import LETTERS
 from bermuda_hw.rules.cloud import CloudPose, Spin, SpinPath, plan_spin
 
 if TYPE_CHECKING:
@@ -107,7 +108,8 @@ class CloudMover:
                 for axis in gantry.axes
             ]
             if rotation is None:
-                self._pca, rotation = create_rotation(backend, config)
+                headings = tuple(board.cloud.heading_deg(k) for k in range(len(LETTERS)))
+                self._pca, rotation = create_rotation(backend, config, headings)
             self.rotation: RotationActuator = rotation
             self.stream = StepStream(
                 self.axes,
@@ -271,7 +273,7 @@ class CloudMover:
         with self._lock:
             start_s = self.clock.monotonic()
             pose = self.pose()
-            path = plan_spin(self.board.grid, pose, spin)
+            path = plan_spin(self.board.grid, pose, spin, self.board.cloud)
             end_steps = self.kinematics.dot_to_steps(self.board.grid, path.end.col, path.end.row)
             # refuse a move past the limits before the turn starts
             self._check(plan_line(self.kinematics, self._steps, end_steps, self.limits))

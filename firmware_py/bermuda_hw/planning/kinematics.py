@@ -19,6 +19,13 @@ if TYPE_CHECKING:
 
 LETTER_COUNT = 8
 DEGREES_PER_LETTER = 360.0 / LETTER_COUNT
+# the classic cloud: letter k at the notch after k x 45 degrees clockwise
+CLASSIC_LETTER_HEADINGS_DEG = tuple(DEGREES_PER_LETTER * k for k in range(LETTER_COUNT))
+
+
+def _wrap_deg(angle_deg: float) -> float:
+    """An angle as -180..180 degrees."""
+    return (angle_deg + 180.0) % 360.0 - 180.0
 
 
 @dataclass(frozen=True)
@@ -81,16 +88,27 @@ class GantryKinematics:
 class StepperRotationKinematics:
     """Letters to absolute half-step positions of the clockwise-only rotation stepper.
 
-    Positions only grow: every turn goes clockwise. Position `zero_offset` shows
-    letter A; the cloud's letter k sits k/8 of a cloud turn further.
+    Positions only grow: every turn goes clockwise. Position `zero_offset`
+    shows letter A; letter k shows once the cloud has turned
+    `letter_headings_deg[k]` clockwise (board data: the order of the letters
+    round the rim). A cloud turn need not be a whole number of half steps (a
+    28BYJ-48's gearbox gives about 4075.77): every target is rounded from the
+    exact position of that turn, so the fraction never accumulates.
     """
 
     half_steps_per_cloud_rev: float
     zero_offset_steps: int = 0
+    letter_headings_deg: tuple[float, ...] = CLASSIC_LETTER_HEADINGS_DEG
 
     @classmethod
-    def from_config(cls, stepper: StepperRotationConfig) -> StepperRotationKinematics:
-        return cls(stepper.half_steps_per_cloud_rev, stepper.zero_offset_steps)
+    def from_config(
+        cls, stepper: StepperRotationConfig, letter_headings_deg: tuple[float, ...] | None = None
+    ) -> StepperRotationKinematics:
+        return cls(
+            stepper.half_steps_per_cloud_rev,
+            stepper.zero_offset_steps,
+            letter_headings_deg or CLASSIC_LETTER_HEADINGS_DEG,
+        )
 
     def heading_deg(self, position_steps: int) -> float:
         """The cloud's heading (clockwise from letter A) at an absolute position."""
@@ -99,17 +117,22 @@ class StepperRotationKinematics:
 
     def letter_at(self, position_steps: int) -> int:
         """The letter nearest the notch at an absolute position."""
-        return round(self.heading_deg(position_steps) / DEGREES_PER_LETTER) % LETTER_COUNT
+        heading = self.heading_deg(position_steps)
+        return min(
+            range(len(self.letter_headings_deg)),
+            key=lambda k: abs(_wrap_deg(heading - self.letter_headings_deg[k])),
+        )
 
     def clockwise_target(self, position_steps: int, letter: int) -> int:
         """The first absolute position at or after `position_steps` that shows `letter`."""
-        if not 0 <= letter < LETTER_COUNT:
+        if not 0 <= letter < len(self.letter_headings_deg):
             raise MotionError(f"letter must be 0..7, not {letter}")
         rev = self.half_steps_per_cloud_rev
+        fraction = (self.letter_headings_deg[letter] % 360.0) / 360.0
         turns = (position_steps - self.zero_offset_steps) / rev
-        k = math.floor(turns - letter / LETTER_COUNT)
+        k = math.floor(turns - fraction)
         while True:
-            target = self.zero_offset_steps + round((k + letter / LETTER_COUNT) * rev)
+            target = self.zero_offset_steps + round((k + fraction) * rev)
             if target >= position_steps:
                 return target
             k += 1
@@ -121,15 +144,22 @@ class ServoRotationKinematics:
 
     cloud_deg_per_servo_deg: float
     actuation_range_deg: float
+    letter_headings_deg: tuple[float, ...] = CLASSIC_LETTER_HEADINGS_DEG
 
     @classmethod
-    def from_config(cls, servo: ServoRotationConfig) -> ServoRotationKinematics:
-        return cls(servo.cloud_deg_per_servo_deg, servo.actuation_range_deg)
+    def from_config(
+        cls, servo: ServoRotationConfig, letter_headings_deg: tuple[float, ...] | None = None
+    ) -> ServoRotationKinematics:
+        return cls(
+            servo.cloud_deg_per_servo_deg,
+            servo.actuation_range_deg,
+            letter_headings_deg or CLASSIC_LETTER_HEADINGS_DEG,
+        )
 
     def servo_angle_deg(self, letter: int) -> float:
-        if not 0 <= letter < LETTER_COUNT:
+        if not 0 <= letter < len(self.letter_headings_deg):
             raise MotionError(f"letter must be 0..7, not {letter}")
-        angle = letter * DEGREES_PER_LETTER / self.cloud_deg_per_servo_deg
+        angle = (self.letter_headings_deg[letter] % 360.0) / self.cloud_deg_per_servo_deg
         if angle > self.actuation_range_deg + 1e-9:
             raise MotionError(
                 f"letter {letter} needs {angle:g} degrees, beyond the servo's "
