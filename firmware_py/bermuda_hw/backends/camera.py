@@ -77,6 +77,12 @@ class CameraSource(ABC):
             self._close()
         self._closed = True
 
+    def pause(self) -> None:  # noqa: B027 - a live camera overrides it; replays need nothing
+        """Take no frames until `resume()` (while the motors run); replays ignore it."""
+
+    def resume(self) -> None:  # noqa: B027
+        """Take frames again after `pause()`."""
+
     def frames(self) -> Iterator[Frame]:
         """Frames until the source ends (replays) or fails."""
         while True:
@@ -114,7 +120,23 @@ class LiveSource(CameraSource):
         self._delivered = -1
         self._error: BaseException | None = None
         self._running = False
+        self._paused = False
         self._thread: threading.Thread | None = None
+        self.grabs = 0  # frames taken from the camera
+
+    def pause(self) -> None:
+        """Stop grabbing (the step thread has the CPU to itself) until `resume()`."""
+        with self._cond:
+            self._paused = True
+
+    def resume(self) -> None:
+        with self._cond:
+            self._paused = False
+            self._cond.notify_all()
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
 
     @abstractmethod
     def _start(self) -> None: ...
@@ -135,8 +157,14 @@ class LiveSource(CameraSource):
     def _loop(self) -> None:
         index = 0
         while self._running:
+            with self._cond:
+                while self._paused and self._running:
+                    self._cond.wait(0.5)
+            if not self._running:
+                return
             try:
                 image = self._grab()
+                self.grabs += 1
             except BaseException as exc:  # reported to the reader, not lost in the thread
                 with self._cond:
                     self._error = exc
@@ -165,7 +193,9 @@ class LiveSource(CameraSource):
                 self._cond.wait(left)
 
     def _close(self) -> None:
-        self._running = False
+        with self._cond:
+            self._running = False
+            self._cond.notify_all()
         try:
             self._stop()
         finally:
