@@ -15,6 +15,7 @@ PRODUCTION = (
     "bermuda_hw.vision",
     "bermuda_hw.controller",
     "bermuda_hw.controller.daemon",
+    "bermuda_hw.rigcheck.selftest",
 )
 
 

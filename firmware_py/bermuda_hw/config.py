@@ -40,11 +40,19 @@ class AxisConfig:
     home_slow_speed_mm_s: float
     home_backoff_mm: float
     home_margin_mm: float
+    measured_steps_per_mm: float = 0.0  # `steps_per_mm` as calibrated; 0: from the mechanics
+
+    @property
+    def nominal_steps_per_mm(self) -> float:
+        """Steps per millimetre from the belt, the pulley and the microstepping."""
+        return self.full_steps_per_rev * self.microsteps / (self.belt_pitch_mm * self.pulley_teeth)
 
     @property
     def steps_per_mm(self) -> float:
-        """Motor (micro)steps per millimetre of carriage travel."""
-        return self.full_steps_per_rev * self.microsteps / (self.belt_pitch_mm * self.pulley_teeth)
+        """Motor (micro)steps per millimetre of carriage travel (the calibrated value if set)."""
+        if self.measured_steps_per_mm > 0:
+            return self.measured_steps_per_mm
+        return self.nominal_steps_per_mm
 
 
 @dataclass(frozen=True)
@@ -62,6 +70,7 @@ class GantryConfig:
     idle_disable: bool
     x: AxisConfig
     y: AxisConfig
+    skew_deg: float = 0.0  # the y axis leans east by this angle as it runs south
 
     @property
     def axes(self) -> tuple[AxisConfig, AxisConfig]:
@@ -134,6 +143,12 @@ class SimConfig:
     pull_out_speed_mm_s: float
     motor_accel_mm_s2: float
     rotor_pull_out_hz: float
+    # the simulated rig's true mechanics: another configuration file ("": this one)
+    rig: str = ""
+    # faults to rehearse, at the device interface
+    dead_endstop: str = ""  # "x" or "y": that endstop never closes
+    missing_pca9685: bool = False  # nothing answers at the PCA9685's address
+    covered_marker: int = -1  # the ArUco marker with this id is covered on the table
 
 
 @dataclass(frozen=True)
@@ -357,6 +372,7 @@ def _parse_axis(r: _Reader, name: str) -> AxisConfig:
         home_slow_speed_mm_s=r.number("home_slow_speed_mm_s", positive=True),
         home_backoff_mm=r.number("home_backoff_mm", positive=True),
         home_margin_mm=r.number("home_margin_mm", low=0.0, positive=False),
+        measured_steps_per_mm=r.number("steps_per_mm", 0.0, 100_000.0, positive=False),
     )
     if axis.microsteps & (axis.microsteps - 1):
         raise r.fail("microsteps", f"must be a power of two, not {axis.microsteps}")
@@ -383,6 +399,7 @@ def _parse_gantry(r: _Reader) -> GantryConfig:
         idle_disable=r.boolean("idle_disable"),
         x=x,
         y=y,
+        skew_deg=r.number("skew_deg", -10.0, 10.0, positive=False),
     )
     period_us = 1e6 / gantry.max_step_rate_hz
     if 2 * gantry.min_pulse_us > period_us:
@@ -468,7 +485,32 @@ def _parse_sim(r: _Reader) -> SimConfig:
         pull_out_speed_mm_s=r.number("pull_out_speed_mm_s", positive=True),
         motor_accel_mm_s2=r.number("motor_accel_mm_s2", positive=True),
         rotor_pull_out_hz=r.number("rotor_pull_out_hz", positive=True),
+        rig=_string(r, "rig"),
+        dead_endstop=r.choice("dead_endstop", ("", "x", "y")),
+        missing_pca9685=r.boolean("missing_pca9685"),
+        covered_marker=r.integer("covered_marker", -1, 1000),
     )
+
+
+def _string(r: _Reader, name: str) -> str:
+    value = r.raw(name)
+    if not isinstance(value, str):
+        raise r.fail(name, f"must be a string, not {value!r}")
+    return value
+
+
+def sim_rig_config(config: Config) -> Config:
+    """The simulated rig's true mechanics: `[sim] rig` names a configuration file for them.
+
+    A relative path is taken from the configuration file's folder. Without one,
+    the simulated rig is exactly what the configuration says.
+    """
+    if not config.sim.rig:
+        return config
+    path = Path(config.sim.rig)
+    if not path.is_absolute() and config.source is not None:
+        path = Path(config.source).parent / path
+    return load_config(path)
 
 
 def pin_map(config: Config) -> dict[str, int]:

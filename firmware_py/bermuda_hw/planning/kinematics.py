@@ -58,24 +58,44 @@ class AxisKinematics:
 
 @dataclass(frozen=True)
 class GantryKinematics:
-    """A Cartesian gantry: x and y motors move the carriage along the board's axes."""
+    """A Cartesian gantry: x and y motors move the carriage along the board's axes.
+
+    A gantry that is not quite square (`skew_deg`: the y axis leans east by
+    that angle as it runs south) moves the carriage tan(skew) mm east for every
+    millimetre of y travel; the x motor makes up for it.
+    """
 
     x: AxisKinematics
     y: AxisKinematics
+    skew_deg: float = 0.0
 
     @classmethod
     def from_config(cls, gantry: GantryConfig) -> GantryKinematics:
-        return cls(AxisKinematics.from_config(gantry.x), AxisKinematics.from_config(gantry.y))
+        return cls(
+            AxisKinematics.from_config(gantry.x),
+            AxisKinematics.from_config(gantry.y),
+            gantry.skew_deg,
+        )
 
     @property
     def axes(self) -> tuple[AxisKinematics, AxisKinematics]:
         return (self.x, self.y)
 
+    @property
+    def _lean(self) -> float:
+        return math.tan(math.radians(self.skew_deg))
+
     def board_to_steps(self, x_mm: float, y_mm: float) -> tuple[int, int]:
-        return (self.x.board_to_steps(x_mm), self.y.board_to_steps(y_mm))
+        y_axis_mm = y_mm - self.y.board_offset_mm
+        x_board_mm = x_mm - self._lean * y_axis_mm
+        return (self.x.board_to_steps(x_board_mm), self.y.board_to_steps(y_mm))
 
     def steps_to_board(self, steps: tuple[int, int]) -> tuple[float, float]:
-        return (self.x.steps_to_board(steps[0]), self.y.steps_to_board(steps[1]))
+        y_axis_mm = self.y.steps_to_axis_mm(steps[1])
+        return (
+            self.x.steps_to_board(steps[0]) + self._lean * y_axis_mm,
+            self.y.steps_to_board(steps[1]),
+        )
 
     def dot_to_steps(self, grid: DotGrid, col: int, row: int) -> tuple[int, int]:
         """The motor steps that put the cloud's locater on a grid dot."""
