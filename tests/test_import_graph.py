@@ -16,6 +16,7 @@ PRODUCTION = (
     "bermuda_hw.controller",
     "bermuda_hw.controller.daemon",
     "bermuda_hw.rigcheck.selftest",
+    "bermuda_hw.rigcheck.calibrate",
 )
 
 

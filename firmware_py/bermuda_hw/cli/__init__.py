@@ -15,7 +15,7 @@ from bermuda_hw.errors import BermudaError
 # Each module here defines `register(subparsers)`, which adds its subcommand
 # and sets `func(args) -> int` on the parser it adds.
 COMMAND_MODULES: tuple[str, ...] = (
-    "board", "cloud", "render", "detect", "run", "game", "selftest",
+    "board", "cloud", "render", "detect", "run", "game", "selftest", "calibrate",
 )
 
 PROG = "bermuda-hw"

@@ -116,7 +116,9 @@ class StepperRotation:
             )
         )
         self._forward = motor_stepper.BACKWARD if config.invert else motor_stepper.FORWARD
-        self.position_steps = config.zero_offset_steps  # the cloud starts at letter A
+        # The rotor rests at 0 when the rig starts; the cloud shows letter A exactly
+        # `zero_offset_steps` half steps further (what `calibrate rotation` measures).
+        self.position_steps = 0
         self.release()
 
     @property
@@ -131,7 +133,10 @@ class StepperRotation:
         return self.kinematics.clockwise_target(self.position_steps, letter) - self.position_steps
 
     def turn_to(self, letter: int, stop: threading.Event | None = None) -> float:
-        count = self.steps_to(letter)
+        return self.turn_steps(self.steps_to(letter), stop)
+
+    def turn_steps(self, count: int, stop: threading.Event | None = None) -> float:
+        """Turn clockwise by a number of half steps; returns degrees turned."""
         period_s = 1.0 / self.config.step_rate_hz
         start_s = self.clock.monotonic()
         style = motor_stepper.INTERLEAVE

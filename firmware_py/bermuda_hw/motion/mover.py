@@ -323,11 +323,21 @@ class CloudMover:
 
     def turn_to(self, letter: int) -> float:
         """Turn the cloud to a letter (clockwise with the stepper); returns degrees turned."""
+        return self._turn(lambda: self.rotation.turn_to(letter, self._estop))
+
+    def turn_half_steps(self, count: int) -> float:
+        """Turn a stepper rotation clockwise by some half steps (calibration); degrees turned."""
+        turn_steps = getattr(self.rotation, "turn_steps", None)
+        if turn_steps is None:
+            raise MotionError(f"a {self.rotation.kind} rotation does not turn by steps")
+        return self._turn(lambda: float(turn_steps(count, self._estop)))
+
+    def _turn(self, action: Callable[[], float]) -> float:
         with self._lock:
             self._require_homed()
             try:
                 with self._quietly():
-                    return self.rotation.turn_to(letter, self._estop)
+                    return action()
             except EmergencyStopError:
                 self._homed = False
                 raise
