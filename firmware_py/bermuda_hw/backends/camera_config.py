@@ -41,6 +41,7 @@ class CameraConfig:
     flicker_hz: int = 0  # mains frequency of the room's lights (50 or 60): no banding
     lock_after_settling: bool = False  # let AE and AWB settle, then hold their values
     settle_s: float = 2.0
+    height_mm: float = 0.0  # the lens above the board, measured (0: unknown); for calibration
 
     def picamera2_controls(self) -> dict[str, Any]:
         """The libcamera controls (picamera2's names) these keys ask for."""
@@ -88,6 +89,7 @@ _KEYS = {
     "flicker_hz": int,
     "lock_after_settling": bool,
     "settle_s": float,
+    "height_mm": float,
 }
 _BOUNDS: dict[str, tuple[float, float]] = {
     "width_px": (64, 8192),
@@ -101,6 +103,7 @@ _BOUNDS: dict[str, tuple[float, float]] = {
     "analogue_gain": (0.0, 64.0),
     "lens_position": (0.0, 32.0),
     "settle_s": (0.0, 30.0),
+    "height_mm": (0.0, 5000.0),
 }
 
 

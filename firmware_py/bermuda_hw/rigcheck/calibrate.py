@@ -19,10 +19,12 @@ import math
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import cv2
 import numpy as np
 
 from bermuda_hw.errors import CameraError, HardwareError
 from bermuda_hw.rules.board import LETTERS, Board
+from bermuda_hw.vision.pose import detect_markers
 from bermuda_hw.vision.reader import BoardReader
 
 if TYPE_CHECKING:
@@ -53,9 +55,40 @@ class CloudSighting:
     letter: int
 
 
-def sight_cloud(camera: CameraSource, reader: BoardReader, frames: int = FRAMES_PER_POINT
-                ) -> CloudSighting:
-    """Average the cloud's marker over several frames (the heading as a circular mean)."""
+def _locater_by_geometry(
+    reader: BoardReader, gray: Any, camera_height_mm: float
+) -> tuple[float, float] | None:
+    """The point under the cloud's marker from the camera's measured height, not the marker's size.
+
+    A pinhole camera sees a point h above the board where its ray meets the
+    board: N + (p - N) H / (H - h), N being the point under the lens and H
+    its height. With H measured (a tape measure: 5 mm off is 0.03 %) and h
+    from the board file, this is exact, where the marker's apparent size
+    (what a single frame has) is biased by a fraction of a pixel at its edges.
+    """
+    board = reader.board
+    pose = reader.tracker.pose
+    height = board.markers.cloud_height_mm
+    if pose is None or height <= 0 or camera_height_mm <= height:
+        return None
+    found = detect_markers(reader.tracker.detector, gray)
+    corners = found.get(board.markers.cloud_id)
+    if corners is None:
+        return None
+    apparent = pose.to_board(corners).mean(axis=0)
+    nx, ny = pose.camera_nadir_mm()
+    factor = (camera_height_mm - height) / camera_height_mm
+    return (nx + (float(apparent[0]) - nx) * factor, ny + (float(apparent[1]) - ny) * factor)
+
+
+def sight_cloud(camera: CameraSource, reader: BoardReader, frames: int = FRAMES_PER_POINT,
+                camera_height_mm: float = 0.0) -> CloudSighting:
+    """Average the cloud's marker over several frames (the heading as a circular mean).
+
+    With the camera's height above the board known (`[camera] height_mm`) and
+    the marker's (`[markers.cloud] height_mm`), the position comes from that
+    geometry; otherwise from vision's reading.
+    """
     xs: list[float] = []
     ys: list[float] = []
     vx = vy = 0.0
@@ -69,8 +102,15 @@ def sight_cloud(camera: CameraSource, reader: BoardReader, frames: int = FRAMES_
         cloud = reading.cloud
         if cloud is None or cloud.confidence <= 0.0:
             continue
-        xs.append(cloud.x_mm)
-        ys.append(cloud.y_mm)
+        x_mm, y_mm = cloud.x_mm, cloud.y_mm
+        if camera_height_mm > 0:
+            gray = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
+            located = _locater_by_geometry(reader, gray, camera_height_mm)
+            if located is None:
+                continue
+            x_mm, y_mm = located
+        xs.append(x_mm)
+        ys.append(y_mm)
         vx += math.sin(math.radians(cloud.heading_deg))
         vy += math.cos(math.radians(cloud.heading_deg))
         letter = cloud.letter
@@ -123,16 +163,20 @@ def fit_gantry(steps: list[tuple[int, int]], seen_mm: list[tuple[float, float]])
 
 def calibrate_gantry(
     mover: CloudMover, camera: CameraSource, board: Board,
-    dots: tuple[tuple[int, int], ...] = GANTRY_DOTS,
+    dots: tuple[tuple[int, int], ...] = GANTRY_DOTS, camera_height_mm: float = 0.0,
 ) -> GantryFit:
-    """Home, visit the dots, sight the marker at each, and fit the gantry's mechanics."""
+    """Home, visit the dots, sight the marker at each, and fit the gantry's mechanics.
+
+    `camera_height_mm`: the lens above the board, measured; 0 uses vision's
+    own height correction (about 0.4 % less accurate).
+    """
     reader = BoardReader(board)
     mover.home()
     steps: list[tuple[int, int]] = []
     seen: list[tuple[float, float]] = []
     for col, row in dots:
         mover.goto_dot(col, row)
-        sighting = sight_cloud(camera, reader)
+        sighting = sight_cloud(camera, reader, camera_height_mm=camera_height_mm)
         steps.append(mover.position_steps)
         seen.append((sighting.x_mm, sighting.y_mm))
     fit = fit_gantry(steps, seen)

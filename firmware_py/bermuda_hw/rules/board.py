@@ -184,6 +184,7 @@ class Markers:
     corners: tuple[Marker, ...]
     cloud_id: int
     cloud_size_mm: float
+    cloud_height_mm: float = 0.0  # the cloud's marker above the board (0: not measured)
 
 
 @dataclass(frozen=True)
@@ -627,9 +628,10 @@ def _parse_markers(
     ) != 4:
         raise r.fail("markers.corners", "ids must be distinct and listed clockwise from north-west")
     cloud = r.table(data, "cloud", "markers")
-    r.keys(cloud, "markers.cloud", {"id", "size_mm"})
+    r.keys(cloud, "markers.cloud", {"id", "size_mm", "height_mm"})
     cloud_id = r.integer(cloud, "id", "markers.cloud", minimum=0)
     if cloud_id in {m.id for m in corners}:
         raise r.fail("markers.cloud.id", f"{cloud_id} is also a corner marker's id")
     cloud_size = r.number(cloud, "size_mm", "markers.cloud", positive=True)
-    return Markers(dictionary, tuple(corners), cloud_id, cloud_size)
+    height = r.number(cloud, "height_mm", "markers.cloud", minimum=0.0, default=0.0)
+    return Markers(dictionary, tuple(corners), cloud_id, cloud_size, height)
