@@ -66,7 +66,6 @@ def board_to_json(board: Board) -> dict[str, Any]:
                 "x_mm": grid.dot_mm(*grid.centre)[0],
                 "y_mm": grid.dot_mm(*grid.centre)[1],
                 "size_mm": board.markers.cloud_size_mm,
-                "height_mm": board.markers.cloud_height_mm,
             },
         },
         "cloud": {

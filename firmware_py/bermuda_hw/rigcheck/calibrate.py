@@ -16,7 +16,7 @@ Each returns the measured values and the configuration keys to write.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import cv2
@@ -200,7 +200,6 @@ class RotationFit:
     owner_letter: str | None = None  # the letter the owner saw at the notch after the turn
     expected_letter: str = "A"
     gear_ratio: float = 1.0
-    notes: list[str] = field(default_factory=list)
 
     @property
     def confirmed(self) -> bool:
