@@ -1,4 +1,9 @@
-"""Cloud motion figures: executed vs minimum move time, step-edge timing error, planning time."""
+"""Cloud motion figures: executed vs minimum move time, step-edge timing error, planning time.
+
+Also: the step stream beside a competing OpenCV thread (the camera's vision work),
+and the kernel calls per step through gpiozero's lgpio factory over a stand-in
+lgpio module that counts them.
+"""
 
 from __future__ import annotations
 
@@ -22,6 +27,7 @@ from bermuda_hw.planning.steps import Limits, StepPlan, plan_line
 from bermuda_hw.rules.board import load_board
 from bermuda_hw.sim.rig import ObservedPin, make_mock_factory
 
+_LATE: list[str] = []  # moves the step stream aborted as late, for the report
 GOAL_RATIO = 1.02
 GOAL_P99_US = 100.0
 
@@ -79,7 +85,10 @@ class _EdgeRecorder:
 def _real_time_stream(
     config: Config, plan: StepPlan, priority: int
 ) -> tuple[np.ndarray, float, float]:
-    """Play a plan in real time through gpiozero MockPins; edge errors (us), run and plan time."""
+    """Play a plan in real time through gpiozero MockPins; edge errors (us), run and plan time.
+
+    A move aborted as late reports the edges made until then.
+    """
     clock = WallClock(spin_s=REALTIME_SPIN_S) if priority > 0 else WallClock()
     g = config.gantry
     recorder = _EdgeRecorder({axis.step_pin for axis in g.axes})
@@ -91,8 +100,12 @@ def _real_time_stream(
     try:
         enable.enable()
         result = stream.execute(plan)
-        planned = result.start_s + plan.times_s
-        errors_us = (np.array(recorder.rises) - planned) * 1e6
+        rises = np.array(recorder.rises)
+        planned = result.start_s + plan.times_s[: len(rises)]
+        errors_us = (rises - planned) * 1e6
+        if result.reason == "late":
+            _LATE.append(f"step {result.late_step} of {plan.step_count} came "
+                         f"{result.late_s * 1e3:.2f} ms late: move aborted")
         return errors_us, result.end_s - result.start_s, plan.duration_s
     finally:
         stream.close()
@@ -206,6 +219,103 @@ def _fifo_allowed(priority: int) -> bool:
     return result[0]
 
 
+class _CompetingVision:
+    """A thread doing what the camera's reader does: blur, threshold and find markers."""
+
+    def __init__(self) -> None:
+        import cv2
+
+        self.cv2 = cv2
+        rng = np.random.default_rng(1)
+        self.image = rng.integers(0, 255, (960, 1280), dtype=np.uint8)
+        self.detector = cv2.aruco.ArucoDetector(
+            cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50),
+            cv2.aruco.DetectorParameters())
+        self.frames = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        cv2 = self.cv2
+        while not self._stop.is_set():
+            blurred = cv2.GaussianBlur(self.image, (0, 0), 2.0)
+            self.detector.detectMarkers(blurred)
+            cv2.cvtColor(cv2.merge([blurred, blurred, blurred]), cv2.COLOR_BGR2LAB)
+            self.frames += 1
+
+    def __enter__(self) -> _CompetingVision:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def _competing_section(config: Config) -> None:
+    g = config.gantry
+    kin = GantryKinematics.from_config(g)
+    board = load_board()
+    a = kin.dot_to_steps(board.grid, 0, 4)
+    b = kin.dot_to_steps(board.grid, 8, 4)
+    plan = plan_line(kin, a, b, Limits(g.max_speed_mm_s, g.accel_mm_s2))
+    full_step_ms = g.x.microsteps / (g.max_speed_mm_s * g.x.steps_per_mm) * 1e3
+    print(f"beside a competing OpenCV thread (blur + ArUco + Lab on 1280 x 960, as the reader "
+          f"does); a step more than half a full step late ({full_step_ms / 2:.2f} ms at full "
+          f"speed) aborts the move:")
+    for priority in (0, RealBackend.step_thread_priority):
+        _LATE.clear()
+        started = time.perf_counter()
+        with _CompetingVision() as vision:
+            errors, ran_s, _ = _real_time_stream(config, plan, priority)
+        fps = vision.frames / (time.perf_counter() - started)
+        mode = "SCHED_FIFO" if priority and _fifo_allowed(priority) else "ordinary"
+        outcome = _LATE[0] if _LATE else f"completed in {ran_s:.3f} s"
+        print(f"  {mode:10s} scheduling: {len(errors)} edges, {_percentiles(errors)}; "
+              f"vision {fps:.1f} frames/s; {outcome}")
+
+
+def _syscall_section(config: Config) -> None:
+    """Kernel calls per step through gpiozero's LGPIOFactory, over a counting stand-in lgpio."""
+    from bermuda_hw.sim.lgpio_standin import standin_lgpio_factory
+
+    g = config.gantry
+    kin = GantryKinematics.from_config(g)
+    board = load_board()
+    a = kin.dot_to_steps(board.grid, 2, 2)
+    b = kin.dot_to_steps(board.grid, 3, 3)
+    plan = plan_line(kin, a, b, Limits(5.0, 100.0))  # slow: never late, whatever the load
+    print("kernel calls per step through gpiozero's LGPIOFactory (stand-in lgpio counting):")
+    with standin_lgpio_factory() as (factory, lgpio):
+        enable = MotorEnable(g.enable_pin, active_high=g.enable_active_high, pin_factory=factory)
+        axes = [StepperAxis(axis, pin_factory=factory) for axis in g.axes]
+        try:
+            for label, direct in (("STEP through the pin's state setter", False),
+                                  ("STEP written with lgpio directly", True)):
+                if not direct:
+                    for axis in axes:
+                        pin = axis.step_pin
+                        axis.write_step = lambda level, pin=pin: setattr(pin, "state", level)
+                else:
+                    from bermuda_hw.devices.stepper import _line_writer
+
+                    for axis in axes:
+                        axis.write_step = _line_writer(axis.step_pin)
+                stream = StepStream(axes, enable, WallClock(), min_pulse_s=g.min_pulse_us * 1e-6,
+                                    estop=threading.Event())
+                enable.enable()
+                lgpio.reset_counts()
+                result = stream.execute(plan)
+                stream.close()
+                calls = dict(sorted(lgpio.calls.items()))
+                print(f"  {label}: {lgpio.kernel_calls / result.steps_done:.2f} per step "
+                      f"({result.steps_done} steps, both axes; {calls})")
+        finally:
+            for axis in axes:
+                axis.close()
+            enable.close()
+
+
 def main() -> None:
     config = load_config()
     g = config.gantry
@@ -220,6 +330,10 @@ def main() -> None:
 
     for priority in (0, RealBackend.step_thread_priority):
         _real_time_section(config, priority)
+    if _LATE:
+        print("  aborted as late: " + "; ".join(_LATE))
+    _competing_section(config)
+    _syscall_section(config)
 
     period_us = 1e6 / (g.max_speed_mm_s * g.x.steps_per_mm)
     latencies = _estop_latency(config)

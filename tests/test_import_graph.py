@@ -18,6 +18,8 @@ PRODUCTION = (
     "bermuda_hw.web.service",
     "bermuda_hw.web.client",
     "bermuda_hw.voice",
+    "bermuda_hw.rigcheck.selftest",
+    "bermuda_hw.rigcheck.calibrate",
 )
 
 

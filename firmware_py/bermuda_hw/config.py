@@ -80,11 +80,19 @@ class AxisConfig:
     home_slow_speed_mm_s: float
     home_backoff_mm: float
     home_margin_mm: float
+    measured_steps_per_mm: float = 0.0  # `steps_per_mm` as calibrated; 0: from the mechanics
+
+    @property
+    def nominal_steps_per_mm(self) -> float:
+        """Steps per millimetre from the belt, the pulley and the microstepping."""
+        return self.full_steps_per_rev * self.microsteps / (self.belt_pitch_mm * self.pulley_teeth)
 
     @property
     def steps_per_mm(self) -> float:
-        """Motor (micro)steps per millimetre of carriage travel."""
-        return self.full_steps_per_rev * self.microsteps / (self.belt_pitch_mm * self.pulley_teeth)
+        """Motor (micro)steps per millimetre of carriage travel (the calibrated value if set)."""
+        if self.measured_steps_per_mm > 0:
+            return self.measured_steps_per_mm
+        return self.nominal_steps_per_mm
 
 
 @dataclass(frozen=True)
@@ -102,6 +110,7 @@ class GantryConfig:
     idle_disable: bool
     x: AxisConfig
     y: AxisConfig
+    skew_deg: float = 0.0  # the y axis leans east by this angle as it runs south
 
     @property
     def axes(self) -> tuple[AxisConfig, AxisConfig]:
@@ -114,7 +123,7 @@ class StepperRotationConfig:
 
     channels: tuple[int, int, int, int]
     pwm_frequency_hz: float
-    half_steps_per_rev: int
+    half_steps_per_rev: float  # need not be whole: a 28BYJ-48 is about 4075.77
     gear_ratio: float
     step_rate_hz: float
     invert: bool
@@ -174,6 +183,12 @@ class SimConfig:
     pull_out_speed_mm_s: float
     motor_accel_mm_s2: float
     rotor_pull_out_hz: float
+    # the simulated rig's true mechanics: another configuration file ("": this one)
+    rig: str = ""
+    # faults to rehearse, at the device interface
+    dead_endstop: str = ""  # "x" or "y": that endstop never closes
+    missing_pca9685: bool = False  # nothing answers at the PCA9685's address
+    covered_marker: int = -1  # the ArUco marker with this id is covered on the table
 
 
 @dataclass(frozen=True)
@@ -483,6 +498,7 @@ def _parse_axis(r: _Reader, name: str) -> AxisConfig:
         home_slow_speed_mm_s=r.number("home_slow_speed_mm_s", positive=True),
         home_backoff_mm=r.number("home_backoff_mm", positive=True),
         home_margin_mm=r.number("home_margin_mm", low=0.0, positive=False),
+        measured_steps_per_mm=r.number("steps_per_mm", 0.0, 100_000.0, positive=False),
     )
     if axis.microsteps & (axis.microsteps - 1):
         raise r.fail("microsteps", f"must be a power of two, not {axis.microsteps}")
@@ -509,6 +525,7 @@ def _parse_gantry(r: _Reader) -> GantryConfig:
         idle_disable=r.boolean("idle_disable"),
         x=x,
         y=y,
+        skew_deg=r.number("skew_deg", -10.0, 10.0, positive=False),
     )
     period_us = 1e6 / gantry.max_step_rate_hz
     if 2 * gantry.min_pulse_us > period_us:
@@ -542,7 +559,7 @@ def _parse_rotation(r: _Reader) -> RotationConfig:
     stepper = StepperRotationConfig(
         channels=(channels[0], channels[1], channels[2], channels[3]),
         pwm_frequency_hz=s.number("pwm_frequency_hz", 1500.0, 1526.0 * 1.1, positive=True),
-        half_steps_per_rev=s.integer("half_steps_per_rev", 8, 1_000_000),
+        half_steps_per_rev=s.number("half_steps_per_rev", 8.0, 1_000_000.0, positive=True),
         gear_ratio=s.number("gear_ratio", high=100.0, positive=True),
         step_rate_hz=s.number("step_rate_hz", high=2000.0, positive=True),
         invert=s.boolean("invert"),
@@ -594,6 +611,10 @@ def _parse_sim(r: _Reader) -> SimConfig:
         pull_out_speed_mm_s=r.number("pull_out_speed_mm_s", positive=True),
         motor_accel_mm_s2=r.number("motor_accel_mm_s2", positive=True),
         rotor_pull_out_hz=r.number("rotor_pull_out_hz", positive=True),
+        rig=_string(r, "rig"),
+        dead_endstop=r.choice("dead_endstop", ("", "x", "y")),
+        missing_pca9685=r.boolean("missing_pca9685"),
+        covered_marker=r.integer("covered_marker", -1, 1000),
     )
 
 
@@ -615,6 +636,27 @@ def _parse_voice(r: _Reader) -> VoiceConfig:
         raise r.fail("voice", f"must be an espeak-ng voice name such as \"en\", not {voice!r}")
     return VoiceConfig(enabled=r.boolean("enabled"), voice=voice,
                        words_per_minute=r.integer("words_per_minute", 80, 450))
+
+
+def _string(r: _Reader, name: str) -> str:
+    value = r.raw(name)
+    if not isinstance(value, str):
+        raise r.fail(name, f"must be a string, not {value!r}")
+    return value
+
+
+def sim_rig_config(config: Config) -> Config:
+    """The simulated rig's true mechanics: `[sim] rig` names a configuration file for them.
+
+    A relative path is taken from the configuration file's folder. Without one,
+    the simulated rig is exactly what the configuration says.
+    """
+    if not config.sim.rig:
+        return config
+    path = Path(config.sim.rig)
+    if not path.is_absolute() and config.source is not None:
+        path = Path(config.source).parent / path
+    return load_config(path)
 
 
 def pin_map(config: Config) -> dict[str, int]:

@@ -81,6 +81,10 @@ class EmergencyStopError(HardwareError):
     """Motion was stopped by an emergency stop; the rig must be homed again."""
 
 
+class StepTimingError(HardwareError):
+    """The step thread could not keep to the plan: the move was aborted, home again."""
+
+
 class BusError(HardwareError, OSError):
     """An I2C transfer failed or the device did not answer."""
 

@@ -77,6 +77,16 @@ class CameraSource(ABC):
             self._close()
         self._closed = True
 
+    def settle_and_lock(self, settle_s: float) -> dict[str, Any]:
+        """Let auto exposure and white balance settle, hold them, and return their values."""
+        raise CameraError(f"{self.name}: this camera has no exposure or white balance controls")
+
+    def pause(self) -> None:  # noqa: B027 - a live camera overrides it; replays need nothing
+        """Take no frames until `resume()` (while the motors run); replays ignore it."""
+
+    def resume(self) -> None:  # noqa: B027
+        """Take frames again after `pause()`."""
+
     def frames(self) -> Iterator[Frame]:
         """Frames until the source ends (replays) or fails."""
         while True:
@@ -114,7 +124,23 @@ class LiveSource(CameraSource):
         self._delivered = -1
         self._error: BaseException | None = None
         self._running = False
+        self._paused = False
         self._thread: threading.Thread | None = None
+        self.grabs = 0  # frames taken from the camera
+
+    def pause(self) -> None:
+        """Stop grabbing (the step thread has the CPU to itself) until `resume()`."""
+        with self._cond:
+            self._paused = True
+
+    def resume(self) -> None:
+        with self._cond:
+            self._paused = False
+            self._cond.notify_all()
+
+    @property
+    def paused(self) -> bool:
+        return self._paused
 
     @abstractmethod
     def _start(self) -> None: ...
@@ -135,8 +161,14 @@ class LiveSource(CameraSource):
     def _loop(self) -> None:
         index = 0
         while self._running:
+            with self._cond:
+                while self._paused and self._running:
+                    self._cond.wait(0.5)
+            if not self._running:
+                return
             try:
                 image = self._grab()
+                self.grabs += 1
             except BaseException as exc:  # reported to the reader, not lost in the thread
                 with self._cond:
                     self._error = exc
@@ -165,7 +197,9 @@ class LiveSource(CameraSource):
                 self._cond.wait(left)
 
     def _close(self) -> None:
-        self._running = False
+        with self._cond:
+            self._running = False
+            self._cond.notify_all()
         try:
             self._stop()
         finally:
@@ -183,11 +217,18 @@ class Picamera2Source(LiveSource):
     name = "picamera2"
 
     def __init__(self, *, width_px: int = 1280, height_px: int = 960, camera_num: int = 0,
-                 swap_red_blue: bool = False, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+                 swap_red_blue: bool = False, timeout_s: float = DEFAULT_TIMEOUT_S,
+                 controls: dict[str, Any] | None = None, lock_after_s: float | None = None
+                 ) -> None:
+        """`controls`: libcamera controls by picamera2's names (see `CameraConfig`);
+        `lock_after_s`: let AE and AWB settle that long after starting, then lock them."""
         super().__init__(timeout_s=timeout_s)
         self.size = (width_px, height_px)
         self.camera_num = camera_num
         self.swap_red_blue = swap_red_blue
+        self.controls = dict(controls or {})
+        self.lock_after_s = lock_after_s
+        self.locked: dict[str, Any] = {}
         self._camera: Any = None
 
     def _start(self) -> None:
@@ -213,12 +254,42 @@ class Picamera2Source(LiveSource):
                 main={"size": self.size, "format": "RGB888"}
             )
             camera.configure(config)
+            if self.controls:
+                camera.set_controls(self.controls)
             camera.start()
         except CameraError:
             raise
         except Exception as exc:
             raise CameraError(f"picamera2: cannot start camera {self.camera_num}: {exc}") from exc
         self._camera = camera
+        if self.lock_after_s is not None:
+            self.settle_and_lock(self.lock_after_s)
+
+    def settle_and_lock(self, settle_s: float) -> dict[str, Any]:
+        """Let AE and AWB settle on the scene, then fix exposure, gain and colour gains there.
+
+        Returns the values as `[camera]` keys (exposure_time_us, analogue_gain, colour_gains).
+        """
+        camera = self._camera
+        if camera is None:
+            raise CameraError("picamera2: settle_and_lock before the camera started")
+        try:
+            camera.set_controls({"AeEnable": True, "AwbEnable": True})
+            time.sleep(settle_s)
+            metadata = camera.capture_metadata()
+            exposure = int(metadata["ExposureTime"])
+            gain = float(metadata["AnalogueGain"])
+            red, blue = (float(g) for g in metadata["ColourGains"])
+            camera.set_controls({"AeEnable": False, "AwbEnable": False, "ExposureTime": exposure,
+                                 "AnalogueGain": gain, "ColourGains": (red, blue)})
+        except CameraError:
+            raise
+        except Exception as exc:
+            raise CameraError(f"picamera2: cannot lock exposure and white balance: {exc}"
+                              ) from exc
+        self.locked = {"exposure_time_us": exposure, "analogue_gain": round(gain, 3),
+                       "colour_gains": [round(red, 3), round(blue, 3)]}
+        return dict(self.locked)
 
     def _grab(self) -> Image:
         image = np.asarray(self._camera.capture_array("main"))

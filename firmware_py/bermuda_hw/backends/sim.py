@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from bermuda_hw.backends import Backend
+from bermuda_hw.config import sim_rig_config
 from bermuda_hw.sim.clock import VirtualClock
 from bermuda_hw.sim.pca9685 import FakeI2C, PCA9685Emulator
 from bermuda_hw.sim.rig import ObservedPin, SimRig, make_mock_factory
@@ -28,15 +29,26 @@ class SimBackend(Backend):
 
     name = "sim"
 
-    def __init__(self, config: Config, world: World | None = None) -> None:
+    def __init__(
+        self, config: Config, world: World | None = None, truth: Config | None = None
+    ) -> None:
+        """`truth`: the simulated rig's real mechanics (default: `[sim] rig`, else `config`).
+
+        The faults of `[sim]` are injected where the hardware would show them:
+        a dead endstop at its pin, a missing PCA9685 on the bus (nothing
+        answers at its address), a covered marker in the frames.
+        """
         clock = VirtualClock(real_time_factor=config.sim.real_time_factor)
         super().__init__(clock)
         self.config = config
         self.virtual_clock = clock
         self.bus = FakeI2C()
         self.pca = PCA9685Emulator(config.rotation.i2c_address, clock=clock)
-        self.bus.attach(self.pca)
-        self.rig = SimRig(config, clock, world=world)
+        if not config.sim.missing_pca9685:
+            self.bus.attach(self.pca)
+        if truth is None:
+            truth = sim_rig_config(config)
+        self.rig = SimRig(config, clock, world=world, truth=truth)
         self._factory = make_mock_factory(self.rig.on_pin_change, clock)
         self.rig.attach(self._factory, self.pca)
         self.scene: WorldScene | None = None
@@ -70,6 +82,7 @@ class SimBackend(Backend):
         if world.board is None:
             world.board = board
         self.scene = WorldScene(world, board)
+        self.scene.covered_marker = self.config.sim.covered_marker
         model = CameraModel(
             width_px=camera.width_px,
             height_px=camera.height_px,

@@ -15,7 +15,8 @@ from bermuda_hw.errors import BermudaError, ConfigError
 # Each module here defines `register(subparsers)`, which adds its subcommand
 # and sets `func(args) -> int` on the parser it adds.
 COMMAND_MODULES: tuple[str, ...] = (
-    "board", "cloud", "render", "detect", "run", "game", "motors", "token"
+    "board", "cloud", "render", "detect", "run", "game", "motors", "token", "selftest",
+    "calibrate",
 )
 
 PROG = "bermuda-hw"

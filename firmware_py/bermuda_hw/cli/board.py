@@ -74,6 +74,7 @@ def board_to_json(board: Board) -> dict[str, Any]:
             "magnets": [
                 {"radius_mm": m.radius_mm, "angle_deg": m.angle_deg} for m in board.cloud.magnets
             ],
+            "letter_angles_deg": list(board.cloud.letter_angles_deg),
         },
         "spinner": {
             "letters": list(board.spinner.letters),

@@ -16,7 +16,11 @@ never the simulated world's truth. One frame at a time (`step`):
 - **cloud phase**: the LED says "press spin"; a press spins (the game's seeded
   spinner), turns and moves the cloud, and the next stable observation decides
   the captures: swept ships the camera no longer sees are captured, the others
-  survived. At an outside dot the captured ships are out of the game: the
+  survived. Before that the loop is closed on the camera: a cloud seen at
+  another dot than planned (missed steps, a slipped belt) or a step stream
+  aborted as late makes the rig home and place the cloud again, a few times at
+  most, then fault; a cloud showing another letter is believed and turned to
+  the planned one. At an outside dot the captured ships are out of the game: the
   players take them out of the cloud and the rig brings the cloud back to the
   centre dot at letter A (on the real rig the cloud never leaves the gantry).
 - **faults** (camera gone or stalled, I2C error, homing fault, e-stop): the
@@ -63,7 +67,7 @@ from bermuda_hw.controller.notify import Watchdog, sd_notify
 from bermuda_hw.controller.signals import Pattern, TableSignals
 from bermuda_hw.controller.snapshot import Snapshot, change_key, take
 from bermuda_hw.controller.status import Mode, Status
-from bermuda_hw.errors import CameraError, EmergencyStopError, HardwareError
+from bermuda_hw.errors import CameraError, EmergencyStopError, HardwareError, StepTimingError
 from bermuda_hw.planning.route import clear_route
 from bermuda_hw.rules.board import LETTERS, Board, Point
 from bermuda_hw.rules.cloud import Spin
@@ -88,6 +92,8 @@ log = logging.getLogger("bermuda_hw.controller")
 FAULT_POLL_S = 0.1
 CLEAR_BOARD_TIMEOUT_S = 30.0  # how long a homing waits for hands to leave the board
 SETTLE_BEFORE_HOMING_S = 0.5  # after a stop at speed, the carriage comes to rest first
+MAX_POSE_RETRIES = 2  # re-homings to bring the cloud where the plan has it, then a fault
+MAX_LETTER_RETRIES = 2  # turns to correct the letter the camera sees, then a fault
 
 
 @dataclass(frozen=True)
@@ -120,6 +126,8 @@ class _PendingSpin:
     end: tuple[int, int]
     leaves_board: bool
     events: list[Event] = field(default_factory=list)
+    pose_retries: int = 0
+    letter_retries: int = 0
 
 
 class Controller:
@@ -275,8 +283,13 @@ class Controller:
     def _open_camera(self) -> None:
         if self.camera is not None:
             self.camera.close()
+            self.mover.forget_pausable(self.camera)
+            self.camera = None
         camera = self.open_camera()
         camera.open()
+        if self.camera is not None:
+            self.mover.forget_pausable(self.camera)
+        self.mover.pause_during_moves(camera)  # no frame grabbing while the motors step
         self.camera = camera
         self._tap = _FrameTap(camera)
         self.stream = ObservationStream(self._tap, self.reader, self.stability)
@@ -696,6 +709,11 @@ class Controller:
         self._set(Mode.MOVING, f"spin: {spin}", Pattern.BUSY)
         try:
             self.mover.execute_spin(spin)
+        except StepTimingError as exc:
+            # the move was aborted, not interrupted: home and finish it
+            self.say(f"{exc}")
+            if not self._replace_cloud(self._pending, "the move was aborted"):
+                return
         except HardwareError as exc:
             self._pending = None
             self._fault(f"{exc}")
@@ -703,14 +721,62 @@ class Controller:
         self._reset_stream()
         self._set(Mode.AFTER_SPIN, "looking for captures", Pattern.BUSY)
 
+    def _replace_cloud(self, pending: _PendingSpin | None, why: str) -> bool:
+        """Home, then put the cloud where the spin's plan has it; False if it faulted."""
+        assert pending is not None
+        pending.pose_retries += 1
+        if pending.pose_retries > MAX_POSE_RETRIES:
+            self._pending = None
+            self._fault(f"{why}, and homing {MAX_POSE_RETRIES} times did not bring the cloud "
+                        f"to dot {pending.end}: check the belts, pulleys and endstops")
+            return False
+        self.say(f"{why}: homing and placing the cloud at dot {pending.end} again "
+                 f"(attempt {pending.pose_retries} of {MAX_POSE_RETRIES})")
+        try:
+            self.mover.home()
+            self.mover.goto_dot(*pending.end)
+            self.mover.turn_to(pending.spin.letter)
+        except HardwareError as exc:
+            self._pending = None
+            self._fault(f"{exc}")
+            return False
+        return True
+
+    def _check_cloud_pose(self, pending: _PendingSpin, observation: BoardObservation) -> bool:
+        """Close the loop on the camera: True once the cloud is where the plan has it."""
+        cloud = observation.cloud
+        if cloud is None:
+            self._replace_cloud(pending, "the camera does not see the cloud's marker")
+            return False
+        if (cloud.col, cloud.row) != pending.end:
+            self._replace_cloud(pending, f"the cloud is seen at dot ({cloud.col}, {cloud.row}), "
+                                         f"not at dot {pending.end}")
+            return False
+        if cloud.letter != pending.spin.letter:
+            pending.letter_retries += 1
+            seen, wanted = LETTERS[cloud.letter], LETTERS[pending.spin.letter]
+            if pending.letter_retries > MAX_LETTER_RETRIES:
+                self._pending = None
+                self._fault(f"the cloud still shows letter {seen}, not {wanted}, after "
+                            f"{MAX_LETTER_RETRIES} corrections: check the rotation's coupling")
+                return False
+            self.say(f"the cloud shows letter {seen}, not {wanted}: turning it to {wanted}")
+            self.mover.rotation.assume_letter(cloud.letter)
+            try:
+                self.mover.turn_to(pending.spin.letter)
+            except HardwareError as exc:
+                self._pending = None
+                self._fault(f"rotation fault: {exc}")
+            return False
+        return True
+
     def _finish_spin(self, observation: BoardObservation) -> None:
         game = self.game
         pending = self._pending
         assert game is not None and pending is not None
-        cloud = observation.cloud
-        if cloud is None or (cloud.col, cloud.row) != pending.end:
-            seen = "not seen" if cloud is None else f"seen at dot ({cloud.col}, {cloud.row})"
-            self.say(f"warning: the cloud should be at dot {pending.end}, {seen}")
+        if not self._check_cloud_pose(pending, observation):
+            self._reset_stream()  # decide on a fresh observation of the corrected cloud
+            return
         captured = captured_ships(game, pending.swept, observation)
         events = game.cloud_phase(None, capture=captured)
         self._pending = None
@@ -735,6 +801,7 @@ class Controller:
             except HardwareError as exc:
                 self._fault(f"{exc}")
                 return
+            self._aligned = False  # check the letter it shows after that turn
         totals = game.totals()
         self.say("totals: " + ", ".join(f"{c} {usd(totals[c])}" for c in game.players))
         if game.is_over():

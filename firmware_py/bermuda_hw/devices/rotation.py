@@ -95,11 +95,17 @@ class StepperRotation:
 
     kind = "stepper"
 
-    def __init__(self, board: PCA9685Board, config: StepperRotationConfig, clock: Clock) -> None:
+    def __init__(
+        self,
+        board: PCA9685Board,
+        config: StepperRotationConfig,
+        clock: Clock,
+        letter_headings_deg: tuple[float, ...] | None = None,
+    ) -> None:
         self.board = board
         self.config = config
         self.clock = clock
-        self.kinematics = StepperRotationKinematics.from_config(config)
+        self.kinematics = StepperRotationKinematics.from_config(config, letter_headings_deg)
         a1, a2, b1, b2 = config.channels
         # microsteps=2 with INTERLEAVE steps gives the half-step coil sequence, each
         # coil fully on or off (the ULN2003 switches, it cannot modulate).
@@ -110,7 +116,9 @@ class StepperRotation:
             )
         )
         self._forward = motor_stepper.BACKWARD if config.invert else motor_stepper.FORWARD
-        self.position_steps = config.zero_offset_steps  # the cloud starts at letter A
+        # The rotor rests at 0 when the rig starts; the cloud shows letter A exactly
+        # `zero_offset_steps` half steps further (what `calibrate rotation` measures).
+        self.position_steps = 0
         self.release()
 
     @property
@@ -125,7 +133,10 @@ class StepperRotation:
         return self.kinematics.clockwise_target(self.position_steps, letter) - self.position_steps
 
     def turn_to(self, letter: int, stop: threading.Event | None = None) -> float:
-        count = self.steps_to(letter)
+        return self.turn_steps(self.steps_to(letter), stop)
+
+    def turn_steps(self, count: int, stop: threading.Event | None = None) -> float:
+        """Turn clockwise by a number of half steps; returns degrees turned."""
         period_s = 1.0 / self.config.step_rate_hz
         start_s = self.clock.monotonic()
         style = motor_stepper.INTERLEAVE
@@ -155,11 +166,17 @@ class ServoRotation:
 
     kind = "servo"
 
-    def __init__(self, board: PCA9685Board, config: ServoRotationConfig, clock: Clock) -> None:
+    def __init__(
+        self,
+        board: PCA9685Board,
+        config: ServoRotationConfig,
+        clock: Clock,
+        letter_headings_deg: tuple[float, ...] | None = None,
+    ) -> None:
         self.board = board
         self.config = config
         self.clock = clock
-        self.kinematics = ServoRotationKinematics.from_config(config)
+        self.kinematics = ServoRotationKinematics.from_config(config, letter_headings_deg)
         self.servo: Servo = board.call(
             lambda: Servo(
                 board.channel(config.channel),
@@ -179,7 +196,9 @@ class ServoRotation:
 
     def turn_to(self, letter: int, stop: threading.Event | None = None) -> float:
         angle = self.kinematics.servo_angle_deg(letter)
-        turned = (letter - self._letter) * 45.0
+        turned = (angle - self.kinematics.servo_angle_deg(self._letter)) * (
+            self.kinematics.cloud_deg_per_servo_deg
+        )
         try:
             self.board.call(lambda: setattr(self.servo, "angle", angle))
             self._letter = letter
@@ -198,8 +217,14 @@ class ServoRotation:
         self.release()
 
 
-def create_rotation(backend: Any, config: Any) -> tuple[PCA9685Board, RotationActuator]:
-    """The PCA9685 and the configured actuator on it."""
+def create_rotation(
+    backend: Any, config: Any, letter_headings_deg: tuple[float, ...] | None = None
+) -> tuple[PCA9685Board, RotationActuator]:
+    """The PCA9685 and the configured actuator on it.
+
+    `letter_headings_deg[k]`: how far the cloud turns clockwise from letter A to
+    show letter k (the board's `[cloud]` data; the classic order by default).
+    """
     rotation = config.rotation
     frequency = (
         rotation.stepper.pwm_frequency_hz
@@ -212,9 +237,11 @@ def create_rotation(backend: Any, config: Any) -> tuple[PCA9685Board, RotationAc
     try:
         actuator: RotationActuator
         if rotation.kind == "stepper":
-            actuator = StepperRotation(board, rotation.stepper, backend.clock)
+            actuator = StepperRotation(
+                board, rotation.stepper, backend.clock, letter_headings_deg
+            )
         else:
-            actuator = ServoRotation(board, rotation.servo, backend.clock)
+            actuator = ServoRotation(board, rotation.servo, backend.clock, letter_headings_deg)
     except Exception:
         board.close()
         raise

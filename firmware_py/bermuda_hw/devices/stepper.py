@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from typing import Any
 
 from gpiozero import DigitalOutputDevice
@@ -44,8 +46,11 @@ class MotorEnable:
 class StepperAxis:
     """One gantry axis's driver: STEP and DIR outputs, the mechanics and the direction sense.
 
-    The step thread pulses `step_pin` (the gpiozero pin of the STEP output)
-    directly: one rising edge is one (micro)step.
+    The step thread pulses the STEP output through `write_step(level)`: one
+    rising edge is one (micro)step. On gpiozero's lgpio factory a pin's state
+    setter first asks the chip for the line's mode (an ioctl) and then writes
+    it (another); the line is ours and an output, so `write_step` writes it
+    with lgpio directly, one ioctl per edge. Other factories use the pin.
     """
 
     def __init__(self, config: AxisConfig, *, pin_factory: Any) -> None:
@@ -61,6 +66,7 @@ class StepperAxis:
             self._step.close()
             raise
         self.step_pin: Any = self._step.pin
+        self.write_step: Callable[[bool], None] = _line_writer(self.step_pin)
         self._direction = 0
 
     @property
@@ -104,3 +110,22 @@ class StepperAxis:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _line_writer(pin: Any) -> Callable[[bool], None]:
+    """The cheapest way to set an output pin's level that its factory allows."""
+    lgpio = sys.modules.get("lgpio")
+    handle = getattr(pin.factory, "_handle", None)  # gpiozero's LGPIOFactory chip handle
+    if lgpio is not None and handle is not None and type(pin).__name__ == "LGPIOPin":
+        number = int(pin.info.name[4:])  # "GPIO20": the line on the chip, as LGPIOPin has it
+        write = lgpio.gpio_write
+
+        def write_line(level: bool) -> None:
+            write(handle, number, level)
+
+        return write_line
+
+    def set_state(level: bool) -> None:
+        pin.state = level
+
+    return set_state

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -17,21 +18,46 @@ from bermuda_hw.errors import (
     HardwareError,
     HomingError,
     MotionError,
+    StepTimingError,
 )
-from bermuda_hw.motion.stepstream import StepResult, StepStream
+from bermuda_hw.motion.stepstream import Pausable, StepExecutor, StepResult, StepStream
 from bermuda_hw.planning.kinematics import GantryKinematics
 from bermuda_hw.planning.limits import SoftLimits
 from bermuda_hw.planning.measure import AxisTrace, peak_speed_accel
 from bermuda_hw.planning.steps import Limits, StepPlan, plan_axis_move, plan_line
+from bermuda_hw.rules.board import LETTERS
 from bermuda_hw.rules.cloud import CloudPose, Spin, SpinPath, plan_spin
 
 if TYPE_CHECKING:
     from bermuda_hw.backends import Backend
+    from bermuda_hw.clock import Clock
     from bermuda_hw.config import AxisConfig, Config
     from bermuda_hw.rules.board import Board
 
 HOMING_DWELL_S = 0.1  # pause between homing phases: the motor comes to rest
 WATCH_INTERVAL_S = 0.002  # during a move, the e-stop and endstop levels are read this often
+
+log = logging.getLogger("bermuda_hw.motion")
+
+# Builds the step executor over the mover's axes and enable: (axes, enable, clock,
+# min_pulse_s, estop event, real-time priority) -> StepExecutor.
+ExecutorFactory = Callable[
+    [Sequence[StepperAxis], MotorEnable, "Clock", float, threading.Event, int], StepExecutor
+]
+
+
+def gpio_step_stream(
+    axes: Sequence[StepperAxis],
+    enable: MotorEnable,
+    clock: Clock,
+    min_pulse_s: float,
+    estop: threading.Event,
+    priority: int,
+) -> StepExecutor:
+    """The host executor: a step thread on the gpiozero STEP pins."""
+    return StepStream(
+        axes, enable, clock, min_pulse_s=min_pulse_s, estop=estop, realtime_priority=priority
+    )
 
 
 @dataclass(frozen=True)
@@ -73,6 +99,7 @@ class CloudMover:
         board: Board,
         *,
         rotation: RotationActuator | None = None,
+        executor: ExecutorFactory = gpio_step_stream,
     ) -> None:
         self.config = config
         self.backend = backend
@@ -92,6 +119,7 @@ class CloudMover:
         self._interlock: Any = None
         self._heartbeat: Callable[[], None] | None = None
         self._watch_fault: HardwareError | None = None
+        self._quiet: list[Pausable] = []
         factory = backend.pin_factory
         try:
             self.enable = self._keep(
@@ -111,15 +139,16 @@ class CloudMover:
                 for axis in gantry.axes
             ]
             if rotation is None:
-                self._pca, rotation = create_rotation(backend, config)
+                headings = tuple(board.cloud.heading_deg(k) for k in range(len(LETTERS)))
+                self._pca, rotation = create_rotation(backend, config, headings)
             self.rotation: RotationActuator = rotation
-            self.stream = StepStream(
+            self.stream: StepExecutor = executor(
                 self.axes,
                 self.enable,
                 self.clock,
-                min_pulse_s=gantry.min_pulse_us * 1e-6,
-                estop=self._estop,
-                realtime_priority=backend.step_thread_priority,
+                gantry.min_pulse_us * 1e-6,
+                self._estop,
+                backend.step_thread_priority,
             )
         except Exception:
             self._close_devices()
@@ -173,16 +202,54 @@ class CloudMover:
 
     # --- executing plans ----------------------------------------------------------------
 
+    def pause_during_moves(self, thing: Pausable) -> None:
+        """Pause something that competes for the CPU (a camera's frame grabbing) during moves."""
+        if thing not in self._quiet:
+            self._quiet.append(thing)
+
+    def forget_pausable(self, thing: Pausable) -> None:
+        if thing in self._quiet:
+            self._quiet.remove(thing)
+
+    @contextlib.contextmanager
+    def _quietly(self) -> Iterator[None]:
+        paused: list[Pausable] = []
+        try:
+            for thing in list(self._quiet):
+                thing.pause()
+                paused.append(thing)
+            yield
+        finally:
+            for thing in paused:
+                with contextlib.suppress(Exception):
+                    thing.resume()
+
     def _execute(self, plan: StepPlan, stop_when: Any = None) -> StepResult:
         try:
-            result = self.stream.execute(plan, stop_when)
+            with self._quietly():
+                result = self.stream.execute(plan, stop_when)
         except KeyboardInterrupt:
             self.emergency_stop("interrupted")
             raise
         except HardwareError:
             self.emergency_stop("step thread fault")
             raise
+        if result.reason == "late":
+            message = (
+                f"step timing: step {result.late_step} came {result.late_s * 1e3:.2f} ms late "
+                f"({self.stream_note}); the move was aborted: home again"
+            )
+            log.warning(message)
+            self.emergency_stop(message)
+            raise StepTimingError(message)
         return result
+
+    @property
+    def stream_note(self) -> str:
+        """How the step executor is scheduled (for messages)."""
+        return str(getattr(self.stream, "realtime_note", "")) or (
+            "real-time" if self.stream.realtime else "ordinary scheduling"
+        )
 
     def _report(self, plan: StepPlan, result: StepResult) -> MoveReport:
         traces = []
@@ -308,10 +375,21 @@ class CloudMover:
 
     def turn_to(self, letter: int) -> float:
         """Turn the cloud to a letter (clockwise with the stepper); returns degrees turned."""
+        return self._turn(lambda: self.rotation.turn_to(letter, self._estop))
+
+    def turn_half_steps(self, count: int) -> float:
+        """Turn a stepper rotation clockwise by some half steps (calibration); degrees turned."""
+        turn_steps = getattr(self.rotation, "turn_steps", None)
+        if turn_steps is None:
+            raise MotionError(f"a {self.rotation.kind} rotation does not turn by steps")
+        return self._turn(lambda: float(turn_steps(count, self._estop)))
+
+    def _turn(self, action: Callable[[], float]) -> float:
         with self._lock:
             self._require_homed()
             try:
-                return self.rotation.turn_to(letter, self._estop)
+                with self._quietly():
+                    return action()
             except EmergencyStopError:
                 self._homed = False
                 raise
@@ -324,7 +402,7 @@ class CloudMover:
         with self._lock:
             start_s = self.clock.monotonic()
             pose = self.pose()
-            path = plan_spin(self.board.grid, pose, spin)
+            path = plan_spin(self.board.grid, pose, spin, self.board.cloud)
             end_steps = self.kinematics.dot_to_steps(self.board.grid, path.end.col, path.end.row)
             # refuse a move past the limits before the turn starts
             self._check(plan_line(self.kinematics, self._steps, end_steps, self.limits))

@@ -19,6 +19,13 @@ if TYPE_CHECKING:
 
 LETTER_COUNT = 8
 DEGREES_PER_LETTER = 360.0 / LETTER_COUNT
+# the classic cloud: letter k at the notch after k x 45 degrees clockwise
+CLASSIC_LETTER_HEADINGS_DEG = tuple(DEGREES_PER_LETTER * k for k in range(LETTER_COUNT))
+
+
+def _wrap_deg(angle_deg: float) -> float:
+    """An angle as -180..180 degrees."""
+    return (angle_deg + 180.0) % 360.0 - 180.0
 
 
 @dataclass(frozen=True)
@@ -51,24 +58,44 @@ class AxisKinematics:
 
 @dataclass(frozen=True)
 class GantryKinematics:
-    """A Cartesian gantry: x and y motors move the carriage along the board's axes."""
+    """A Cartesian gantry: x and y motors move the carriage along the board's axes.
+
+    A gantry that is not quite square (`skew_deg`: the y axis leans east by
+    that angle as it runs south) moves the carriage tan(skew) mm east for every
+    millimetre of y travel; the x motor makes up for it.
+    """
 
     x: AxisKinematics
     y: AxisKinematics
+    skew_deg: float = 0.0
 
     @classmethod
     def from_config(cls, gantry: GantryConfig) -> GantryKinematics:
-        return cls(AxisKinematics.from_config(gantry.x), AxisKinematics.from_config(gantry.y))
+        return cls(
+            AxisKinematics.from_config(gantry.x),
+            AxisKinematics.from_config(gantry.y),
+            gantry.skew_deg,
+        )
 
     @property
     def axes(self) -> tuple[AxisKinematics, AxisKinematics]:
         return (self.x, self.y)
 
+    @property
+    def _lean(self) -> float:
+        return math.tan(math.radians(self.skew_deg))
+
     def board_to_steps(self, x_mm: float, y_mm: float) -> tuple[int, int]:
-        return (self.x.board_to_steps(x_mm), self.y.board_to_steps(y_mm))
+        y_axis_mm = y_mm - self.y.board_offset_mm
+        x_board_mm = x_mm - self._lean * y_axis_mm
+        return (self.x.board_to_steps(x_board_mm), self.y.board_to_steps(y_mm))
 
     def steps_to_board(self, steps: tuple[int, int]) -> tuple[float, float]:
-        return (self.x.steps_to_board(steps[0]), self.y.steps_to_board(steps[1]))
+        y_axis_mm = self.y.steps_to_axis_mm(steps[1])
+        return (
+            self.x.steps_to_board(steps[0]) + self._lean * y_axis_mm,
+            self.y.steps_to_board(steps[1]),
+        )
 
     def dot_to_steps(self, grid: DotGrid, col: int, row: int) -> tuple[int, int]:
         """The motor steps that put the cloud's locater on a grid dot."""
@@ -81,16 +108,27 @@ class GantryKinematics:
 class StepperRotationKinematics:
     """Letters to absolute half-step positions of the clockwise-only rotation stepper.
 
-    Positions only grow: every turn goes clockwise. Position `zero_offset` shows
-    letter A; the cloud's letter k sits k/8 of a cloud turn further.
+    Positions only grow: every turn goes clockwise. Position `zero_offset`
+    shows letter A; letter k shows once the cloud has turned
+    `letter_headings_deg[k]` clockwise (board data: the order of the letters
+    round the rim). A cloud turn need not be a whole number of half steps (a
+    28BYJ-48's gearbox gives about 4075.77): every target is rounded from the
+    exact position of that turn, so the fraction never accumulates.
     """
 
     half_steps_per_cloud_rev: float
     zero_offset_steps: int = 0
+    letter_headings_deg: tuple[float, ...] = CLASSIC_LETTER_HEADINGS_DEG
 
     @classmethod
-    def from_config(cls, stepper: StepperRotationConfig) -> StepperRotationKinematics:
-        return cls(stepper.half_steps_per_cloud_rev, stepper.zero_offset_steps)
+    def from_config(
+        cls, stepper: StepperRotationConfig, letter_headings_deg: tuple[float, ...] | None = None
+    ) -> StepperRotationKinematics:
+        return cls(
+            stepper.half_steps_per_cloud_rev,
+            stepper.zero_offset_steps,
+            letter_headings_deg or CLASSIC_LETTER_HEADINGS_DEG,
+        )
 
     def heading_deg(self, position_steps: int) -> float:
         """The cloud's heading (clockwise from letter A) at an absolute position."""
@@ -99,17 +137,22 @@ class StepperRotationKinematics:
 
     def letter_at(self, position_steps: int) -> int:
         """The letter nearest the notch at an absolute position."""
-        return round(self.heading_deg(position_steps) / DEGREES_PER_LETTER) % LETTER_COUNT
+        heading = self.heading_deg(position_steps)
+        return min(
+            range(len(self.letter_headings_deg)),
+            key=lambda k: abs(_wrap_deg(heading - self.letter_headings_deg[k])),
+        )
 
     def clockwise_target(self, position_steps: int, letter: int) -> int:
         """The first absolute position at or after `position_steps` that shows `letter`."""
-        if not 0 <= letter < LETTER_COUNT:
+        if not 0 <= letter < len(self.letter_headings_deg):
             raise MotionError(f"letter must be 0..7, not {letter}")
         rev = self.half_steps_per_cloud_rev
+        fraction = (self.letter_headings_deg[letter] % 360.0) / 360.0
         turns = (position_steps - self.zero_offset_steps) / rev
-        k = math.floor(turns - letter / LETTER_COUNT)
+        k = math.floor(turns - fraction)
         while True:
-            target = self.zero_offset_steps + round((k + letter / LETTER_COUNT) * rev)
+            target = self.zero_offset_steps + round((k + fraction) * rev)
             if target >= position_steps:
                 return target
             k += 1
@@ -121,15 +164,22 @@ class ServoRotationKinematics:
 
     cloud_deg_per_servo_deg: float
     actuation_range_deg: float
+    letter_headings_deg: tuple[float, ...] = CLASSIC_LETTER_HEADINGS_DEG
 
     @classmethod
-    def from_config(cls, servo: ServoRotationConfig) -> ServoRotationKinematics:
-        return cls(servo.cloud_deg_per_servo_deg, servo.actuation_range_deg)
+    def from_config(
+        cls, servo: ServoRotationConfig, letter_headings_deg: tuple[float, ...] | None = None
+    ) -> ServoRotationKinematics:
+        return cls(
+            servo.cloud_deg_per_servo_deg,
+            servo.actuation_range_deg,
+            letter_headings_deg or CLASSIC_LETTER_HEADINGS_DEG,
+        )
 
     def servo_angle_deg(self, letter: int) -> float:
-        if not 0 <= letter < LETTER_COUNT:
+        if not 0 <= letter < len(self.letter_headings_deg):
             raise MotionError(f"letter must be 0..7, not {letter}")
-        angle = letter * DEGREES_PER_LETTER / self.cloud_deg_per_servo_deg
+        angle = (self.letter_headings_deg[letter] % 360.0) / self.cloud_deg_per_servo_deg
         if angle > self.actuation_range_deg + 1e-9:
             raise MotionError(
                 f"letter {letter} needs {angle:g} degrees, beyond the servo's "

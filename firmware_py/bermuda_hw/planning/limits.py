@@ -43,6 +43,7 @@ class SoftLimits:
 
     def check_steps(self, steps: tuple[int, int], what: str = "target", grid: bool = True) -> None:
         """Raise SoftLimitError if a step position is outside an axis's travel or the grid."""
+        board = self.kinematics.steps_to_board(steps)
         for index, axis in enumerate(self.kinematics.axes):
             s = steps[index]
             if not 0 <= s <= axis.travel_steps:
@@ -52,7 +53,7 @@ class SoftLimits:
                 )
             if not grid:
                 continue
-            board_mm = axis.steps_to_board(s)
+            board_mm = board[index]
             low, high = self.min_board_mm[index], self.max_board_mm[index]
             # one step of rounding is allowed at the outside dots
             slack = 1.0 / axis.steps_per_mm + _TOLERANCE_MM

@@ -107,13 +107,54 @@ class Magnet:
     angle_deg: float
 
 
+# The classic cloud: its letters run anticlockwise round the rim (seen from above),
+# so turning it 45 degrees clockwise brings B to the notch, 90 degrees C, and so on.
+CLASSIC_LETTER_ANGLES_DEG = tuple((360.0 - 45.0 * k) % 360.0 for k in range(8))
+MIN_LETTER_GAP_DEG = 10.0
+
+
 @dataclass(frozen=True)
 class CloudGeometry:
-    """The cloud's footprint (what it hides and blocks) and the magnets in its base."""
+    """The cloud's footprint, the magnets in its base, and where its letters sit on the rim.
+
+    `letter_angles_deg[k]` is where letter k (A = 0) is printed round the rim,
+    degrees clockwise from letter A seen from above. The notch always points
+    north and shows A at the start, so letter k is at the notch once the cloud
+    has turned `heading_deg(k)` = -letter_angles_deg[k] (mod 360) clockwise.
+
+    >>> cloud = CloudGeometry(70.0, 18.0, ())
+    >>> cloud.heading_deg(2), cloud.letter_at(91.0)
+    (90.0, 2)
+    """
 
     footprint_radius_mm: float
     capture_radius_mm: float
     magnets: tuple[Magnet, ...]
+    letter_angles_deg: tuple[float, ...] = CLASSIC_LETTER_ANGLES_DEG
+
+    def heading_deg(self, letter: int) -> float:
+        """How far the cloud has turned clockwise from its start pose to show `letter`."""
+        return (360.0 - self.letter_angles_deg[letter]) % 360.0
+
+    def letter_offset_deg(self, heading_deg: float, letter: int) -> float:
+        """Signed degrees (-180..180) from a letter's heading to a heading."""
+        return (heading_deg - self.heading_deg(letter) + 180.0) % 360.0 - 180.0
+
+    def letter_at(self, heading_deg: float) -> int:
+        """The letter nearest the notch with the cloud turned to a heading."""
+        return min(
+            range(len(self.letter_angles_deg)),
+            key=lambda k: abs(self.letter_offset_deg(heading_deg, k)),
+        )
+
+    def letter_gap_deg(self, letter: int) -> float:
+        """Half the angle to the nearest other letter: how far off a reading may be."""
+        head = self.heading_deg(letter)
+        return min(
+            abs((self.heading_deg(k) - head + 180.0) % 360.0 - 180.0)
+            for k in range(len(self.letter_angles_deg))
+            if k != letter
+        ) / 2.0
 
 
 @dataclass(frozen=True)
@@ -143,6 +184,7 @@ class Markers:
     corners: tuple[Marker, ...]
     cloud_id: int
     cloud_size_mm: float
+    cloud_height_mm: float = 0.0  # the cloud's marker above the board (0: not measured)
 
 
 @dataclass(frozen=True)
@@ -497,7 +539,8 @@ def _parse_grid(
 
 
 def _parse_cloud(r: _Reader, data: Mapping[str, Any]) -> CloudGeometry:
-    r.keys(data, "cloud", {"footprint_radius_mm", "capture_radius_mm", "magnets"})
+    r.keys(data, "cloud", {"footprint_radius_mm", "capture_radius_mm", "magnets",
+                           "letter_angles_deg"})
     footprint = r.number(data, "footprint_radius_mm", "cloud", positive=True)
     capture = r.number(data, "capture_radius_mm", "cloud", positive=True)
     magnets: list[Magnet] = []
@@ -510,7 +553,31 @@ def _parse_cloud(r: _Reader, data: Mapping[str, Any]) -> CloudGeometry:
         if radius > footprint:
             raise r.fail(f"{key}.radius_mm", "a magnet must lie within the cloud's footprint")
         magnets.append(Magnet(radius, r.number(entry, "angle_deg", key) % 360.0))
-    return CloudGeometry(footprint, capture, tuple(magnets))
+    return CloudGeometry(footprint, capture, tuple(magnets), _parse_letter_angles(r, data))
+
+
+def _parse_letter_angles(r: _Reader, data: Mapping[str, Any]) -> tuple[float, ...]:
+    key = "cloud.letter_angles_deg"
+    if "letter_angles_deg" not in data:
+        return CLASSIC_LETTER_ANGLES_DEG
+    raw = data["letter_angles_deg"]
+    if not isinstance(raw, list) or len(raw) != len(LETTERS):
+        raise r.fail(key, f"must list {len(LETTERS)} angles, one per letter A-H")
+    angles: list[float] = []
+    for i, value in enumerate(raw):
+        if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+            raise r.fail(key, f"item {i + 1} must be a number of degrees, not {value!r}")
+        angles.append(float(value) % 360.0)
+    if angles[0] != 0.0:
+        raise r.fail(key, "letter A is where the angles are measured from: it must be 0")
+    for i, a in enumerate(angles):
+        for j in range(i):
+            gap = abs((a - angles[j] + 180.0) % 360.0 - 180.0)
+            if gap < MIN_LETTER_GAP_DEG:
+                raise r.fail(
+                    key, f"letters {LETTERS[j]} and {LETTERS[i]} are only {gap:g} degrees apart"
+                )
+    return tuple(angles)
 
 
 def _parse_spinner(r: _Reader, data: Mapping[str, Any]) -> SpinnerRings:
@@ -561,9 +628,10 @@ def _parse_markers(
     ) != 4:
         raise r.fail("markers.corners", "ids must be distinct and listed clockwise from north-west")
     cloud = r.table(data, "cloud", "markers")
-    r.keys(cloud, "markers.cloud", {"id", "size_mm"})
+    r.keys(cloud, "markers.cloud", {"id", "size_mm", "height_mm"})
     cloud_id = r.integer(cloud, "id", "markers.cloud", minimum=0)
     if cloud_id in {m.id for m in corners}:
         raise r.fail("markers.cloud.id", f"{cloud_id} is also a corner marker's id")
     cloud_size = r.number(cloud, "size_mm", "markers.cloud", positive=True)
-    return Markers(dictionary, tuple(corners), cloud_id, cloud_size)
+    height = r.number(cloud, "height_mm", "markers.cloud", minimum=0.0, default=0.0)
+    return Markers(dictionary, tuple(corners), cloud_id, cloud_size, height)

@@ -1,10 +1,12 @@
 """The cloud: its pose, the spinner, spins, blocked spaces and the ships it sweeps.
 
 Pure geometry, no I/O. The cloud's pose is the grid dot under its locater and
-the letter at the notch (A-H). Letter number k at the notch means the cloud has
-turned k x 45 degrees clockwise from its start pose (letter A at the notch,
-which always points north). A spin first turns the cloud clockwise to the spun
-letter, then moves it dot by dot; it never passes an outside dot.
+the letter at the notch (A-H). How far the cloud has turned clockwise from its
+start pose (letter A at the notch, which always points north) to show a letter
+is board data: `CloudGeometry.heading_deg(letter)`, from the order of the
+letters round the rim (on the classic board, letter k means k x 45 degrees).
+A spin first turns the cloud clockwise to the spun letter, then moves it dot
+by dot; it never passes an outside dot.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from bermuda_hw.rules.board import (
     DIRECTION_WORDS,
     LETTERS,
     Board,
+    CloudGeometry,
     DotGrid,
     Point,
     SpinnerRings,
@@ -52,7 +55,11 @@ class CloudPose:
 
     @property
     def heading_deg(self) -> float:
-        """How far the cloud has turned clockwise from its start pose."""
+        """How far the classic cloud has turned clockwise from its start pose.
+
+        Another board's letters may sit elsewhere round the rim: use
+        `CloudGeometry.heading_deg(pose.letter)` with the board at hand.
+        """
         return DEGREES_PER_LETTER * self.letter
 
     @property
@@ -166,9 +173,16 @@ class SpinPath:
     turn_deg: float
     dots: tuple[tuple[int, int], ...]
     leaves_board: bool
+    start_heading_deg: float = 0.0  # the cloud's heading before the turn, and after it
+    end_heading_deg: float = 0.0
 
 
-def plan_spin(grid: DotGrid, pose: CloudPose, spin: Spin) -> SpinPath:
+_CLASSIC_CLOUD = CloudGeometry(1.0, 1.0, ())
+
+
+def plan_spin(
+    grid: DotGrid, pose: CloudPose, spin: Spin, cloud: CloudGeometry | None = None
+) -> SpinPath:
     """Turn clockwise to the spun letter, then move; stop on an outside dot.
 
     >>> from bermuda_hw.rules.board import load_board
@@ -179,7 +193,10 @@ def plan_spin(grid: DotGrid, pose: CloudPose, spin: Spin) -> SpinPath:
     """
     if not grid.contains(pose.col, pose.row):
         raise ValueError(f"the cloud is off the grid at {pose}")
-    turn_deg = ((spin.letter - pose.letter) % len(LETTERS)) * DEGREES_PER_LETTER
+    letters = cloud if cloud is not None else _CLASSIC_CLOUD
+    start_heading = letters.heading_deg(pose.letter)
+    end_heading = letters.heading_deg(spin.letter)
+    turn_deg = (end_heading - start_heading) % 360.0
     turned = CloudPose(pose.col, pose.row, spin.letter)
     dc, dr = STEP[spin.direction]
     col, row = pose.col, pose.row
@@ -199,6 +216,8 @@ def plan_spin(grid: DotGrid, pose: CloudPose, spin: Spin) -> SpinPath:
         turn_deg=turn_deg,
         dots=tuple(dots),
         leaves_board=grid.is_outside(col, row),
+        start_heading_deg=start_heading,
+        end_heading_deg=end_heading,
     )
 
 
@@ -266,8 +285,8 @@ def swept_ships(board: Board, path: SpinPath, ships: Mapping[str, Point]) -> fro
     centre = grid.dot_mm(path.start.col, path.start.row)
     end = grid.dot_mm(path.end.col, path.end.row)
     capture = board.cloud.capture_radius_mm
-    start_heading = path.start.heading_deg
-    end_heading = path.turned.heading_deg
+    start_heading = board.cloud.heading_deg(path.start.letter)
+    end_heading = board.cloud.heading_deg(path.turned.letter)
     swept: set[str] = set()
     for ship, position in ships.items():
         for magnet in board.cloud.magnets:

@@ -587,7 +587,7 @@ class Game:
             spin = self._spinner.spin(self.rng)
         elif isinstance(spin, str):
             spin = Spin.parse(spin)
-        path = plan_spin(self.board.grid, self.pose, spin)
+        path = plan_spin(self.board.grid, self.pose, spin, self.board.cloud)
         swept = swept_ships(self.board, path, self._within_reach(path))
         ordered = tuple(s for s in self._ids if s in swept)
         if capture is None:

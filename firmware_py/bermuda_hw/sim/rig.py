@@ -15,6 +15,7 @@ pauses. Missed steps are counted; the carriage does not move for them.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
 from collections.abc import Callable
@@ -275,16 +276,30 @@ class RotorModel:
 
 
 class SimRig:
-    """The simulated gantry, cloud actuator and endstops, watching pins and the PCA9685."""
+    """The simulated gantry, cloud actuator and endstops, watching pins and the PCA9685.
 
-    def __init__(self, config: Config, clock: Clock, world: World | None = None) -> None:
+    `config` is how the rig is wired and what the controller believes;
+    `truth` (by default the same) is how the simulated rig is really built:
+    its steps per millimetre, board offsets, skew, the rotation's steps per
+    turn and where letter A really is. Calibration measures the difference.
+    """
+
+    def __init__(
+        self, config: Config, clock: Clock, world: World | None = None,
+        truth: Config | None = None,
+    ) -> None:
         self.config = config
+        self.truth = truth if truth is not None else config
         self.clock = clock
         self.world = world if world is not None else World()
         self._lock = threading.RLock()
         sim = config.sim
         self.axes: dict[str, AxisModel] = {}
-        for axis in config.gantry.axes:
+        for wired, axis in zip(config.gantry.axes, self.truth.gantry.axes, strict=True):
+            axis = dataclasses.replace(
+                axis, step_pin=wired.step_pin, dir_pin=wired.dir_pin,
+                endstop_pin=wired.endstop_pin, invert_dir=wired.invert_dir,
+            )
             spm = axis.steps_per_mm
             model = AxisModel(
                 config=axis,
@@ -310,6 +325,9 @@ class SimRig:
         # injectable switch faults: "open" never closes, "stuck" never opens
         self.endstop_faults: dict[str, str] = {}
         self.estop_pressed = False
+        self.hand_on_endstop: set[str] = set()  # switches someone holds closed by hand
+        if sim.dead_endstop:
+            self.endstop_faults[sim.dead_endstop] = "open"
         self._sync_world()
 
     # --- wiring -----------------------------------------------------------------------
@@ -345,6 +363,14 @@ class SimRig:
             self.endstop_faults.pop(axis, None)
         self._update_endstop(axis)
 
+    def press_endstop(self, axis: str, pressed: bool) -> None:
+        """Someone closes (or lets go of) an endstop's switch by hand."""
+        if pressed:
+            self.hand_on_endstop.add(axis)
+        else:
+            self.hand_on_endstop.discard(axis)
+        self._update_endstop(axis)
+
     @property
     def enabled(self) -> bool:
         """True while the drivers' ENABLE input asks for motor current."""
@@ -354,7 +380,7 @@ class SimRig:
         if self.factory is None:
             return
         cfg = self.config.gantry.x if axis == "x" else self.config.gantry.y
-        pressed = self.axes[axis].endstop_pressed
+        pressed = self.axes[axis].endstop_pressed or axis in self.hand_on_endstop
         fault = self.endstop_faults.get(axis)
         if fault == "open":
             pressed = False
@@ -416,7 +442,7 @@ class SimRig:
             self._sync_heading()
 
     def _sync_heading(self) -> None:
-        rotation = self.config.rotation
+        rotation = self.truth.rotation
         if rotation.kind == "stepper":
             s = rotation.stepper
             # the forward coil sequence turns the rotor's field clockwise unless inverted
@@ -431,9 +457,30 @@ class SimRig:
             self.world.set_heading(angle * v.cloud_deg_per_servo_deg)
 
     def _sync_world(self) -> None:
-        x = self.axes["x"].position_mm + self.config.gantry.x.board_offset_mm
-        y = self.axes["y"].position_mm + self.config.gantry.y.board_offset_mm
+        g = self.truth.gantry
+        y_axis_mm = self.axes["y"].position_mm
+        lean = math.tan(math.radians(g.skew_deg))
+        x = self.axes["x"].position_mm + g.x.board_offset_mm + lean * y_axis_mm
+        y = y_axis_mm + g.y.board_offset_mm
         self.world.set_carriage(x, y)
+
+    def slip(self, axis: str, mm: float) -> None:
+        """The carriage is pushed along an axis without a step (a belt jumps a tooth, a knock)."""
+        with self._lock:
+            model = self.axes[axis]
+            model.position_steps += round(mm * model.config.steps_per_mm)
+            self._update_endstop(axis)
+            self._sync_world()
+
+    def slip_rotation(self, degrees: float) -> None:
+        """The cloud is turned on its coupling without a step (clockwise positive)."""
+        with self._lock:
+            s = self.truth.rotation.stepper
+            sign = 1 if s.invert else -1  # as in _sync_heading
+            half_steps = sign * round(degrees / 360.0 * s.half_steps_per_cloud_rev)
+            self.rotor.rotor_steps += half_steps
+            self.rotor.field_steps += half_steps
+            self._sync_heading()
 
     # --- measurements -----------------------------------------------------------------
 

@@ -11,11 +11,12 @@ real camera.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.moves import split_ship_id
-from bermuda_hw.sim.render import CloudState, Hand, Scene, ShipToken
+from bermuda_hw.sim.render import CLOUD_HEIGHT_MM, CloudState, Cover, Hand, Scene, ShipToken
 from bermuda_hw.sim.world import World
 
 SNAP_MM = 6.0  # a ship this close to a space's centre is drawn turned like that space
@@ -29,11 +30,29 @@ class WorldScene:
         self.board = board
         self.hand: Hand | None = None
         self.before_frame: list[Callable[[], None]] = []
+        self.covered_marker = -1  # an ArUco id that something lies on (a fault to rehearse)
 
     def __call__(self) -> Scene:
         for hook in list(self.before_frame):
             hook()
-        return scene_of(self.world, self.board, self.hand)
+        scene = scene_of(self.world, self.board, self.hand)
+        cover = self._marker_cover()
+        if cover is not None:
+            scene = dataclasses.replace(scene, covers=(*scene.covers, cover))
+        return scene
+
+    def _marker_cover(self) -> Cover | None:
+        """A dark disc over the covered marker (on the cloud, it travels with it)."""
+        markers = self.board.markers
+        if self.covered_marker == markers.cloud_id:
+            if not self.world.cloud_on_board:
+                return None
+            x_mm, y_mm = self.world.cloud_mm
+            return Cover(x_mm, y_mm, markers.cloud_size_mm * 0.8, height_mm=CLOUD_HEIGHT_MM + 2)
+        for marker in markers.corners:
+            if marker.id == self.covered_marker:
+                return Cover(marker.x_mm, marker.y_mm, marker.size_mm * 0.8, height_mm=2.0)
+        return None
 
 
 def scene_of(world: World, board: Board, hand: Hand | None = None) -> Scene:

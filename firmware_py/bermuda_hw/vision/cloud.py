@@ -4,8 +4,8 @@ The marker sits on top of the cloud, above the board, so the board-plane
 homography sees it displaced away from the point under the camera and
 enlarged by the same factor. Its apparent size against its true size gives
 that factor; the camera's position comes from the board pose. The marker's
-top edge (corners 0 to 1) faces north at letter A; each letter is 45 degrees
-clockwise more.
+top edge (corners 0 to 1) faces north at letter A; which heading shows which
+letter is the board's `[cloud]` data (`CloudGeometry.letter_at`).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from bermuda_hw.rules.board import LETTERS, Board
+from bermuda_hw.rules.board import Board
 from bermuda_hw.vision.pose import BoardPose
 from bermuda_hw.vision.types import CloudReading
 
@@ -44,9 +44,10 @@ def cloud_from_corners(
     bottom = pts[2] - pts[3]
     edge = top / np.linalg.norm(top) + bottom / np.linalg.norm(bottom)
     heading = (bearing_deg(float(edge[0]), float(edge[1])) - 90.0) % 360.0
-    step = 360.0 / len(LETTERS)
-    letter = round(heading / step) % len(LETTERS)
-    off_letter = abs(((heading - letter * step) + 180.0) % 360.0 - 180.0)
+    letters = board.cloud
+    letter = letters.letter_at(heading)
+    off_letter = abs(letters.letter_offset_deg(heading, letter))
+    step = 2.0 * letters.letter_gap_deg(letter)
     col, row = board.grid.nearest_dot(x_mm, y_mm)
     dot_x, dot_y = board.grid.dot_mm(col, row)
     off_dot = math.hypot(x_mm - dot_x, y_mm - dot_y)

@@ -158,9 +158,9 @@ def _draw_cloud(board: Board, palette: Palette) -> tuple[Image, npt.NDArray[np.f
     shade = cv2.GaussianBlur(rng.normal(0, 1, (size, size)).astype(np.float32), (0, 0), 12)
     shade = shade / (np.abs(shade).max() + 1e-6) * 18
     img = np.clip(img.astype(np.float32) + shade[..., None], 0, 255).astype(np.uint8)
-    # Letters around the rim: letter k sits 45 k degrees counter-clockwise of A.
+    # Letters around the rim, where the board's [cloud] letter_angles_deg puts them.
     for i, letter in enumerate(LETTERS):
-        bearing = math.radians(-45.0 * i)
+        bearing = math.radians(board.cloud.letter_angles_deg[i])
         r = radius * 0.78
         at = (c + r * k * math.sin(bearing), c - r * k * math.cos(bearing))
         scale = 0.9

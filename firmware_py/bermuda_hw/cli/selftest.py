@@ -1,0 +1,127 @@
+"""`bermuda-hw selftest`: the rig's checklist, each line pass or fail with what to do."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from bermuda_hw.backends import Backend, create_backend
+from bermuda_hw.config import DEFAULT_CONFIG_PATH, Config, load_config
+from bermuda_hw.rigcheck.owner import Owner, Reading, TerminalOwner
+from bermuda_hw.rigcheck.selftest import CheckLine, run_selftest
+from bermuda_hw.rules.board import LETTERS, load_board
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "selftest",
+        help="check the rig's wiring, switches, camera, homing and rotation",
+        description=(
+            "Run the rig's checklist: configuration, pin factory, I2C, each endstop, the "
+            "e-stop and the spin button (you are asked to press each), LED, buzzer, camera, "
+            "markers, homing and one full turn of the cloud. Each line says PASS or FAIL "
+            "and what to do. With --simulate the presses are scripted; the simulated rig's "
+            "[sim] faults (dead_endstop, missing_pca9685, covered_marker) fail their lines."
+        ),
+    )
+    add_rig_arguments(parser)
+    parser.add_argument("--timeout", type=float, default=15.0, metavar="S",
+                        help="seconds to wait for each press (default 15)")
+    parser.set_defaults(func=run)
+
+
+def add_rig_arguments(parser: argparse.ArgumentParser) -> None:
+    """--config, --board and --simulate, as every rig command takes them."""
+    parser.add_argument(
+        "--config", type=Path, default=None,
+        help=f"configuration file (default {DEFAULT_CONFIG_PATH} if present, else built-in)",
+    )
+    parser.add_argument("--board", type=Path, default=None, help="board definition file")
+    parser.add_argument("--simulate", action="store_true", default=argparse.SUPPRESS,
+                        help="run on the simulated rig, with the owner's actions scripted")
+
+
+def config_path(args: argparse.Namespace) -> Path | None:
+    path: Path | None = args.config
+    if path is None and DEFAULT_CONFIG_PATH.exists():
+        path = DEFAULT_CONFIG_PATH
+    return path
+
+
+def make_owner(backend: Backend, config: Config, simulate: bool) -> Owner:
+    """The owner at the terminal, or on the simulated rig a script acting on the simulation."""
+    if not simulate and backend.name != "sim":
+        return TerminalOwner()
+    return ScriptedOwner(backend, config)
+
+
+class ScriptedOwner:
+    """Acts on the simulated rig as an owner would: presses switches, looks at the table."""
+
+    def __init__(self, backend: Any, config: Config) -> None:
+        self.backend = backend
+        self.config = config
+
+    def _say(self, text: str) -> None:
+        print(f"  -> {text} (scripted)", flush=True)
+
+    def _set(self, key: str, pressed: bool, is_pressed: Reading) -> None:
+        if key.startswith("endstop "):
+            self.backend.rig.press_endstop(key.split()[1], pressed)
+            return
+        controls = self.config.controls
+        bcm = controls.estop_pin if key == "estop" else controls.spin_button_pin
+        assert bcm is not None
+        pin = self.backend.pin(bcm)
+        # whichever level reads as pressed (the contact may be normally open or closed)
+        pin.drive_low()
+        if bool(is_pressed()) != pressed:
+            pin.drive_high()
+
+    def press(self, key: str, text: str, is_pressed: Reading) -> None:
+        self._say(text)
+        self._set(key, True, is_pressed)
+
+    def release(self, key: str, text: str, is_pressed: Reading) -> None:
+        self._say(text)
+        self._set(key, False, is_pressed)
+
+    def confirm(self, key: str, question: str) -> bool | None:
+        if key == "write":
+            print(f"  ?? {question} y (scripted)")
+            return True
+        controls = self.config.controls
+        bcm = controls.status_led_pin if key == "led" else controls.buzzer_pin
+        answer = bcm is not None and bool(self.backend.pin(bcm).state)
+        print(f"  ?? {question} {'y' if answer else 'n'} (scripted)")
+        return answer
+
+    def choose(self, key: str, question: str, options: str) -> str | None:
+        world = self.backend.rig.world
+        board = world.board
+        assert board is not None
+        letter = LETTERS[board.cloud.letter_at(world.cloud_heading_deg)]
+        print(f"  ?? {question} {letter} (scripted: read off the simulated cloud)")
+        return letter
+
+
+def run(args: argparse.Namespace) -> int:
+    simulate = bool(getattr(args, "simulate", False))
+    path = config_path(args)
+    try:
+        config = load_config(path)
+    except Exception as exc:
+        print(CheckLine("config", False, str(exc), "fix the key it names, then run again"))
+        return 1
+    board = load_board(args.board)
+    print(f"bermuda-hw selftest on the {'simulated' if simulate else 'configured'} rig")
+    with create_backend(config, simulate) as backend:
+        owner = make_owner(backend, config, simulate)
+        lines = run_selftest(config, board, backend, owner, press_timeout_s=args.timeout,
+                             report=lambda line: print(line, flush=True))
+    failed = [line for line in lines if line.ok is False]
+    skipped = [line for line in lines if line.ok is None]
+    passed = len(lines) - len(failed) - len(skipped)
+    print(f"{passed} passed, {len(failed)} failed, {len(skipped)} skipped")
+    return 1 if failed else 0

@@ -1,0 +1,1 @@
+"""The rig checks and measures itself: `selftest` and `calibrate` (over any backend)."""

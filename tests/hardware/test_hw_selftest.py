@@ -1,0 +1,83 @@
+"""`bermuda-hw selftest`: the checklist on the simulated rig, and injected faults on their lines."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bermuda_hw.backends.sim import SimBackend
+from bermuda_hw.cli import main
+from bermuda_hw.cli.selftest import ScriptedOwner
+from bermuda_hw.config import load_config
+from bermuda_hw.rigcheck.selftest import CheckLine, run_selftest
+from bermuda_hw.rules.board import load_board
+
+RIG = """
+[gantry.x]
+microsteps = 4
+[gantry.y]
+microsteps = 4
+[controls]
+estop_pin = 4
+buzzer_pin = 12
+[camera]
+width_px = 800
+height_px = 600
+[sim]
+start_x_mm = 60.0
+start_y_mm = 60.0
+"""
+
+LINES = ["config", "pin factory", "I2C PCA9685", "endstop x", "endstop y", "e-stop",
+         "spin button", "status LED", "buzzer", "camera", "homing y", "homing x",
+         "corner markers", "cloud marker", "cloud full turn"]
+
+
+def _selftest(tmp_path: Path, extra: str = "") -> dict[str, CheckLine]:
+    path = tmp_path / "rig.toml"
+    path.write_text(RIG + extra)
+    config = load_config(path)
+    with SimBackend(config) as backend:
+        lines = run_selftest(config, load_board(), backend, ScriptedOwner(backend, config),
+                             press_timeout_s=2.0)
+    assert [line.name for line in lines] == LINES
+    return {line.name: line for line in lines}
+
+
+def test_every_line_passes_on_a_healthy_rig(tmp_path: Path) -> None:
+    lines = _selftest(tmp_path)
+    assert all(line.ok for line in lines.values()), "\n".join(map(str, lines.values()))
+
+
+@pytest.mark.parametrize(
+    ("fault", "line", "words"),
+    [
+        ('dead_endstop = "x"', "endstop x", "never read pressed"),
+        ("missing_pca9685 = true", "I2C PCA9685", "nothing answers at 0x40"),
+        ("covered_marker = 10", "cloud marker", "marker 10 on the cloud not seen"),
+        ("covered_marker = 2", "corner markers", "not seen: 2"),
+    ],
+)
+def test_an_injected_fault_fails_its_own_line(
+    tmp_path: Path, fault: str, line: str, words: str
+) -> None:
+    lines = _selftest(tmp_path, fault + "\n")
+    assert lines[line].ok is False
+    assert words in lines[line].detail and lines[line].todo
+    others = [x for x in lines.values() if x.name != line]
+    assert not [x for x in others if x.ok is False], "\n".join(map(str, others))
+    if line != "corner markers":  # the lines that need the failed one are skipped, naming it
+        assert any(x.ok is None for x in others)
+
+
+def test_the_command_prints_the_checklist_and_fails_on_a_fault(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "rig.toml"
+    path.write_text(RIG + "missing_pca9685 = true\n")
+    assert main(["selftest", "--simulate", "--config", str(path), "--timeout", "2"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  I2C PCA9685" in out and "what to do: check the PCA9685's VCC" in out
+    assert "SKIP  cloud full turn    not tried: needs I2C PCA9685" in out
+    assert "PASS  homing x" in out
