@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import Phase, given, settings
+from hypothesis import Phase, example, given, settings
 from hypothesis import strategies as st
 from printing_trial import run_trial, start_ships
 from vision_helpers import TILTED, cloud_at, on_space
@@ -203,8 +203,11 @@ def test_random_tables_on_a_learned_board_have_no_false_hands(
         assert not reader.read(shoot(scene, camera, seed, palette)).occluded
 
 
-@settings(max_examples=6, deadline=None, phases=(Phase.explicit, Phase.generate))
+@settings(max_examples=6, deadline=None, derandomize=True,
+          phases=(Phase.explicit, Phase.generate))
 @given(seed=st.integers(0, 10_000))
+@example(seed=592)  # a rose half under the cloud while the board was learned
+@example(seed=1798)  # a yellow rose wholly under it
 def test_a_learned_board_reads_its_own_start_layout_back(classic_board: Board,
                                                           seed: int) -> None:
     """Whatever the printing and the light: learned at the game start, the same board
