@@ -74,9 +74,9 @@ class BoardBackground:
 
     def reveal(self, half: Image, visible: Mask) -> int:
         """Learn what was never seen, from calm frames: pixels not yet known that are
-        `visible` in this frame (no hand over the board, away from the cloud and the
-        ships found) and look the same in `REVEAL_FRAMES` frames in a row become
-        known. Returns how many pixels were learned.
+        `visible` in this frame (no hand over the board, away from the cloud) and look
+        the same in `REVEAL_FRAMES` frames in a row become known. Returns how many
+        pixels were learned.
 
         The area under the cloud while the board was learned is uncovered when
         the cloud first moves away; nothing can have entered it while the cloud

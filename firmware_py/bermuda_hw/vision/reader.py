@@ -34,7 +34,7 @@ from bermuda_hw.vision.lighting import LightingNormaliser, Normalised, to_lab
 from bermuda_hw.vision.occlusion import OcclusionDetector, OcclusionSettings
 from bermuda_hw.vision.pose import BoardPose, PoseTracker, detect_markers, make_detector
 from bermuda_hw.vision.ships import ShipFinder, ShipSettings
-from bermuda_hw.vision.types import CloudReading, FrameReading, ShipReading
+from bermuda_hw.vision.types import CloudReading, FrameReading
 
 Image = npt.NDArray[np.uint8]
 Matrix = npt.NDArray[np.float64]
@@ -227,7 +227,7 @@ class BoardReader:
         occluded = self.occlusion.occluded(norm.half, codes, norm.sea_lab,
                                            blocked + self._ignore, board)
         if board is not None and not occluded and not board.background.known.all():
-            self._reveal(norm, blocked, ships)
+            self._reveal(norm, blocked)
         return FrameReading(
             True,
             occluded=occluded,
@@ -251,19 +251,16 @@ class BoardReader:
             cv2.circle(usable, (round(x * s), round(y * s)), round(r * s), 0, -1)
         return BackgroundComparison(self.background, norm.half, usable > 0)
 
-    def _reveal(self, norm: Normalised, blocked: list[tuple[float, float, float]],
-                ships: list[ShipReading]) -> None:
-        """Learn the parts of the board never seen before, away from the cloud, the
-        ships found on places and the corner markers (a ship-coloured blob there is
-        the board's own printing: nothing could enter while the cloud hid it)."""
+    def _reveal(self, norm: Normalised, blocked: list[tuple[float, float, float]]) -> None:
+        """Learn the parts of the board never seen before, away from the cloud and the
+        corner markers. Whatever they show when the cloud first uncovers them is the
+        board's own printing, ship-coloured or not: nothing can enter a place while the
+        cloud covers it, and nothing stood there when the board was learned."""
         assert self.background is not None
         clear = np.ones(self._half_shape, np.uint8)
         s = self.layout.px_per_mm / 2
         for x, y, r in blocked:
             cv2.circle(clear, (round(x * s), round(y * s)), round(r * s + 4), 0, -1)
-        for ship in (found for found in ships if found.space is not None):
-            cv2.circle(clear, (round(ship.x_mm * s), round(ship.y_mm * s)),
-                       round(self.settings.ships.clear_mm * s), 0, -1)
         self.background.reveal(norm.half, (clear > 0) & ~self.ships.marker_half)
 
     # ------------------------------------------------------------------ learning the board
