@@ -39,6 +39,8 @@ from bermuda_hw.vision.types import CloudReading, FrameReading
 Image = npt.NDArray[np.uint8]
 Matrix = npt.NDArray[np.float64]
 
+UNCOVERED_MM = 20.0  # beside the cloud, a board never seen is not searched for ships
+
 
 @dataclass(frozen=True)
 class VisionSettings:
@@ -222,7 +224,7 @@ class BoardReader:
         codes = self.ships.classifier.codes(norm.half, norm.sea_lab, norm.land_lab)
         labels = self.ships.half_labels(norm, codes, board)
         blobs = self.ships.search(labels, taken, blocked,
-                                  None if board is None else board.background.known)
+                                  None if board is None else self._searchable(board, blocked))
         ships = self.ships.readings(hits, blobs)
         occluded = self.occlusion.occluded(norm.half, codes, norm.sea_lab,
                                            blocked + self._ignore, board)
@@ -250,6 +252,20 @@ class BoardReader:
         for x, y, r in blocked:
             cv2.circle(usable, (round(x * s), round(y * s)), round(r * s), 0, -1)
         return BackgroundComparison(self.background, norm.half, usable > 0)
+
+    def _searchable(self, board: BackgroundComparison,
+                    blocked: list[tuple[float, float, float]]) -> npt.NDArray[np.bool_]:
+        """Where to search for ships off their places with the learned board: all of it
+        (land too: its colours are known), and where it was never seen the board file's
+        sea, except next to the cloud (what it just uncovered is learned first)."""
+        known = board.background.known
+        band = np.zeros(self._half_shape, np.uint8)
+        s = self.layout.px_per_mm / 2
+        for x, y, r in blocked:
+            cv2.circle(band, (round(x * s), round(y * s)), round((r + UNCOVERED_MM) * s), 1, -1)
+        fallback = self.ships.search_allowed & ~known & (band == 0)
+        out: npt.NDArray[np.bool_] = (known & ~self.ships.marker_half) | fallback
+        return out
 
     def _reveal(self, norm: Normalised, blocked: list[tuple[float, float, float]]) -> None:
         """Learn the parts of the board never seen before, away from the cloud and the
