@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import Phase, given, settings
+from hypothesis import Phase, example, given, settings
 from hypothesis import strategies as st
 from printing_trial import run_trial, start_ships
 from vision_helpers import TILTED, cloud_at, on_space
@@ -203,21 +203,26 @@ def test_random_tables_on_a_learned_board_have_no_false_hands(
         assert not reader.read(shoot(scene, camera, seed, palette)).occluded
 
 
-@settings(max_examples=6, deadline=None, phases=(Phase.explicit, Phase.generate))
+@settings(max_examples=6, deadline=None, derandomize=True,
+          phases=(Phase.explicit, Phase.generate))
 @given(seed=st.integers(0, 10_000))
+@example(seed=592)  # a rose half under the cloud while the board was learned
+@example(seed=1798)  # a yellow rose wholly under it
+@example(seed=3024)  # green land under a path space that the cloud covered
 def test_a_learned_board_reads_its_own_start_layout_back(classic_board: Board,
                                                           seed: int) -> None:
-    """Whatever the printing and the light: learned at the game start, the same board
-    (new noise, the cloud moved off the centre) shows exactly the start layout, no hand,
-    once the reader has seen what the cloud uncovered in two calm frames."""
+    """Whatever the printing and the light: calibrated on the start layout with the cloud
+    left on the centre dot, the same board (new noise, the cloud moved away) shows
+    exactly the start layout, no hand, once the reader has seen what the cloud
+    uncovered in two calm frames."""
     board = classic_board
     rng = random.Random(seed)
     palette = replace(Palette.random(rng), printing=Printing.random(rng, board))
     camera = CameraModel.random(rng, board, **coloured_light(rng))
     centre = board.grid.dot_mm(*board.grid.centre)
-    reader = BoardReader(board)
-    reader.learn_background(render(board, Scene(start_ships(board), CloudState(*centre)),
-                                   camera, seed=seed, palette=palette))
+    start = render(board, Scene(start_ships(board), CloudState(*centre)), camera, seed=seed,
+                   palette=palette)
+    reader = BoardReader(board, BoardReader(board).calibrate(start))
     for k in range(1, 4):
         frame = render(board, Scene(start_ships(board), cloud_at(board, 6, 4)), camera,
                        seed=seed + k, palette=palette)

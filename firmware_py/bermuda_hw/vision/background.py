@@ -74,9 +74,9 @@ class BoardBackground:
 
     def reveal(self, half: Image, visible: Mask) -> int:
         """Learn what was never seen, from calm frames: pixels not yet known that are
-        `visible` in this frame (no hand over the board, away from the cloud and the
-        ships found) and look the same in `REVEAL_FRAMES` frames in a row become
-        known. Returns how many pixels were learned.
+        `visible` in this frame (no hand over the board, away from the cloud) and look
+        the same in `REVEAL_FRAMES` frames in a row become known. Returns how many
+        pixels were learned.
 
         The area under the cloud while the board was learned is uncovered when
         the cloud first moves away; nothing can have entered it while the cloud
@@ -178,9 +178,14 @@ class BackgroundLearner:
                     known |= fill
         hole = (~known).astype(np.uint8)
         if hole.any() and known.any():
-            # Distance (px) from every hole pixel to the nearest known one.
+            # Only whole holes no deeper than FILL_MM (a ship) are filled: never the rim
+            # of a large one (the cloud's), which would smear its surroundings inwards.
             dist = cv2.distanceTransform(hole, cv2.DIST_L2, 3)
-            small = (dist > 0) & (dist <= FILL_MM * self.px_per_mm)
+            n, labelled = cv2.connectedComponents(hole, connectivity=8)
+            parts = np.asarray(labelled, np.intp)
+            depth = np.zeros(n, np.float32)
+            np.maximum.at(depth, parts.ravel(), dist.ravel())
+            small = (hole > 0) & (depth[parts] <= FILL_MM * self.px_per_mm)
             if small.any():
                 filled = cv2.inpaint(mean, hole, max(3.0, FILL_MM * self.px_per_mm / 2),
                                      cv2.INPAINT_TELEA)

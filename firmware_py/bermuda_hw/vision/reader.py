@@ -34,10 +34,12 @@ from bermuda_hw.vision.lighting import LightingNormaliser, Normalised, to_lab
 from bermuda_hw.vision.occlusion import OcclusionDetector, OcclusionSettings
 from bermuda_hw.vision.pose import BoardPose, PoseTracker, detect_markers, make_detector
 from bermuda_hw.vision.ships import ShipFinder, ShipSettings
-from bermuda_hw.vision.types import CloudReading, FrameReading, ShipReading
+from bermuda_hw.vision.types import CloudReading, FrameReading
 
 Image = npt.NDArray[np.uint8]
 Matrix = npt.NDArray[np.float64]
+
+UNCOVERED_MM = 20.0  # beside the cloud, a board never seen is not searched for ships
 
 
 @dataclass(frozen=True)
@@ -222,12 +224,12 @@ class BoardReader:
         codes = self.ships.classifier.codes(norm.half, norm.sea_lab, norm.land_lab)
         labels = self.ships.half_labels(norm, codes, board)
         blobs = self.ships.search(labels, taken, blocked,
-                                  None if board is None else board.background.known)
+                                  None if board is None else self._searchable(board, blocked))
         ships = self.ships.readings(hits, blobs)
         occluded = self.occlusion.occluded(norm.half, codes, norm.sea_lab,
                                            blocked + self._ignore, board)
         if board is not None and not occluded and not board.background.known.all():
-            self._reveal(norm, blocked, ships)
+            self._reveal(norm, blocked)
         return FrameReading(
             True,
             occluded=occluded,
@@ -251,19 +253,30 @@ class BoardReader:
             cv2.circle(usable, (round(x * s), round(y * s)), round(r * s), 0, -1)
         return BackgroundComparison(self.background, norm.half, usable > 0)
 
-    def _reveal(self, norm: Normalised, blocked: list[tuple[float, float, float]],
-                ships: list[ShipReading]) -> None:
-        """Learn the parts of the board never seen before, away from the cloud, the
-        ships found on places and the corner markers (a ship-coloured blob there is
-        the board's own printing: nothing could enter while the cloud hid it)."""
+    def _searchable(self, board: BackgroundComparison,
+                    blocked: list[tuple[float, float, float]]) -> npt.NDArray[np.bool_]:
+        """Where to search for ships off their places with the learned board: all of it
+        (land too: its colours are known), and where it was never seen the board file's
+        sea, except next to the cloud (what it just uncovered is learned first)."""
+        known = board.background.known
+        band = np.zeros(self._half_shape, np.uint8)
+        s = self.layout.px_per_mm / 2
+        for x, y, r in blocked:
+            cv2.circle(band, (round(x * s), round(y * s)), round((r + UNCOVERED_MM) * s), 1, -1)
+        fallback = self.ships.search_allowed & ~known & (band == 0)
+        out: npt.NDArray[np.bool_] = (known & ~self.ships.marker_half) | fallback
+        return out
+
+    def _reveal(self, norm: Normalised, blocked: list[tuple[float, float, float]]) -> None:
+        """Learn the parts of the board never seen before, away from the cloud and the
+        corner markers. Whatever they show when the cloud first uncovers them is the
+        board's own printing, ship-coloured or not: nothing can enter a place while the
+        cloud covers it, and nothing stood there when the board was learned."""
         assert self.background is not None
         clear = np.ones(self._half_shape, np.uint8)
         s = self.layout.px_per_mm / 2
         for x, y, r in blocked:
             cv2.circle(clear, (round(x * s), round(y * s)), round(r * s + 4), 0, -1)
-        for ship in (found for found in ships if found.space is not None):
-            cv2.circle(clear, (round(ship.x_mm * s), round(ship.y_mm * s)),
-                       round(self.settings.ships.clear_mm * s), 0, -1)
         self.background.reveal(norm.half, (clear > 0) & ~self.ships.marker_half)
 
     # ------------------------------------------------------------------ learning the board

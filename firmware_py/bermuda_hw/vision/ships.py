@@ -274,18 +274,15 @@ class ShipFinder:
         labels: Labels,
         taken: list[tuple[float, float]],
         blocked: list[tuple[float, float, float]],
-        learned: Mask | None = None,
+        allowed: Mask | None = None,
     ) -> list[tuple[int, float, float, float]]:
         """Ship-coloured blobs away from found ships: (colour, x_mm, y_mm, confidence).
 
-        `labels` are the half-resolution labels of the whole board. Where the
-        board's look is `learned`, the land is searched too (its colours are
-        known, so a coast is no ship).
+        `labels` are the half-resolution labels of the whole board; `allowed`
+        replaces where to search (by default the sea of the board file).
         """
         s = self.layout.px_per_mm / 2
-        allowed = self.search_allowed.copy()
-        if learned is not None:
-            allowed |= learned & ~self.marker_half
+        allowed = (self.search_allowed if allowed is None else allowed).copy()
         clear = np.zeros(allowed.shape, np.uint8)
         for x, y in taken:
             cv2.circle(clear, (round(x * s), round(y * s)), round(self.settings.clear_mm * s),
