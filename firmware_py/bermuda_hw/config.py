@@ -10,7 +10,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
-from bermuda_hw.errors import ConfigError
+from bermuda_hw.errors import ConfigError, not_utf8
 
 DEFAULT_CONFIG_PATH = Path("/etc/bermuda-hw/config.toml")
 
@@ -169,9 +169,11 @@ def load_config(path: str | Path | None = None) -> Config:
         return parse_config(defaults, None)
     file = Path(path)
     try:
-        text = file.read_text("utf-8")
+        text = file.read_text("utf-8-sig")  # a byte-order mark is no error
+    except UnicodeDecodeError as exc:
+        raise ConfigError(file, None, not_utf8(exc)) from None
     except OSError as exc:
-        raise ConfigError(file, None, f"cannot read: {exc.strerror or exc}") from exc
+        raise ConfigError(file, None, f"cannot read: {exc.strerror or exc}") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

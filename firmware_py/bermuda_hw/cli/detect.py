@@ -88,12 +88,20 @@ def _calibrate(args: argparse.Namespace) -> int:
     if len(args.images) != 1:
         print("bermuda-hw: error: --calibrate takes exactly one image", file=sys.stderr)
         return 2
+    out = Path(args.calibrate)
+    if out.is_dir() or not out.parent.is_dir():
+        problem = "is a directory" if out.is_dir() else f"the folder {out.parent} does not exist"
+        raise AnnotateError(f"--calibrate {out}: {problem}; name the calibration file to write")
     board = load_board(args.board)
     calibration = load_calibration(args.calibration, board.ship_colors)
     image = read_image_file(args.images[0])
     measured = BoardReader(board, calibration).calibrate(image)
     text = calibration_to_toml(measured)
-    Path(args.calibrate).write_text(text, encoding="utf-8")
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise AnnotateError(f"--calibrate {out}: cannot be written: {exc.strerror or exc}"
+                            ) from None
     print(f"wrote {args.calibrate}")
     print(text, end="")
     return 0

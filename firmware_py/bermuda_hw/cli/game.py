@@ -8,8 +8,9 @@ import os
 from typing import Any
 
 from bermuda_hw.cli.play import _players
-from bermuda_hw.cli.run import add_common, state_dir_default
-from bermuda_hw.controller.journal import Journal
+from bermuda_hw.cli.run import add_common, prepare_state_dir, state_dir_default
+from bermuda_hw.controller.journal import DB_NAME, Journal
+from bermuda_hw.controller.statedir import StateLock, StateLockedError
 from bermuda_hw.errors import StateError
 from bermuda_hw.rules.board import LETTERS, load_board
 from bermuda_hw.rules.game import Game
@@ -64,9 +65,9 @@ def game_json(game_id: int, game: Game) -> dict[str, Any]:
 
 def run_show(args: argparse.Namespace) -> int:
     board = load_board(args.board)
-    path = (args.state_dir or state_dir_default())
-    if not (path / "bermuda.db").exists():
-        raise StateError(f"{path / 'bermuda.db'}: no journal yet (the daemon has not run)")
+    path = prepare_state_dir(args.state_dir or state_dir_default(), write=False)
+    if not (path / DB_NAME).exists():
+        raise StateError(f"{path / DB_NAME}: no journal yet (the daemon has not run)")
     with Journal.in_state_dir(path) as journal:
         loaded = journal.load(board)
     if loaded is None:
@@ -95,7 +96,16 @@ def run_show(args: argparse.Namespace) -> int:
 def run_new(args: argparse.Namespace) -> int:
     board = load_board(args.board)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
-    with Journal.in_state_dir(args.state_dir or state_dir_default()) as journal:
+    state_dir = prepare_state_dir(args.state_dir or state_dir_default(), write=True)
+    try:
+        lock = StateLock(state_dir, "bermuda-hw game new").acquire()
+    except StateLockedError as exc:
+        holder = f"process {exc.pid}" if exc.pid is not None else "another process"
+        raise StateLockedError(
+            f"{state_dir}: the daemon ({holder}) is running on this journal: start the new "
+            "game at the table (a long press of spin once the game is over), or stop the "
+            "service first (systemctl stop bermuda-hw)", exc.pid) from None
+    with lock, Journal.in_state_dir(state_dir) as journal:
         old = journal.current()
         game = Game.new(args.players, seed=seed, board=board)
         game_id = journal.start(game)

@@ -45,7 +45,7 @@ from bermuda_hw.controller.identify import (
     identify_move,
     pass_die,
 )
-from bermuda_hw.controller.journal import Journal
+from bermuda_hw.controller.journal import Journal, JournalWriteError
 from bermuda_hw.controller.notify import sd_notify
 from bermuda_hw.controller.signals import Pattern, TableSignals
 from bermuda_hw.controller.status import Mode, Status
@@ -310,8 +310,8 @@ class Controller:
                 # a player who moved before the check settled: take the move if it is one
                 result = identify_move(game, observation)
                 if isinstance(result, MoveMatch):
-                    self._apply_move(result)
-                    self._check_board(observation)
+                    if self._apply_move(result):
+                        self._check_board(observation)
                     return
             if diff:
                 self.status.fix = diff
@@ -324,8 +324,8 @@ class Controller:
         if game.phase is Phase.SHIPS:
             result = identify_move(game, observation)
             if isinstance(result, MoveMatch):
-                self._apply_move(result)
-                self._check_board(observation)
+                if self._apply_move(result):
+                    self._check_board(observation)
             elif isinstance(result, Unexplained):
                 self.status.fix = result.difference
                 self._set(Mode.FIX, f"{result.message}", Pattern.FIX)
@@ -374,25 +374,32 @@ class Controller:
         else:
             self._set(Mode.READY, f"{game.active} to move", Pattern.READY)
 
-    def _apply_move(self, match: MoveMatch) -> None:
+    def _apply_move(self, match: MoveMatch) -> bool:
         game = self.game
         assert game is not None
         color = game.active
         game.set_die(match.die)
         events = game.push(match.move)
-        self._commit()
+        committed = self._commit()
         first, *rest = events
         self.say(f"{color} (die {match.die}): {first}")
         for event in rest:
             self.say(f"    {event}")
         for ship in match.bumped:
             self.say(f"    put {ship} back in {game.ship(ship).previous_port}")
+        return committed
 
-    def _commit(self) -> None:
+    def _commit(self) -> bool:
+        """Journal what the game holds and the database does not; a write failure is a fault."""
         game = self.game
         assert game is not None
-        self.journal.sync(self.game_id, game)
+        try:
+            self.journal.sync(self.game_id, game)
+        except JournalWriteError as exc:
+            self._fault(str(exc))
+            return False
         self.status.seq = len(game.journal)
+        return True
 
     # --- buttons ------------------------------------------------------------------------
 
@@ -411,7 +418,8 @@ class Controller:
                 return
             game.set_die(die)
             events = game.push(Move.pass_turn(game.active))
-            self._commit()
+            if not self._commit():
+                return
             self.say(f"{events[0]} (no move with a {die})")
             self._settled()
         elif mode in (Mode.FIX, Mode.SETUP):
@@ -455,7 +463,8 @@ class Controller:
         captured = captured_ships(game, pending.swept, observation)
         events = game.cloud_phase(None, capture=captured)
         self._pending = None
-        self._commit()
+        if not self._commit():
+            return
         for event in events:
             if isinstance(event, GameOver):
                 continue
@@ -500,6 +509,8 @@ class Controller:
     def _fault(self, message: str) -> None:
         """Stop the motors, keep the game, show the fault; a press recovers."""
         self.mover.emergency_stop(message)
+        if self._stop.is_set():
+            return  # stopping on request (SIGTERM): the move it interrupted is no fault
         self.status.fault = message
         self._pressed.clear()
         self._set(Mode.FAULT, f"fault, motors stopped: {message}. The game is saved; fix "
@@ -519,6 +530,8 @@ class Controller:
         if self.controls.estop_engaged:
             self.say("the e-stop is still engaged: release it, then press spin")
             return
+        if self.game is not None and not self._commit():
+            return  # the journal still cannot take what the game holds
         self.say("recovering: opening the camera and homing the gantry")
         self.clock.sleep(SETTLE_BEFORE_HOMING_S)
         try:
