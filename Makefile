@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # On Raspberry Pi OS, picamera2 comes from apt (python3-picamera2): let the venv see it.
 SYSTEM_SITE := $(shell $(PYTHON) -c 'import picamera2' >/dev/null 2>&1 && echo --system-site-packages)
 
-.PHONY: test simulate bench lint typecheck clean
+.PHONY: test simulate bench chaos lint typecheck clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -m venv --help >/dev/null 2>&1 || ./scripts/ensure-venv
@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/python -m ruff check firmware_py tests benchmarks
+	$(BIN)/python -m ruff check firmware_py tests benchmarks chaos
 
 typecheck: $(STAMP)
 	$(BIN)/python -m mypy --strict firmware_py/bermuda_hw
@@ -30,6 +30,10 @@ simulate: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
+
+# the reliability campaign (kill -9, power cuts, faults, SIGTERM, fuzzing): one table of figures
+chaos: $(STAMP)
+	nice -n 10 $(BIN)/python chaos/run.py $(ARGS)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -176,7 +176,7 @@ def load_config(path: str | Path | None = None) -> Config:
         raise ConfigError(file, None, f"cannot read: {exc.strerror or exc}") from None
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, ValueError) as exc:  # ValueError: a 5,000-digit number
         raise ConfigError(file, None, f"not valid TOML: {exc}") from exc
     _check_known(data, defaults, file, "", extra_sections={"camera"})
     merged = _merge(defaults, data)

@@ -9,6 +9,7 @@ import os
 import signal
 import sys
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -145,6 +146,16 @@ def _config(args: argparse.Namespace, simulate: bool) -> Config:
 
 
 def run(args: argparse.Namespace) -> int:
+    # SIGTERM before the controller exists (checks, opening the rig) is remembered, then obeyed
+    early_stop = threading.Event()
+    previous = signal.signal(signal.SIGTERM, lambda *_: early_stop.set())
+    try:
+        return _run(args, early_stop)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _run(args: argparse.Namespace, early_stop: threading.Event) -> int:
     simulate = bool(getattr(args, "simulate", False))
     config = _config(args, simulate)
     camera_config = parse_camera_config(config.camera, config.source)
@@ -159,13 +170,14 @@ def run(args: argparse.Namespace) -> int:
     prepare_state_dir(state_dir, write=True)
     lock = StateLock(state_dir, "bermuda-hw run").acquire()
     try:
-        return _run_locked(args, simulate, config, camera_config, board, state_dir)
+        return _run_locked(args, simulate, config, camera_config, board, state_dir, early_stop)
     finally:
         lock.release()
 
 
 def _run_locked(args: argparse.Namespace, simulate: bool, config: Config,
-                camera_config: CameraConfig, board: Board, state_dir: Path) -> int:
+                camera_config: CameraConfig, board: Board, state_dir: Path,
+                early_stop: threading.Event) -> int:
     from bermuda_hw.controller.daemon import Controller
     from bermuda_hw.controller.status import Mode
     from bermuda_hw.vision.stability import StabilitySettings
@@ -239,7 +251,9 @@ def _run_locked(args: argparse.Namespace, simulate: bool, config: Config,
                                  "is saved")
             return status.mode is Mode.OVER or game.round > args.max_rounds
 
-        previous = signal.signal(signal.SIGTERM, lambda *_: controller.request_stop())
+        signal.signal(signal.SIGTERM, lambda *_: controller.request_stop())
+        if early_stop.is_set():
+            controller.request_stop()
         try:
             controller.run(until=finished)
         except KeyboardInterrupt:
@@ -248,7 +262,6 @@ def _run_locked(args: argparse.Namespace, simulate: bool, config: Config,
             if not controller.stopping:  # the stop itself interrupts homing or a move
                 raise
         finally:
-            signal.signal(signal.SIGTERM, previous)
             controller.close()
             logging.getLogger("bermuda_hw.controller").removeHandler(handler)
         if controller.stopping:

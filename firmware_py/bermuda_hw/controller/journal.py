@@ -18,7 +18,7 @@ import contextlib
 import json
 import os
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -208,14 +208,31 @@ class Journal:
 
     # --- games --------------------------------------------------------------------------
 
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[None]:
+        """A damaged page found while reading is a refusal naming the file, not a crash."""
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            raise StateError(f"{self.path}: the journal is damaged ({exc}); nothing was "
+                             "changed") from exc
+
     def current(self) -> StoredGame | None:
         """The game that is not archived (in progress or finished), if any."""
+        with self._reading():
+            return self._current()
+
+    def _current(self) -> StoredGame | None:
         row = self.conn.execute(
             "SELECT id FROM games WHERE archived_utc IS NULL ORDER BY id DESC LIMIT 1"
         ).fetchone()
-        return None if row is None else self.stored(int(row[0]))
+        return None if row is None else self._stored(int(row[0]))
 
     def stored(self, game_id: int) -> StoredGame:
+        with self._reading():
+            return self._stored(game_id)
+
+    def _stored(self, game_id: int) -> StoredGame:
         row = self.conn.execute(
             "SELECT id, board, setup, started_utc, finished_utc, outcome FROM games WHERE id = ?",
             (game_id,),
@@ -232,8 +249,9 @@ class Journal:
 
     def games(self) -> list[tuple[int, str, str | None, str | None]]:
         """Every game: id, started, finished, archived (UTC, ISO 8601)."""
-        return [(int(r[0]), str(r[1]), r[2], r[3]) for r in self.conn.execute(
-            "SELECT id, started_utc, finished_utc, archived_utc FROM games ORDER BY id")]
+        with self._reading():
+            return [(int(r[0]), str(r[1]), r[2], r[3]) for r in self.conn.execute(
+                "SELECT id, started_utc, finished_utc, archived_utc FROM games ORDER BY id")]
 
     def start(self, game: Game) -> int:
         """Archive the current game (if any) and store a new one with its journal so far."""
@@ -297,8 +315,9 @@ class Journal:
         return stored.id, game
 
     def _count(self, game_id: int) -> int:
-        row = self.conn.execute(
-            "SELECT COUNT(*) FROM entries WHERE game_id = ?", (game_id,)).fetchone()
+        with self._reading():
+            row = self.conn.execute(
+                "SELECT COUNT(*) FROM entries WHERE game_id = ?", (game_id,)).fetchone()
         return int(row[0])
 
     def _insert(self, game_id: int, first: int, entries: Sequence[Mapping[str, Any]]) -> None:

@@ -333,7 +333,7 @@ def parse_board(text: str, source: str) -> Board:
     r = _Reader(source)
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, ValueError) as exc:  # ValueError: a 5,000-digit number
         raise BoardFileError(source, None, f"is not valid TOML: {exc}") from None
     r.keys(data, "", _TOP_KEYS)
 

@@ -128,7 +128,7 @@ def parse_calibration(text: str, source: str, colors: Iterable[str]) -> ColorCal
     names = tuple(colors)
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, ValueError) as exc:  # ValueError: a 5,000-digit number
         raise CalibrationError(source, None, f"is not valid TOML: {exc}") from None
     for key in data:
         if key not in ("colors", "ignore"):
