@@ -71,6 +71,8 @@ from bermuda_hw.vision.types import BoardObservation
 log = logging.getLogger("bermuda_hw.controller")
 
 FAULT_POLL_S = 0.1
+NO_BOARD_S = 5.0  # a camera that has not seen the board this long is told to the table
+REPEAT_S = 60.0  # a board-fix message said again unchanged only after this long
 SETTLE_BEFORE_HOMING_S = 0.5  # after a stop at speed, the carriage comes to rest first
 
 
@@ -125,6 +127,9 @@ class Controller:
         self._held = threading.Event()
         self._stop = threading.Event()
         self.listeners: list[Callable[[str], None]] = []
+        self._no_board_since: float | None = None
+        self._no_board_said = False
+        self._fix_said: dict[tuple[int, str], float] = {}
 
     # --- announcements ------------------------------------------------------------------
 
@@ -138,7 +143,7 @@ class Controller:
         changed = mode is not self.status.mode or message != self.status.message
         self.status.mode = mode
         self.status.message = message
-        if changed and message:
+        if changed and message and self._worth_saying(mode, message):
             self.say(message)
         if pattern is not None:
             self.signals.show(pattern)
@@ -149,6 +154,42 @@ class Controller:
             self.status.active = game.active if not game.is_over() else ""
         if changed:
             sd_notify(f"STATUS={mode.value}: {message}"[:200])
+
+    def _worth_saying(self, mode: Mode, message: str) -> bool:
+        """A board to fix (and the turn it waits for) is said once for each state of the game,
+        then again only when it changes or after a minute: a board that flickers between
+        right and wrong does not fill the log."""
+        if mode not in (Mode.FIX, Mode.SETUP, Mode.READY):
+            return True
+        now = self.clock.monotonic()
+        key = (self.status.seq, message)
+        last = self._fix_said.get(key)
+        if last is not None and now - last < REPEAT_S:
+            return False
+        if len(self._fix_said) > 100:
+            self._fix_said.clear()
+        self._fix_said[key] = now
+        return True
+
+    def _watch_board(self) -> None:
+        """Say, once, which corner markers the camera sees when it has not seen the board."""
+        reading = self.stream.last_reading if self.stream is not None else None
+        if reading is None or reading.board_found:
+            self._no_board_since = None
+            self._no_board_said = False
+            return
+        now = self.clock.monotonic()
+        if self._no_board_since is None:
+            self._no_board_since = now
+        elif not self._no_board_said and now - self._no_board_since >= NO_BOARD_S:
+            self._no_board_said = True
+            corners = [m.id for m in self.board.markers.corners]
+            seen = sorted(set(reading.markers_seen) & set(corners))
+            seen_text = ", ".join(map(str, seen)) if seen else "none"
+            self.say(f"the camera has not seen the board for {NO_BOARD_S:g} s: of the corner "
+                     f"markers {', '.join(map(str, corners))} it sees {seen_text}. Aim it so "
+                     "that all four corners are in view, close enough for each marker to be "
+                     "clearly visible, and light the board evenly")
 
     # --- start-up -----------------------------------------------------------------------
 
@@ -217,12 +258,16 @@ class Controller:
 
     def _home(self) -> None:
         self._set(Mode.STARTING, "homing the gantry", Pattern.BUSY)
+        started = self.clock.monotonic()
         self.mover.home()
+        game = self.game
+        assert game is not None
+        pose = game.pose
+        self.say(f"homed in {self.clock.monotonic() - started:.1f} s; the cloud goes to dot "
+                 f"({pose.col}, {pose.row}) at letter {LETTERS[pose.letter]}")
         self._place_cloud()
         self._aligned = False
         self._reset_stream()
-        game = self.game
-        assert game is not None
         if game.is_over():
             self._announce_over()
         else:
@@ -281,6 +326,7 @@ class Controller:
             self._fault(f"camera fault: {exc}")
             return
         self.status.frames += 1
+        self._watch_board()
         if self.mover.stopped and not self._stop.is_set():  # the e-stop button, pressed
             self._fault(f"{self.mover.estop_reason or 'emergency stop'}")
             return
