@@ -25,8 +25,9 @@ test: lint typecheck
 	$(BIN)/python -m pytest
 
 # the whole simulated table (rig, camera, players, controller), one game in a fresh state dir
+# (printed, so that the game can be resumed or shown)
 simulate: $(STAMP)
-	$(BIN)/bermuda-hw run --simulate --state-dir "$$(mktemp -d)" $(ARGS)
+	$(BIN)/bermuda-hw run --simulate $(ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

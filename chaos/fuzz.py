@@ -286,7 +286,10 @@ def fuzz_journal(examples: int, seed: int = 0) -> Tally:
                 data[offset] = byte
             path.write_bytes(bytes(data if cut is None else data[:cut]))
             if entry is not None:
-                with contextlib.suppress(sqlite3.Error), sqlite3.connect(path) as conn:
+                with (contextlib.suppress(sqlite3.Error, UnicodeDecodeError),
+                      sqlite3.connect(path) as conn):
+                    if entry.startswith("{") and len(entry) % 2:  # the game's header too
+                        conn.execute("UPDATE games SET setup = ?", (entry,))
                     conn.execute("UPDATE entries SET entry = ? WHERE seq = "
                                  "(SELECT MAX(seq) FROM entries)", (entry,))
 

@@ -271,3 +271,23 @@ def test_sigterm_while_homing_exits_0_saying_stopping(tmp_path: Path) -> None:
     assert "stopping" in out and "fault" not in out and "Traceback" not in err
     with Journal.in_state_dir(state) as journal:
         assert journal.current() is not None
+
+
+@pytest.mark.parametrize("damage", [
+    "UPDATE games SET setup = '[1, 2]'",
+    "UPDATE games SET setup = '{\"players\": 7}'",
+    "UPDATE meta SET value = CAST(X'80ff' AS TEXT) WHERE key = 'format'",
+    "UPDATE entries SET entry = CAST(X'80ff' AS TEXT)",
+])
+def test_a_journal_with_damaged_rows_is_refused_naming_the_file(
+    tmp_path: Path, damage: str
+) -> None:
+    from bermuda_hw.errors import StateError
+    from bermuda_hw.rules.board import load_board
+
+    _journal_with_a_game(tmp_path)
+    with sqlite3.connect(tmp_path / "bermuda.db") as conn:
+        conn.execute(damage)
+    with pytest.raises(StateError, match=r"bermuda\.db"), Journal.in_state_dir(
+            tmp_path) as journal:
+        journal.load(load_board())

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from bermuda_hw.controller.statedir import owner_name as _owner
-from bermuda_hw.errors import StateError
+from bermuda_hw.errors import BermudaError, StateError
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.game import Game
 
@@ -128,7 +128,7 @@ class Journal:
                 raise StateError(f"{self.path}: the journal cannot use WAL mode (got {mode})")
             conn.execute("PRAGMA synchronous=FULL")
             conn.execute("PRAGMA foreign_keys=ON")
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
             self.close()
             raise StateError(f"{self.path}: not a readable bermuda-hw journal ({exc}); "
                              "nothing was changed") from exc
@@ -213,7 +213,10 @@ class Journal:
         """A damaged page found while reading is a refusal naming the file, not a crash."""
         try:
             yield
-        except sqlite3.DatabaseError as exc:
+        except StateError:
+            raise
+        except (sqlite3.DatabaseError, TypeError, ValueError) as exc:
+            # a damaged page, or a row whose values are not of their column's kind
             raise StateError(f"{self.path}: the journal is damaged ({exc}); nothing was "
                              "changed") from exc
 
@@ -312,6 +315,9 @@ class Journal:
             game = Game.replay(stored.record(), board)
         except StateError as exc:
             raise StateError(f"{self.path}: game {stored.id}: {exc}") from exc
+        except (BermudaError, TypeError, KeyError, ValueError, AttributeError) as exc:
+            raise StateError(f"{self.path}: game {stored.id} cannot be replayed ({exc!r}); "
+                             "nothing was changed") from exc
         return stored.id, game
 
     def _count(self, game_id: int) -> int:
