@@ -171,66 +171,50 @@ def _run(prop: Callable[..., None], examples: int, seed: int) -> None:
 # --- the input kinds ------------------------------------------------------------------------
 
 
-def fuzz_config(examples: int, seed: int = 0) -> Tally:
-    tally = Tally("config file")
-    board = load_board()
+def _fuzz_file(kind: str, valid: str, use: Callable[[Path], object], examples: int,
+               seed: int) -> Tally:
+    """Mutations of a valid file, then the special files, each given to `use`."""
+    tally = Tally(kind)
     with workdir() as tmp:
-        path = tmp / "config.toml"
+        path = tmp / "input.toml"
 
-        @given(file_bytes(default_config_text()))
+        @given(file_bytes(valid))
         def prop(data: bytes) -> None:
             path.write_bytes(data)
-
-            def action() -> None:
-                config = load_config(path)
-                parse_camera_config(config.camera, config.source)
-                limits = SoftLimits.for_grid(GantryKinematics.from_config(config.gantry),
-                                             board.grid)
-                limits.check_rig(config.source, config.gantry.park_dot, board.grid)
-
-            _judge(tally, f"config {data[:120]!r}", action, str(path))
+            _judge(tally, f"{kind} {data[:120]!r}", lambda: use(path), str(path))
 
         _run(prop, examples, seed)
-        _special_files(tally, tmp, lambda p: load_config(p))
+        _special_files(tally, tmp, use)
     return tally
+
+
+def _use_config(path: Path) -> None:
+    """Read a config as `run` does before anything moves."""
+    config = load_config(path)
+    parse_camera_config(config.camera, config.source)
+    board = load_board()
+    limits = SoftLimits.for_grid(GantryKinematics.from_config(config.gantry), board.grid)
+    limits.check_rig(config.source, config.gantry.park_dot, board.grid)
+
+
+def _use_board(path: Path) -> None:
+    """Load a board and start a game on it."""
+    board = load_board(path)
+    game = Game.new(min(len(board.ship_colors), 4), seed=1, board=board)
+    game.legal_moves(3)
+
+
+def fuzz_config(examples: int, seed: int = 0) -> Tally:
+    return _fuzz_file("config file", default_config_text(), _use_config, examples, seed)
 
 
 def fuzz_board(examples: int, seed: int = 0) -> Tally:
-    tally = Tally("board file")
-    with workdir() as tmp:
-        path = tmp / "board.toml"
-
-        @given(file_bytes(CLASSIC_TEXT))
-        def prop(data: bytes) -> None:
-            path.write_bytes(data)
-
-            def action() -> None:
-                board = load_board(path)
-                game = Game.new(len(board.ship_colors[:4]) if len(board.ship_colors) <= 4
-                                else 4, seed=1, board=board)
-                game.legal_moves(3)
-
-            _judge(tally, f"board {data[:120]!r}", action, str(path))
-
-        _run(prop, examples, seed)
-        _special_files(tally, tmp, lambda p: load_board(p))
-    return tally
+    return _fuzz_file("board file", CLASSIC_TEXT, _use_board, examples, seed)
 
 
 def fuzz_calibration(examples: int, seed: int = 0) -> Tally:
-    tally = Tally("colour calibration")
-    with workdir() as tmp:
-        path = tmp / "colors.toml"
-
-        @given(file_bytes(COLORS_TEXT))
-        def prop(data: bytes) -> None:
-            path.write_bytes(data)
-            _judge(tally, f"calibration {data[:120]!r}",
-                   lambda: load_calibration(path, SHIP_COLORS), str(path))
-
-        _run(prop, examples, seed)
-        _special_files(tally, tmp, lambda p: load_calibration(p, SHIP_COLORS))
-    return tally
+    return _fuzz_file("colour calibration", COLORS_TEXT,
+                      lambda p: load_calibration(p, SHIP_COLORS), examples, seed)
 
 
 def _special_files(tally: Tally, tmp: Path, load: Callable[[Path], object]) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import cv2
 
+from bermuda_hw.cli.options import number, whole
 from bermuda_hw.errors import BermudaError
 from bermuda_hw.rules.board import load_board
 from bermuda_hw.sim.render import (
@@ -28,26 +29,6 @@ class RenderError(BermudaError, ValueError):
 
 
 MAX_PERTURB = 10.0
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if not 0 <= value < 2**63:
-        raise argparse.ArgumentTypeError(f"must be from 0 to 2**63 - 1, not {value}")
-    return value
-
-
-def _perturb(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0.0 <= value <= MAX_PERTURB:  # NaN fails this too
-        raise argparse.ArgumentTypeError(f"must be from 0 to {MAX_PERTURB:g}, not {text}")
-    return value
 
 
 def _writable(option: str, path: Path) -> None:
@@ -120,14 +101,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--simulate", action="store_true", default=argparse.SUPPRESS,
                         help="(rendering always uses the simulated table)")
     parser.add_argument("--board", metavar="FILE", help="board file (default: the classic board)")
-    parser.add_argument("--seed", type=_seed, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=whole(0, 2**63 - 1), default=0,
+                        help="random seed (default 0)")
     parser.add_argument("--start", action="store_true",
                         help="ships at their start places (for colour calibration)")
     parser.add_argument("--empty", action="store_true", help="no ships")
     parser.add_argument("--hand", action="store_true", help="a hand over the board")
     parser.add_argument("--still", action="store_true",
                         help="the default camera straight above, no random perturbation")
-    parser.add_argument("--perturb", type=_perturb, default=1.0, metavar="K",
+    parser.add_argument("--perturb", type=number(0.0, MAX_PERTURB), default=1.0, metavar="K",
                         help="strength of the random camera and lighting, 0 to "
                              f"{MAX_PERTURB:g} (default 1)")
     parser.add_argument("--truth", metavar="JSON", help="also write where everything truly is")

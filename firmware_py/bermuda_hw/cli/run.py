@@ -16,6 +16,7 @@ from typing import Any
 from bermuda_hw.backends import create_backend
 from bermuda_hw.backends.camera import CameraSource
 from bermuda_hw.backends.camera_config import CameraConfig, parse_camera_config
+from bermuda_hw.cli.options import number, whole
 from bermuda_hw.cli.play import _players
 from bermuda_hw.config import DEFAULT_CONFIG_PATH, Config, load_config
 from bermuda_hw.controller.journal import DB_NAME, DEFAULT_STATE_DIR, Journal
@@ -44,28 +45,6 @@ def _state_dir(text: str) -> Path:
     if not text.strip():
         raise argparse.ArgumentTypeError("must name a directory, not an empty string")
     return Path(text)
-
-
-def _speed(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not (value == 0 or MIN_SPEED <= value <= MAX_SPEED):
-        raise argparse.ArgumentTypeError(
-            f"must be 0 (as fast as it can) or from {MIN_SPEED:g} to {MAX_SPEED:g} times real "
-            f"time, not {text}")
-    return value
-
-
-def _rounds(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
-    return value
 
 
 def prepare_state_dir(state_dir: Path, *, write: bool) -> Path:
@@ -104,10 +83,11 @@ def register(subparsers: Any) -> None:
                         help="seed of a new game's spinner (and of the simulated players)")
     parser.add_argument("--simulate", action="store_true", default=argparse.SUPPRESS,
                         help="run on the simulated table, with simulated players")
-    parser.add_argument("--speed", type=_speed, default=0.0, metavar="X",
+    parser.add_argument("--speed", type=number(MIN_SPEED, MAX_SPEED, zero="as fast as it can"),
+                        default=0.0, metavar="X",
                         help="simulated table: X times real time (default 0: as fast as it "
                              "can)")
-    parser.add_argument("--max-rounds", type=_rounds, default=DEFAULT_MAX_ROUNDS, metavar="N",
+    parser.add_argument("--max-rounds", type=whole(1), default=DEFAULT_MAX_ROUNDS, metavar="N",
                         help="simulated table: stop after this many rounds")
     parser.set_defaults(func=run)
 
