@@ -344,7 +344,8 @@ def fuzz_cli(examples: int, seed: int = 0) -> Tally:
             err = io.StringIO()
             tally.cases += 1
             try:
-                with (contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err),
+                with (contextlib.chdir(tmp),  # relative paths land in the scratch folder
+                      contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err),
                       mock.patch("bermuda_hw.cli.run._run_locked", return_value=0)):
                     code = main(argv)
             except SystemExit as exc:
@@ -410,7 +411,7 @@ def fuzz_images(examples: int, seed: int = 0) -> Tally:
             err = io.StringIO()
             tally.cases += 1
             try:
-                with (contextlib.redirect_stdout(io.StringIO()),
+                with (contextlib.chdir(tmp), contextlib.redirect_stdout(io.StringIO()),
                       contextlib.redirect_stderr(err)):
                     code = main(["detect", str(path), "--json"])
             except BaseException:
