@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # On Raspberry Pi OS, picamera2 comes from apt (python3-picamera2): let the venv see it.
 SYSTEM_SITE := $(shell $(PYTHON) -c 'import picamera2' >/dev/null 2>&1 && echo --system-site-packages)
 
-.PHONY: test simulate bench lint typecheck clean install-pi apt
+.PHONY: test simulate bench chaos lint typecheck clean install-pi apt
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import ensurepip' >/dev/null 2>&1 || ./scripts/ensure-venv
@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/python -m ruff check firmware_py tests benchmarks
+	$(BIN)/python -m ruff check firmware_py tests benchmarks chaos
 
 typecheck: $(STAMP)
 	$(BIN)/python -m mypy --strict firmware_py/bermuda_hw
@@ -28,11 +28,12 @@ apt:
 test: lint typecheck apt
 	$(BIN)/python -m pytest
 
-# the whole simulated table (rig, camera, players, controller) in a fresh state dir, with the
-# table's page: it prints the URL to watch and play from (Ctrl-C ends it)
+# the whole simulated table (rig, camera, players, controller) in a fresh state dir (printed,
+# so that the game can be resumed or shown), with the table's page: it prints the URL to watch
+# and play from (Ctrl-C ends it)
 SPEED ?= 4
 simulate: $(STAMP)
-	$(BIN)/bermuda-hw run --simulate --speed $(SPEED) --stay --state-dir "$$(mktemp -d)" $(ARGS)
+	$(BIN)/bermuda-hw run --simulate --speed $(SPEED) --stay $(ARGS)
 
 bench: $(STAMP) apt
 	$(BIN)/python benchmarks/run.py
@@ -41,6 +42,10 @@ bench: $(STAMP) apt
 # the configuration and the unit (safe to run twice)
 install-pi:
 	sudo ./scripts/install-pi
+
+# the reliability campaign (kill -9, power cuts, faults, SIGTERM, fuzzing): one table of figures
+chaos: $(STAMP)
+	nice -n 10 $(BIN)/python chaos/run.py $(ARGS)
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -10,7 +10,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
-from bermuda_hw.errors import ConfigError
+from bermuda_hw.errors import ConfigError, not_utf8
 
 DEFAULT_CONFIG_PATH = Path("/etc/bermuda-hw/config.toml")
 
@@ -262,12 +262,14 @@ def load_config(path: str | Path | None = None) -> Config:
         return parse_config(defaults, None)
     file = Path(path)
     try:
-        text = file.read_text("utf-8")
+        text = file.read_text("utf-8-sig")  # a byte-order mark is no error
+    except UnicodeDecodeError as exc:
+        raise ConfigError(file, None, not_utf8(exc)) from None
     except OSError as exc:
-        raise ConfigError(file, None, f"cannot read: {exc.strerror or exc}") from exc
+        raise ConfigError(file, None, f"cannot read: {exc.strerror or exc}") from None
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, ValueError) as exc:  # ValueError: a 5,000-digit number
         raise ConfigError(file, None, f"not valid TOML: {exc}") from exc
     _check_known(data, defaults, file, "", extra_sections={"camera"})
     merged = _merge(defaults, data)

@@ -28,7 +28,6 @@ from bermuda_hw.errors import CameraError
 
 Image = npt.NDArray[np.uint8]
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
-VIDEO_SUFFIXES = (".mp4", ".avi", ".mkv", ".mov", ".h264", ".mjpeg", ".webm")
 DEFAULT_TIMEOUT_S = 2.0
 
 
@@ -197,14 +196,22 @@ class LiveSource(CameraSource):
                 self._cond.wait(left)
 
     def _close(self) -> None:
+        """Stop the reader thread and wait for it, then release the device.
+
+        A grab that never returns (a hung device) is waited for up to the
+        timeout; releasing the device then ends it.
+        """
         with self._cond:
             self._running = False
             self._cond.notify_all()
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join(timeout=self.timeout_s)
         try:
             self._stop()
         finally:
-            if self._thread is not None:
-                self._thread.join(timeout=self.timeout_s)
+            if thread is not None and thread.is_alive():
+                thread.join(timeout=self.timeout_s)
 
 
 class Picamera2Source(LiveSource):
@@ -433,21 +440,3 @@ def read_image_file(path: str | Path) -> Image:
     if image is None:
         raise CameraError(f"{file}: not a readable image (corrupt or unknown format)")
     return np.asarray(image, np.uint8)
-
-
-def open_source(spec: str, *, timeout_s: float = DEFAULT_TIMEOUT_S) -> CameraSource:
-    """A camera source from a short text: `picamera2`, `usb:N`, a folder or a video file."""
-    if spec == "picamera2":
-        return Picamera2Source(timeout_s=timeout_s)
-    if spec.startswith("usb:"):
-        device = spec[4:]
-        return VideoCaptureSource(int(device) if device.isdigit() else device,
-                                  timeout_s=timeout_s)
-    path = Path(spec)
-    if path.is_dir():
-        return ImageFolderSource(path, timeout_s=timeout_s)
-    if path.suffix.lower() in VIDEO_SUFFIXES:
-        return VideoFileSource(path, timeout_s=timeout_s)
-    raise CameraError(
-        f"{spec!r}: not a camera (expected picamera2, usb:N, a folder of images or a video file)"
-    )

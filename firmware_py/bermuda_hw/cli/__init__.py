@@ -56,6 +56,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     func = getattr(args, "func", None)
+    misplaced = play.misplaced_options(args) if args.command else []
+    if misplaced:
+        error(f"{', '.join(misplaced)} before the command is read only by `{PROG} --simulate`; "
+              f"put it after `{args.command}` (see `{PROG} {args.command} --help`)")
+        return 2
     if func is None:
         default = getattr(args, "default_func", None)
         if default is None:

@@ -88,12 +88,15 @@ def _calibrate(args: argparse.Namespace) -> int:
     Writes OUT (TOML) and, beside it, OUT's name with `.background.png`: the
     empty board's learned look, which the TOML names.
     """
+    out = Path(args.calibrate)
+    if out.is_dir() or not out.parent.is_dir():
+        problem = "is a directory" if out.is_dir() else f"the folder {out.parent} does not exist"
+        raise AnnotateError(f"--calibrate {out}: {problem}; name the calibration file to write")
     board = load_board(args.board)
     calibration = load_calibration(args.calibration, board.ship_colors)
     images = [read_image_file(name) for name in args.images]
     reader = BoardReader(board, calibration)
     measured = reader.calibrate(images)
-    out = Path(args.calibrate)
     picture = out.with_name(out.stem + ".background.png")
     if measured.background is not None:
         measured.background.save(picture)
@@ -101,8 +104,9 @@ def _calibrate(args: argparse.Namespace) -> int:
     try:
         out.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise AnnotateError(f"{out}: cannot be written: {exc.strerror or exc}") from None
-    print(f"wrote {out} and {picture}")
+        raise AnnotateError(f"--calibrate {out}: cannot be written: {exc.strerror or exc}"
+                            ) from None
+    print(f"wrote {out} and {picture}" if measured.background is not None else f"wrote {out}")
     print(text, end="")
     return 0
 

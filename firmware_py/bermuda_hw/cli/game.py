@@ -14,9 +14,10 @@ from dataclasses import asdict
 from typing import Any
 
 from bermuda_hw.cli.play import _players
-from bermuda_hw.cli.run import add_common, state_dir_default
-from bermuda_hw.controller.journal import Journal
+from bermuda_hw.cli.run import add_common, prepare_state_dir, state_dir_default
+from bermuda_hw.controller.journal import DB_NAME, Journal
 from bermuda_hw.controller.snapshot import game_json
+from bermuda_hw.controller.statedir import StateLock, StateLockedError
 from bermuda_hw.errors import StateError
 from bermuda_hw.rules.board import load_board
 from bermuda_hw.rules.game import Game, GameOptions
@@ -63,8 +64,9 @@ def run_show(args: argparse.Namespace) -> int:
         _print_json_game(data, client.url)
         return 0
     board = load_board(args.board)
-    if not (path / "bermuda.db").exists():
-        raise StateError(f"{path / 'bermuda.db'}: no journal yet (the daemon has not run)")
+    path = prepare_state_dir(path, write=False)
+    if not (path / DB_NAME).exists():
+        raise StateError(f"{path / DB_NAME}: no journal yet (the daemon has not run)")
     with Journal.in_state_dir(path) as journal:
         loaded = journal.load(board)
     if loaded is None:
@@ -127,7 +129,16 @@ def run_new(args: argparse.Namespace) -> int:
         return 0
     board = load_board(args.board)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
-    with Journal.in_state_dir(state_dir) as journal:
+    state_dir = prepare_state_dir(state_dir, write=True)
+    try:
+        lock = StateLock(state_dir, "bermuda-hw game new").acquire()
+    except StateLockedError as exc:
+        holder = f"process {exc.pid}" if exc.pid is not None else "another process"
+        raise StateLockedError(
+            f"{state_dir}: the daemon ({holder}) is running on this journal: start the new "
+            "game at the table (a long press of spin once the game is over), or stop the "
+            "service first (systemctl stop bermuda-hw)", exc.pid) from None
+    with lock, Journal.in_state_dir(state_dir) as journal:
         old = journal.current()
         game = Game.new(args.players, seed=seed, board=board, options=options)
         game_id = journal.start(game)

@@ -30,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the game's options to the top-level parser."""
     group = parser.add_argument_group("game (with --simulate and no command)")
     group.add_argument(
-        "--players", dest="play_players", type=_players, default=4, metavar="N",
+        "--players", dest="play_players", type=_players, default=None, metavar="N",
         help="number of players, 2 to 4 (default 4)",
     )
     group.add_argument(
@@ -41,6 +41,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--board", dest="play_board", default=None, metavar="FILE",
         help="board file (default: the classic board)",
     )
+
+
+GAME_OPTIONS = {"play_players": "--players", "play_seed": "--seed", "play_board": "--board"}
+
+
+def misplaced_options(args: argparse.Namespace) -> list[str]:
+    """The game's options given before a subcommand, where only the quick game reads them."""
+    return [flag for dest, flag in GAME_OPTIONS.items() if getattr(args, dest, None) is not None]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -57,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     board = load_board(args.play_board)
     seed = args.play_seed if args.play_seed is not None else random.SystemRandom().randrange(2**31)
-    game = Game.new(args.play_players, seed=seed, board=board, options=GameOptions())
+    game = Game.new(args.play_players or 4, seed=seed, board=board, options=GameOptions())
     print(
         f"bermuda-hw --simulate: {len(game.players)} players ({', '.join(game.players)}),"
         f" seed {seed}, board {board.name!r}"

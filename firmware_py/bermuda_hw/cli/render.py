@@ -9,6 +9,7 @@ from pathlib import Path
 
 import cv2
 
+from bermuda_hw.cli.options import number, whole
 from bermuda_hw.errors import BermudaError
 from bermuda_hw.rules.board import load_board
 from bermuda_hw.sim.render import (
@@ -27,8 +28,31 @@ class RenderError(BermudaError, ValueError):
     """The render command was asked for something it cannot draw or write."""
 
 
+MAX_PERTURB = 10.0
+
+
+def _writable(option: str, path: Path) -> None:
+    """Refuse an output path that cannot be a file before anything is drawn."""
+    if path.is_dir():
+        raise RenderError(f"{option} {path}: is a directory, not a file name")
+    if not path.parent.is_dir():
+        raise RenderError(f"{option} {path}: the folder {path.parent} does not exist")
+
+
 def run(args: argparse.Namespace) -> int:
     board = load_board(args.board)
+    out = Path(args.out)
+    if out.suffix.lower() not in (".png", ".jpg", ".jpeg", ".bmp"):
+        raise RenderError(f"{out}: the output must be .png, .jpg or .bmp")
+    _writable("OUT", out)
+    if args.truth:
+        _writable("--truth", Path(args.truth))
+    drawn = {name for name, _bgr in Palette().ships}
+    for i, color in enumerate(board.ship_colors):
+        if color not in drawn:
+            raise RenderError(f"{board.source}: board.ship_colors[{i}]: the simulated table "
+                              f"cannot draw ships of colour {color!r} (it has "
+                              f"{', '.join(sorted(drawn))})")
     rng = random.Random(args.seed)
     if args.start:
         ships = []
@@ -46,9 +70,6 @@ def run(args: argparse.Namespace) -> int:
         camera = CameraModel.random(rng, board, strength=args.perturb)
         palette = Palette.random(rng, strength=args.perturb)
     image = render(board, scene, camera, seed=args.seed, palette=palette)
-    out = Path(args.out)
-    if out.suffix.lower() not in (".png", ".jpg", ".jpeg", ".bmp"):
-        raise RenderError(f"{out}: the output must be .png, .jpg or .bmp")
     if not cv2.imwrite(str(out), image):
         raise RenderError(f"{out}: cannot be written")
     if args.truth:
@@ -61,7 +82,11 @@ def run(args: argparse.Namespace) -> int:
             "hand": scene.hand is not None,
             "seed": args.seed,
         }
-        Path(args.truth).write_text(json.dumps(truth, indent=2) + "\n", encoding="utf-8")
+        try:
+            Path(args.truth).write_text(json.dumps(truth, indent=2) + "\n", encoding="utf-8")
+        except OSError as exc:
+            raise RenderError(f"--truth {args.truth}: cannot be written: "
+                              f"{exc.strerror or exc}") from None
     print(f"wrote {out} ({image.shape[1]}x{image.shape[0]}, {len(scene.ships)} ships)")
     return 0
 
@@ -76,14 +101,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--simulate", action="store_true", default=argparse.SUPPRESS,
                         help="(rendering always uses the simulated table)")
     parser.add_argument("--board", metavar="FILE", help="board file (default: the classic board)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--seed", type=whole(0, 2**63 - 1), default=0,
+                        help="random seed (default 0)")
     parser.add_argument("--start", action="store_true",
                         help="ships at their start places (for colour calibration)")
     parser.add_argument("--empty", action="store_true", help="no ships")
     parser.add_argument("--hand", action="store_true", help="a hand over the board")
     parser.add_argument("--still", action="store_true",
                         help="the default camera straight above, no random perturbation")
-    parser.add_argument("--perturb", type=float, default=1.0, metavar="K",
-                        help="strength of the random camera and lighting (default 1)")
+    parser.add_argument("--perturb", type=number(0.0, MAX_PERTURB), default=1.0, metavar="K",
+                        help="strength of the random camera and lighting, 0 to "
+                             f"{MAX_PERTURB:g} (default 1)")
     parser.add_argument("--truth", metavar="JSON", help="also write where everything truly is")
     parser.set_defaults(func=run)

@@ -9,25 +9,32 @@ import logging
 import os
 import signal
 import sys
+import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from bermuda_hw.backends import create_backend
 from bermuda_hw.backends.camera import CameraSource
-from bermuda_hw.backends.camera_config import parse_camera_config
+from bermuda_hw.backends.camera_config import CameraConfig, parse_camera_config
+from bermuda_hw.cli.options import number, whole
 from bermuda_hw.cli.play import _players
 from bermuda_hw.config import DEFAULT_CONFIG_PATH, Config, load_config
-from bermuda_hw.controller.journal import DEFAULT_STATE_DIR, Journal
+from bermuda_hw.controller.journal import DB_NAME, DEFAULT_STATE_DIR, Journal
+from bermuda_hw.controller.statedir import StateLock, check_access, check_evidence, check_path
 from bermuda_hw.devices.controls import TableControls
-from bermuda_hw.errors import ConfigError, StateError
+from bermuda_hw.errors import HardwareError, StateError
 from bermuda_hw.motion.mover import CloudMover
-from bermuda_hw.rules.board import load_board
+from bermuda_hw.rules.board import Board, load_board
 
 # The simulated table renders small frames and settles on fewer of them: a fast game.
 SIM_CAMERA = {"width_px": 640, "height_px": 480, "stable_frames": 2, "stable_min_time_s": 0.1}
 DEFAULT_MAX_ROUNDS = 400
 STUCK_FRAMES = 3000  # the simulated players always act well within this
+# --speed: sim.real_time_factor (1 / speed) must stay within the config's 0..1000
+MIN_SPEED = 0.001
+MAX_SPEED = 1e6
 
 
 def state_dir_default() -> Path:
@@ -36,8 +43,22 @@ def state_dir_default() -> Path:
     return Path(env.split(":")[0]) if env else DEFAULT_STATE_DIR
 
 
+def _state_dir(text: str) -> Path:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("must name a directory, not an empty string")
+    return Path(text)
+
+
+def prepare_state_dir(state_dir: Path, *, write: bool) -> Path:
+    """Check a state directory before anything moves (path, permissions, lost files)."""
+    check_path(state_dir)
+    check_access(state_dir, DB_NAME, write=write)
+    check_evidence(state_dir, DB_NAME)
+    return state_dir
+
+
 def add_common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--state-dir", type=Path, default=None, metavar="DIR",
+    parser.add_argument("--state-dir", type=_state_dir, default=None, metavar="DIR",
                         help="where the journal lives (default $STATE_DIRECTORY or "
                              f"{DEFAULT_STATE_DIR})")
     parser.add_argument("--board", type=Path, default=None, help="board definition file")
@@ -57,16 +78,18 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--config", type=Path, default=None,
                         help=f"configuration file (default {DEFAULT_CONFIG_PATH} if present)")
     add_common(parser)
-    parser.add_argument("--players", type=_players, default=4, metavar="N",
-                        help="players in a new game, 2 to 4 (default 4)")
+    parser.add_argument("--players", type=_players, default=None, metavar="N",
+                        help="players in a new game, 2 to 4 (default 4); a game in the "
+                             "journal resumes as it is")
     parser.add_argument("--seed", type=int, default=None, metavar="S",
                         help="seed of a new game's spinner (and of the simulated players)")
     parser.add_argument("--simulate", action="store_true", default=argparse.SUPPRESS,
                         help="run on the simulated table, with simulated players")
-    parser.add_argument("--speed", type=float, default=0.0, metavar="X",
+    parser.add_argument("--speed", type=number(MIN_SPEED, MAX_SPEED, zero="as fast as it can"),
+                        default=0.0, metavar="X",
                         help="simulated table: X times real time (default 0: as fast as it "
                              "can)")
-    parser.add_argument("--max-rounds", type=int, default=DEFAULT_MAX_ROUNDS, metavar="N",
+    parser.add_argument("--max-rounds", type=whole(1), default=DEFAULT_MAX_ROUNDS, metavar="N",
                         help="simulated table: stop after this many rounds")
     parser.add_argument("--stay", action="store_true",
                         help="simulated table: keep running (and serving the page) after the "
@@ -113,8 +136,6 @@ def _config(args: argparse.Namespace, simulate: bool) -> Config:
         path = DEFAULT_CONFIG_PATH
     config = load_config(path)
     if simulate:
-        if args.speed < 0:
-            raise ConfigError(None, "--speed", f"must be at least 0, not {args.speed:g}")
         factor = 0.0 if args.speed == 0 else 1.0 / args.speed
         camera = {**SIM_CAMERA, **dict(config.camera)}
         config = dataclasses.replace(
@@ -144,15 +165,42 @@ def _start_page(controller: Any, board: Any, config: Config, state_dir: Path, si
 
 
 def run(args: argparse.Namespace) -> int:
-    from bermuda_hw.controller.daemon import Controller
-    from bermuda_hw.controller.status import Mode
-    from bermuda_hw.vision.stability import StabilitySettings
+    # SIGTERM before the controller exists (checks, opening the rig) is remembered, then obeyed
+    early_stop = threading.Event()
+    previous = signal.signal(signal.SIGTERM, lambda *_: early_stop.set())
+    try:
+        return _run(args, early_stop)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
+
+def _run(args: argparse.Namespace, early_stop: threading.Event) -> int:
     simulate = bool(getattr(args, "simulate", False))
     config = _config(args, simulate)
     camera_config = parse_camera_config(config.camera, config.source)
     board = load_board(args.board)
-    state_dir = args.state_dir or state_dir_default()
+    state_dir = args.state_dir
+    if state_dir is None and simulate:
+        # the simulated table never writes into the real table's journal
+        state_dir = Path(tempfile.mkdtemp(prefix="bermuda-hw-sim-"))
+        print(f"state directory: {state_dir} (pass --state-dir {state_dir} to resume this game)")
+    elif state_dir is None:
+        state_dir = state_dir_default()
+    prepare_state_dir(state_dir, write=True)
+    lock = StateLock(state_dir, "bermuda-hw run").acquire()
+    try:
+        return _run_locked(args, simulate, config, camera_config, board, state_dir, early_stop)
+    finally:
+        lock.release()
+
+
+def _run_locked(args: argparse.Namespace, simulate: bool, config: Config,
+                camera_config: CameraConfig, board: Board, state_dir: Path,
+                early_stop: threading.Event) -> int:
+    from bermuda_hw.controller.daemon import Controller
+    from bermuda_hw.controller.status import Mode
+    from bermuda_hw.vision.stability import StabilitySettings
+
     world = None
     if simulate:
         from bermuda_hw.backends.sim import SimBackend
@@ -190,8 +238,13 @@ def run(args: argparse.Namespace) -> int:
             controls=controls, clock=backend.clock, reader=reader,
             stability=StabilitySettings(camera_config.stable_frames,
                                         camera_config.stable_min_time_s),
-            players=args.players, seed=args.seed,
+            players=args.players or 4, seed=args.seed,
         )
+        current = journal.current()
+        if current is not None and (args.players is not None or args.seed is not None):
+            controller.say(f"{state_dir}: game {current.id} is in the journal and resumes as "
+                           "it is: --players and --seed apply only to a new game (`bermuda-hw "
+                           "game new`)")
         if simulate:
             from bermuda_hw.sim.players import SimulatedPlayers
             from bermuda_hw.sim.scene import WorldScene
@@ -229,20 +282,26 @@ def run(args: argparse.Namespace) -> int:
 
             voice = Voice(config.voice)
             controller.listeners.append(voice.announce)
-        previous = signal.signal(signal.SIGTERM, lambda *_: controller.request_stop())
+        signal.signal(signal.SIGTERM, lambda *_: controller.request_stop())
+        if early_stop.is_set():
+            controller.request_stop()
         try:
             if config.web.enabled and not args.no_web:
                 page = _start_page(controller, board, config, state_dir, simulate, args.bind)
             controller.run(until=finished)
         except KeyboardInterrupt:
             controller.say("interrupted: motors stopped, the game is saved")
+        except HardwareError:
+            if not controller.stopping:  # the stop itself interrupts homing or a move
+                raise
         finally:
-            signal.signal(signal.SIGTERM, previous)
             if page is not None:
                 page.stop()
             if voice is not None:
                 voice.close()
             controller.close()
+        if controller.stopping:
+            print("stopping: motors stopped, the game is saved", flush=True)
         if simulate:
             status = controller.status
             print(f"frames read: {status.frames}, stable observations: {status.observations}, "

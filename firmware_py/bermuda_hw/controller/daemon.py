@@ -62,7 +62,7 @@ from bermuda_hw.controller.identify import (
     identify_move,
     pass_die,
 )
-from bermuda_hw.controller.journal import Journal
+from bermuda_hw.controller.journal import Journal, JournalWriteError
 from bermuda_hw.controller.notify import Watchdog, sd_notify
 from bermuda_hw.controller.signals import Pattern, TableSignals
 from bermuda_hw.controller.snapshot import Snapshot, change_key, take
@@ -91,6 +91,8 @@ log = logging.getLogger("bermuda_hw.controller")
 
 FAULT_POLL_S = 0.1
 CLEAR_BOARD_TIMEOUT_S = 30.0  # how long a homing waits for hands to leave the board
+NO_BOARD_S = 5.0  # a camera that has not seen the board this long is told to the table
+REPEAT_S = 60.0  # a board-fix message said again unchanged only after this long
 SETTLE_BEFORE_HOMING_S = 0.5  # after a stop at speed, the carriage comes to rest first
 MAX_POSE_RETRIES = 2  # re-homings to bring the cloud where the plan has it, then a fault
 MAX_LETTER_RETRIES = 2  # turns to correct the letter the camera sees, then a fault
@@ -182,6 +184,9 @@ class Controller:
         self._snapshot_key: tuple[Any, ...] | None = None
         self._tap: _FrameTap | None = None
         self._restoring = False  # after an undo: wait for the board as it was, take no move
+        self._no_board_since: float | None = None
+        self._no_board_said = False
+        self._fix_said: dict[tuple[int, str], float] = {}
 
     # --- announcements ------------------------------------------------------------------
 
@@ -195,7 +200,7 @@ class Controller:
         changed = mode is not self.status.mode or message != self.status.message
         self.status.mode = mode
         self.status.message = message
-        if changed and message:
+        if changed and message and self._worth_saying(mode, message):
             self.say(message)
         if pattern is not None:
             self.signals.show(pattern)
@@ -219,6 +224,42 @@ class Controller:
         self.snapshot = snapshot
         for subscriber in list(self.subscribers):
             subscriber(snapshot)
+
+    def _worth_saying(self, mode: Mode, message: str) -> bool:
+        """A board to fix (and the turn it waits for) is said once for each state of the game,
+        then again only when it changes or after a minute: a board that flickers between
+        right and wrong does not fill the log."""
+        if mode not in (Mode.FIX, Mode.SETUP, Mode.READY):
+            return True
+        now = self.clock.monotonic()
+        key = (self.status.seq, message)
+        last = self._fix_said.get(key)
+        if last is not None and now - last < REPEAT_S:
+            return False
+        if len(self._fix_said) > 100:
+            self._fix_said.clear()
+        self._fix_said[key] = now
+        return True
+
+    def _watch_board(self) -> None:
+        """Say, once, which corner markers the camera sees when it has not seen the board."""
+        reading = self.stream.last_reading if self.stream is not None else None
+        if reading is None or reading.board_found:
+            self._no_board_since = None
+            self._no_board_said = False
+            return
+        now = self.clock.monotonic()
+        if self._no_board_since is None:
+            self._no_board_since = now
+        elif not self._no_board_said and now - self._no_board_since >= NO_BOARD_S:
+            self._no_board_said = True
+            corners = [m.id for m in self.board.markers.corners]
+            seen = sorted(set(reading.markers_seen) & set(corners))
+            seen_text = ", ".join(map(str, seen)) if seen else "none"
+            self.say(f"the camera has not seen the board for {NO_BOARD_S:g} s: of the corner "
+                     f"markers {', '.join(map(str, corners))} it sees {seen_text}. Aim it so "
+                     "that all four corners are in view, close enough for each marker to be "
+                     "clearly visible, and light the board evenly")
 
     # --- start-up -----------------------------------------------------------------------
 
@@ -328,12 +369,16 @@ class Controller:
     def _home(self) -> None:
         self._wait_for_clear_board("the gantry homes")
         self._set(Mode.STARTING, "homing the gantry", Pattern.BUSY)
+        started = self.clock.monotonic()
         self.mover.home()
+        game = self.game
+        assert game is not None
+        pose = game.pose
+        self.say(f"homed in {self.clock.monotonic() - started:.1f} s; the cloud goes to dot "
+                 f"({pose.col}, {pose.row}) at letter {LETTERS[pose.letter]}")
         self._place_cloud()
         self._aligned = False
         self._reset_stream()
-        game = self.game
-        assert game is not None
         if game.is_over():
             self._announce_over()
         else:
@@ -424,6 +469,7 @@ class Controller:
             tracker = getattr(self.reader, "tracker", None)
             self.camera_view = CameraView(tap.last.image, self.stream.last_reading,
                                           getattr(tracker, "pose", None), self.status.frames)
+        self._watch_board()
         if self.mover.stopped and not self._stop.is_set():  # the e-stop button, pressed
             self._fault(f"{self.mover.estop_reason or 'emergency stop'}")
             return
@@ -456,8 +502,8 @@ class Controller:
                 # a player who moved before the check settled: take the move if it is one
                 result = identify_move(game, observation)
                 if isinstance(result, MoveMatch):
-                    self._apply_move(result)
-                    self._check_board(observation)
+                    if self._apply_move(result):
+                        self._check_board(observation)
                     return
             if diff:
                 self.status.fix = diff
@@ -470,8 +516,8 @@ class Controller:
         if game.phase is Phase.SHIPS:
             result = identify_move(game, observation)
             if isinstance(result, MoveMatch):
-                self._apply_move(result)
-                self._check_board(observation)
+                if self._apply_move(result):
+                    self._check_board(observation)
             elif isinstance(result, Unexplained):
                 self.status.fix = result.difference
                 self._set(Mode.FIX, f"{result.message}", Pattern.FIX)
@@ -521,25 +567,32 @@ class Controller:
         else:
             self._set(Mode.READY, f"{game.active} to move", Pattern.READY)
 
-    def _apply_move(self, match: MoveMatch) -> None:
+    def _apply_move(self, match: MoveMatch) -> bool:
         game = self.game
         assert game is not None
         color = game.active
         game.set_die(match.die)
         events = game.push(match.move)
-        self._commit()
+        committed = self._commit()
         first, *rest = events
         self.say(f"{color} (die {match.die}): {first}")
         for event in rest:
             self.say(f"    {event}")
         for ship in match.bumped:
             self.say(f"    put {ship} back in {game.ship(ship).previous_port}")
+        return committed
 
-    def _commit(self) -> None:
+    def _commit(self) -> bool:
+        """Journal what the game holds and the database does not; a write failure is a fault."""
         game = self.game
         assert game is not None
-        self.journal.sync(self.game_id, game)
+        try:
+            self.journal.sync(self.game_id, game)
+        except JournalWriteError as exc:
+            self._fault(str(exc))
+            return False
         self.status.seq = len(game.journal)
+        return True
 
     # --- buttons ------------------------------------------------------------------------
 
@@ -573,8 +626,9 @@ class Controller:
             raise ActionRefused(f"{game.active} cannot pass: every die value gives a move")
         game.set_die(die)
         events = game.push(Move.pass_turn(game.active))
-        self._commit()
         text = f"{events[0]} (no move with a {die})"
+        if not self._commit():
+            return f"{text}; not yet in the journal (fault)"
         self.say(text)
         self._settled()
         return text
@@ -780,7 +834,8 @@ class Controller:
         captured = captured_ships(game, pending.swept, observation)
         events = game.cloud_phase(None, capture=captured)
         self._pending = None
-        self._commit()
+        if not self._commit():
+            return
         for event in events:
             if isinstance(event, GameOver):
                 continue
@@ -826,6 +881,8 @@ class Controller:
     def _fault(self, message: str) -> None:
         """Stop the motors, keep the game, show the fault; a press recovers."""
         self.mover.emergency_stop(message)
+        if self._stop.is_set():
+            return  # stopping on request (SIGTERM): the move it interrupted is no fault
         self.status.fault = message
         self._spin_waits = False
         self._pressed.clear()
@@ -846,6 +903,8 @@ class Controller:
         if self.controls.estop_engaged:
             self.say("the e-stop is still engaged: release it, then press spin")
             return
+        if self.game is not None and not self._commit():
+            return  # the journal still cannot take what the game holds
         self.say("recovering: opening the camera and homing the gantry")
         self.clock.sleep(SETTLE_BEFORE_HOMING_S)
         try:

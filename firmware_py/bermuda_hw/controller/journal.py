@@ -16,15 +16,18 @@ holds every committed action and nothing of an action that did not commit.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sqlite3
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bermuda_hw.errors import StateError
+from bermuda_hw.controller.statedir import owner_name as _owner
+from bermuda_hw.errors import BermudaError, StateError
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.game import Game
 
@@ -33,6 +36,9 @@ VERSION = 1
 DEFAULT_STATE_DIR = Path("/var/lib/bermuda-hw")
 DB_NAME = "bermuda.db"
 SQLITE_MAGIC = b"SQLite format 3\x00"
+# Beside the database, `<name>-commits` holds the number of the last commit (meta 'commits'):
+# a journal that holds fewer commits than that lost its WAL and is refused.
+MARK_SUFFIX = "-commits"
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -77,12 +83,17 @@ class StoredGame:
         return {"board": self.board, "setup": dict(self.setup), "journal": list(self.entries)}
 
 
+class JournalWriteError(StateError):
+    """The journal cannot take a commit (disk full, read-only, I/O error): nothing was written."""
+
+
 class Journal:
     """The state database. `Journal(path)` opens it, creating it if the file does not exist."""
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self._conn: sqlite3.Connection | None = None
+        self.mark_path = self.path.with_name(self.path.name + MARK_SUFFIX)
         existed = self.path.exists() and self.path.stat().st_size > 0
         if existed:
             self._check_magic()
@@ -113,13 +124,14 @@ class Journal:
                 if check != "ok":
                     raise StateError(f"{self.path}: the journal is damaged ({check}); "
                                      "nothing was changed")
+                self._check_mark()
             # only a journal of ours (checked above) is switched to WAL
             mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             if str(mode).lower() != "wal":
                 raise StateError(f"{self.path}: the journal cannot use WAL mode (got {mode})")
             conn.execute("PRAGMA synchronous=FULL")
             conn.execute("PRAGMA foreign_keys=ON")
-        except sqlite3.DatabaseError as exc:
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
             self.close()
             raise StateError(f"{self.path}: not a readable bermuda-hw journal ({exc}); "
                              "nothing was changed") from exc
@@ -157,6 +169,35 @@ class Journal:
             raise StateError(f"{self.path}: journal version {meta.get('version')} is not "
                              f"supported (this program reads version {VERSION})")
 
+    def commits(self) -> int:
+        """How many transactions this journal has committed."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'commits'").fetchone()
+        return int(row[0]) if row is not None and str(row[0]).isdigit() else 0
+
+    def _check_mark(self) -> None:
+        try:
+            text = self.mark_path.read_text(encoding="ascii").strip()
+        except (OSError, UnicodeDecodeError):
+            return  # no mark (a new or copied journal): nothing to compare with
+        if not text.isdigit():
+            return
+        held, marked = self.commits(), int(text)
+        if held < marked:
+            raise StateError(
+                f"{self.path}: the journal holds {held} commits but {marked} were made "
+                f"(see {self.mark_path.name}): its -wal file was lost, and with it the last "
+                "actions of the game; nothing was changed. Restore the files from a backup, or "
+                f"remove {self.mark_path.name} to accept the journal as it is")
+
+    def _write_mark(self, commits: int) -> None:
+        """Record the last commit's number beside the database (after it is durable)."""
+        temporary = self.mark_path.with_name(self.mark_path.name + ".new")
+        try:
+            temporary.write_text(f"{commits}\n", encoding="ascii")
+            os.replace(temporary, self.mark_path)
+        except OSError:
+            pass  # the mark only ever lags: a lagging mark refuses nothing
+
     # --- transactions -------------------------------------------------------------------
 
     @property
@@ -166,18 +207,38 @@ class Journal:
         return self._conn
 
     def _transaction(self) -> _Transaction:
-        return _Transaction(self.conn)
+        return _Transaction(self)
 
     # --- games --------------------------------------------------------------------------
 
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[None]:
+        """A damaged page found while reading is a refusal naming the file, not a crash."""
+        try:
+            yield
+        except StateError:
+            raise
+        except (sqlite3.DatabaseError, TypeError, ValueError) as exc:
+            # a damaged page, or a row whose values are not of their column's kind
+            raise StateError(f"{self.path}: the journal is damaged ({exc}); nothing was "
+                             "changed") from exc
+
     def current(self) -> StoredGame | None:
         """The game that is not archived (in progress or finished), if any."""
+        with self._reading():
+            return self._current()
+
+    def _current(self) -> StoredGame | None:
         row = self.conn.execute(
             "SELECT id FROM games WHERE archived_utc IS NULL ORDER BY id DESC LIMIT 1"
         ).fetchone()
-        return None if row is None else self.stored(int(row[0]))
+        return None if row is None else self._stored(int(row[0]))
 
     def stored(self, game_id: int) -> StoredGame:
+        with self._reading():
+            return self._stored(game_id)
+
+    def _stored(self, game_id: int) -> StoredGame:
         row = self.conn.execute(
             "SELECT id, board, setup, started_utc, finished_utc, outcome FROM games WHERE id = ?",
             (game_id,),
@@ -220,8 +281,9 @@ class Journal:
 
     def games(self) -> list[tuple[int, str, str | None, str | None]]:
         """Every game: id, started, finished, archived (UTC, ISO 8601)."""
-        return [(int(r[0]), str(r[1]), r[2], r[3]) for r in self.conn.execute(
-            "SELECT id, started_utc, finished_utc, archived_utc FROM games ORDER BY id")]
+        with self._reading():
+            return [(int(r[0]), str(r[1]), r[2], r[3]) for r in self.conn.execute(
+                "SELECT id, started_utc, finished_utc, archived_utc FROM games ORDER BY id")]
 
     def start(self, game: Game) -> int:
         """Archive the current game (if any) and store a new one with its journal so far."""
@@ -283,11 +345,15 @@ class Journal:
             game = Game.replay(stored.record(), board)
         except StateError as exc:
             raise StateError(f"{self.path}: game {stored.id}: {exc}") from exc
+        except (BermudaError, TypeError, KeyError, ValueError, AttributeError) as exc:
+            raise StateError(f"{self.path}: game {stored.id} cannot be replayed ({exc!r}); "
+                             "nothing was changed") from exc
         return stored.id, game
 
     def _count(self, game_id: int) -> int:
-        row = self.conn.execute(
-            "SELECT COUNT(*) FROM entries WHERE game_id = ?", (game_id,)).fetchone()
+        with self._reading():
+            row = self.conn.execute(
+                "SELECT COUNT(*) FROM entries WHERE game_id = ?", (game_id,)).fetchone()
         return int(row[0])
 
     def _insert(self, game_id: int, first: int, entries: Sequence[Mapping[str, Any]]) -> None:
@@ -319,16 +385,57 @@ def _effective(log: Sequence[tuple[int, Mapping[str, Any]]]
 
 
 class _Transaction:
-    """`BEGIN IMMEDIATE` ... `COMMIT`, or `ROLLBACK` on an exception."""
+    """`BEGIN IMMEDIATE` ... `COMMIT`, or `ROLLBACK` on an exception.
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
+    Each commit counts itself in meta 'commits' and, once durable, writes the
+    count to the mark file. A failure to write (disk full, read-only files, I/O
+    error) rolls back and raises JournalWriteError naming the file.
+    """
+
+    def __init__(self, journal: Journal) -> None:
+        self.journal = journal
+        self.conn = journal.conn
 
     def __enter__(self) -> None:
-        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
 
     def __exit__(self, kind: object, *rest: object) -> None:
-        if kind is None:
+        if kind is not None:
+            self._rollback()
+            error = rest[0] if rest else None
+            if isinstance(error, sqlite3.Error):
+                raise self._error(error) from error
+            return
+        try:
+            commits = self.journal.commits() + 1
+            self.conn.execute(
+                "INSERT INTO meta VALUES ('commits', ?) "
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (str(commits),))
             self.conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            self._rollback()
+            raise self._error(exc) from exc
+        self.journal._write_mark(commits)
+
+    def _rollback(self) -> None:
+        if self.conn.in_transaction:
+            # SQLite may have rolled back already (after SQLITE_FULL, for instance)
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.execute("ROLLBACK")
+
+    def _error(self, exc: sqlite3.Error) -> JournalWriteError:
+        path = self.journal.path
+        text = str(exc)
+        if "readonly" in text or "read-only" in text:
+            hint = (f"the journal or its directory is read-only for this user (owner "
+                    f"{_owner(path)}); fix the permissions of {path.parent}")
+        elif "full" in text:
+            hint = f"the disk holding {path.parent} is full; free some space"
         else:
-            self.conn.execute("ROLLBACK")
+            hint = "check the disk and the permissions of the state directory"
+        return JournalWriteError(f"{path}: cannot write the journal ({text}): {hint}; the game "
+                                 "is kept up to its last commit")
+

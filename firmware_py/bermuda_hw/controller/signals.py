@@ -6,6 +6,8 @@ import contextlib
 from enum import StrEnum
 from typing import Any
 
+from gpiozero.exc import DeviceClosed
+
 
 class Pattern(StrEnum):
     """The LED's patterns (see the README's table)."""
@@ -46,7 +48,7 @@ class TableSignals:
         if pattern is self.pattern:
             return
         self.pattern = pattern
-        with contextlib.suppress(Exception):  # a closed device at shutdown is no fault
+        with contextlib.suppress(DeviceClosed):  # a closed device at shutdown is no fault
             if pattern is Pattern.READY:
                 self.led.on()
             elif pattern is Pattern.BUSY:
@@ -60,7 +62,7 @@ class TableSignals:
 
     def off(self) -> None:
         self.pattern = None
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(DeviceClosed):
             self.led.off()
             if self.buzzer is not None:
                 self.buzzer.off()

@@ -108,6 +108,7 @@ class CloudMover:
         gantry = config.gantry
         self.kinematics = GantryKinematics.from_config(gantry)
         self.soft_limits = SoftLimits.for_grid(self.kinematics, board.grid)
+        self.soft_limits.check_rig(config.source, gantry.park_dot, board.grid)
         self.limits = Limits(gantry.max_speed_mm_s, gantry.accel_mm_s2, gantry.jerk_mm_s3)
         self._estop = threading.Event()
         self._lock = threading.RLock()  # one motion at a time

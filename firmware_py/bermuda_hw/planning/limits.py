@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from bermuda_hw.errors import SoftLimitError
+from bermuda_hw.errors import ConfigError, SoftLimitError
 from bermuda_hw.planning.kinematics import GantryKinematics
 
 if TYPE_CHECKING:
@@ -29,10 +29,26 @@ class SoftLimits:
         x1, y1 = grid.dot_mm(grid.cols - 1, grid.rows - 1)
         return cls(kinematics, (x0, y0), (x1, y1))
 
-    def within_travel(self, steps: tuple[int, int]) -> bool:
-        return all(
-            0 <= s <= axis.travel_steps for s, axis in zip(steps, self.kinematics.axes, strict=True)
-        )
+    def check_rig(self, source: str | None, park_dot: tuple[int, int], grid: DotGrid) -> None:
+        """Refuse, before anything moves, a park dot off the grid or a grid beyond the travel.
+
+        The errors name the configuration key to change (`gantry.park_dot`,
+        `gantry.<axis>.board_offset_mm`).
+        """
+        if not grid.contains(*park_dot):
+            raise ConfigError(source, "gantry.park_dot",
+                              f"[{park_dot[0]}, {park_dot[1]}] is not a dot of the board's "
+                              f"{grid.cols} x {grid.rows} grid (columns 0..{grid.cols - 1}, "
+                              f"rows 0..{grid.rows - 1})")
+        for index, axis in enumerate(self.kinematics.axes):
+            for board_mm in (self.min_board_mm[index], self.max_board_mm[index]):
+                steps = axis.board_to_steps(board_mm)
+                if not 0 <= steps <= axis.travel_steps:
+                    raise ConfigError(
+                        source, f"gantry.{axis.name}.board_offset_mm",
+                        f"with {axis.board_offset_mm:g} mm the outside dots at {axis.name} = "
+                        f"{board_mm:g} mm lie at {axis.steps_to_axis_mm(steps):.1f} mm of the "
+                        f"axis, beyond its travel 0..{axis.travel_mm:g} mm")
 
     def within_grid(self, steps: tuple[int, int]) -> bool:
         try:

@@ -375,7 +375,7 @@ def parse_board(text: str, source: str) -> Board:
     r = _Reader(source)
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, ValueError) as exc:  # ValueError: a 5,000-digit number
         raise BoardFileError(source, None, f"is not valid TOML: {exc}") from None
     r.keys(data, "", _TOP_KEYS)
 
@@ -384,7 +384,10 @@ def parse_board(text: str, source: str) -> Board:
     name = r.string(head, "name", "board")
     width_mm = r.number(head, "width_mm", "board", positive=True)
     height_mm = r.number(head, "height_mm", "board", positive=True)
-    colors = tuple(head.get("ship_colors", SHIP_COLORS))
+    raw_colors = head.get("ship_colors", list(SHIP_COLORS))
+    if not isinstance(raw_colors, list):
+        raise r.fail("board.ship_colors", f"must be an array of colour names, not {raw_colors!r}")
+    colors = tuple(raw_colors)
     if len(colors) < 2 or len(set(colors)) != len(colors) or not all(
         isinstance(c, str) and c for c in colors
     ):
@@ -584,7 +587,7 @@ def _parse_spinner(r: _Reader, data: Mapping[str, Any]) -> SpinnerRings:
     r.keys(data, "spinner", {"letters", "numbers", "directions"})
     letters = r.list_of(data, "letters", "spinner")
     for i, v in enumerate(letters):
-        if v not in LETTERS or not isinstance(v, str) or len(v) != 1:
+        if not isinstance(v, str) or len(v) != 1 or v not in LETTERS:
             raise r.fail(f"spinner.letters[{i}]", f"must be a letter A-H, not {v!r}")
     numbers = r.list_of(data, "numbers", "spinner")
     for i, v in enumerate(numbers):

@@ -180,12 +180,6 @@ class WalkTable:
             self._blocked[pose] = hit
         return hit
 
-    def forbidden_mask(self, ports: list[str]) -> int:
-        mask = 0
-        for port in ports:
-            mask |= self.port_bit[port]
-        return mask
-
     def moves(
         self, start: str, die: int, blocked: frozenset[str], forbidden: int
     ) -> tuple[tuple[Walk, ...], tuple[Walk, ...]]:

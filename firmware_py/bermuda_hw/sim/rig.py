@@ -489,10 +489,6 @@ class SimRig:
         """Steps the gantry's motors missed, plus half steps the rotation motor missed."""
         return sum(a.lost_steps for a in self.axes.values()) + self.rotor.lost_steps
 
-    def clear_traces(self) -> None:
-        for model in self.axes.values():
-            model.trace.clear()
-
     def peaks(self, since_s: float = 0.0) -> tuple[float, float]:
         """Peak speed (mm/s) and acceleration (mm/s^2) of the carriage since a time."""
         traces = []

@@ -119,6 +119,10 @@ def default_calibration(colors: Iterable[str]) -> ColorCalibration:
     return ColorCalibration(tuple(profiles))
 
 
+# L*a*b* distance under which two ship colours cannot be told apart (the defaults are >= 28)
+MIN_PROFILE_DISTANCE = 10.0
+
+
 def _number(value: Any, file: str, key: str, low: float, high: float) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise CalibrationError(file, key, f"must be a number, not {value!r}")
@@ -133,7 +137,7 @@ def parse_calibration(text: str, source: str, colors: Iterable[str]) -> ColorCal
     names = tuple(colors)
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, ValueError) as exc:  # ValueError: a 5,000-digit number
         raise CalibrationError(source, None, f"is not valid TOML: {exc}") from None
     for key in data:
         if key not in ("colors", "ignore", "background"):
@@ -204,7 +208,24 @@ def parse_calibration(text: str, source: str, colors: Iterable[str]) -> ColorCal
         background_file = str(Path(source).parent / image)
     defaults = default_calibration([n for n in names if n not in profiles])
     merged = tuple(profiles.get(n) or defaults.profile(n) for n in names)
+    _check_distinct(merged, profiles, source)
     return ColorCalibration(merged, tuple(ignore), source, background_file=background_file)
+
+
+def _check_distinct(merged: tuple[ColorProfile, ...], written: Mapping[str, ColorProfile],
+                    source: str) -> None:
+    """Refuse two profiles too close to tell their ships apart (a copy-paste, a bad frame)."""
+    for i, a in enumerate(merged):
+        for b in merged[i + 1:]:
+            distance = math.dist(a.lab, b.lab)
+            if distance < MIN_PROFILE_DISTANCE:
+                named = b if b.name in written else a
+                other = a if named is b else b
+                raise CalibrationError(
+                    source, f"colors.{named.name}.lab",
+                    f"is {distance:.1f} from colors.{other.name} (less than "
+                    f"{MIN_PROFILE_DISTANCE:g}): ships of the two colours cannot be told apart; "
+                    "measure them again from a frame of the start layout")
 
 
 def load_calibration(path: str | Path | None, colors: Iterable[str]) -> ColorCalibration:

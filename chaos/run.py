@@ -1,0 +1,94 @@
+"""`make chaos`: the reliability campaign, printed as one table of figures.
+
+    python chaos/run.py [--games N] [--fuzz N] [--cuts N] [--moments N] [--sigterms N]
+
+Defaults are the full campaign (100 killed games, 1,000 cases per fuzzed
+input kind, 10 moments per fault kind); the smoke version in `make test`
+runs each part with a few cases (tests/test_chaos_smoke.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "firmware_py")]
+
+from chaos import campaign, fuzz  # noqa: E402
+
+
+def table(rows: list[campaign.Row]) -> str:
+    lines = ["| part | goal | cases | passed | tracebacks / failures | time |",
+             "| --- | --- | ---: | ---: | ---: | ---: |"]
+    for r in rows:
+        lines.append(f"| {r.part} | {r.goal} | {r.cases} | {r.passed} | "
+                     f"{r.cases - r.passed} | {r.seconds:.0f} s |")
+    return "\n".join(lines)
+
+
+def fuzz_rows(examples: int, seed: int) -> list[campaign.Row]:
+    rows = []
+    for fuzzer in fuzz.FUZZERS.values():
+        started = time.monotonic()
+        tally = fuzzer(examples, seed)
+        row = campaign.Row(f"fuzz: {tally.kind}", f">= {examples} cases, 0 tracebacks",
+                           tally.cases, tally.cases - tally.tracebacks,
+                           time.monotonic() - started, tally.failures)
+        rows.append(row)
+        print(f"  {row.part}: {tally.cases} cases ({tally.accepted} accepted, {tally.refused} "
+              f"refused with a named error), {tally.tracebacks} tracebacks", flush=True)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="chaos", description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=100, help="games killed with kill -9")
+    parser.add_argument("--fuzz", type=int, default=1000, help="cases per fuzzed input kind")
+    parser.add_argument("--cuts", type=int, default=1000, help="journal power cuts")
+    parser.add_argument("--moments", type=int, default=10, help="moments per fault kind")
+    parser.add_argument("--sigterms", type=int, default=30, help="SIGTERMs at random moments")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--only", default="", help="comma-separated parts: fuzz, cuts, "
+                        "faults, sigterm, kill")
+    args = parser.parse_args(argv)
+    parts = set(args.only.split(",")) if args.only else {"fuzz", "cuts", "faults", "sigterm",
+                                                          "kill"}
+    import cv2
+
+    cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
+    started = time.monotonic()
+    rows: list[campaign.Row] = []
+    steps: list[tuple[str, Callable[[], list[campaign.Row]]]] = [
+        ("fuzz", lambda: fuzz_rows(args.fuzz, args.seed)),
+        ("cuts", lambda: [campaign.power_cuts(args.cuts, args.seed)]),
+        ("faults", lambda: [campaign.inject_faults(args.moments, args.seed)]),
+        ("sigterm", lambda: [campaign.sigterms(args.sigterms, args.seed)]),
+        ("kill", lambda: [campaign.kill_games(args.games, args.seed)]),
+    ]
+    for name, step in steps:
+        if name in parts:
+            print(f"chaos: {name} ...", flush=True)
+            for row in step():
+                rows.append(row)
+                print(f"  {row.part}: {row.passed}/{row.cases} in {row.seconds:.0f} s",
+                      flush=True)
+    print()
+    print(table(rows))
+    load = os.getloadavg()
+    print(f"\ntotal {time.monotonic() - started:.0f} s; load average {load[0]:.1f} "
+          f"{load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} CPUs")
+    failed = [r for r in rows if r.passed != r.cases]
+    for r in failed:
+        print(f"\n{r.part}: {r.cases - r.passed} failed")
+        for note in r.notes[:5]:
+            print(f"  - {note.strip()[:1500]}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,166 @@
+"""A whole simulated table in this process (rig, camera, players, controller) on a state dir.
+
+The chaos campaign's games use the fastest settings the tests use: quarter
+microsteps, 640x480 frames, two stable frames.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from gpiozero import Device
+
+from bermuda_hw.backends.camera import CameraSource
+from bermuda_hw.backends.camera_config import parse_camera_config
+from bermuda_hw.backends.sim import SimBackend
+from bermuda_hw.config import Config, load_config
+from bermuda_hw.controller.daemon import Controller
+from bermuda_hw.controller.journal import Journal
+from bermuda_hw.controller.status import Mode
+from bermuda_hw.devices.controls import TableControls
+from bermuda_hw.motion.mover import CloudMover
+from bermuda_hw.rules.board import Board, load_board
+from bermuda_hw.rules.game import Game, ShipStatus
+from bermuda_hw.sim.players import SimulatedPlayers
+from bermuda_hw.sim.scene import WorldScene
+from bermuda_hw.sim.world import World
+from bermuda_hw.vision.stability import StabilitySettings
+
+FAST_TABLE = """
+[gantry.x]
+microsteps = 4
+[gantry.y]
+microsteps = 4
+[controls]
+estop_pin = 4
+buzzer_pin = 12
+[camera]
+width_px = 640
+height_px = 480
+stable_frames = 2
+stable_min_time_s = 0.1
+"""
+
+
+def fast_config(folder: Path) -> Config:
+    path = folder / "chaos-table.toml"
+    path.write_text(FAST_TABLE, encoding="utf-8")
+    return load_config(path)
+
+
+@dataclass
+class Table:
+    """One simulated table and its controller, built like `bermuda-hw run --simulate`."""
+
+    board: Board
+    config: Config
+    world: World
+    backend: SimBackend
+    mover: CloudMover
+    controls: TableControls
+    journal: Journal
+    controller: Controller
+    players: SimulatedPlayers
+    log: list[str] = field(default_factory=list)
+
+    @classmethod
+    def build(cls, state_dir: Path, config: Config, *, players: int = 2, seed: int = 1,
+              board: Board | None = None) -> Table:
+        board = board or load_board()
+        world = World(board)
+        backend = SimBackend(config, world)
+        mover = CloudMover(config, backend, board)
+        controls = TableControls(config.controls, pin_factory=backend.pin_factory)
+        journal = Journal.in_state_dir(state_dir)
+        camera_config = parse_camera_config(config.camera)
+        holder: list[SimulatedPlayers] = []
+
+        def open_camera() -> CameraSource:
+            camera = backend.open_camera(board, camera_config)
+            for p in holder:
+                assert backend.scene is not None
+                p.scene = backend.scene
+                p.attach()
+            return camera
+
+        controller = Controller(
+            board=board, journal=journal, open_camera=open_camera, mover=mover,
+            controls=controls, clock=backend.clock,
+            stability=StabilitySettings(camera_config.stable_frames,
+                                        camera_config.stable_min_time_s),
+            players=players, seed=seed)
+        sim_players = SimulatedPlayers(controller, world, WorldScene(world, board),
+                                       backend.pin(config.controls.spin_button_pin), seed=seed)
+        holder.append(sim_players)
+        table = cls(board, config, world, backend, mover, controls, journal, controller,
+                    sim_players)
+        controller.listeners.append(table.log.append)
+        return table
+
+    def mode(self) -> Mode:
+        return self.controller.status.mode
+
+    def press(self) -> None:
+        pin = self.backend.pin(self.config.controls.spin_button_pin)
+        pin.drive_low()
+        pin.drive_high()
+
+    def steps(self, n: int, until: object = None) -> int:
+        for i in range(n):
+            if callable(until) and until():
+                return i
+            self.controller.step()
+        return n
+
+    def close(self) -> None:
+        self.controller.close()
+        self.controls.close()
+        self.mover.close()
+        self.backend.close()
+        self.journal.close()
+        Device.pin_factory = None
+
+
+def invariant_holds(game: Game, world: World) -> str | None:
+    """The table invariant: the world's tokens are where the game has its ships, by colour.
+
+    Places under the cloud (which the camera cannot see) are left out. None
+    when it holds, else what differs.
+    """
+    hidden = set(game.blocked)
+    expected: Counter[tuple[str, str | None]] = Counter(
+        (s.color, s.location) for s in game.ships()
+        if s.location is not None and s.location not in hidden
+        and s.status is not ShipStatus.UNDER_CLOUD)
+    seen: Counter[tuple[str, str | None]] = Counter()
+    for sid, (x_mm, y_mm) in world.ship_positions().items():
+        if sid in world.carried:
+            continue
+        place = _nearest_place(game.board, x_mm, y_mm)
+        if place not in hidden:
+            seen[(sid.split("-")[0], place)] += 1
+    if expected == seen:
+        return None
+    return f"missing {dict(expected - seen)}, extra {dict(seen - expected)}"
+
+
+def _nearest_place(board: Board, x_mm: float, y_mm: float) -> str | None:
+    best: tuple[float, str] | None = None
+    for sid, space in board.spaces.items():
+        sx, sy = space.position
+        d = (sx - x_mm) ** 2 + (sy - y_mm) ** 2
+        if best is None or d < best[0]:
+            best = (d, sid)
+    for pid, port in board.ports.items():
+        for bx, by in port.berths:
+            d = (bx - x_mm) ** 2 + (by - y_mm) ** 2
+            if best is None or d < best[0]:
+                best = (d, pid)
+    return None if best is None or best[0] > 15.0**2 else best[1]
+
+
+def with_camera(config: Config, **camera: object) -> Config:
+    return dataclasses.replace(config, camera={**dict(config.camera), **camera})

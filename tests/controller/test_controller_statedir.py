@@ -1,0 +1,293 @@
+"""One journal, one writer: the state directory's lock, its checks at start, lost files."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bermuda_hw.cli import main
+from bermuda_hw.controller.journal import Journal
+from bermuda_hw.controller.statedir import StateLock, lock_holder
+from bermuda_hw.controller.status import Mode
+from bermuda_hw.rules.game import Game
+
+MakeTable = Callable[..., Any]
+CLI = "import sys; from bermuda_hw.cli import main; sys.exit(main())"
+
+
+def _journal_with_a_game(state: Path) -> Game:
+    game = Game.new(2, seed=5)
+    game.set_die(3)
+    game.push(game.legal_moves()[0])
+    with Journal.in_state_dir(state) as journal:
+        game_id = journal.start(Game.new(2, seed=5))
+        journal.sync(game_id, game)
+    return game
+
+
+def test_a_second_daemon_and_game_new_are_refused_naming_the_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = tmp_path / "state"
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time; from pathlib import Path; "
+         "from bermuda_hw.controller.statedir import StateLock; "
+         f"lock = StateLock(Path({str(state)!r}), 'bermuda-hw run').acquire(); "
+         "print('locked', flush=True); time.sleep(60)"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        assert lock_holder(state) == holder.pid
+        assert main(["run", "--simulate", "--state-dir", str(state)]) == 1
+        err = capsys.readouterr().err
+        assert f"process {holder.pid}" in err and "one writer at a time" in err
+        assert not (state / "bermuda.db").exists()  # nothing was opened, nothing moved
+        assert main(["game", "new", "--players", "2", "--state-dir", str(state)]) == 1
+        err = capsys.readouterr().err
+        assert f"process {holder.pid}" in err and "daemon" in err
+    finally:
+        holder.kill()
+        holder.wait()
+    # the kernel drops the lock with its holder, even after kill -9
+    assert lock_holder(state) is None
+    assert main(["game", "new", "--players", "2", "--state-dir", str(state)]) == 0
+
+
+def test_the_lock_is_released_and_taken_again(tmp_path: Path) -> None:
+    with StateLock(tmp_path, "first"):
+        assert lock_holder(tmp_path) == os.getpid()
+    assert lock_holder(tmp_path) is None
+    with StateLock(tmp_path, "second"):
+        pass
+
+
+def test_run_simulate_never_defaults_to_the_production_state_dir(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    production = tmp_path / "production"
+    production.mkdir()
+    monkeypatch.setenv("STATE_DIRECTORY", str(production))
+    assert main(["run", "--simulate", "--players", "2", "--seed", "3", "--max-rounds", "1"]) == 0
+    out = capsys.readouterr().out
+    assert list(production.iterdir()) == []
+    line = next(x for x in out.splitlines() if x.startswith("state directory: "))
+    used = Path(line.split()[2])
+    try:
+        assert (used / "bermuda.db").exists()
+        assert main(["game", "show", "--state-dir", str(used)]) == 0
+    finally:
+        shutil.rmtree(used, ignore_errors=True)
+
+
+def test_an_empty_database_beside_its_wal_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "bermuda.db").write_bytes(b"")
+    (tmp_path / "bermuda.db-wal").write_bytes(b"\x37\x7f\x06\x82" + bytes(4092))
+    for argv in (["run", "--simulate"], ["game", "show"], ["game", "new"]):
+        assert main([*argv, "--state-dir", str(tmp_path)]) == 1
+        err = capsys.readouterr().err
+        assert "bermuda.db" in err and "bermuda.db-wal" in err and "nothing was changed" in err
+    assert (tmp_path / "bermuda.db").stat().st_size == 0  # the evidence is left alone
+    assert (tmp_path / "bermuda.db-wal").stat().st_size == 4096
+
+
+def test_a_wal_deleted_while_running_is_refused_not_rolled_back(tmp_path: Path) -> None:
+    script = (
+        "import os; from pathlib import Path; "
+        "from bermuda_hw.controller.journal import Journal; "
+        "from bermuda_hw.rules.game import Game; "
+        f"state = Path({str(tmp_path)!r}); "
+        "journal = Journal.in_state_dir(state); game = Game.new(2, seed=5); "
+        "gid = journal.start(game); game.set_die(3); game.push(game.legal_moves()[0]); "
+        "journal.sync(gid, game); os.remove(state / 'bermuda.db-wal'); os._exit(0)"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True)
+    with pytest.raises(Exception, match=r"holds \d+ commits but \d+ were made.*-wal"):
+        Journal.in_state_dir(tmp_path)
+
+
+def test_state_dir_values_that_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    file = tmp_path / "file"
+    file.write_text("x")
+    cases = [
+        (["run", "--simulate", "--state-dir", ""], "--state-dir"),
+        (["game", "show", "--state-dir", ""], "--state-dir"),
+        (["run", "--simulate", "--state-dir", str(file)], "not a directory"),
+        (["run", "--simulate", "--speed", "nan"], "--speed"),
+        (["run", "--simulate", "--speed", "1e-300"], "--speed"),
+        (["run", "--simulate", "--speed", "-1"], "--speed"),
+        (["run", "--simulate", "--max-rounds", "-1"], "--max-rounds"),
+    ]
+    for argv, named in cases:
+        try:
+            code = main(argv)
+        except SystemExit as exc:  # argparse: usage error
+            code = int(exc.code or 0)
+        err = capsys.readouterr().err
+        assert code in (1, 2), argv
+        assert named in err and "Traceback" not in err, (argv, err)
+
+
+def test_run_says_that_a_journalled_game_resumes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _journal_with_a_game(tmp_path)
+    assert main(["run", "--simulate", "--players", "3", "--seed", "9", "--max-rounds", "1",
+                 "--state-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "resumes as it is" in out and "--players and --seed apply only to a new game" in out
+
+
+def test_options_before_the_subcommand_are_not_silently_ignored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["--players", "3", "game", "new", "--state-dir", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 2 and "--players" in err and "after" in err
+    assert not (tmp_path / "bermuda.db").exists()
+
+
+def _as_nobody(argv: list[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+         sys.executable, "-c", CLI, *argv],
+        capture_output=True, text=True, timeout=120)
+
+
+needs_root = pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("setpriv") is None,
+    reason="checks another user's view of a root-owned state directory")
+
+
+@pytest.fixture
+def open_dir() -> Any:
+    """A directory every user can reach (pytest's own are private to their owner)."""
+    import tempfile
+
+    path = Path(tempfile.mkdtemp(prefix="bermuda-hw-test-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@needs_root
+def test_a_journal_left_by_sudo_is_refused_at_start_naming_owner_and_fix(
+    open_dir: Path
+) -> None:
+    state = open_dir / "state"
+    state.mkdir()
+    _journal_with_a_game(state)
+    state.chmod(0o777)  # the directory is writable, the journal (root's, 0644) is not
+    for name in os.listdir(state):
+        (state / name).chmod(0o644)
+    result = _as_nobody(["run", "--simulate", "--state-dir", str(state)])
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    assert "bermuda.db" in result.stderr and "root" in result.stderr
+    assert "chown" in result.stderr
+    assert "homing" not in result.stdout  # refused before anything moved
+
+
+@needs_root
+def test_an_unreadable_state_dir_is_a_clear_error_for_game_show(open_dir: Path) -> None:
+    state = open_dir / "state"
+    state.mkdir()
+    _journal_with_a_game(state)
+    state.chmod(0o700)
+    result = _as_nobody(["game", "show", "--state-dir", str(state)])
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert str(state) in result.stderr and "root" in result.stderr and "chown" in result.stderr
+    # a directory above it that cannot be entered: the same kind of answer
+    result = _as_nobody(["game", "show", "--state-dir", str(state / "deeper")])
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "cannot be reached" in result.stderr and "root" in result.stderr
+
+
+def test_a_full_disk_is_a_fault_that_keeps_the_game_and_a_press_recovers(
+    make_table: MakeTable
+) -> None:
+    table = make_table(seed=2)
+    c = table.controller
+    table.run_until(lambda: table.mode() is Mode.READY, limit=600)
+    conn = table.journal.conn
+    conn.execute("CREATE TABLE filler (x BLOB)")
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    conn.execute(f"PRAGMA max_page_count = {pages}")  # SQLITE_FULL at the next new page
+    with pytest.raises(sqlite3.OperationalError, match="full"):
+        while True:  # take the room left in the pages there are
+            conn.execute("INSERT INTO filler VALUES (zeroblob(100))")
+    table.run_until(lambda: table.mode() is Mode.FAULT, limit=2000)
+    assert "disk" in c.status.message and "full" in c.status.message
+    assert str(table.journal.path) in c.status.message
+    assert table.mover.stopped and not table.backend.rig.enabled
+    held = list(table.journal.current().entries)  # every commit up to the fault, in order
+    assert held == [dict(e) for e in c.game.journal[:len(held)]]
+    assert len(held) < len(c.game.journal)  # the action that could not be written waits
+    committed = len(held)
+    table.steps(5)
+    assert table.mode() is Mode.FAULT
+    conn.execute("DROP TABLE filler")
+    conn.execute("PRAGMA max_page_count = 1073741823")
+    table.press()
+    table.steps(1)
+    assert table.mode() is not Mode.FAULT
+    loaded = table.journal.load(table.board)
+    assert loaded is not None and loaded[1].to_dict() == c.game.to_dict()
+    assert len(table.journal.current().entries) > committed
+
+
+def test_sigterm_while_homing_exits_0_saying_stopping(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    process = subprocess.Popen(
+        [sys.executable, "-c", CLI, "run", "--simulate", "--speed", "1", "--players", "2",
+         "--seed", "1", "--state-dir", str(state)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        for line in process.stdout:
+            if "homing" in line:
+                break
+        time.sleep(0.3)
+        process.send_signal(signal.SIGTERM)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 0, err
+    assert "stopping" in out and "fault" not in out and "Traceback" not in err
+    with Journal.in_state_dir(state) as journal:
+        assert journal.current() is not None
+
+
+@pytest.mark.parametrize("damage", [
+    "UPDATE games SET setup = '[1, 2]'",
+    "UPDATE games SET setup = '{\"players\": 7}'",
+    "UPDATE meta SET value = CAST(X'80ff' AS TEXT) WHERE key = 'format'",
+    "UPDATE entries SET entry = CAST(X'80ff' AS TEXT)",
+])
+def test_a_journal_with_damaged_rows_is_refused_naming_the_file(
+    tmp_path: Path, damage: str
+) -> None:
+    from bermuda_hw.errors import StateError
+    from bermuda_hw.rules.board import load_board
+
+    _journal_with_a_game(tmp_path)
+    with sqlite3.connect(tmp_path / "bermuda.db") as conn:
+        conn.execute(damage)
+    with pytest.raises(StateError, match=r"bermuda\.db"), Journal.in_state_dir(
+            tmp_path) as journal:
+        journal.load(load_board())

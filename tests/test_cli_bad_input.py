@@ -1,0 +1,136 @@
+"""Bad input found by a sweep of every command: each is a one-line error naming file or option."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from bermuda_hw.cli import main
+from bermuda_hw.config import load_config
+from bermuda_hw.errors import BoardFileError, CalibrationError, ConfigError
+from bermuda_hw.rules.board import load_board, parse_board
+from bermuda_hw.vision.colors import load_calibration
+
+CLASSIC = resources.files("bermuda_hw.rules").joinpath("data/classic.toml").read_text("utf-8")
+
+
+def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's usage errors
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_one_line_error(code: int, err: str, *named: str) -> None:
+    assert code in (1, 2), err
+    assert "Traceback" not in err
+    lines = [x for x in err.splitlines() if "error:" in x]
+    assert len(lines) == 1, err
+    for text in named:
+        assert text in lines[0], (text, err)
+
+
+def test_a_config_file_that_is_not_utf8(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_bytes(b"[gantry]\nmax_speed_mm_s = 1\n# caf\xe9\n")
+    with pytest.raises(ConfigError, match=r"config\.toml: is not UTF-8 text \(byte 0xe9"):
+        load_config(path)
+
+
+def test_a_byte_order_mark_is_read_past_in_every_text_file(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text("\ufeff[gantry]\njerk_mm_s3 = 0\n", encoding="utf-8")
+    assert load_config(config).gantry.jerk_mm_s3 == 0
+    board = tmp_path / "board.toml"
+    board.write_text("\ufeff" + CLASSIC, encoding="utf-8")
+    assert load_board(board).name == "classic"
+    colors = tmp_path / "colors.toml"
+    colors.write_text("\ufeff[colors.blue]\nlab = [33.0, 19.0, -48.0]\n", encoding="utf-8")
+    assert load_calibration(colors, ("blue", "yellow")).profile("blue").lab[0] == 33.0
+
+
+@pytest.mark.parametrize("argv, named", [
+    (["render", "--seed", "-1", "OUT"], "--seed"),
+    (["render", "--perturb", "nan", "OUT"], "--perturb"),
+    (["render", "--perturb", "1e6", "OUT"], "--perturb"),
+    (["render", "--perturb", "-1", "OUT"], "--perturb"),
+    (["render", "--truth", "MISSING/truth.json", "OUT"], "--truth"),
+    (["render", "--truth", "DIR", "OUT"], "--truth"),
+    (["render", "DIR"], "DIR"),
+    (["detect", "--calibrate", "DIR", "IMAGE"], "--calibrate"),
+    (["detect", "--calibrate", "MISSING/colors.toml", "IMAGE"], "--calibrate"),
+])
+def test_outputs_and_numbers_that_render_and_detect_refuse(
+    argv: list[str], named: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    image = tmp_path / "start.png"
+    assert main(["render", "--start", "--still", str(image)]) == 0
+    capsys.readouterr()
+    places = {"OUT": str(tmp_path / "out.png"), "DIR": str(tmp_path),
+              "MISSING": str(tmp_path / "missing"), "IMAGE": str(image)}
+    argv = ["/".join(places.get(p, p) for p in a.split("/")) for a in argv]
+    code, _out, err = run_cli(argv, capsys)
+    assert_one_line_error(code, err, places.get(named.split("/")[0], named))
+    assert not (tmp_path / "out.png").exists()
+
+
+def test_render_refuses_a_board_colour_it_cannot_draw(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    board = tmp_path / "board.toml"
+    board.write_text(CLASSIC.replace('"green", "red"]', '"green", "white"]'), encoding="utf-8")
+    assert main(["board", "show", "--board", str(board)]) == 0  # a valid board
+    capsys.readouterr()
+    code, _out, err = run_cli(["render", "--board", str(board), str(tmp_path / "o.png")], capsys)
+    assert_one_line_error(code, err, str(board), "board.ship_colors[3]", "'white'")
+
+
+@pytest.mark.parametrize("line, key", [
+    ('ship_colors = "blue"', "board.ship_colors"),
+    ("ship_colors = 3", "board.ship_colors"),
+    ('ship_colors = ["blue", 3]', "board.ship_colors"),
+])
+def test_ship_colours_of_the_wrong_type(line: str, key: str) -> None:
+    text = CLASSIC.replace('ship_colors = ["blue", "yellow", "green", "red"]', line)
+    with pytest.raises(BoardFileError) as info:
+        parse_board(text, "board.toml")
+    assert info.value.key == key and info.value.file == "board.toml"
+
+
+def test_spinner_letters_that_are_not_letters() -> None:
+    start = CLASSIC.index("[spinner]")
+    letters = CLASSIC.index("letters", start)
+    end = CLASSIC.index("]", letters)
+    text = CLASSIC[:letters] + "letters = [1, 2" + CLASSIC[end:]
+    with pytest.raises(BoardFileError) as info:
+        parse_board(text, "board.toml")
+    assert info.value.key == "spinner.letters[0]"
+
+
+def test_four_identical_colour_profiles(tmp_path: Path) -> None:
+    path = tmp_path / "colors.toml"
+    path.write_text("".join(f"[colors.{c}]\nlab = [50.0, 10.0, 10.0]\n"
+                            for c in ("blue", "yellow", "green", "red")), encoding="utf-8")
+    with pytest.raises(CalibrationError) as info:
+        load_calibration(path, ("blue", "yellow", "green", "red"))
+    assert info.value.key == "colors.yellow.lab" and "cannot be told apart" in str(info.value)
+
+
+@pytest.mark.parametrize("text, key", [
+    ("[gantry]\npark_dot = [99, 99]\n", "gantry.park_dot"),
+    ("[gantry.x]\nboard_offset_mm = 400\n", "gantry.x.board_offset_mm"),
+    ("[gantry.y]\nboard_offset_mm = -100\n", "gantry.y.board_offset_mm"),
+])
+def test_a_rig_that_cannot_reach_the_board_is_refused_before_homing(
+    text: str, key: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(text, encoding="utf-8")
+    code, out, err = run_cli(["run", "--simulate", "--config", str(config),
+                              "--state-dir", str(tmp_path / "state")], capsys)
+    assert_one_line_error(code, err, str(config), key)
+    assert "homing" not in out
