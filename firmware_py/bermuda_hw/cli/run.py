@@ -24,7 +24,7 @@ from bermuda_hw.config import DEFAULT_CONFIG_PATH, Config, load_config
 from bermuda_hw.controller.journal import DB_NAME, DEFAULT_STATE_DIR, Journal
 from bermuda_hw.controller.statedir import StateLock, check_access, check_evidence, check_path
 from bermuda_hw.devices.controls import TableControls
-from bermuda_hw.errors import HardwareError, StateError
+from bermuda_hw.errors import ConfigError, HardwareError, StateError
 from bermuda_hw.motion.mover import CloudMover
 from bermuda_hw.rules.board import Board, load_board
 
