@@ -24,6 +24,7 @@ from bermuda_hw.vision.colors import (
     default_calibration,
     lab_distance,
 )
+from bermuda_hw.vision.evidence import measure
 from bermuda_hw.vision.layout import BoardLayout
 from bermuda_hw.vision.lighting import LightingNormaliser, Normalised, to_lab
 from bermuda_hw.vision.occlusion import OcclusionDetector, OcclusionSettings
@@ -208,6 +209,7 @@ class BoardReader:
         ships = self.ships.readings(hits, blobs)
         occluded = self.occlusion.occluded(norm.half, codes, norm.sea_lab,
                                            blocked + self._ignore)
+        evidence = measure(self.ships, rect.rect, norm, blocked)
         return FrameReading(
             True,
             occluded=occluded,
@@ -218,6 +220,7 @@ class BoardReader:
             pose_error_px=pose.error_px,
             pose_source=pose.source,
             timestamp_s=timestamp_s,
+            evidence=evidence,
         )
 
     # ------------------------------------------------------------------ calibration
