@@ -229,6 +229,16 @@ class Journal:
             self.finish(game_id, str(game.outcome()))
         return len(new)
 
+    def rewind(self, game_id: int, count: int) -> int:
+        """Keep only a game's first `count` entries (the referee took back a move that the
+        board contradicts); how many were removed."""
+        with self._transaction():
+            cursor = self.conn.execute(
+                "DELETE FROM entries WHERE game_id = ? AND seq >= ?", (game_id, count))
+            self.conn.execute(
+                "UPDATE games SET finished_utc = NULL, outcome = NULL WHERE id = ?", (game_id,))
+        return int(cursor.rowcount)
+
     def finish(self, game_id: int, outcome: str) -> None:
         with self._transaction():
             self.conn.execute(
