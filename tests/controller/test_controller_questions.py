@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bermuda_hw.controller.status import Mode
+from bermuda_hw.rules.candidates import candidates
 from bermuda_hw.rules.game import Game, GameOptions
 from bermuda_hw.rules.moves import Move
 
@@ -127,3 +128,30 @@ def test_a_long_press_accepts_the_board_after_failed_fixes(make_table: MakeTable
     assert c.game.ship(sid).location == "S16"
     assert any(e.get("set-ship") == sid for e in c.game.journal)
     table.run_until(lambda: table.mode() is Mode.READY, limit=60)
+
+
+def test_a_provisional_move_the_board_contradicts_is_rewound(make_table: MakeTable) -> None:
+    table = make_table(with_players=False, seed=1)
+    c = table.controller
+    set_out(table)
+    table.run_until(lambda: table.mode() is Mode.READY, limit=60)
+    game: Game = c.game
+    before = list(game.journal)
+    move = next(m for m in game.legal_moves(3) if m.end not in table.board.ports)
+    cand = next(x for x in candidates(game, frozenset({3})) if x.move == move)
+    # the token went where the camera could not see (so the move was taken unseen) ...
+    token = next(s for s in game.ships_at(move.start) if s == move.ship)
+    table.world.remove(token)
+    c._apply(cand, (move.end,))
+    c._commit()
+    assert c.status.provisional == (str(move),)
+    stored = table.journal.load(table.board)
+    assert stored is not None and stored[1].journal[-1].get("provisional") == [move.end]
+    # ... and when the place is in view, it is empty: the game goes back to before the move
+    c._reset_stream()
+    table.run_until(lambda: c.game.journal == before, limit=30)
+    assert table.mode() in (Mode.SETUP, Mode.FIX)
+    assert any("not on the board" in line for line in table.log)
+    stored = table.journal.load(table.board)
+    assert stored is not None and stored[1].to_dict() == c.game.to_dict()
+    assert c.status.provisional == ()

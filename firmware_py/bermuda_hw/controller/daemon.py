@@ -92,6 +92,7 @@ SETTLE_BEFORE_HOMING_S = 0.5  # after a stop at speed, the carriage comes to res
 ANSWER_QUIET_S = 2.0  # an answer by presses is taken once the button has rested this long
 ACCEPT_AFTER_ATTEMPTS = 3  # after this many asks for the same fix, a long press accepts
 CONFIRM_OBSERVABILITY = 0.9  # a provisional move is checked once its places are seen this well
+MAX_LEFTOVER = 3  # a move leaving more ships unexplained than this is no explanation
 
 
 @dataclass
@@ -383,6 +384,13 @@ class Controller:
             self._check_board(observation)
             return
         verdict = judge(game, observation, self._known_dice())
+        best = verdict.accepted or (verdict.tied[0] if verdict.tied else None)
+        if best is not None:
+            rest = len(_left_over(game, best.best, observation))
+            # a move is the board's explanation only if little else differs; one into
+            # places the camera cannot see, only if nothing else does
+            if rest > MAX_LEFTOVER or (verdict.provisional and rest):
+                verdict = Verdict(Outcome.UNCLEAR)
         if verdict.outcome is Outcome.MOVE:
             assert verdict.accepted is not None
             self._apply(verdict.accepted.best, verdict.provisional)
@@ -408,6 +416,8 @@ class Controller:
 
     def _show_fix(self, diff: Difference, message: str, mode: Mode = Mode.FIX) -> None:
         """Ask for a fix; the same fix asked for again counts as a failed attempt."""
+        self.status.question = None
+        self._tied = ()
         key = diff.describe()
         self._fix_counts[key] += 1
         self.status.fix_attempts = self._fix_counts[key]
@@ -469,6 +479,8 @@ class Controller:
         assert game is not None and candidate.move is not None and candidate.die is not None
         color = game.active
         count = len(game.journal)
+        self.status.question = None
+        self._tied = ()
         if game.die is None:
             game.set_die(candidate.die)
         events = game.push(candidate.move)
@@ -861,3 +873,15 @@ def provisional_moves(game: Game) -> list[_Provisional]:
             count = i - 1 if i > 0 and "roll" in game.journal[i - 1] else i
             out.append(_Provisional(count, str(entry["move"]), tuple(entry["provisional"])))
     return out
+
+
+def _left_over(game: Game, candidate: Candidate, observation: BoardObservation) -> list[object]:
+    """The ships a candidate leaves unexplained on the board (missing and extra)."""
+    if candidate.move is None or candidate.die is None:
+        diff = difference(game, observation)
+    else:
+        after = game.copy()
+        after.set_die(candidate.die)
+        after.push(candidate.move)
+        diff = difference(after, observation)
+    return [*diff.missing, *diff.extra]
