@@ -516,7 +516,7 @@ class Controller:
         dice = [g.dice for g in groups]
         by_die = all(not (a & b) for i, a in enumerate(dice) for b in dice[i + 1:])
         if by_die:
-            options = tuple(" or ".join(str(d) for d in sorted(ds)) for ds in dice)
+            options = tuple(_dice_text(ds) for ds in dice)
             text = f"{color}: did you roll {_either(options)}?"
         else:
             options = tuple(str(g.best.move) for g in groups)
@@ -827,6 +827,14 @@ def captured_ships(game: Game, swept: frozenset[str], observation: BoardObservat
         missing = max(0, expected[place] - seen[place])
         captured.update(ships[:missing])
     return frozenset(captured)
+
+
+def _dice_text(dice: frozenset[int]) -> str:
+    """Die values in words: `1`, `2-6`, `1, 3 or 5`."""
+    values = sorted(dice)
+    if len(values) > 2 and values[-1] - values[0] == len(values) - 1:
+        return f"{values[0]}-{values[-1]}"
+    return _either(tuple(str(v) for v in values))
 
 
 def _either(options: tuple[str, ...]) -> str:
