@@ -168,7 +168,12 @@ class SimulatedPlayers:
                 for _ in range(k):
                     self._press()
                 return
-        self.actions.append(f"cannot answer: {question.text}")
+        # none of the options is what was done: take the move back and make it again
+        for token, point in self._undo.items():
+            self.world.place_ship(token, *point)
+        self._undo = {}
+        self._acted_seq = -1
+        self.actions.append(f"cannot answer: {question.text}; move taken back")
 
     def _turn(self) -> None:
         game = self._know()
