@@ -141,3 +141,21 @@ def test_a_hidden_destination_is_never_silently_taken(board: Board) -> None:
     else:
         assert verdict.outcome is Outcome.TIE
         assert consequence(done) in {g.consequence for g in verdict.tied}
+
+
+def test_a_misread_place_does_not_change_the_move(board: Board) -> None:
+    """One place reads as another colour for the whole run (a fault): the move is still the
+    true one, and the misread place is left over as its own fix."""
+    game = Game.new(3, seed=2, board=board)
+    move = game.legal_moves(3)[0]
+    done = after(game, move, 3)
+    places = {p: list(c) for p, c in contents(done).items()}
+    victim = next(p for p, c in sorted(places.items())
+                  if p != move.end and p != move.start and c and p in board.ports)
+    other = next(c for c in board.ship_colors if c not in places[victim])
+    places[victim][0] = other
+    seen = Camera(board).game(game, places)
+    verdict = judge(game, seen)
+    assert verdict.outcome is Outcome.MOVE and verdict.accepted is not None
+    assert verdict.accepted.consequence == consequence(done)
+    assert leftover(done, seen)
