@@ -93,6 +93,7 @@ ANSWER_QUIET_S = 2.0  # an answer by presses is taken once the button has rested
 ACCEPT_AFTER_ATTEMPTS = 3  # after this many asks for the same fix, a long press accepts
 CONFIRM_OBSERVABILITY = 0.9  # a provisional move is checked once its places are seen this well
 MAX_LEFTOVER = 3  # a move leaving more ships unexplained than this is no explanation
+MAX_OPTIONS = 3  # more moves than this explaining the board as well is asked as a fix
 
 
 @dataclass
@@ -391,6 +392,9 @@ class Controller:
             # places the camera cannot see, only if nothing else does
             if rest > MAX_LEFTOVER or (verdict.provisional and rest):
                 verdict = Verdict(Outcome.UNCLEAR)
+            elif len(verdict.tied) > MAX_OPTIONS:
+                # a ship gone out of sight that could be anywhere: no question, ask to show it
+                verdict = Verdict(Outcome.UNCLEAR)
         if verdict.outcome is Outcome.MOVE:
             assert verdict.accepted is not None
             self._apply(verdict.accepted.best, verdict.provisional)
@@ -516,6 +520,9 @@ class Controller:
         dice = [g.dice for g in groups]
         by_die = all(not (a & b) for i, a in enumerate(dice) for b in dice[i + 1:])
         if by_die:
+            groups = tuple(sorted(groups, key=lambda g: min(g.dice)))
+            self._tied = groups
+            dice = [g.dice for g in groups]
             options = tuple(_dice_text(ds) for ds in dice)
             text = f"{color}: did you roll {_either(options)}?"
         else:
