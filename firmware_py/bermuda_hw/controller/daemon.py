@@ -16,8 +16,8 @@ never the simulated world's truth. One frame at a time (`step`):
   answer option k, or `answer(k)`). A move into a place the camera cannot see
   is provisional: it is checked when the place comes into view and, if the
   board contradicts it, the journal is rewound to before it. After a few
-  failed attempts at the same fix, a long press accepts the board as seen (a
-  hand edit of the position, journalled). With `die = "table"` a press in the
+  failed attempts at a fix, a long press accepts the board as seen (a hand
+  edit of the position, journalled). With `die = "table"` a press in the
   ship phase is a pass, accepted only if some die value leaves the active
   player without any move; with `die = "virtual"` a press rolls the die for
   the active player (the LED flashes the number) and a roll with no move
@@ -90,7 +90,7 @@ log = logging.getLogger("bermuda_hw.controller")
 FAULT_POLL_S = 0.1
 SETTLE_BEFORE_HOMING_S = 0.5  # after a stop at speed, the carriage comes to rest first
 ANSWER_QUIET_S = 2.0  # an answer by presses is taken once the button has rested this long
-ACCEPT_AFTER_ATTEMPTS = 3  # after this many asks for the same fix, a long press accepts
+ACCEPT_AFTER_ATTEMPTS = 3  # after this many asks for a fix, a long press accepts the board
 CONFIRM_OBSERVABILITY = 0.9  # a provisional move is checked once its places are seen this well
 MAX_LEFTOVER = 3  # a move leaving more ships unexplained than this is no explanation
 MAX_OPTIONS = 3  # more moves than this explaining the board as well is asked as a fix
@@ -161,7 +161,6 @@ class Controller:
         self._tied: tuple[Group, ...] = ()  # the groups the pending question chooses between
         self._provisional: list[_Provisional] = []
         self._bump_pending = False  # a move's bumped ships are still to be put back
-        self._fix_counts: Counter[str] = Counter()  # how often each fix was asked for
         self._stop = threading.Event()
         self.listeners: list[Callable[[str], None]] = []
 
@@ -419,12 +418,12 @@ class Controller:
         return None if game.die is None else frozenset({game.die})
 
     def _show_fix(self, diff: Difference, message: str, mode: Mode = Mode.FIX) -> None:
-        """Ask for a fix; the same fix asked for again counts as a failed attempt."""
+        """Ask for a fix; each ask while the game stays as it is counts as a failed attempt."""
         self.status.question = None
         self._tied = ()
-        key = diff.describe()
-        self._fix_counts[key] += 1
-        self.status.fix_attempts = self._fix_counts[key]
+        # every ask since the game last changed is a failed attempt (the players may try
+        # something else each time: the same stray token shows as another fix)
+        self.status.fix_attempts += 1
         self.status.fix = diff
         if self.status.fix_attempts >= ACCEPT_AFTER_ATTEMPTS:
             message += "; or hold the spin button to accept the board as it is"
@@ -462,7 +461,6 @@ class Controller:
         assert game is not None
         self.status.fix = None
         self.status.fix_attempts = 0
-        self._fix_counts.clear()
         self._bump_pending = False
         self.status.question = None
         self.status.die = game.die
@@ -578,8 +576,8 @@ class Controller:
         observation = self.last_observation
         assert game is not None
         if observation is None or self.status.fix_attempts < ACCEPT_AFTER_ATTEMPTS:
-            self.say("a long press accepts the board as seen only after the same fix has "
-                     f"been asked for {ACCEPT_AFTER_ATTEMPTS} times")
+            self.say("a long press accepts the board as seen only after a fix has been "
+                     f"asked for {ACCEPT_AFTER_ATTEMPTS} times")
             return False
         diff = difference(game, observation)
         edits = hand_edits(game, diff)
@@ -648,6 +646,7 @@ class Controller:
         assert game is not None
         self.journal.sync(self.game_id, game)
         self.status.seq = len(game.journal)
+        self.status.fix_attempts = 0
 
     # --- buttons ------------------------------------------------------------------------
 

@@ -62,7 +62,7 @@ class Status:
     question: Question | None = None  # mode ASK: what the table is asked
     die: int | None = None  # the active player's die, when the controller knows it
     provisional: tuple[str, ...] = ()  # moves taken into places the camera cannot see yet
-    fix_attempts: int = 0  # how many times the same fix has been asked for
+    fix_attempts: int = 0  # fixes asked for since the game last changed
 
 
 class ControllerView(Protocol):
