@@ -155,3 +155,17 @@ def test_a_provisional_move_the_board_contradicts_is_rewound(make_table: MakeTab
     stored = table.journal.load(table.board)
     assert stored is not None and stored[1].to_dict() == c.game.to_dict()
     assert c.status.provisional == ()
+
+
+def test_with_the_virtual_die_no_move_before_the_roll(make_table: MakeTable) -> None:
+    table = make_table(with_players=False, options=GameOptions(die="virtual"))
+    c = table.controller
+    set_out(table)
+    table.run_until(lambda: table.mode() is Mode.READY, limit=60)
+    game: Game = c.game
+    move = game.legal_moves(2)[0]
+    x, y = table.board.spaces[move.end].position
+    table.world.place_ship(move.ship, x, y)
+    table.run_until(lambda: table.mode() is Mode.FIX, limit=40)
+    assert c.status.question is None
+    assert not any("move" in e for e in game.journal)

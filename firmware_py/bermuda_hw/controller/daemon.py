@@ -415,7 +415,10 @@ class Controller:
     def _known_dice(self) -> frozenset[int] | None:
         game = self.game
         assert game is not None
-        return None if game.die is None else frozenset({game.die})
+        if game.die is not None:
+            return frozenset({game.die})
+        # with the virtual die, no move is made before the press that rolls it
+        return frozenset() if self.die_mode == "virtual" else None
 
     def _show_fix(self, diff: Difference, message: str, mode: Mode = Mode.FIX) -> None:
         """Ask for a fix; each ask while the game stays as it is counts as a failed attempt."""
