@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,9 +22,13 @@ from bermuda_hw.controller.status import Mode
 from bermuda_hw.devices.controls import TableControls
 from bermuda_hw.motion.mover import CloudMover
 from bermuda_hw.rules.board import Board, load_board
+from bermuda_hw.rules.game import GameOptions
 from bermuda_hw.sim.players import SimulatedPlayers
 from bermuda_hw.sim.world import World
 from bermuda_hw.vision.stability import StabilitySettings
+
+# The helpers module beside this file (rendered observations for the referee's tests).
+sys.path.insert(0, str(Path(__file__).parent))
 
 FAST_TABLE = """
 # quarter microsteps (20 steps/mm): the same rig physics with fewer steps to simulate
@@ -102,7 +107,8 @@ def make_table(
 
     def make(*, world: World | None = None, state_dir: Path | None = None, players: int = 2,
              seed: int = 1, with_players: bool = True, start: bool = True,
-             config: Config | None = None, **player_options: Any) -> Table:
+             config: Config | None = None, options: GameOptions | None = None,
+             **player_options: Any) -> Table:
         config = config or table_config
         world = world if world is not None else World(board)
         state_dir = state_dir or tmp_path / "state"
@@ -126,7 +132,7 @@ def make_table(
             controls=controls, clock=backend.clock,
             stability=StabilitySettings(camera_config.stable_frames,
                                         camera_config.stable_min_time_s),
-            players=players, seed=seed,
+            players=players, seed=seed, options=options,
         )
         log: list[str] = []
         controller.listeners.append(log.append)

@@ -1,11 +1,11 @@
-"""Move identification and capture decisions on observations built by hand."""
+"""Differences, their words, passes and capture decisions on readings of one ship per place."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
 from bermuda_hw.controller.daemon import captured_ships
-from bermuda_hw.controller.identify import MoveMatch, Unexplained, identify_move, pass_die
+from bermuda_hw.controller.identify import difference, explain, pass_die
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.cloud import CloudPose
 from bermuda_hw.rules.game import Game, Phase
@@ -34,48 +34,9 @@ def moved(places: list[tuple[str, str | None]], color: str, start: str,
     return out
 
 
-def test_unchanged_board_is_no_move(board: Board) -> None:
+def test_unchanged_board_has_no_difference(board: Board) -> None:
     game = Game.new(2, seed=1, board=board)
-    assert identify_move(game, observation(board, placement(game))) is None
-
-
-def test_plain_move_is_found_with_a_die_that_makes_it_legal(board: Board) -> None:
-    game = Game.new(2, seed=1, board=board)
-    move = game.legal_moves(3)[0]
-    color = game.active
-    seen = observation(board, moved(placement(game), color, move.start, move.end))
-    result = identify_move(game, seen)
-    assert isinstance(result, MoveMatch)
-    assert result.move.end == move.end and result.move.start == move.start
-    assert result.move.ship.startswith(color + "-")
-    assert result.move in game.legal_moves(result.die)
-
-
-def test_bump_accepted_before_and_after_the_put_back(board: Board) -> None:
-    game = Game.new(2, seed=1, board=board, first_player="blue")
-    # a yellow ship on a space that a blue ship can reach by exact count
-    target = next(m for m in game.legal_moves(2) if m.end not in board.ports)
-    game.set_ship("yellow-1", target.end)
-    game.set_turn("blue")
-    before = placement(game)
-    landed = moved(before, "blue", target.start, target.end)
-    result = identify_move(game, observation(board, landed))
-    assert isinstance(result, MoveMatch)
-    assert result.bumped == ("yellow-1",)
-    put_back = moved(landed, "yellow", target.end, game.ship("yellow-1").previous_port)
-    result_after = identify_move(game, observation(board, put_back))
-    assert isinstance(result_after, MoveMatch) and result_after.bumped == ("yellow-1",)
-
-
-def test_dock_with_count_to_spare(board: Board) -> None:
-    game = Game.new(2, seed=1, board=board, first_player="blue")
-    game.set_ship("blue-1", "S01")  # next to the Home Port
-    game.set_turn("blue")
-    dock = next(m for d in range(1, 7) for m in game.legal_moves(d)
-                if m.end in board.ports and m.steps < d)
-    seen = observation(board, moved(placement(game), "blue", dock.start, dock.end))
-    result = identify_move(game, seen)
-    assert isinstance(result, MoveMatch) and result.move.end == dock.end
+    assert not difference(game, observation(board, placement(game)))
 
 
 def test_illegal_move_is_explained(board: Board) -> None:
@@ -83,19 +44,18 @@ def test_illegal_move_is_explained(board: Board) -> None:
     reachable = {m.end for d in range(1, 7) for m in game.legal_moves(d)
                  if m.start == "SUGAR"}
     far = next(s for s in board.spaces if s not in reachable and s not in board.ports)
-    result = identify_move(game, observation(board, moved(placement(game), "blue", "SUGAR", far)))
-    assert isinstance(result, Unexplained)
-    assert "SUGAR" in result.message and far in result.message
-    assert "not a legal move" in result.message
+    seen = observation(board, moved(placement(game), "blue", "SUGAR", far))
+    message = explain(game, difference(game, seen))
+    assert "SUGAR" in message and far in message
+    assert "not a legal move" in message
 
 
 def test_wrong_player_is_named(board: Board) -> None:
     game = Game.new(2, seed=1, board=board, first_player="blue")
     move = next(m for m in _moves_of(game, "yellow"))
-    result = identify_move(game, observation(board, moved(placement(game), "yellow",
-                                                          move.start, move.end)))
-    assert isinstance(result, Unexplained)
-    assert "blue's turn" in result.message and "yellow" in result.message
+    seen = observation(board, moved(placement(game), "yellow", move.start, move.end))
+    message = explain(game, difference(game, seen))
+    assert "blue's turn" in message and "yellow" in message
 
 
 def test_two_ships_moved_at_once(board: Board) -> None:
@@ -103,15 +63,13 @@ def test_two_ships_moved_at_once(board: Board) -> None:
     a = game.legal_moves(1)[0]
     b = next(m for m in game.legal_moves(2) if m.start != a.start)
     places = moved(moved(placement(game), "blue", a.start, a.end), "blue", b.start, b.end)
-    result = identify_move(game, observation(board, places))
-    assert isinstance(result, Unexplained)
-    assert "more than one ship" in result.message
+    assert "more than one ship" in explain(game, difference(game, observation(board, places)))
 
 
 def test_places_under_the_cloud_are_not_compared(board: Board) -> None:
     game = Game.new(2, seed=1, board=board, first_player="blue")
     places = [p for p in placement(game) if p[1] != "OIL"]
-    assert identify_move(game, observation(board, places, frozenset({"OIL"}))) is None
+    assert not difference(game, observation(board, places, frozenset({"OIL"})))
 
 
 def test_pass_only_when_some_die_leaves_no_move(board: Board) -> None:

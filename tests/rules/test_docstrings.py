@@ -10,7 +10,8 @@ import pytest
 
 @pytest.mark.parametrize(
     "name",
-    ["bermuda_hw.rules.game", "bermuda_hw.rules.moves", "bermuda_hw.rules.play"],
+    ["bermuda_hw.rules.game", "bermuda_hw.rules.moves", "bermuda_hw.rules.play",
+     "bermuda_hw.rules.candidates"],
 )
 def test_docstring_examples(name: str) -> None:
     result = doctest.testmod(importlib.import_module(name))

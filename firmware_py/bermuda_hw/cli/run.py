@@ -27,6 +27,7 @@ from bermuda_hw.devices.controls import TableControls
 from bermuda_hw.errors import ConfigError, HardwareError, StateError
 from bermuda_hw.motion.mover import CloudMover
 from bermuda_hw.rules.board import Board, load_board
+from bermuda_hw.rules.game import DIE_MODES, GameOptions
 
 # The simulated table renders small frames and settles on fewer of them: a fast game.
 SIM_CAMERA = {"width_px": 640, "height_px": 480, "stable_frames": 2, "stable_min_time_s": 0.1}
@@ -83,6 +84,9 @@ def register(subparsers: Any) -> None:
                              "journal resumes as it is")
     parser.add_argument("--seed", type=int, default=None, metavar="S",
                         help="seed of a new game's spinner (and of the simulated players)")
+    parser.add_argument("--die", choices=DIE_MODES, default="table",
+                        help="who rolls in a new game: the table's physical die (default), "
+                        "or a virtual die rolled by a press of the spin button")
     parser.add_argument("--simulate", action="store_true", default=argparse.SUPPRESS,
                         help="run on the simulated table, with simulated players")
     parser.add_argument("--speed", type=number(MIN_SPEED, MAX_SPEED, zero="as fast as it can"),
@@ -238,7 +242,7 @@ def _run_locked(args: argparse.Namespace, simulate: bool, config: Config,
             controls=controls, clock=backend.clock, reader=reader,
             stability=StabilitySettings(camera_config.stable_frames,
                                         camera_config.stable_min_time_s),
-            players=args.players or 4, seed=args.seed,
+            players=args.players or 4, seed=args.seed, options=GameOptions(die=args.die),
         )
         current = journal.current()
         if current is not None and (args.players is not None or args.seed is not None):

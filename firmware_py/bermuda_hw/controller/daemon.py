@@ -4,15 +4,24 @@ The same code runs beside the real board and on the simulated table: it sees
 only camera frames (through vision), the table's buttons and the cloud mover,
 never the simulated world's truth. One frame at a time (`step`):
 
-- **ship phase**: each new stable observation is compared with the engine's
-  placement. A change that a legal move of the active player explains, for
-  some die value 1-6, is that move: it is applied, journalled, and its bumps
-  are announced (the players put the bumped ships back; the controller waits
-  until the camera sees them there). Anything else is reported in words, the
-  LED blinks fast, and the controller waits until the board is right again. A
-  hand over the board simply delays the next stable reading. A press of the
-  spin button in the ship phase is a pass, accepted only if some die value
-  leaves the active player without any move.
+- **ship phase**: each new stable observation goes to the referee
+  (`controller.referee`): the rules list the boards the active player's turn
+  may leave, vision's per-place evidence scores them, and a move is taken
+  only when its consequence explains the board clearly better than no change
+  and than every other consequence. Its bumps are announced (the players put
+  the bumped ships back; the controller waits until the camera sees them
+  there); whatever else the board shows that the game does not have is
+  reported as its own fix. When two consequences explain the board as well,
+  the table is asked one question (mode ASK: k presses of the spin button
+  answer option k, or `answer(k)`). A move into a place the camera cannot see
+  is provisional: it is checked when the place comes into view and, if the
+  board contradicts it, the journal is rewound to before it. After a few
+  failed attempts at a fix, a long press accepts the board as seen (a hand
+  edit of the position, journalled). With `die = "table"` a press in the
+  ship phase is a pass, accepted only if some die value leaves the active
+  player without any move; with `die = "virtual"` a press rolls the die for
+  the active player (the LED flashes the number) and a roll with no move
+  passes.
 - **cloud phase**: the LED says "press spin"; a press spins (the game's seeded
   spinner), turns and moves the cloud, and the next stable observation decides
   the captures: swept ships the camera no longer sees are captured, the others
@@ -55,21 +64,29 @@ from typing import Any
 from bermuda_hw.backends.camera import CameraSource, Frame
 from bermuda_hw.controller.commands import ActionRefused, Command, CommandQueue
 from bermuda_hw.controller.identify import (
-    MoveMatch,
-    Unexplained,
+    Difference,
     difference,
     expected_places,
-    identify_move,
+    explain,
     pass_die,
 )
 from bermuda_hw.controller.journal import Journal, JournalWriteError
 from bermuda_hw.controller.notify import Watchdog, sd_notify
+from bermuda_hw.controller.referee import (
+    Group,
+    Outcome,
+    Verdict,
+    judge,
+    observation_evidence,
+    place_observability,
+)
 from bermuda_hw.controller.signals import Pattern, TableSignals
 from bermuda_hw.controller.snapshot import Snapshot, change_key, take
-from bermuda_hw.controller.status import Mode, Status
+from bermuda_hw.controller.status import Mode, Question, Status
 from bermuda_hw.errors import CameraError, EmergencyStopError, HardwareError, StepTimingError
 from bermuda_hw.planning.route import clear_route
 from bermuda_hw.rules.board import LETTERS, Board, Point
+from bermuda_hw.rules.candidates import Candidate, contents
 from bermuda_hw.rules.cloud import Spin
 from bermuda_hw.rules.events import (
     CloudMoved,
@@ -80,8 +97,8 @@ from bermuda_hw.rules.events import (
     Swept,
     usd,
 )
-from bermuda_hw.rules.game import Game, GameOptions, Phase
-from bermuda_hw.rules.moves import Move
+from bermuda_hw.rules.game import Game, GameOptions, Phase, ShipStatus
+from bermuda_hw.rules.moves import Move, split_ship_id
 from bermuda_hw.rules.play import describe_standings
 from bermuda_hw.vision.reader import BoardReader
 from bermuda_hw.vision.stability import ObservationStream, StabilitySettings
@@ -96,6 +113,11 @@ REPEAT_S = 60.0  # a board-fix message said again unchanged only after this long
 SETTLE_BEFORE_HOMING_S = 0.5  # after a stop at speed, the carriage comes to rest first
 MAX_POSE_RETRIES = 2  # re-homings to bring the cloud where the plan has it, then a fault
 MAX_LETTER_RETRIES = 2  # turns to correct the letter the camera sees, then a fault
+ANSWER_QUIET_S = 2.0  # an answer by presses is taken once the button has rested this long
+ACCEPT_AFTER_ATTEMPTS = 3  # after this many asks for a fix, a long press accepts the board
+CONFIRM_OBSERVABILITY = 0.9  # a provisional move is checked once its places are seen this well
+MAX_LEFTOVER = 3  # a move leaving more ships unexplained than this is no explanation
+MAX_OPTIONS = 3  # more moves than this explaining the board as well is asked as a fix
 
 
 @dataclass(frozen=True)
@@ -119,6 +141,15 @@ class _FrameTap:
         frame = self.source.read(timeout_s)
         self.last = frame
         return frame
+
+
+@dataclass
+class _Provisional:
+    """A move taken into places the camera could not see, to check when they come into view."""
+
+    count: int  # the journal's length before the move's entries
+    move: str
+    places: tuple[str, ...]
 
 
 @dataclass
@@ -172,6 +203,13 @@ class Controller:
         self._aligned = False
         self._pressed = threading.Event()
         self._held = threading.Event()
+        self._press_lock = threading.Lock()
+        self._presses = 0  # presses counted towards an answer
+        self._last_press_s = 0.0
+        self._answer: int | None = None  # an answer given through `answer()`
+        self._tied: tuple[Group, ...] = ()  # the groups the pending question chooses between
+        self._provisional: list[_Provisional] = []
+        self._bump_pending = False  # a move's bumped ships are still to be put back
         self._stop = threading.Event()
         self.listeners: list[Callable[[str], None]] = []
         self.watchdog = Watchdog()
@@ -270,7 +308,7 @@ class Controller:
         controller in FAULT mode, waiting for the spin button, not raised.
         """
         self._load_game()
-        self.controls.spin_button.when_pressed = self._pressed.set
+        self.controls.spin_button.when_pressed = self._on_pressed
         self.controls.spin_button.hold_time = 2.0
         self.controls.spin_button.when_held = self._held.set
         self.controls.on_estop(self._on_estop)
@@ -294,11 +332,29 @@ class Controller:
         self.game_id, self.game = loaded
         game = self.game
         self.status.seq = len(game.journal)
+        self._provisional = provisional_moves(game)
+        self.status.provisional = tuple(p.move for p in self._provisional)
         if game.is_over():
             self.say(f"game {self.game_id} is over: {game.outcome()}")
         else:
             self.say(f"resuming game {self.game_id}: round {game.round}, "
                      f"{game.phase.value} phase, {game.active} to play")
+
+    def _on_pressed(self) -> None:
+        # gpiozero's event thread: count the press; the main loop acts on it
+        with self._press_lock:
+            self._presses += 1
+            self._last_press_s = self.clock.monotonic()
+        self._pressed.set()
+
+    def answer(self, option: int) -> None:
+        """Answer the pending question with option `option` (from 1), as the page does."""
+        self._answer = option
+
+    @property
+    def die_mode(self) -> str:
+        game = self.game
+        return game.options.die if game is not None else "table"
 
     def _new_game(self) -> None:
         seed = self.seed if self.seed is not None else int.from_bytes(os.urandom(4), "big")
@@ -306,6 +362,9 @@ class Controller:
         self.game = game
         self.game_id = self.journal.start(game)
         self.status = Status(seq=len(game.journal))
+        self._provisional = []
+        self._bump_pending = False
+        self._tied = ()
         self.say(f"new game {self.game_id}: {len(game.players)} players "
                  f"({', '.join(game.order)} in turn order), seed {seed}; "
                  "set up the ships in the ports")
@@ -455,8 +514,13 @@ class Controller:
         if self._held.is_set():
             self._held.clear()
             self._pressed.clear()
+            with self._press_lock:
+                self._presses = 0
             if game.is_over():
                 self.new_game()
+                return
+            if self.status.mode in (Mode.FIX, Mode.SETUP):
+                self.accept_board()
                 return
         try:
             observation = self.stream.step()
@@ -480,8 +544,13 @@ class Controller:
         if self._spin_waits and self.status.mode is Mode.SPIN and self._board_clear():
             self._spin_waits = False
             self._spin()
+        if self.status.mode is Mode.ASK:
+            self._answer_step()
+            return
         if self._pressed.is_set():
             self._pressed.clear()
+            with self._press_lock:
+                self._presses = 0
             self._on_press()
 
     # --- observations -------------------------------------------------------------------
@@ -496,35 +565,68 @@ class Controller:
             return
         if game.is_over():
             return
-        if self.status.mode is Mode.SETUP:
-            diff = difference(game, observation)
-            if diff and game.phase is Phase.SHIPS and not self._restoring:
-                # a player who moved before the check settled: take the move if it is one
-                result = identify_move(game, observation)
-                if isinstance(result, MoveMatch):
-                    if self._apply_move(result):
-                        self._check_board(observation)
-                    return
-            if diff:
-                self.status.fix = diff
-                self._set(Mode.SETUP, f"set the board as the game has it: {diff.describe()}",
-                          Pattern.FIX)
-                return
-            self.say(f"the board matches the game; round {game.round}")
-            self._settled()
-            return
-        if game.phase is Phase.SHIPS:
-            result = identify_move(game, observation)
-            if isinstance(result, MoveMatch):
-                if self._apply_move(result):
-                    self._check_board(observation)
-            elif isinstance(result, Unexplained):
-                self.status.fix = result.difference
-                self._set(Mode.FIX, f"{result.message}", Pattern.FIX)
-            else:
-                self._settled()
-        else:
+        if self._restoring:
+            # after an undo: the board must be set back as it was; no move is taken from it
             self._check_board(observation)
+            return
+        if self._check_provisional(observation):
+            return
+        if game.phase is not Phase.SHIPS:
+            self._check_board(observation)
+            return
+        if self._bump_pending:
+            # the bumped ships go back first: until then a change is no new move (the next
+            # player's ship leaving a port looks like a bumped ship not yet put back)
+            self._check_board(observation)
+            return
+        verdict = judge(game, observation, self._known_dice())
+        best = verdict.accepted or (verdict.tied[0] if verdict.tied else None)
+        if best is not None:
+            rest = len(_left_over(game, best.best, observation))
+            # a move is the board's explanation only if little else differs; one into
+            # places the camera cannot see, only if nothing else does
+            if rest > MAX_LEFTOVER or (verdict.provisional and rest):
+                verdict = Verdict(Outcome.UNCLEAR)
+            elif len(verdict.tied) > MAX_OPTIONS:
+                # a ship gone out of sight that could be anywhere: no question, ask to show it
+                verdict = Verdict(Outcome.UNCLEAR)
+        if verdict.outcome is Outcome.MOVE:
+            assert verdict.accepted is not None
+            self._apply(verdict.accepted.best, verdict.provisional)
+            self._check_board(observation)
+        elif verdict.outcome is Outcome.TIE:
+            self._ask(verdict)
+        else:
+            diff = difference(game, observation)
+            if not diff:
+                if self.status.mode is Mode.SETUP:
+                    self.say(f"the board matches the game; round {game.round}")
+                self._settled()
+            elif self.status.mode is Mode.SETUP:
+                self._show_fix(diff, f"set the board as the game has it: {diff.describe()}",
+                               Mode.SETUP)
+            else:
+                self._show_fix(diff, explain(game, diff))
+
+    def _known_dice(self) -> frozenset[int] | None:
+        game = self.game
+        assert game is not None
+        if game.die is not None:
+            return frozenset({game.die})
+        # with the virtual die, no move is made before the press that rolls it
+        return frozenset() if self.die_mode == "virtual" else None
+
+    def _show_fix(self, diff: Difference, message: str, mode: Mode = Mode.FIX) -> None:
+        """Ask for a fix; each ask while the game stays as it is counts as a failed attempt."""
+        self.status.question = None
+        self._tied = ()
+        # every ask since the game last changed is a failed attempt (the players may try
+        # something else each time: the same stray token shows as another fix)
+        self.status.fix_attempts += 1
+        self.status.fix = diff
+        if self.status.fix_attempts >= ACCEPT_AFTER_ATTEMPTS:
+            message += "; or hold the spin button to accept the board as it is"
+        self._set(mode, message, Pattern.FIX)
 
     def _align(self, observation: BoardObservation) -> None:
         """Believe the camera about the cloud's letter after homing (no index sensor)."""
@@ -548,8 +650,7 @@ class Controller:
         assert game is not None
         diff = difference(game, observation)
         if diff:
-            self.status.fix = diff
-            self._set(Mode.FIX, f"fix the board: {diff.describe()}", Pattern.FIX)
+            self._show_fix(diff, f"fix the board: {diff.describe()}")
         else:
             self._settled()
 
@@ -559,28 +660,190 @@ class Controller:
         assert game is not None
         self.status.fix = None
         self._restoring = False
+        self.status.fix_attempts = 0
+        self._bump_pending = False
+        self.status.question = None
+        self.status.die = game.die
         if game.is_over():
             self._announce_over()
         elif game.phase is Phase.CLOUD:
             self._set(Mode.SPIN, f"round {game.round}: every player has moved; press spin",
                       Pattern.PRESS_SPIN)
+        elif game.die is not None:
+            self._set(Mode.READY, f"{game.active} to move (die {game.die})", Pattern.READY)
         else:
             self._set(Mode.READY, f"{game.active} to move", Pattern.READY)
 
-    def _apply_move(self, match: MoveMatch) -> bool:
+    def _apply(self, candidate: Candidate, provisional: tuple[str, ...] = ()) -> None:
+        """Make a candidate's move in the game and journal it (provisional if it went where
+        the camera cannot see)."""
         game = self.game
-        assert game is not None
+        assert game is not None and candidate.move is not None and candidate.die is not None
         color = game.active
-        game.set_die(match.die)
-        events = game.push(match.move)
+        if game.die is None:
+            game.set_die(candidate.die)
+        count = len(game.journal)
+        self.status.question = None
+        self._tied = ()
+        events = game.push(candidate.move)
+        if provisional:
+            game.journal[-1] = {**game.journal[-1], "provisional": list(provisional)}
+            self._provisional.append(_Provisional(count, str(candidate.move), provisional))
+            self.status.provisional = tuple(p.move for p in self._provisional)
         committed = self._commit()
+        self.status.die = None
         first, *rest = events
-        self.say(f"{color} (die {match.die}): {first}")
+        self.say(f"{color} (die {candidate.die}): {first}")
         for event in rest:
             self.say(f"    {event}")
-        for ship in match.bumped:
+        for ship in candidate.bumped:
             self.say(f"    put {ship} back in {game.ship(ship).previous_port}")
+        self._bump_pending = bool(candidate.bumped)
+        if provisional:
+            self.say(f"    provisional: the camera cannot see {', '.join(provisional)}; the "
+                     "move is checked when it can")
         return committed
+
+    # --- questions ----------------------------------------------------------------------
+
+    def _ask(self, verdict: Verdict) -> None:
+        """Ask the table which of the tied moves was made (one question, by die if it can)."""
+        game = self.game
+        assert game is not None
+        groups = verdict.tied
+        if self.status.mode is Mode.ASK and {g.consequence for g in groups} == {
+                g.consequence for g in self._tied}:
+            return  # the same question is pending
+        self._tied = groups
+        color = game.active
+        dice = [g.dice for g in groups]
+        by_die = all(not (a & b) for i, a in enumerate(dice) for b in dice[i + 1:])
+        if by_die:
+            groups = tuple(sorted(groups, key=lambda g: min(g.dice)))
+            self._tied = groups
+            dice = [g.dice for g in groups]
+            options = tuple(_dice_text(ds) for ds in dice)
+            text = f"{color}: did you roll {_either(options)}?"
+        else:
+            options = tuple(str(g.best.move) for g in groups)
+            text = f"{color}: which move did you make: {_either(options)}?"
+        moves = tuple(tuple(sorted({str(c.move) for c in g.members})) for g in groups)
+        question = Question(text, options, tuple(dice) if by_die else tuple(
+            frozenset() for _ in groups), moves, color)
+        self.status.question = question
+        with self._press_lock:
+            self._presses = 0
+        self._pressed.clear()
+        self._answer = None
+        hint = "; ".join(f"{k} press{'es' if k > 1 else ''}: {o}"
+                         for k, o in enumerate(options, 1))
+        self._set(Mode.ASK, f"{text} ({hint})", Pattern.ASK)
+
+    def _answer_step(self) -> None:
+        """In mode ASK: take an answer from the page, or from presses once the button rests."""
+        option = self._answer
+        if option is None:
+            with self._press_lock:
+                count = self._presses
+                rested = self.clock.monotonic() - self._last_press_s >= ANSWER_QUIET_S
+                if count and rested:
+                    self._presses = 0
+                    option = count
+            self._pressed.clear()
+        if option is None:
+            return
+        self._answer = None
+        groups = self._tied
+        if not 1 <= option <= len(groups):
+            self.say(f"there is no answer {option}: press 1 to {len(groups)} times")
+            return
+        group = groups[option - 1]
+        self._tied = ()
+        self.status.question = None
+        self.say(f"answer {option}: {group.best.describe()}")
+        self._apply(group.best)
+        if self.last_observation is not None:
+            self._check_board(self.last_observation)
+        else:
+            self._settled()
+
+    # --- hand edits and provisional moves -----------------------------------------------
+
+    def accept_board(self) -> bool:
+        """Take the board as the camera sees it (a long press after failed fixes): each ship
+        the game has where the camera sees none moves to where a ship of its colour is
+        seen, or leaves the game; journalled as hand edits of the position."""
+        game = self.game
+        observation = self.last_observation
+        assert game is not None
+        if observation is None or self.status.fix_attempts < ACCEPT_AFTER_ATTEMPTS:
+            self.say("a long press accepts the board as seen only after a fix has been "
+                     f"asked for {ACCEPT_AFTER_ATTEMPTS} times")
+            return False
+        diff = difference(game, observation)
+        edits = hand_edits(game, diff)
+        for sid, place in edits:
+            game.set_ship(sid, place)
+        self._commit()
+        self.say("the board is accepted as seen: " + ("; ".join(
+            f"{sid} {'to ' + place if place else 'out of the game'}" for sid, place in edits)
+            or "nothing to change"))
+        self._provisional = []
+        self.status.provisional = ()
+        self._settled()
+        return True
+
+    def _check_provisional(self, observation: BoardObservation) -> bool:
+        """Check provisional moves whose places are now in view; True if the game rewound."""
+        game = self.game
+        assert game is not None
+        if not self._provisional:
+            return False
+        evidence = observation_evidence(self.board, observation)
+        expected = contents(game)
+        seen = difference(game, observation)
+        for item in list(self._provisional):
+            if any(place_observability(evidence, p) < CONFIRM_OBSERVABILITY
+                   for p in item.places):
+                continue
+            self._provisional.remove(item)
+            wrong = [p for p in item.places if expected.get(p) and any(
+                m[1] == p for m in seen.missing)]
+            if not wrong:
+                self.say(f"confirmed: {item.move}")
+                continue
+            self._rewind(item, wrong)
+            return True
+        self.status.provisional = tuple(p.move for p in self._provisional)
+        return False
+
+    def _rewind(self, item: _Provisional, wrong: list[str]) -> None:
+        """Take the game back to before a provisional move the board contradicts."""
+        game = self.game
+        assert game is not None
+        try:
+            # an undo entry naming the rows taken back: nothing is deleted
+            self.journal.undo(self.game_id, len(game.journal) - item.count)
+        except JournalWriteError as exc:
+            self._fault(str(exc))
+            return
+        self.game = Game.replay(self.journal.stored(self.game_id).record(), self.board)
+        self._provisional = [p for p in self._provisional if p.count < item.count]
+        self.status.provisional = tuple(p.move for p in self._provisional)
+        self.status.seq = len(self.game.journal)
+        self._bump_pending = False
+        self.say(f"{item.move} is not on the board ({', '.join(wrong)} seen without it): the "
+                 f"game goes back to before it, round {self.game.round}, "
+                 f"{self.game.active} to move")
+        if self.game.pose != game.pose:
+            try:
+                self._place_cloud()
+            except HardwareError as exc:
+                self._fault(f"{exc}")
+                return
+        self._reset_stream()
+        self._set(Mode.SETUP, f"the game went back: {item.move} was not seen; set the board "
+                              "as the game has it", Pattern.FIX)
 
     def _commit(self) -> bool:
         """Journal what the game holds and the database does not; a write failure is a fault."""
@@ -592,6 +855,7 @@ class Controller:
             self._fault(str(exc))
             return False
         self.status.seq = len(game.journal)
+        self.status.fix_attempts = 0
         return True
 
     # --- buttons ------------------------------------------------------------------------
@@ -608,6 +872,8 @@ class Controller:
             else:
                 self._spin_waits = True
                 self.say("hands off the board, please: the cloud spins once it is clear")
+        elif mode is Mode.READY and game.phase is Phase.SHIPS and self.die_mode == "virtual":
+            self._roll()
         elif mode is Mode.READY and game.phase is Phase.SHIPS:
             try:
                 self._pass()
@@ -619,12 +885,20 @@ class Controller:
             self.say(f"fix the board first: {self.status.message}")
 
     def _pass(self) -> str:
+        """Pass the active player's turn: with the die rolled, if it gives no move; else if
+        some die value leaves no move at all."""
         game = self.game
         assert game is not None
-        die = pass_die(game)
-        if die is None:
-            raise ActionRefused(f"{game.active} cannot pass: every die value gives a move")
-        game.set_die(die)
+        if game.die is not None:
+            die: int | None = game.die
+            if game.legal_moves(game.die) != [Move.pass_turn(game.active)]:
+                raise ActionRefused(f"{game.active} cannot pass: the {game.die} rolled gives "
+                                    "a move")
+        else:
+            die = pass_die(game)
+            if die is None:
+                raise ActionRefused(f"{game.active} cannot pass: every die value gives a move")
+            game.set_die(die)
         events = game.push(Move.pass_turn(game.active))
         text = f"{events[0]} (no move with a {die})"
         if not self._commit():
@@ -681,6 +955,11 @@ class Controller:
         self.status.seq = len(self.game.journal)
         self.status.outcome = None
         self._restoring = True
+        self._provisional = []
+        self.status.provisional = ()
+        self.status.question = None
+        self._tied = ()
+        self._bump_pending = False
         self._reset_stream()
         text = f"undone: {what}; set the board as it was before it"
         self._set(Mode.SETUP, text, Pattern.FIX)
@@ -733,15 +1012,40 @@ class Controller:
         return "re-homing"
 
     def _do_answer(self, args: Mapping[str, Any]) -> str:
-        answer = getattr(self, "answer", None)
-        if answer is None or getattr(self.status, "question", None) is None:
+        question = self.status.question
+        if question is None or self.status.mode is not Mode.ASK:
             raise ActionRefused("there is no question to answer")
         option = args.get("option")
-        if not isinstance(option, str):
-            raise ActionRefused("answer: option must be one of the question's options",
+        if isinstance(option, str) and option in question.options:
+            k = question.options.index(option) + 1
+        elif isinstance(option, int) and not isinstance(option, bool) and (
+                1 <= option <= len(question.options)):
+            k = option
+        else:
+            raise ActionRefused("answer: option must be one of the question's options (its "
+                                f"text, or its number from 1 to {len(question.options)})",
                                 status=400)
-        result = answer(option)
-        return str(result) if result is not None else f"answered: {option}"
+        self.answer(k)
+        return f"answered: {question.options[k - 1]}"
+
+    def _roll(self) -> None:
+        """The virtual die: roll for the active player; a roll with no move passes."""
+        game = self.game
+        assert game is not None
+        if game.die is not None:
+            self.say(f"{game.active} has rolled {game.die} already: move a ship")
+            self.signals.count(game.die)
+            return
+        die = game.roll_die()
+        if not self._commit():
+            return
+        self.status.die = die
+        self.signals.count(die)
+        self.say(f"{game.active} rolls {die}")
+        if game.legal_moves(die) == [Move.pass_turn(game.active)]:
+            self._pass()
+        else:
+            self._set(Mode.READY, f"{game.active} to move (die {die})")
 
     def _on_estop(self) -> None:
         # gpiozero's event thread: stop the motors now; the main loop reports the fault
@@ -955,3 +1259,69 @@ def captured_ships(game: Game, swept: frozenset[str], observation: BoardObservat
         missing = max(0, expected[place] - seen[place])
         captured.update(ships[:missing])
     return frozenset(captured)
+
+
+def _dice_text(dice: frozenset[int]) -> str:
+    """Die values in words: `1`, `2-6`, `1, 3 or 5`."""
+    values = sorted(dice)
+    if len(values) > 2 and values[-1] - values[0] == len(values) - 1:
+        return f"{values[0]}-{values[-1]}"
+    return _either(tuple(str(v) for v in values))
+
+
+def _either(options: tuple[str, ...]) -> str:
+    return ", ".join(options[:-1]) + " or " + options[-1] if len(options) > 1 else options[0]
+
+
+def hand_edits(game: Game, diff: Difference) -> list[tuple[str, str | None]]:
+    """The ship edits that make the game's placement what the camera sees.
+
+    A ship expected where none is seen goes where a ship of its colour is seen
+    that the game does not have (or out of the game if there is none); a ship
+    seen that the game does not have, with no such ship to move, comes back from
+    the cloud or from out of the game if one of its colour is there.
+    """
+    extra = [e for e in diff.extra if e[1] is not None]
+    edits: list[tuple[str, str | None]] = []
+    used: set[str] = set()
+    for color, place in diff.missing:
+        sid = next((s for s in game.ships_at(place or "") if split_ship_id(s)[0] == color
+                    and s not in used), None)
+        if sid is None:
+            continue
+        used.add(sid)
+        twin = next((e for e in extra if e[0] == color), None)
+        if twin is not None:
+            extra.remove(twin)
+        edits.append((sid, twin[1] if twin is not None else None))
+    for color, place in extra:
+        spare = next((s.id for s in game.ships(color) if s.id not in used
+                      and s.status in (ShipStatus.IN_CLOUD, ShipStatus.OUT)), None)
+        if spare is not None:
+            used.add(spare)
+            edits.append((spare, place))
+    return edits
+
+
+def provisional_moves(game: Game) -> list[_Provisional]:
+    """The journal's provisional moves since the last cloud phase (after a restart)."""
+    out: list[_Provisional] = []
+    for i, entry in enumerate(game.journal):
+        if "cloud" in entry:
+            out = []
+        elif "move" in entry and entry.get("provisional"):
+            count = i - 1 if i > 0 and "roll" in game.journal[i - 1] else i
+            out.append(_Provisional(count, str(entry["move"]), tuple(entry["provisional"])))
+    return out
+
+
+def _left_over(game: Game, candidate: Candidate, observation: BoardObservation) -> list[object]:
+    """The ships a candidate leaves unexplained on the board (missing and extra)."""
+    if candidate.move is None or candidate.die is None:
+        diff = difference(game, observation)
+    else:
+        after = game.copy()
+        after.set_die(candidate.die)
+        after.push(candidate.move)
+        diff = difference(after, observation)
+    return [*diff.missing, *diff.extra]

@@ -1,13 +1,10 @@
-"""What changed on the board: match stable observations against the rules' expected placement.
+"""How the board differs from the game: expected and seen placements, and the words for it.
 
 Vision reports ships by colour and place, never by number. The expected
-placement is the engine's (colour, place) of every ship on the board. A
-change is explained by a move of the active player if some die value 1-6
-makes a legal move whose result is what the camera sees: the ship that left
-place A is the one the engine had at A. Bumped ships may still stand on the
-landing space (the players put them back afterwards) or already be back in
-their previous port; both are accepted. Places under the cloud are not
-compared (the camera cannot see them).
+placement is the engine's (colour, place) of every ship on the board. The
+difference between the two (places under the cloud left out) is what the
+players are asked to fix, described in words. Which move was made is the
+referee's business (`controller.referee`), not this module's.
 """
 
 from __future__ import annotations
@@ -18,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from bermuda_hw.rules.game import Game, Phase
-from bermuda_hw.rules.moves import MAX_DIE, Move, split_ship_id
+from bermuda_hw.rules.moves import MAX_DIE
 from bermuda_hw.vision.types import BoardObservation
 
 Place = tuple[str, str | None]  # (colour, space or port id; None: off every space)
@@ -114,62 +111,6 @@ def _sorted(places: Counter[Place]) -> tuple[Place, ...]:
     return tuple(sorted(places.elements(), key=lambda p: (p[0], p[1] or "")))
 
 
-@dataclass(frozen=True)
-class MoveMatch:
-    """A legal move that explains the board: the die it needs and the ships it bumps."""
-
-    die: int
-    move: Move
-    bumped: tuple[str, ...]  # ships the players must put back in their previous ports
-
-
-@dataclass(frozen=True)
-class Unexplained:
-    """A change that no legal move explains; `message` says what is wrong."""
-
-    message: str
-    difference: Difference
-
-
-def after_move(game: Game, move: Move, die: int) -> tuple[Counter[Place], Counter[Place],
-                                                            tuple[str, ...]]:
-    """The placement after a move: bumped ships back in port, and still on the landing space."""
-    board = game.board
-    color = split_ship_id(move.ship)[0]
-    places = expected_places(game)
-    places[(color, move.start)] -= 1
-    places[(color, move.end)] += 1
-    short = move.end not in board.ports and move.steps < die
-    bumped: tuple[str, ...] = ()
-    if not short and move.end not in board.ports:
-        bumped = tuple(s for s in game.ships_at(move.end) if s != move.ship)
-    before_putback = +places
-    for sid in bumped:
-        ship = game.ship(sid)
-        places[(ship.color, move.end)] -= 1
-        places[(ship.color, ship.previous_port)] += 1
-    return +places, before_putback, bumped
-
-
-def identify_move(game: Game, observation: BoardObservation) -> MoveMatch | Unexplained | None:
-    """The active player's move that the observation shows; None if nothing changed."""
-    diff = difference(game, observation)
-    if not diff:
-        return None
-    if game.phase is not Phase.SHIPS:
-        return Unexplained(f"the board changed outside a turn: {diff.describe()}", diff)
-    hidden = observation.hidden_spaces
-    variants = [_visible(v, hidden) for v in seen_variants(observation)]
-    for die in range(1, MAX_DIE + 1):
-        for move in game.legal_moves(die):
-            if move.is_pass:
-                continue
-            done, mid, bumped = after_move(game, move, die)
-            if _visible(done, hidden) in variants or _visible(mid, hidden) in variants:
-                return MoveMatch(die, move, bumped)
-    return Unexplained(_why(game, diff), diff)
-
-
 def pass_die(game: Game) -> int | None:
     """The lowest die value with which the active player has no move at all, if any."""
     if game.phase is not Phase.SHIPS:
@@ -179,6 +120,11 @@ def pass_die(game: Game) -> int | None:
         if len(moves) == 1 and moves[0].is_pass:
             return die
     return None
+
+
+def explain(game: Game, diff: Difference) -> str:
+    """What is wrong with a board that no legal move explains, in words."""
+    return _why(game, diff)
 
 
 def _why(game: Game, diff: Difference) -> str:

@@ -18,6 +18,7 @@ class Pattern(StrEnum):
     BUSY = "busy"  # off: the rig is homing or the cloud is moving
     FAULT = "fault"  # short flash every 2 s: motors stopped; fix, then press spin
     OVER = "over"  # long on, short off (2 s / 0.2 s): the game is over
+    ASK = "ask"  # medium blink (0.5 s) and three short beeps: answer the question
 
 
 _BLINKS: dict[Pattern, tuple[float, float]] = {
@@ -25,6 +26,7 @@ _BLINKS: dict[Pattern, tuple[float, float]] = {
     Pattern.FIX: (0.15, 0.15),
     Pattern.FAULT: (0.1, 1.9),
     Pattern.OVER: (2.0, 0.2),
+    Pattern.ASK: (0.5, 0.5),
 }
 
 # buzzer: (on_s, off_s, count)
@@ -32,6 +34,7 @@ _BEEPS: dict[Pattern, tuple[float, float, int]] = {
     Pattern.FIX: (0.1, 0.1, 2),
     Pattern.FAULT: (1.0, 0.1, 1),
     Pattern.OVER: (0.3, 0.2, 3),
+    Pattern.ASK: (0.05, 0.15, 3),
 }
 
 
@@ -59,6 +62,15 @@ class TableSignals:
             if beep and self.buzzer is not None and pattern in _BEEPS:
                 on_s, off_s, n = _BEEPS[pattern]
                 self.buzzer.beep(on_time=on_s, off_time=off_s, n=n, background=True)
+
+    def count(self, n: int) -> None:
+        """Show a number: n short flashes (and beeps), e.g. the die a press rolled;
+        the pattern shown before takes over again at the next change."""
+        self.pattern = None
+        with contextlib.suppress(Exception):
+            self.led.blink(on_time=0.25, off_time=0.25, n=n, background=True)
+            if self.buzzer is not None:
+                self.buzzer.beep(on_time=0.05, off_time=0.2, n=n, background=True)
 
     def off(self) -> None:
         self.pattern = None

@@ -21,8 +21,25 @@ class Mode(StrEnum):
     SPIN = "spin"  # waiting for the spin button
     MOVING = "moving"  # the cloud is moving
     AFTER_SPIN = "after-spin"  # waiting for a stable reading to decide the captures
+    ASK = "ask"  # two moves explain the board: waiting for the table's answer
     FAULT = "fault"  # motors stopped; waiting for a press of the spin button
     OVER = "over"  # the game has ended
+
+
+@dataclass(frozen=True)
+class Question:
+    """A question to the table: which of some moves was made.
+
+    Option k (from 1) is answered with k presses of the spin button, or through
+    `Controller.answer(k)`. `dice[k-1]` are the die values that option stands for
+    (empty if it is not a question of the die), `moves[k-1]` its moves (text).
+    """
+
+    text: str
+    options: tuple[str, ...]
+    dice: tuple[frozenset[int], ...]
+    moves: tuple[tuple[str, ...], ...]
+    color: str = ""
 
 
 @dataclass
@@ -43,6 +60,10 @@ class Status:
     paused: bool = False  # motion paused from the page: no spin until resumed
     frames: int = 0
     observations: int = 0
+    question: Question | None = None  # mode ASK: what the table is asked
+    die: int | None = None  # the active player's die, when the controller knows it
+    provisional: tuple[str, ...] = ()  # moves taken into places the camera cannot see yet
+    fix_attempts: int = 0  # fixes asked for since the game last changed
 
 
 class ControllerView(Protocol):

@@ -64,6 +64,7 @@ SHIPS_PER_PLAYER = 4
 MAX_PLAYERS = 4
 MAX_SHIPS_PER_PORT = 2
 FORMAT = "bermuda-hw/game"
+DIE_MODES = ("table", "virtual")
 FORMAT_VERSION = 1
 
 #: What a caller may pass to decide captures: the captured ship ids, or a
@@ -110,6 +111,9 @@ class GameOptions:
     capture_probability: float = 1.0
     #: The card total that wins the game (ruling 16).
     target_usd: int = TARGET_USD
+    #: Who rolls the die: "table" (a physical die; the referee may ask what it showed)
+    #: or "virtual" (a press of the spin button rolls for the active player).
+    die: str = "table"
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.capture_probability <= 1.0:
@@ -118,6 +122,8 @@ class GameOptions:
             )
         if self.target_usd <= 0:
             raise RulesError(f"target_usd must be positive, not {self.target_usd}")
+        if self.die not in DIE_MODES:
+            raise RulesError(f"die must be one of {', '.join(DIE_MODES)}, not {self.die!r}")
 
 
 @dataclass(frozen=True)
@@ -799,6 +805,9 @@ class Game:
                 self.set_die(entry["roll"])
         elif "move" in entry:
             self.push(Move.parse(entry["move"]))
+            if entry.get("provisional"):
+                # the table's referee took it unseen: the note stays with the move
+                self.journal[-1]["provisional"] = list(entry["provisional"])
         elif "cloud" in entry:
             spin = None if entry["engine"] else Spin.parse(entry["cloud"])
             capture = None if entry["decided"] else entry["captured"]

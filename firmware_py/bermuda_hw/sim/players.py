@@ -17,7 +17,7 @@ import math
 import random
 from typing import Any
 
-from bermuda_hw.controller.status import ControllerView, Mode
+from bermuda_hw.controller.status import ControllerView, Mode, Question
 from bermuda_hw.rules.board import Board, Point
 from bermuda_hw.rules.game import Game
 from bermuda_hw.rules.moves import MAX_DIE, split_ship_id
@@ -65,6 +65,9 @@ class SimulatedPlayers:
         self._acted_seq = -1
         self._hand_frames = 0
         self.knowledge: Game | None = None
+        self._roll = 0  # the last die rolled and move made, to answer the controller
+        self._move = ""
+        self._answered: Question | None = None
         self.actions: list[str] = []
         #: tokens taken out of the cloud at an outside dot: out of the game for good
         self.out_of_game: set[str] = set()
@@ -90,6 +93,9 @@ class SimulatedPlayers:
         if self.frame < self._next_frame or self.controller.game is None:
             return
         mode = status.mode
+        if mode is Mode.ASK:
+            self._answer()
+            return
         if mode in (Mode.SETUP, Mode.FIX):
             if not self.world.ship_positions():
                 self._set_up()
@@ -151,9 +157,38 @@ class SimulatedPlayers:
             self.world.place_ship(sid, x_mm, y_mm)
         self.actions.append("set up the ships")
 
+    def _answer(self) -> None:
+        """Answer the controller's question from the roll and move made: k presses for
+        option k, once per question."""
+        question = self.controller.status.question
+        if question is None or question is self._answered:
+            return
+        self._answered = question
+        for k, (dice, moves) in enumerate(zip(question.dice, question.moves, strict=True), 1):
+            if (dice and self._roll in dice) or (not dice and self._move in moves):
+                self.actions.append(f"answer {k}: {question.options[k - 1]}")
+                for _ in range(k):
+                    self._press()
+                return
+        # none of the options is what was done: take the move back and make it again
+        for token, point in self._undo.items():
+            self.world.place_ship(token, *point)
+        self._undo = {}
+        self._acted_seq = -1
+        self.actions.append(f"cannot answer: {question.text}; move taken back")
+
     def _turn(self) -> None:
         game = self._know()
-        die = self.rng.randint(1, MAX_DIE)
+        status = self.controller.status
+        if game.options.die == "virtual":
+            if status.die is None:
+                self.actions.append(f"{game.active} presses spin to roll")
+                self._press()
+                return
+            die = status.die
+        else:
+            die = self.rng.randint(1, MAX_DIE)
+        self._roll = die
         moves = game.legal_moves(die)
         move = moves[0] if len(moves) == 1 else self.rng.choice(moves)
         if move.is_pass:
@@ -172,6 +207,7 @@ class SimulatedPlayers:
         self._undo_seq = self.controller.status.seq
         self.world.place_ship(token, *target)
         self.truth.record(true_move(game, move, die))
+        self._move = str(move)
         self.actions.append(f"{game.active} rolls {die}: {move}")
         short = move.end not in self.board.ports and move.steps < die
         if short or move.end in self.board.ports:

@@ -15,7 +15,8 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.board import LETTERS, Board
+from bermuda_hw.rules.cover import hidden_circles
 from bermuda_hw.vision.pose import BoardPose
 from bermuda_hw.vision.types import CloudReading
 
@@ -60,14 +61,12 @@ def cloud_from_corners(
 def hidden_zone(
     board: Board, pose: BoardPose, cloud: CloudReading, corners_px: npt.NDArray[np.float64]
 ) -> list[tuple[float, float, float]]:
-    """Circles (x_mm, y_mm, radius_mm) that the cloud covers: footprint and raised body."""
-    radius = board.cloud.footprint_radius_mm
+    """Circles (x_mm, y_mm, radius_mm) that the cloud covers: footprint and raised body
+    (the shared model of `rules.cover`)."""
     pts = pose.to_board(corners_px)
     apparent = pts.mean(axis=0)
     sides = [float(np.linalg.norm(pts[(i + 1) % 4] - pts[i])) for i in range(4)]
     scale = min(max(float(np.mean(sides)) / board.markers.cloud_size_mm, 1.0),
                 MAX_PARALLAX_SCALE)
-    return [
-        (cloud.x_mm, cloud.y_mm, radius * 1.08),
-        (float(apparent[0]), float(apparent[1]), radius * scale * 1.05),
-    ]
+    return hidden_circles(board, (cloud.x_mm, cloud.y_mm),
+                          (float(apparent[0]), float(apparent[1])), scale)

@@ -29,6 +29,7 @@ from bermuda_hw.vision.colors import (
     default_calibration,
     lab_distance,
 )
+from bermuda_hw.vision.evidence import measure
 from bermuda_hw.vision.layout import BoardLayout
 from bermuda_hw.vision.lighting import LightingNormaliser, Normalised, to_lab
 from bermuda_hw.vision.occlusion import OcclusionDetector, OcclusionSettings
@@ -230,6 +231,7 @@ class BoardReader:
                                            blocked + self._ignore, board)
         if board is not None and not occluded and not board.background.known.all():
             self._reveal(norm, blocked)
+        evidence = measure(self.ships, rect.rect, norm, blocked)
         return FrameReading(
             True,
             occluded=occluded,
@@ -240,6 +242,7 @@ class BoardReader:
             pose_error_px=pose.error_px,
             pose_source=pose.source,
             timestamp_s=timestamp_s,
+            evidence=evidence,
         )
 
     def compare(self, norm: Normalised, blocked: list[tuple[float, float, float]]

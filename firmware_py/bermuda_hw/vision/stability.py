@@ -6,7 +6,8 @@ found and no hand over it) has shown the same ships on the same places and
 the same cloud pose for at least `min_time_s`, and that state differs from
 the last one reported.
 Ships that were on places now under the cloud are carried over as hidden,
-never dropped as missing.
+never dropped as missing. The observation carries the run's per-place
+evidence (`vision.evidence`), averaged over the run's frames.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from bermuda_hw.vision.evidence import BoardEvidence, combine
 from bermuda_hw.vision.types import BoardObservation, FrameReading, ShipReading
 
 
@@ -63,11 +65,16 @@ class Stabilizer:
             timestamp_s=reading.timestamp_s,
             frames=len(self._run),
             hidden_spaces=reading.hidden_spaces,
+            evidence=self._evidence(),
         )
         if self.current is not None and _same(self.current, observation):
             return None
         self.current = observation
         return observation
+
+    def _evidence(self) -> BoardEvidence | None:
+        items = [r.evidence for r in self._run if r.evidence is not None]
+        return combine(items) if items else None
 
     def _with_hidden(self, reading: FrameReading) -> tuple[ShipReading, ...]:
         """The reading's ships, plus the last observation's ships now under the cloud."""

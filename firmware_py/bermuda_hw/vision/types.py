@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bermuda_hw.rules.board import LETTERS
+
+if TYPE_CHECKING:
+    from bermuda_hw.vision.evidence import BoardEvidence
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,8 @@ class FrameReading:
     pose_source: str = "none"
     timestamp_s: float = 0.0
     error: str | None = None
+    #: Per-place evidence (colour fractions, observability); None without the board.
+    evidence: BoardEvidence | None = field(default=None, compare=False, repr=False)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -116,6 +121,8 @@ class BoardObservation:
     timestamp_s: float
     frames: int
     hidden_spaces: frozenset[str] = field(default_factory=frozenset)
+    #: The run's per-place evidence, averaged over its frames (None if not measured).
+    evidence: BoardEvidence | None = field(default=None, compare=False, repr=False)
 
     def ships_at(self, space: str) -> list[ShipReading]:
         return [s for s in self.ships if s.space == space]

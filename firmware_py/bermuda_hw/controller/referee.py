@@ -1,0 +1,252 @@
+"""The referee: the rules propose the candidate boards, vision's evidence scores them.
+
+For a stable observation in the ship phase, every candidate board of the
+active player's turn (`rules.candidates`) is scored against the per-place
+evidence (`vision.evidence`): the score is the sum over the places of the
+log-likelihood of the content the candidate expects there, each scaled by how
+much the camera sees of the place, so a place under the cloud adds nothing and
+"it went somewhere invisible" earns no evidence. A port's ships may stand in
+any of its berths: the best assignment counts.
+
+Candidates are grouped by consequence (what they do to the game); a group's
+score is its best candidate's. The best group is accepted only when it beats
+"no change" and every group with a different consequence by `MARGIN`. When
+another group comes as close, the verdict is a tie (ask the table, or use the
+die if known); when nothing beats "no change", the board has not changed in a
+way the rules allow, and what differs is left to the caller to report.
+
+What the accepted candidate does not explain (a stray token, a bumped ship not
+yet put back) is reported apart from the move, as its own fix.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+import numpy as np
+
+from bermuda_hw.controller.identify import Difference, difference
+from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.candidates import Candidate, Consequence, Content, Kind, candidates
+from bermuda_hw.rules.game import Game, Phase
+from bermuda_hw.vision.evidence import BoardEvidence
+from bermuda_hw.vision.types import BoardObservation
+
+#: How much better (in log-likelihood) the accepted group must explain the board than
+#: "no change" and than any group with another consequence: about half a place.
+MARGIN = 2.0
+#: A changed place seen less than this makes the move provisional.
+PROVISIONAL_BELOW = 0.5
+#: The colour fraction a hard reading stands for when an observation has no evidence.
+READING_FILL = 0.45
+
+
+class Outcome(StrEnum):
+    NONE = "none"  # nothing the active player did: the board is as the game has it
+    MOVE = "move"  # one consequence explains the board clearly
+    TIE = "tie"  # groups with different consequences explain it as well: ask or use the die
+    UNCLEAR = "unclear"  # no move beats "no change" clearly: wait, or report what differs
+
+
+@dataclass(frozen=True)
+class Group:
+    """Candidates with one consequence; the best explains the board as `score`."""
+
+    consequence: Consequence = field(compare=False)
+    best: Candidate
+    score: float
+    members: tuple[Candidate, ...] = field(compare=False)
+
+    @property
+    def dice(self) -> frozenset[int]:
+        return frozenset(c.die for c in self.members if c.die is not None)
+
+    @property
+    def kind(self) -> Kind:
+        return self.best.kind
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the referee makes of one observation."""
+
+    outcome: Outcome
+    accepted: Group | None = None  # MOVE: the group taken
+    tied: tuple[Group, ...] = ()  # TIE: the best group and its rivals, best first
+    none_score: float = 0.0
+    best_score: float = 0.0
+    provisional: tuple[str, ...] = ()  # MOVE: changed places the camera does not see well
+
+
+def places_of(board: Board) -> tuple[tuple[str, int | None], ...]:
+    """Every place evidence is kept for: path spaces, then each port's berths."""
+    out: list[tuple[str, int | None]] = [
+        (s.id, None) for s in board.spaces.values() if s.kind == "path"]
+    for port in board.ports.values():
+        out.extend((port.id, i) for i in range(len(port.berths)))
+    return tuple(out)
+
+
+def evidence_from_readings(board: Board, observation: BoardObservation,
+                           colors: Sequence[str]) -> BoardEvidence:
+    """Evidence standing for hard readings (an observation measured without evidence)."""
+    places = places_of(board)
+    index = {p: i for i, p in enumerate(places)}
+    k = {c: i for i, c in enumerate(colors)}
+    fractions = np.zeros((len(places), len(colors)), np.float64)
+    free: dict[str, list[int]] = {}
+    for place, (space, berth) in enumerate(places):
+        if berth is not None:
+            free.setdefault(space, []).append(place)
+    for ship in observation.ships:
+        if ship.hidden or ship.space is None or ship.color not in k:
+            continue
+        if ship.space in board.ports:
+            slots = free.get(ship.space) or []
+            if ship.berth is not None and (ship.space, ship.berth) in index:
+                i = index[(ship.space, ship.berth)]
+                if i in slots:
+                    slots.remove(i)
+            elif slots:
+                i = slots.pop(0)
+            else:
+                continue
+        elif (ship.space, None) in index:
+            i = index[(ship.space, None)]
+        else:
+            continue
+        fractions[i, k[ship.color]] = READING_FILL
+    observable = np.array([0.0 if s in observation.hidden_spaces else 1.0 for s, _ in places])
+    return BoardEvidence(places, tuple(colors), fractions, 1.0 - fractions.sum(axis=1),
+                         observable, observation.frames)
+
+
+class Scorer:
+    """Scores candidate boards against one observation's evidence."""
+
+    def __init__(self, board: Board, evidence: BoardEvidence) -> None:
+        self.board = board
+        self.evidence = evidence
+        self._port_cache: dict[tuple[str, Content], float] = {}
+
+    def place_score(self, place: str, content: Content) -> float:
+        ev = self.evidence
+        if place not in self.board.ports:
+            try:
+                i = ev.index(place)
+            except KeyError:
+                return 0.0
+            return ev.loglik(i, content)
+        key = (place, content)
+        hit = self._port_cache.get(key)
+        if hit is None:
+            hit = self._port(ev.berths(place), content)
+            self._port_cache[key] = hit
+        return hit
+
+    def _port(self, berths: list[int], content: Content) -> float:
+        ev = self.evidence
+        if not berths:
+            return 0.0
+        empty = [ev.loglik(b, ()) for b in berths]
+        if not content:
+            return sum(empty)
+        n, k = len(content), len(berths)
+        best = -np.inf
+        if n <= k:
+            for chosen in itertools.permutations(range(k), n):
+                s = sum(empty)
+                for color, b in zip(content, chosen, strict=True):
+                    s += ev.loglik(berths[b], (color,)) - empty[b]
+                best = max(best, s)
+            return float(best)
+        # more ships than berths (a bump-back into a full port): some berths hold two
+        assignments = itertools.product(range(k), repeat=n) if k ** n <= 4096 else [
+            tuple(i % k for i in range(n))]
+        for chosen in assignments:
+            per: dict[int, list[str]] = {}
+            for color, b in zip(content, chosen, strict=True):
+                per.setdefault(b, []).append(color)
+            s = sum(ev.loglik(berths[b], tuple(per.get(b, ()))) for b in range(k))
+            best = max(best, s)
+        return float(best)
+
+    def score(self, contents: Mapping[str, Content]) -> float:
+        """The log-likelihood of a whole board (every place, empty ones included)."""
+        total = 0.0
+        seen: set[str] = set()
+        for space, _ in self.evidence.places:
+            if space in seen:
+                continue
+            seen.add(space)
+            total += self.place_score(space, contents.get(space, ()))
+        return total
+
+    def relative(self, base: Mapping[str, Content], contents: Mapping[str, Content]) -> float:
+        """`score(contents) - score(base)`, computed over the places that differ."""
+        total = 0.0
+        for place in set(base) | set(contents):
+            a, b = base.get(place, ()), contents.get(place, ())
+            if a != b:
+                total += self.place_score(place, b) - self.place_score(place, a)
+        return total
+
+
+def changed_places(before: Mapping[str, Content], after: Mapping[str, Content]) -> list[str]:
+    return sorted(p for p in set(before) | set(after) if before.get(p, ()) != after.get(p, ()))
+
+
+def place_observability(evidence: BoardEvidence, place: str) -> float:
+    """How well a space (or the best-seen berth of a port) is seen."""
+    values = [float(evidence.observable[i]) for i, (s, _) in enumerate(evidence.places)
+              if s == place]
+    return max(values) if values else 0.0
+
+
+def observation_evidence(board: Board, observation: BoardObservation) -> BoardEvidence:
+    if observation.evidence is not None:
+        return observation.evidence
+    return evidence_from_readings(board, observation, board.ship_colors)
+
+
+def judge(game: Game, observation: BoardObservation, dice: frozenset[int] | None = None,
+          margin: float = MARGIN) -> Verdict:
+    """Score the turn's candidate boards against the observation; see the module's text."""
+    if game.phase is not Phase.SHIPS:
+        return Verdict(Outcome.NONE)
+    evidence = observation_evidence(game.board, observation)
+    scorer = Scorer(game.board, evidence)
+    cands = [c for c in candidates(game, dice) if c.kind is not Kind.PASS]
+    base = cands[0].contents
+    groups: dict[Consequence, list[tuple[float, Candidate]]] = {}
+    for cand in cands:
+        groups.setdefault(cand.consequence, []).append(
+            (scorer.relative(base, cand.contents), cand))
+    made = []
+    for key, members in groups.items():
+        members.sort(key=lambda sc: -sc[0])
+        made.append(Group(key, members[0][1], members[0][0], tuple(c for _, c in members)))
+    made.sort(key=lambda g: -g.score)
+    none = next(g for g in made if g.kind is Kind.NONE)
+    best = made[0]
+    if best is none:
+        return Verdict(Outcome.NONE, none_score=none.score, best_score=best.score)
+    if best.score - none.score < margin:
+        return Verdict(Outcome.UNCLEAR, none_score=none.score, best_score=best.score)
+    rivals = tuple(g for g in made[1:] if g is not none and g.score > best.score - margin)
+    if rivals:
+        return Verdict(Outcome.TIE, tied=(best, *rivals), none_score=none.score,
+                       best_score=best.score)
+    changed = changed_places(base, best.best.contents)
+    provisional = tuple(p for p in changed
+                        if place_observability(evidence, p) < PROVISIONAL_BELOW)
+    return Verdict(Outcome.MOVE, accepted=best, none_score=none.score, best_score=best.score,
+                   provisional=provisional)
+
+
+def leftover(game_after: Game, observation: BoardObservation) -> Difference:
+    """What the board shows that the game (after the accepted move) does not have."""
+    return difference(game_after, observation)

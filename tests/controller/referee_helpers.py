@@ -1,0 +1,81 @@
+"""Rendered observations of game positions for the referee tests, as a camera sees them."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.candidates import contents
+from bermuda_hw.rules.game import Game
+from bermuda_hw.sim.render import CameraModel, CloudState, Palette, Scene, ShipToken, render
+from bermuda_hw.vision.reader import BoardReader
+from bermuda_hw.vision.stability import StabilitySettings, Stabilizer
+from bermuda_hw.vision.types import BoardObservation
+
+BESIDE_MM = 9.0  # a second token on a space stands beside the first, never on it
+
+
+def tokens(board: Board, places: Mapping[str, Sequence[str]],
+           off_board: Sequence[tuple[str, float, float]] = ()) -> tuple[ShipToken, ...]:
+    """Ship tokens for colours by place: a port's ships in its berths, a space's side by side."""
+    out: list[ShipToken] = []
+    for place, colors in sorted(places.items()):
+        port = board.ports.get(place)
+        if port is not None:
+            for k, color in enumerate(colors):
+                x, y = port.berths[k % len(port.berths)]
+                shift = BESIDE_MM * (k // len(port.berths))
+                out.append(ShipToken(color, x + shift, y, 0.0))
+            continue
+        space = board.spaces[place]
+        heading = space.heading_deg
+        for k, color in enumerate(colors):
+            # side by side, across the space's heading
+            along = (k - (len(colors) - 1) / 2) * BESIDE_MM
+            dx = along * math.cos(math.radians(heading))
+            dy = along * math.sin(math.radians(heading))
+            out.append(ShipToken(color, space.x_mm + dx, space.y_mm + dy, heading))
+    out.extend(ShipToken(c, x, y, 0.0) for c, x, y in off_board)
+    return tuple(out)
+
+
+def cloud_of(game: Game) -> CloudState:
+    x, y = game.board.grid.dot_mm(game.pose.col, game.pose.row)
+    return CloudState(x, y, 45.0 * game.pose.letter)
+
+
+class Camera:
+    """A camera over a board and a reader behind it, with a stabiliser: shoot a board, get
+    the stable observation the controller would get."""
+
+    def __init__(self, board: Board, camera: CameraModel | None = None,
+                 palette: Palette | None = None) -> None:
+        self.board = board
+        self.camera = camera or CameraModel()
+        self.palette = palette or Palette()
+        self.reader = BoardReader(board)
+        self.stabilizer = Stabilizer(StabilitySettings(frames=2, min_time_s=0.0))
+        self.t = 0.0
+        self.seed = 0
+
+    def observe(self, scene_tokens: tuple[ShipToken, ...], cloud: CloudState | None,
+                frames: int = 3) -> BoardObservation | None:
+        """Show the same board for some frames; the last new stable observation."""
+        got = None
+        for _ in range(frames):
+            self.seed += 1
+            self.t += 0.1
+            frame = render(self.board, Scene(ships=scene_tokens, cloud=cloud), self.camera,
+                           seed=self.seed, palette=self.palette)
+            out = self.stabilizer.push(self.reader.read(frame, self.t))
+            got = out or got
+        return got
+
+    def game(self, game: Game, places: Mapping[str, Sequence[str]] | None = None,
+             off_board: Sequence[tuple[str, float, float]] = ()) -> BoardObservation:
+        """The stable observation of a board: the game's own placement unless given."""
+        seen = self.observe(tokens(self.board, places if places is not None
+                                   else contents(game), off_board), cloud_of(game))
+        assert seen is not None, "the board did not settle"
+        return seen

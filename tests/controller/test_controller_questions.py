@@ -1,0 +1,171 @@
+"""The controller knows the die or asks: a virtual die rolled by a press, a question answered
+by presses, a long press that accepts the board as seen."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from bermuda_hw.controller.status import Mode
+from bermuda_hw.rules.candidates import candidates
+from bermuda_hw.rules.game import Game, GameOptions
+from bermuda_hw.rules.moves import Move
+
+MakeTable = Callable[..., Any]
+
+
+def set_out(table: Any) -> None:
+    """Put the tokens where the controller's game has the ships."""
+    game: Game = table.controller.game
+    for sid in list(table.world.ship_positions()):
+        table.world.remove(sid)
+    for sid, (x, y) in game.ship_positions().items():
+        table.world.place_ship(sid, x, y)
+
+
+def test_a_press_rolls_the_virtual_die(make_table: MakeTable) -> None:
+    table = make_table(with_players=False, options=GameOptions(die="virtual"))
+    c = table.controller
+    set_out(table)
+    table.run_until(lambda: table.mode() is Mode.READY, limit=60)
+    seq = c.status.seq
+    table.press()
+    table.steps(1)
+    game = c.game
+    assert c.status.die is not None and c.status.seq > seq
+    assert game.journal[-1] == {"roll": c.status.die, "engine": True} or \
+        game.journal[-2] == {"roll": c.status.die, "engine": True}
+    assert f"rolls {c.status.die}" in "\n".join(table.log)
+    # a second press does not roll again
+    die = c.status.die
+    table.press()
+    table.steps(1)
+    assert c.status.die == die
+    assert sum(1 for e in game.journal if "roll" in e) == 1
+
+
+def _dock_or_bump(table: Any) -> tuple[Move, str]:
+    """Yellow to move: yellow-1 beside SUGAR, yellow-2 (from SUGAR) one step further on."""
+    c = table.controller
+    game: Game = c.game
+    board = table.board
+    for ship in game.ships("yellow"):
+        game.set_ship(ship.id, None)
+    x = sorted(board.neighbours("SUGAR") - set(board.ports))[0]
+    z = sorted(s for s in board.neighbours(x) if s not in board.ports)[0]
+    game.set_ship("yellow-1", x, "SUGAR")
+    game.set_ship("yellow-2", z, "SUGAR")
+    game.set_turn("yellow")
+    c._commit()
+    return Move("yellow-1", (x, "SUGAR")), x
+
+
+def test_a_tie_is_asked_and_answered_by_presses(make_table: MakeTable) -> None:
+    table = make_table(with_players=False, seed=1)
+    c = table.controller
+    dock, _ = _dock_or_bump(table)
+    set_out(table)
+    table.run_until(lambda: table.mode() is Mode.READY, limit=80)
+    # yellow docks at SUGAR: the same board as yellow-1 stepping onto yellow-2 with a 1
+    free = [b for b in table.board.ports["SUGAR"].berths
+            if all(abs(b[0] - p[0]) + abs(b[1] - p[1]) > 4
+                   for p in table.world.ship_positions().values())]
+    table.world.place_ship("yellow-1", *free[0])
+    table.run_until(lambda: table.mode() is Mode.ASK, limit=60)
+    question = c.status.question
+    assert question is not None and question.text.startswith("yellow:")
+    option = next(k for k, moves in enumerate(question.moves, 1) if str(dock) in moves)
+    before = c.game.totals()["yellow"]
+    for _ in range(option):
+        table.press()
+    table.run_until(lambda: table.mode() is not Mode.ASK, limit=80)  # the button rests
+    assert c.status.question is None
+    assert any(e.get("move") == str(dock) for e in c.game.journal)
+    assert c.game.totals()["yellow"] > before  # the sugar card
+
+
+def test_the_page_answers_too(make_table: MakeTable) -> None:
+    table = make_table(with_players=False, seed=1)
+    c = table.controller
+    dock, _ = _dock_or_bump(table)
+    set_out(table)
+    table.run_until(lambda: table.mode() is Mode.READY, limit=80)
+    free = [b for b in table.board.ports["SUGAR"].berths
+            if all(abs(b[0] - p[0]) + abs(b[1] - p[1]) > 4
+                   for p in table.world.ship_positions().values())]
+    table.world.place_ship("yellow-1", *free[0])
+    table.run_until(lambda: table.mode() is Mode.ASK, limit=60)
+    question = c.status.question
+    assert question is not None
+    other = next(k for k, moves in enumerate(question.moves, 1) if str(dock) not in moves)
+    c.answer(other)
+    table.steps(1)
+    assert c.status.question is None
+    assert not any(e.get("move") == str(dock) for e in c.game.journal)
+
+
+def test_a_long_press_accepts_the_board_after_failed_fixes(make_table: MakeTable) -> None:
+    table = make_table(with_players=False, seed=1)
+    c = table.controller
+    set_out(table)
+    table.run_until(lambda: table.mode() is Mode.READY, limit=60)
+    # a ship of the player who is not to move stands on S16, and stays there: each attempt
+    # lifts it and puts it down on S16 again
+    other = next(p for p in c.game.players if p != c.game.active)
+    sid = next(s.id for s in c.game.ships(other))
+    space = table.board.spaces["S16"]
+    table.world.place_ship(sid, space.x_mm, space.y_mm)
+    table.run_until(lambda: table.mode() is Mode.FIX, limit=60)
+    assert not c.accept_board()  # not before the fix has been asked for a few times
+    for _ in range(3):
+        table.world.remove(sid)
+        table.steps(6)
+        table.world.place_ship(sid, space.x_mm, space.y_mm)
+        table.steps(6)
+    assert c.status.fix_attempts >= 3
+    assert "hold the spin button" in c.status.message
+    assert c.accept_board()
+    assert c.game.ship(sid).location == "S16"
+    assert any(e.get("set-ship") == sid for e in c.game.journal)
+    table.run_until(lambda: table.mode() is Mode.READY, limit=60)
+
+
+def test_a_provisional_move_the_board_contradicts_is_rewound(make_table: MakeTable) -> None:
+    table = make_table(with_players=False, seed=1)
+    c = table.controller
+    set_out(table)
+    table.run_until(lambda: table.mode() is Mode.READY, limit=60)
+    game: Game = c.game
+    before = list(game.journal)
+    move = next(m for m in game.legal_moves(3) if m.end not in table.board.ports)
+    cand = next(x for x in candidates(game, frozenset({3})) if x.move == move)
+    # the token went where the camera could not see (so the move was taken unseen) ...
+    token = next(s for s in game.ships_at(move.start) if s == move.ship)
+    table.world.remove(token)
+    c._apply(cand, (move.end,))
+    c._commit()
+    assert c.status.provisional == (str(move),)
+    stored = table.journal.load(table.board)
+    assert stored is not None and stored[1].journal[-1].get("provisional") == [move.end]
+    # ... and when the place is in view, it is empty: the game goes back to before the move
+    c._reset_stream()
+    table.run_until(lambda: c.game.journal == before, limit=30)
+    assert table.mode() in (Mode.SETUP, Mode.FIX)
+    assert any("not on the board" in line for line in table.log)
+    stored = table.journal.load(table.board)
+    assert stored is not None and stored[1].to_dict() == c.game.to_dict()
+    assert c.status.provisional == ()
+
+
+def test_with_the_virtual_die_no_move_before_the_roll(make_table: MakeTable) -> None:
+    table = make_table(with_players=False, options=GameOptions(die="virtual"))
+    c = table.controller
+    set_out(table)
+    table.run_until(lambda: table.mode() is Mode.READY, limit=60)
+    game: Game = c.game
+    move = game.legal_moves(2)[0]
+    x, y = table.board.spaces[move.end].position
+    table.world.place_ship(move.ship, x, y)
+    table.run_until(lambda: table.mode() is Mode.FIX, limit=40)
+    assert c.status.question is None
+    assert not any("move" in e for e in game.journal)

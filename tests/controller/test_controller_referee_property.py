@@ -1,0 +1,78 @@
+"""Property: on rendered boards, the referee commits the true consequence or asks, never another.
+
+Random reachable positions (whole rounds played by the engine), a random legal
+move with a random die, bumped ships put back at once or not yet, a random
+camera and printing: the board is rendered before and after the move and read
+through the reader and the stabiliser, as the controller reads it.
+"""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from referee_helpers import Camera
+
+from bermuda_hw.controller.referee import Outcome, judge
+from bermuda_hw.rules.board import load_board
+from bermuda_hw.rules.candidates import consequence, contents
+from bermuda_hw.rules.game import Game, Phase
+from bermuda_hw.sim.render import CameraModel, Palette
+
+BOARD = load_board()
+
+
+def reachable(players: int, seed: int, turns: int) -> Game:
+    """A position in the ship phase after `turns` turns played by the engine."""
+    game = Game.new(players, seed=seed, board=BOARD)
+    rng = random.Random(seed)
+    for _ in range(turns):
+        if game.is_over():
+            break
+        if game.phase is Phase.CLOUD:
+            game.cloud_phase(None)
+            continue
+        game.roll_die()
+        game.push(rng.choice(game.legal_moves()))
+    if game.phase is Phase.CLOUD and not game.is_over():
+        game.cloud_phase(None)
+    return game
+
+
+@settings(max_examples=8, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(players=st.integers(2, 4), seed=st.integers(0, 10_000), turns=st.integers(0, 40),
+       pick=st.randoms(use_true_random=False), put_back=st.booleans())
+def test_the_true_consequence_or_a_question(players: int, seed: int, turns: int,
+                                            pick: random.Random, put_back: bool) -> None:
+    game = reachable(players, seed, turns)
+    if game.is_over() or game.phase is not Phase.SHIPS:
+        return
+    die = pick.randint(1, 6)
+    move = pick.choice(game.legal_moves(die))
+    if move.is_pass:
+        return
+    done = game.copy()
+    done.set_die(die)
+    bumped = [s for s in game.ships_at(move.end) if s != move.ship]
+    done.push(move)
+    board = {p: list(c) for p, c in contents(done).items()}
+    short = move.end not in BOARD.ports and move.steps < die
+    if bumped and not short and move.end not in BOARD.ports and not put_back:
+        for sid in bumped:
+            color = game.ship(sid).color
+            back = done.ship(sid).location
+            if back is not None:
+                board[back].remove(color)
+            board.setdefault(move.end, []).append(color)
+    camera = Camera(BOARD, CameraModel.random(pick, BOARD), Palette.random(pick))
+    camera.game(game)
+    seen = camera.game(game, board)
+    verdict = judge(game, seen)
+    truth = consequence(done)
+    if verdict.outcome is Outcome.MOVE:
+        assert verdict.accepted is not None and verdict.accepted.consequence == truth
+    else:
+        assert verdict.outcome is Outcome.TIE, verdict
+        assert truth in {g.consequence for g in verdict.tied}

@@ -1,0 +1,86 @@
+"""Per-place evidence on rendered frames: colours, emptiness and what the cloud hides."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+from vision_helpers import cloud_at, in_berth, on_space, random_camera
+
+from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.cover import RIM_BAND_MM, hidden_circles, observability
+from bermuda_hw.sim.render import Scene, render
+from bermuda_hw.vision.evidence import combine
+from bermuda_hw.vision.reader import BoardReader
+from bermuda_hw.vision.stability import StabilitySettings, observations
+from bermuda_hw.vision.types import FrameReading
+
+Image = npt.NDArray[np.uint8]
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_each_place_is_most_likely_what_stands_on_it(classic_board: Board, seed: int) -> None:
+    board = classic_board
+    ships = [on_space(board, "S16", "blue"), on_space(board, "S03", "red"),
+             in_berth(board, "SUGAR", 1, "yellow"), in_berth(board, "OIL", 0, "green")]
+    camera, palette = random_camera(seed, board)
+    frame = render(board, Scene(ships=tuple(ships)), camera, seed=seed, palette=palette)
+    evidence = BoardReader(board).read(frame).evidence
+    assert evidence is not None
+    truth = {("S16", None): "blue", ("S03", None): "red", ("SUGAR", 1): "yellow",
+             ("OIL", 0): "green"}
+    for i, place in enumerate(evidence.places):
+        assert evidence.best_color(i) == truth.get(place), place
+    s16 = evidence.index("S16")
+    assert evidence.loglik(s16, ("blue",)) > evidence.loglik(s16, ()) + 3.0
+    # two ships with blue on top explain a blue place as well as one blue ship
+    assert evidence.loglik(s16, ("blue", "red")) == pytest.approx(
+        evidence.loglik(s16, ("blue",)), abs=1e-6)
+    assert evidence.loglik(s16, ("red",)) < evidence.loglik(s16, ("blue",)) - 3.0
+
+
+def test_places_under_the_cloud_weigh_nothing(classic_board: Board,
+                                              shoot: Callable[..., Image],
+                                              read: Callable[[Image], FrameReading]) -> None:
+    board = classic_board
+    cloud = cloud_at(board, *board.grid.centre)
+    reading = read(shoot(Scene(cloud=cloud)))
+    evidence = reading.evidence
+    assert evidence is not None and reading.cloud is not None
+    hidden = [p for i, p in enumerate(evidence.places) if evidence.observable[i] == 0.0]
+    assert hidden and {p[0] for p in hidden} == reading.hidden_spaces
+    for i, (space, _) in enumerate(evidence.places):
+        if space in reading.hidden_spaces:
+            assert evidence.observable[i] == 0.0
+            assert evidence.loglik(i, ("blue",)) == evidence.loglik(i, ()) == 0.0
+
+
+def test_the_rim_band_is_partly_observable(classic_board: Board) -> None:
+    board = classic_board
+    circles = hidden_circles(board, (300.0, 300.0))
+    r = circles[0][2]
+    assert observability(300.0 + r - 1.0, 300.0, circles) == 0.0
+    assert 0.0 < observability(300.0 + r + RIM_BAND_MM / 2, 300.0, circles) < 1.0
+    assert observability(300.0 + r + RIM_BAND_MM + 1.0, 300.0, circles) == 1.0
+    # the camera hides more than the rules block, never less
+    assert r > board.cloud.footprint_radius_mm
+    assert math.isclose(hidden_circles(board, (0.0, 0.0), (5.0, 0.0), 1.2)[1][2],
+                        1.2 * 1.05 * board.cloud.footprint_radius_mm)
+
+
+def test_a_stable_run_averages_its_frames(classic_board: Board,
+                                          shoot: Callable[..., Image]) -> None:
+    board = classic_board
+    reader = BoardReader(board)
+    frame = shoot(Scene(ships=(on_space(board, "S16", "blue"),)))
+    readings = [reader.read(frame, timestamp_s=0.2 * k) for k in range(4)]
+    stable = list(observations(readings, StabilitySettings(frames=3, min_time_s=0.3)))
+    assert len(stable) == 1 and stable[0].evidence is not None
+    assert stable[0].evidence.frames == 3
+    one = readings[0].evidence
+    assert one is not None
+    both = combine([one, one])
+    assert both.frames == 2 and np.allclose(both.fractions, one.fractions)
