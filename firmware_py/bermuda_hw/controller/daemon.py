@@ -592,8 +592,8 @@ class Controller:
                 verdict = Verdict(Outcome.UNCLEAR)
         if verdict.outcome is Outcome.MOVE:
             assert verdict.accepted is not None
-            self._apply(verdict.accepted.best, verdict.provisional)
-            self._check_board(observation)
+            if self._apply(verdict.accepted.best, verdict.provisional):
+                self._check_board(observation)
         elif verdict.outcome is Outcome.TIE:
             self._ask(verdict)
         else:
@@ -674,15 +674,15 @@ class Controller:
         else:
             self._set(Mode.READY, f"{game.active} to move", Pattern.READY)
 
-    def _apply(self, candidate: Candidate, provisional: tuple[str, ...] = ()) -> None:
+    def _apply(self, candidate: Candidate, provisional: tuple[str, ...] = ()) -> bool:
         """Make a candidate's move in the game and journal it (provisional if it went where
         the camera cannot see)."""
         game = self.game
         assert game is not None and candidate.move is not None and candidate.die is not None
         color = game.active
+        count = len(game.journal)
         if game.die is None:
             game.set_die(candidate.die)
-        count = len(game.journal)
         self.status.question = None
         self._tied = ()
         events = game.push(candidate.move)
@@ -761,7 +761,8 @@ class Controller:
         self._tied = ()
         self.status.question = None
         self.say(f"answer {option}: {group.best.describe()}")
-        self._apply(group.best)
+        if not self._apply(group.best):
+            return
         if self.last_observation is not None:
             self._check_board(self.last_observation)
         else:

@@ -15,7 +15,7 @@ import math
 import numpy as np
 import numpy.typing as npt
 
-from bermuda_hw.rules.board import LETTERS, Board
+from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.cover import hidden_circles
 from bermuda_hw.vision.pose import BoardPose
 from bermuda_hw.vision.types import CloudReading
