@@ -134,7 +134,8 @@ class RealBackend(Backend):
             return sources.Picamera2Source(
                 width_px=camera.width_px, height_px=camera.height_px,
                 camera_num=camera.camera_num, swap_red_blue=camera.swap_red_blue,
-                timeout_s=camera.timeout_s,
+                timeout_s=camera.timeout_s, controls=camera.picamera2_controls(),
+                lock_after_s=camera.settle_s if camera.lock_after_settling else None,
             )
         if spec.startswith("usb:"):
             device = spec[4:]
