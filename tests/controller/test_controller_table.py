@@ -56,3 +56,15 @@ def test_a_whole_game_to_its_end(make_table: Callable[..., Any]) -> None:
     table.steps(1)
     assert table.controller.game_id != stored.id and not table.controller.game.is_over()
     assert [g[0] for g in table.journal.games()] == [stored.id, table.controller.game_id]
+
+
+def test_the_board_s_look_is_learned_from_the_start_layout(
+        make_table: Callable[..., Any]) -> None:
+    """Once the start layout is seen, vision judges hands and ships against the learned
+    board, not only against the board file."""
+    table = make_table(players=2, seed=3)
+    reader = table.controller.reader
+    assert reader.background is None
+    table.run_until(lambda: table.mode() is Mode.READY, limit=400)
+    assert reader.background is not None
+    assert reader.background.known.mean() > 0.5

@@ -83,7 +83,13 @@ from bermuda_hw.controller.referee import (
 from bermuda_hw.controller.signals import Pattern, TableSignals
 from bermuda_hw.controller.snapshot import Snapshot, change_key, take
 from bermuda_hw.controller.status import Mode, Question, Status
-from bermuda_hw.errors import CameraError, EmergencyStopError, HardwareError, StepTimingError
+from bermuda_hw.errors import (
+    CalibrationError,
+    CameraError,
+    EmergencyStopError,
+    HardwareError,
+    StepTimingError,
+)
 from bermuda_hw.planning.route import clear_route
 from bermuda_hw.rules.board import LETTERS, Board, Point
 from bermuda_hw.rules.candidates import Candidate, contents
@@ -601,12 +607,29 @@ class Controller:
             if not diff:
                 if self.status.mode is Mode.SETUP:
                     self.say(f"the board matches the game; round {game.round}")
+                    self._learn_start_layout()
                 self._settled()
             elif self.status.mode is Mode.SETUP:
                 self._show_fix(diff, f"set the board as the game has it: {diff.describe()}",
                                Mode.SETUP)
             else:
                 self._show_fix(diff, explain(game, diff))
+
+    def _learn_start_layout(self) -> None:
+        """At a game's start the board holds only the start layout: vision learns the empty
+        board's look from it (printing the board file does not describe, the light)."""
+        game = self.game
+        assert game is not None
+        learn = getattr(self.reader, "learn_background", None)
+        if learn is None or any("move" in entry for entry in game.journal):
+            return
+        places = {(s.location, None) for s in game.ships() if s.location is not None}
+        try:
+            learn(None, sorted(places))
+        except CalibrationError as exc:
+            log.warning("the board's look was not learned: %s", exc)
+            return
+        log.info("learned the board's look from the start layout")
 
     def _known_dice(self) -> frozenset[int] | None:
         game = self.game
