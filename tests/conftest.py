@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import settings
 
 from bermuda_hw.rules.board import Board, load_board
+
+# Hypothesis checks what a property holds, not how fast: a loaded CI machine must not fail a
+# test on its 200 ms per-example deadline (speed is measured in `make bench`).
+settings.register_profile("bermuda", deadline=None)
+settings.load_profile("bermuda")
 
 
 @pytest.fixture(scope="session")
