@@ -26,7 +26,7 @@ apt:
 	@./scripts/ensure-apt
 
 test: lint typecheck apt
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --durations=25
 
 # the whole simulated table (rig, camera, players, controller) in a fresh state dir (printed,
 # so that the game can be resumed or shown), with the table's page: it prints the URL to watch
