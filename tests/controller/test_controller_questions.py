@@ -104,6 +104,30 @@ def test_the_page_answers_too(make_table: MakeTable) -> None:
     assert not any(e.get("move") == str(dock) for e in c.game.journal)
 
 
+def test_the_page_s_answer_action_takes_the_option_s_text(make_table: MakeTable) -> None:
+    """The page sends the option it shows; a wrong option is refused and changes nothing."""
+    table = make_table(with_players=False, seed=1)
+    c = table.controller
+    dock, _ = _dock_or_bump(table)
+    set_out(table)
+    table.run_until(lambda: table.mode() is Mode.READY, limit=80)
+    free = [b for b in table.board.ports["SUGAR"].berths
+            if all(abs(b[0] - p[0]) + abs(b[1] - p[1]) > 4
+                   for p in table.world.ship_positions().values())]
+    table.world.place_ship("yellow-1", *free[0])
+    table.run_until(lambda: table.mode() is Mode.ASK, limit=60)
+    question = c.status.question
+    assert question is not None
+    refused = c.commands.submit("answer", {"option": "not an option"})
+    table.steps(1)
+    assert refused.exception() is not None and c.status.mode is Mode.ASK
+    k = next(k for k, moves in enumerate(question.moves, 1) if str(dock) in moves)
+    done = c.commands.submit("answer", {"option": question.options[k - 1]})
+    table.steps(2)
+    assert done.result() == f"answered: {question.options[k - 1]}"
+    assert any(e.get("move") == str(dock) for e in c.game.journal)
+
+
 def test_a_long_press_accepts_the_board_after_failed_fixes(make_table: MakeTable) -> None:
     table = make_table(with_players=False, seed=1)
     c = table.controller
