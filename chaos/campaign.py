@@ -237,11 +237,11 @@ def _camera_gone(t: Table) -> None:
 
 
 def _estop(t: Table) -> None:
-    t.backend.pin(t.config.controls.estop_pin or 4).drive_low()
+    t.backend.rig.press_estop(True)  # at its pin as wired (normally closed by default)
 
 
 def _estop_release(t: Table) -> None:
-    t.backend.pin(t.config.controls.estop_pin or 4).drive_high()
+    t.backend.rig.press_estop(False)
 
 
 def _bus_errors(t: Table) -> None:

@@ -21,5 +21,6 @@ def test_bench_controller_smoke(capsys: pytest.CaptureFixture[str]) -> None:
                 "--verbose"])
     out = capsys.readouterr().out
     assert "1 games, die" in out and "round limit" in out
-    assert out.count("faults p=") == 4
+    # four fault settings for each die mode the rules offer (table and virtual)
+    assert out.count("faults p=") == 4 * len(bench.die_modes(None))
     assert "0 stalled" in out

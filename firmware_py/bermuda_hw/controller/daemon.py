@@ -421,6 +421,7 @@ class Controller:
             self.stream.step()
             if self._board_clear():
                 return
+            self._watch_board()  # a camera that never finds the board says what it sees
             if not told:
                 self.say(f"hands off the board, please: {why} once it is clear")
                 told = True
