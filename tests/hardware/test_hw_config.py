@@ -150,3 +150,25 @@ def test_backend_keys(tmp_path: Path) -> None:
     assert (settings.pin_factory, settings.gpio_chip, settings.i2c_bus) == ("rpigpio", 4, 3)
     with pytest.raises(ConfigError, match=r"backend\.pin_factory: must be one of lgpio, rpigpio"):
         load_config(write(tmp_path, '[backend]\npin_factory = "native"\n'))
+
+
+def test_the_example_config_loads_and_names_every_key() -> None:
+    """hardware/config.example.toml is the builder's reference: it loads, and it shows every
+    key the built-in defaults have (a key added to one and not the other fails here)."""
+    import tomllib
+    from pathlib import Path
+
+    from bermuda_hw.config import default_config_text
+
+    example = Path(__file__).resolve().parents[2] / "hardware" / "config.example.toml"
+    load_config(example)
+
+    def keys(table: dict[str, object], prefix: str = "") -> set[str]:
+        out: set[str] = set()
+        for k, v in table.items():
+            out |= keys(v, f"{prefix}{k}.") if isinstance(v, dict) else {prefix + k}
+        return out
+
+    defaults = keys(tomllib.loads(default_config_text()))
+    shown = keys(tomllib.loads(example.read_text("utf-8")))
+    assert defaults - shown == set()
