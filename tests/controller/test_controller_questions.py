@@ -60,18 +60,23 @@ def _dock_or_bump(table: Any) -> tuple[Move, str]:
     return Move("yellow-1", (x, "SUGAR")), x
 
 
-def test_a_tie_is_asked_and_answered_by_presses(make_table: MakeTable) -> None:
-    table = make_table(with_players=False, seed=1)
-    c = table.controller
+def _asked(table: Any) -> Move:
+    """Yellow docks at SUGAR, a board a bump with a 1 leaves too: the controller asks."""
     dock, _ = _dock_or_bump(table)
     set_out(table)
     table.run_until(lambda: table.mode() is Mode.READY, limit=80)
-    # yellow docks at SUGAR: the same board as yellow-1 stepping onto yellow-2 with a 1
     free = [b for b in table.board.ports["SUGAR"].berths
             if all(abs(b[0] - p[0]) + abs(b[1] - p[1]) > 4
                    for p in table.world.ship_positions().values())]
     table.world.place_ship("yellow-1", *free[0])
     table.run_until(lambda: table.mode() is Mode.ASK, limit=60)
+    return dock
+
+
+def test_a_tie_is_asked_and_answered_by_presses(make_table: MakeTable) -> None:
+    table = make_table(with_players=False, seed=1)
+    c = table.controller
+    dock = _asked(table)
     question = c.status.question
     assert question is not None and question.text.startswith("yellow:")
     option = next(k for k, moves in enumerate(question.moves, 1) if str(dock) in moves)
@@ -87,14 +92,7 @@ def test_a_tie_is_asked_and_answered_by_presses(make_table: MakeTable) -> None:
 def test_the_page_answers_too(make_table: MakeTable) -> None:
     table = make_table(with_players=False, seed=1)
     c = table.controller
-    dock, _ = _dock_or_bump(table)
-    set_out(table)
-    table.run_until(lambda: table.mode() is Mode.READY, limit=80)
-    free = [b for b in table.board.ports["SUGAR"].berths
-            if all(abs(b[0] - p[0]) + abs(b[1] - p[1]) > 4
-                   for p in table.world.ship_positions().values())]
-    table.world.place_ship("yellow-1", *free[0])
-    table.run_until(lambda: table.mode() is Mode.ASK, limit=60)
+    dock = _asked(table)
     question = c.status.question
     assert question is not None
     other = next(k for k, moves in enumerate(question.moves, 1) if str(dock) not in moves)
@@ -108,14 +106,7 @@ def test_the_page_s_answer_action_takes_the_option_s_text(make_table: MakeTable)
     """The page sends the option it shows; a wrong option is refused and changes nothing."""
     table = make_table(with_players=False, seed=1)
     c = table.controller
-    dock, _ = _dock_or_bump(table)
-    set_out(table)
-    table.run_until(lambda: table.mode() is Mode.READY, limit=80)
-    free = [b for b in table.board.ports["SUGAR"].berths
-            if all(abs(b[0] - p[0]) + abs(b[1] - p[1]) > 4
-                   for p in table.world.ship_positions().values())]
-    table.world.place_ship("yellow-1", *free[0])
-    table.run_until(lambda: table.mode() is Mode.ASK, limit=60)
+    dock = _asked(table)
     question = c.status.question
     assert question is not None
     refused = c.commands.submit("answer", {"option": "not an option"})
