@@ -16,6 +16,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from unittest import mock
 
 from bermuda_hw.controller.journal import Journal
 from bermuda_hw.controller.status import Mode
@@ -376,6 +377,90 @@ def _one_fault(fault: Fault, seed: int, at_frame: int) -> str | None:
         loaded = table.journal.load(table.board)
         if loaded is None or loaded[1].to_dict() != c.game.to_dict():
             return "the journal does not rebuild the game after recovery"
+        return None
+    except Exception:
+        return traceback.format_exc(limit=-3)
+    finally:
+        if table is not None:
+            table.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+# --- the wall clock jumps ------------------------------------------------------------------
+
+JUMPS_S = (3600.0, -3600.0, 86_400.0, -86_400.0, 37.5, -0.5)
+
+
+def clock_jumps(moments: int, seed: int = 0) -> Row:
+    """The wall clock stepped (as NTP does) during a move: no fault, the game goes on.
+
+    Motion, timeouts and the step thread run on the monotonic clock, which NTP
+    never steps; only the journal's timestamps and the snapshots' read the
+    wall clock. Each case steps `time.time` by one of `JUMPS_S` while the
+    cloud is moving, then plays on: the move must finish without a fault, the
+    game must make progress, and the journal must still rebuild the game.
+    """
+    row = Row("clock jumps (NTP step) during a move",
+              f"{moments}/{moments} no fault, game goes on")
+    rng = random.Random(seed)
+    started = time.monotonic()
+    for _ in range(moments):
+        row.cases += 1
+        note = _one_jump(rng.randrange(1_000_000), rng.choice(JUMPS_S), rng.randint(1, 3))
+        if note is None:
+            row.passed += 1
+        else:
+            row.fail(note)
+    row.seconds = time.monotonic() - started
+    return row
+
+
+def _one_jump(seed: int, jump_s: float, nth_move: int) -> str | None:
+    folder = Path(tempfile.mkdtemp(prefix="bermuda-hw-chaos-clock-"))
+    random.seed(seed)
+    table: Table | None = None
+    real_time = time.time
+    offset = [0.0]
+    moves_seen = [0]
+    reads_after = [0]
+
+    def wall() -> float:
+        if offset[0]:
+            reads_after[0] += 1
+        return real_time() + offset[0]
+
+    def on_line(_text: str) -> None:
+        if table is not None and table.mode() is Mode.MOVING:
+            moves_seen[0] += 1
+            if moves_seen[0] == nth_move:
+                offset[0] = jump_s
+
+    try:
+        with mock.patch("time.time", wall):
+            table = Table.build(folder / "state", fast_config(folder), players=2, seed=seed)
+            c = table.controller
+            c.listeners.append(on_line)
+            c.start()
+            table.steps(4000, until=lambda: offset[0] != 0.0 or table.mode() is Mode.OVER
+                        or table.mode() is Mode.FAULT)
+            if table.mode() is Mode.FAULT:
+                return f"FAULT before the jump: {c.status.message}"
+            if offset[0] == 0.0:
+                return f"no move {nth_move} to jump during (mode {table.mode().value})"
+            seq = c.status.seq
+            table.steps(3000, until=lambda: c.status.seq >= seq + 3 or table.mode() in (
+                Mode.FAULT, Mode.OVER))
+            if table.mode() is Mode.FAULT:
+                return f"jump {jump_s:+g} s: FAULT: {c.status.message}"
+            if c.status.seq < seq + 3 and table.mode() is not Mode.OVER:
+                return (f"jump {jump_s:+g} s: no progress ({table.mode().value}: "
+                        f"{c.status.message})")
+            assert c.game is not None
+            loaded = table.journal.load(table.board)
+            if loaded is None or loaded[1].to_dict() != c.game.to_dict():
+                return f"jump {jump_s:+g} s: the journal does not rebuild the game"
+            if reads_after[0] == 0:
+                return "the wall clock was not read after the jump: the case proves nothing"
         return None
     except Exception:
         return traceback.format_exc(limit=-3)

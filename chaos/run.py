@@ -54,10 +54,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sigterms", type=int, default=30, help="SIGTERMs at random moments")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--only", default="", help="comma-separated parts: fuzz, cuts, "
-                        "faults, sigterm, kill")
+                        "faults, clock, sigterm, kill")
     args = parser.parse_args(argv)
-    parts = set(args.only.split(",")) if args.only else {"fuzz", "cuts", "faults", "sigterm",
-                                                          "kill"}
+    parts = set(args.only.split(",")) if args.only else {"fuzz", "cuts", "faults", "clock",
+                                                          "sigterm", "kill"}
     import cv2
 
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
@@ -67,6 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         ("fuzz", lambda: fuzz_rows(args.fuzz, args.seed)),
         ("cuts", lambda: [campaign.power_cuts(args.cuts, args.seed)]),
         ("faults", lambda: [campaign.inject_faults(args.moments, args.seed)]),
+        ("clock", lambda: [campaign.clock_jumps(args.moments, args.seed)]),
         ("sigterm", lambda: [campaign.sigterms(args.sigterms, args.seed)]),
         ("kill", lambda: [campaign.kill_games(args.games, args.seed)]),
     ]

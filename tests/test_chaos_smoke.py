@@ -39,3 +39,8 @@ def test_sigterm_smoke() -> None:
 def test_kill_smoke() -> None:
     row = campaign.kill_games(1, seed=2, max_rounds=1, kills=1)
     assert row.passed == row.cases == 1, row.notes
+
+
+def test_clock_jump_smoke() -> None:
+    row = campaign.clock_jumps(1, seed=4)
+    assert row.passed == row.cases == 1, row.notes

@@ -20,6 +20,7 @@ import contextlib
 import json
 import os
 import sqlite3
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -62,7 +63,8 @@ CREATE TABLE entries (
 
 
 def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
+    """The wall clock, for the record only: the journal orders by id and seq, never by time."""
+    return datetime.fromtimestamp(time.time(), UTC).isoformat(timespec="seconds")
 
 
 @dataclass(frozen=True)
