@@ -82,12 +82,15 @@ class Backend:
         self.close()
 
 
-def create_backend(config: Config, simulate: bool) -> Backend:
-    """The backend for this run: `sim` if asked or configured, else `real`."""
+def create_backend(config: Config, simulate: bool, *, board: Board | None = None) -> Backend:
+    """The backend for this run: `sim` if asked or configured, else `real`.
+
+    `board`: the simulated table's board (its world needs it before the camera opens).
+    """
     if simulate or config.backend == "sim":
         from bermuda_hw.backends.sim import SimBackend
 
-        return SimBackend(config)
+        return SimBackend(config, board=board)
     from bermuda_hw.backends.real import RealBackend
 
     return RealBackend(config)
