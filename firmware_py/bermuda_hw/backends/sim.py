@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from bermuda_hw.backends import Backend
+from bermuda_hw.backends import Backend, RigMeasurement
 from bermuda_hw.config import sim_rig_config
 from bermuda_hw.sim.clock import VirtualClock
 from bermuda_hw.sim.pca9685 import FakeI2C, PCA9685Emulator
@@ -107,6 +107,13 @@ class SimBackend(Backend):
             stall_after=self.camera_stall_after, timeout_s=camera.timeout_s,
         )
         return self.camera
+
+    def measure(self, since_s: float = 0.0) -> RigMeasurement:
+        """Where the simulated cloud truly is, and the carriage's peaks from its step trace."""
+        peak_speed, peak_accel = self.rig.peaks(since_s=since_s)
+        x_mm, y_mm = self.rig.world.cloud_mm
+        return RigMeasurement(x_mm, y_mm, self.rig.world.cloud_heading_deg, peak_speed,
+                              peak_accel, self.rig.lost_steps)
 
     def pin(self, bcm: int) -> ObservedPin:
         """The mock pin for a BCM number (test-side access)."""

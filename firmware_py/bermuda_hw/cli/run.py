@@ -13,18 +13,23 @@ import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bermuda_hw.backends import create_backend
 from bermuda_hw.backends.camera_config import CameraConfig, parse_camera_config
 from bermuda_hw.cli.options import number, whole
 from bermuda_hw.cli.play import _players
+from bermuda_hw.clock import Clock
 from bermuda_hw.config import DEFAULT_CONFIG_PATH, Config, load_config
 from bermuda_hw.controller.journal import DB_NAME, DEFAULT_STATE_DIR, Journal
 from bermuda_hw.controller.statedir import StateLock, check_access, check_evidence, check_path
 from bermuda_hw.errors import ConfigError, HardwareError, StateError
 from bermuda_hw.rules.board import Board, load_board
 from bermuda_hw.rules.game import DIE_MODES, GameOptions
+
+if TYPE_CHECKING:
+    from bermuda_hw.controller.daemon import Controller
+    from bermuda_hw.web.service import Page
 
 # The simulated table renders small frames and settles on fewer of them: a fast game.
 SIM_CAMERA = {"width_px": 640, "height_px": 480, "stable_frames": 2, "stable_min_time_s": 0.1}
@@ -103,7 +108,7 @@ def register(subparsers: Any) -> None:
 
 
 class _ClockFormatter(logging.Formatter):
-    def __init__(self, clock: Any) -> None:
+    def __init__(self, clock: Clock) -> None:
         super().__init__("%(message)s")
         self.clock = clock
 
@@ -111,7 +116,7 @@ class _ClockFormatter(logging.Formatter):
         return f"[{self.clock.monotonic():8.1f} s] {super().format(record)}"
 
 
-def _logging(clock: Any, simulate: bool) -> logging.Handler:
+def _logging(clock: Clock, simulate: bool) -> logging.Handler:
     handler = logging.StreamHandler(sys.stdout)
     handler.setFormatter(_ClockFormatter(clock) if simulate else logging.Formatter("%(message)s"))
     logger = logging.getLogger("bermuda_hw.controller")
@@ -122,7 +127,7 @@ def _logging(clock: Any, simulate: bool) -> logging.Handler:
 
 
 @contextlib.contextmanager
-def _logged(clock: Any, simulate: bool) -> Iterator[None]:
+def _logged(clock: Clock, simulate: bool) -> Iterator[None]:
     """The controller's log on stdout while the daemon runs."""
     handler = _logging(clock, simulate)
     try:
@@ -145,8 +150,8 @@ def _config(args: argparse.Namespace, simulate: bool) -> Config:
     return config
 
 
-def _start_page(controller: Any, board: Any, config: Config, state_dir: Path, simulate: bool,
-                bind: str | None) -> Any:
+def _start_page(controller: Controller, board: Board, config: Config, state_dir: Path,
+                simulate: bool, bind: str | None) -> Page:
     from bermuda_hw.config import WebConfig
     from bermuda_hw.web.pairing import pairing_url
     from bermuda_hw.web.service import start_page
