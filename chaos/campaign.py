@@ -345,7 +345,7 @@ def _one_fault(fault: Fault, seed: int, at_frame: int) -> str | None:
     random.seed(seed)
     table: Table | None = None
     try:
-        table = Table.build(folder / "state", fast_config(folder), players=2, seed=seed)
+        table = Table.on(folder / "state", fast_config(folder), players=2, seed=seed)
         c = table.controller
         c.start()
         table.steps(at_frame)

@@ -26,7 +26,7 @@ def main(argv: list[str]) -> int:
     state_dir = Path(argv[0])
     players, seed, max_rounds = int(argv[1]), int(argv[2]), int(argv[3])
     config = fast_config(state_dir.parent)
-    table = Table.build(state_dir, config, players=players, seed=seed)
+    table = Table.on(state_dir, config, players=players, seed=seed)
     c = table.controller
     try:
         c.start()

@@ -8,26 +8,15 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from gpiozero import Device
 
-from bermuda_hw.backends.camera import CameraSource
-from bermuda_hw.backends.camera_config import parse_camera_config
-from bermuda_hw.backends.sim import SimBackend
 from bermuda_hw.config import Config, load_config
-from bermuda_hw.controller.daemon import Controller
-from bermuda_hw.controller.journal import Journal
-from bermuda_hw.controller.status import Mode
-from bermuda_hw.devices.controls import TableControls
-from bermuda_hw.motion.mover import CloudMover
 from bermuda_hw.rules.board import Board, load_board
 from bermuda_hw.rules.game import Game, ShipStatus
-from bermuda_hw.sim.players import SimulatedPlayers
-from bermuda_hw.sim.scene import WorldScene
+from bermuda_hw.sim.table import SimTable
 from bermuda_hw.sim.world import World
-from bermuda_hw.vision.stability import StabilitySettings
 
 FAST_TABLE = """
 [gantry.x]
@@ -51,76 +40,17 @@ def fast_config(folder: Path) -> Config:
     return load_config(path)
 
 
-@dataclass
-class Table:
+class Table(SimTable):
     """One simulated table and its controller, built like `bermuda-hw run --simulate`."""
 
-    board: Board
-    config: Config
-    world: World
-    backend: SimBackend
-    mover: CloudMover
-    controls: TableControls
-    journal: Journal
-    controller: Controller
-    players: SimulatedPlayers
-    log: list[str] = field(default_factory=list)
-
     @classmethod
-    def build(cls, state_dir: Path, config: Config, *, players: int = 2, seed: int = 1,
-              board: Board | None = None) -> Table:
-        board = board or load_board()
-        world = World(board)
-        backend = SimBackend(config, world)
-        mover = CloudMover(config, backend, board)
-        controls = TableControls(config.controls, pin_factory=backend.pin_factory)
-        journal = Journal.in_state_dir(state_dir)
-        camera_config = parse_camera_config(config.camera)
-        holder: list[SimulatedPlayers] = []
-
-        def open_camera() -> CameraSource:
-            camera = backend.open_camera(board, camera_config)
-            for p in holder:
-                assert backend.scene is not None
-                p.scene = backend.scene
-                p.attach()
-            return camera
-
-        controller = Controller(
-            board=board, journal=journal, open_camera=open_camera, mover=mover,
-            controls=controls, clock=backend.clock,
-            stability=StabilitySettings(camera_config.stable_frames,
-                                        camera_config.stable_min_time_s),
-            players=players, seed=seed)
-        sim_players = SimulatedPlayers(controller, world, WorldScene(world, board),
-                                       backend.pin(config.controls.spin_button_pin), seed=seed)
-        holder.append(sim_players)
-        table = cls(board, config, world, backend, mover, controls, journal, controller,
-                    sim_players)
-        controller.listeners.append(table.log.append)
-        return table
-
-    def mode(self) -> Mode:
-        return self.controller.status.mode
-
-    def press(self) -> None:
-        pin = self.backend.pin(self.config.controls.spin_button_pin)
-        pin.drive_low()
-        pin.drive_high()
-
-    def steps(self, n: int, until: object = None) -> int:
-        for i in range(n):
-            if callable(until) and until():
-                return i
-            self.controller.step()
-        return n
+    def on(cls, state_dir: Path, config: Config, *, players: int = 2, seed: int = 1,
+           board: Board | None = None) -> Table:
+        """A table on `state_dir` (the board: the classic one unless given)."""
+        return cls.build(config, board or load_board(), state_dir, players=players, seed=seed)
 
     def close(self) -> None:
-        self.controller.close()
-        self.controls.close()
-        self.mover.close()
-        self.backend.close()
-        self.journal.close()
+        super().close()
         Device.pin_factory = None
 
 

@@ -44,3 +44,23 @@ def test_cloud_reports_a_bad_configuration(
 def test_cloud_refuses_a_bad_spin(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["cloud", "--simulate", "--spin", "Q 2 N"]) == 1
     assert "cloud letter" in capsys.readouterr().err
+
+
+def test_cloud_reports_the_measured_pose_and_fails_when_it_differs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the rig as built has its axes 7 mm further along the board than the configuration believes
+    (tmp_path / "true-rig.toml").write_text(
+        "[gantry.x]\nmicrosteps = 4\nboard_offset_mm = 27.0\n"
+        "[gantry.y]\nmicrosteps = 4\nboard_offset_mm = 27.0\n")
+    belief = tmp_path / "belief.toml"
+    belief.write_text("[gantry.x]\nmicrosteps = 4\n[gantry.y]\nmicrosteps = 4\n"
+                      "[sim]\nrig = \"true-rig.toml\"\n")
+    assert main(["cloud", "--simulate", "--config", str(belief), "--spin", "C 2 N",
+                 "--json"]) == 1
+    captured = capsys.readouterr()
+    result = json.loads(captured.out)
+    assert result["pose"]["x_mm"] == 254.0 and result["sim_truth"]["letter"] == "C"
+    assert result["sim_truth"]["x_mm"] == pytest.approx(261.0, abs=0.1)
+    assert captured.err.startswith("bermuda-hw: error: the cloud was measured at x 261.00 mm")
+    assert "(0 lost steps)" in captured.err

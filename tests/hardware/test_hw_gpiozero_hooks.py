@@ -58,6 +58,13 @@ class _Broken:
     def on(self) -> None:
         raise RuntimeError("a wiring fault")
 
+    def off(self) -> None:
+        raise RuntimeError("a wiring fault")
+
+    def blink(self, on_time: float = 1, off_time: float = 1, n: int | None = None,
+              background: bool = True) -> None:
+        raise RuntimeError("a wiring fault")
+
 
 def test_signals_ignore_a_closed_led_but_not_other_errors() -> None:
     factory = MockFactory()
@@ -71,6 +78,8 @@ def test_signals_ignore_a_closed_led_but_not_other_errors() -> None:
         signals.off()
         with pytest.raises(RuntimeError, match="wiring"):
             TableSignals(_Broken()).show(Pattern.READY)
+        with pytest.raises(RuntimeError, match="wiring"):
+            TableSignals(_Broken()).count(3)
     finally:
         factory.reset()
         factory.close()

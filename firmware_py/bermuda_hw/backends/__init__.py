@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import threading
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -36,11 +38,23 @@ class I2CBus(Protocol):
     ) -> None: ...
 
 
-class Backend:
+@dataclass(frozen=True)
+class RigMeasurement:
+    """The cloud and the carriage as measured on the table itself, not as the plan has them."""
+
+    x_mm: float  # the cloud's centre, board frame
+    y_mm: float
+    heading_deg: float  # the cloud's heading, clockwise from north
+    peak_speed_mm_s: float  # the carriage's, over the time measured
+    peak_accel_mm_s2: float
+    lost_steps: int  # steps the motors were sent but did not make
+
+
+class Backend(ABC):
     """Hands out a gpiozero pin factory, an I2C bus, a camera and a clock.
 
     Devices receive a backend and take what they need from it; nothing above
-    asks which backend it runs on.
+    asks which backend it runs on. `RealBackend` and `SimBackend` implement it.
     """
 
     name = "abstract"
@@ -55,17 +69,23 @@ class Backend:
         self._closed = False
 
     @property
+    @abstractmethod
     def pin_factory(self) -> Any:
         """The gpiozero pin factory that devices pass as `pin_factory=`."""
-        raise NotImplementedError
 
+    @abstractmethod
     def i2c(self) -> I2CBus:
         """The I2C bus (opened on first use)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def open_camera(self, board: Board, camera: CameraConfig | None = None) -> CameraSource:
         """The camera over `board` (not yet opened), as the `[camera]` section describes."""
-        raise NotImplementedError
+
+    @abstractmethod
+    def measure(self, since_s: float = 0.0) -> RigMeasurement | None:
+        """The cloud's pose and the carriage's peaks since `since_s` (on this backend's
+        clock), measured on the table; None where nothing measures them (the real rig
+        knows only what it commanded)."""
 
     def close(self) -> None:
         """Release the pin factory and the bus; closing twice is fine."""
@@ -82,12 +102,15 @@ class Backend:
         self.close()
 
 
-def create_backend(config: Config, simulate: bool) -> Backend:
-    """The backend for this run: `sim` if asked or configured, else `real`."""
+def create_backend(config: Config, simulate: bool, *, board: Board | None = None) -> Backend:
+    """The backend for this run: `sim` if asked or configured, else `real`.
+
+    `board`: the simulated table's board (its world needs it before the camera opens).
+    """
     if simulate or config.backend == "sim":
         from bermuda_hw.backends.sim import SimBackend
 
-        return SimBackend(config)
+        return SimBackend(config, board=board)
     from bermuda_hw.backends.real import RealBackend
 
     return RealBackend(config)

@@ -7,7 +7,7 @@ import os
 import tempfile
 from typing import TYPE_CHECKING, Any
 
-from bermuda_hw.backends import Backend, I2CBus
+from bermuda_hw.backends import Backend, I2CBus, RigMeasurement
 from bermuda_hw.backends.i2c import SMBusI2C
 from bermuda_hw.clock import WallClock
 from bermuda_hw.errors import BermudaError, HardwareError
@@ -147,6 +147,10 @@ class RealBackend(Backend):
             return sources.ImageFolderSource(spec, fps=camera.replay_fps, loop=camera.replay_loop,
                                              timeout_s=camera.timeout_s)
         return sources.VideoFileSource(spec, timeout_s=camera.timeout_s)
+
+    def measure(self, since_s: float = 0.0) -> RigMeasurement | None:
+        """None: the rig has no sensor for the cloud's pose beyond the camera."""
+        return None
 
     def close(self) -> None:
         if self._i2c is not None:

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from bermuda_hw.backends import Backend
+from bermuda_hw.backends import Backend, RigMeasurement
 from bermuda_hw.config import sim_rig_config
 from bermuda_hw.sim.clock import VirtualClock
 from bermuda_hw.sim.pca9685 import FakeI2C, PCA9685Emulator
 from bermuda_hw.sim.rig import ObservedPin, SimRig, make_mock_factory
+from bermuda_hw.sim.world import World
 
 if TYPE_CHECKING:
     from bermuda_hw.backends.camera_config import CameraConfig
@@ -18,7 +19,6 @@ if TYPE_CHECKING:
     from bermuda_hw.sim.camera import SimulatedCamera
     from bermuda_hw.sim.render import Scene
     from bermuda_hw.sim.scene import WorldScene
-    from bermuda_hw.sim.world import World
 
 REFERENCE_WIDTH_PX = 1280  # the renderer's default camera: focal length scales with the width
 REFERENCE_FOCAL_PX = 1150.0
@@ -30,9 +30,11 @@ class SimBackend(Backend):
     name = "sim"
 
     def __init__(
-        self, config: Config, world: World | None = None, truth: Config | None = None
+        self, config: Config, world: World | None = None, truth: Config | None = None, *,
+        board: Board | None = None,
     ) -> None:
-        """`truth`: the simulated rig's real mechanics (default: `[sim] rig`, else `config`).
+        """`world`: the simulated table (default: a new one of `board`); `truth`: the
+        simulated rig's real mechanics (default: `[sim] rig`, else `config`).
 
         The faults of `[sim]` are injected where the hardware would show them:
         a dead endstop at its pin, a missing PCA9685 on the bus (nothing
@@ -48,6 +50,8 @@ class SimBackend(Backend):
             self.bus.attach(self.pca)
         if truth is None:
             truth = sim_rig_config(config)
+        if world is None:
+            world = World(board)
         self.rig = SimRig(config, clock, world=world, truth=truth)
         self._factory = make_mock_factory(self.rig.on_pin_change, clock)
         self.rig.attach(self._factory, self.pca)
@@ -103,6 +107,13 @@ class SimBackend(Backend):
             stall_after=self.camera_stall_after, timeout_s=camera.timeout_s,
         )
         return self.camera
+
+    def measure(self, since_s: float = 0.0) -> RigMeasurement:
+        """Where the simulated cloud truly is, and the carriage's peaks from its step trace."""
+        peak_speed, peak_accel = self.rig.peaks(since_s=since_s)
+        x_mm, y_mm = self.rig.world.cloud_mm
+        return RigMeasurement(x_mm, y_mm, self.rig.world.cloud_heading_deg, peak_speed,
+                              peak_accel, self.rig.lost_steps)
 
     def pin(self, bcm: int) -> ObservedPin:
         """The mock pin for a BCM number (test-side access)."""

@@ -13,21 +13,23 @@ import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bermuda_hw.backends import create_backend
-from bermuda_hw.backends.camera import CameraSource
 from bermuda_hw.backends.camera_config import CameraConfig, parse_camera_config
 from bermuda_hw.cli.options import number, whole
 from bermuda_hw.cli.play import _players
+from bermuda_hw.clock import Clock
 from bermuda_hw.config import DEFAULT_CONFIG_PATH, Config, load_config
 from bermuda_hw.controller.journal import DB_NAME, DEFAULT_STATE_DIR, Journal
 from bermuda_hw.controller.statedir import StateLock, check_access, check_evidence, check_path
-from bermuda_hw.devices.controls import TableControls
 from bermuda_hw.errors import ConfigError, HardwareError, StateError
-from bermuda_hw.motion.mover import CloudMover
 from bermuda_hw.rules.board import Board, load_board
 from bermuda_hw.rules.game import DIE_MODES, GameOptions
+
+if TYPE_CHECKING:
+    from bermuda_hw.controller.daemon import Controller
+    from bermuda_hw.web.service import Page
 
 # The simulated table renders small frames and settles on fewer of them: a fast game.
 SIM_CAMERA = {"width_px": 640, "height_px": 480, "stable_frames": 2, "stable_min_time_s": 0.1}
@@ -106,7 +108,7 @@ def register(subparsers: Any) -> None:
 
 
 class _ClockFormatter(logging.Formatter):
-    def __init__(self, clock: Any) -> None:
+    def __init__(self, clock: Clock) -> None:
         super().__init__("%(message)s")
         self.clock = clock
 
@@ -114,7 +116,7 @@ class _ClockFormatter(logging.Formatter):
         return f"[{self.clock.monotonic():8.1f} s] {super().format(record)}"
 
 
-def _logging(clock: Any, simulate: bool) -> logging.Handler:
+def _logging(clock: Clock, simulate: bool) -> logging.Handler:
     handler = logging.StreamHandler(sys.stdout)
     handler.setFormatter(_ClockFormatter(clock) if simulate else logging.Formatter("%(message)s"))
     logger = logging.getLogger("bermuda_hw.controller")
@@ -125,7 +127,7 @@ def _logging(clock: Any, simulate: bool) -> logging.Handler:
 
 
 @contextlib.contextmanager
-def _logged(clock: Any, simulate: bool) -> Iterator[None]:
+def _logged(clock: Clock, simulate: bool) -> Iterator[None]:
     """The controller's log on stdout while the daemon runs."""
     handler = _logging(clock, simulate)
     try:
@@ -148,8 +150,8 @@ def _config(args: argparse.Namespace, simulate: bool) -> Config:
     return config
 
 
-def _start_page(controller: Any, board: Any, config: Config, state_dir: Path, simulate: bool,
-                bind: str | None) -> Any:
+def _start_page(controller: Controller, board: Board, config: Config, state_dir: Path,
+                simulate: bool, bind: str | None) -> Page:
     from bermuda_hw.config import WebConfig
     from bermuda_hw.web.pairing import pairing_url
     from bermuda_hw.web.service import start_page
@@ -201,66 +203,44 @@ def _run(args: argparse.Namespace, early_stop: threading.Event) -> int:
 def _run_locked(args: argparse.Namespace, simulate: bool, config: Config,
                 camera_config: CameraConfig, board: Board, state_dir: Path,
                 early_stop: threading.Event) -> int:
-    from bermuda_hw.controller.daemon import Controller
     from bermuda_hw.controller.status import Mode
-    from bermuda_hw.vision.stability import StabilitySettings
+    from bermuda_hw.controller.table import TableParts, build_parts
 
-    world = None
-    if simulate:
-        from bermuda_hw.backends.sim import SimBackend
-        from bermuda_hw.sim.world import World
-
-        world = World(board)
-        backend: Any = SimBackend(config, world)
-    else:
-        backend = create_backend(config, False)
     reader = None
     if camera_config.calibration:
         from bermuda_hw.vision import BoardReader, load_calibration
 
         reader = BoardReader(board, load_calibration(camera_config.calibration,
                                                         board.ship_colors))
-    players: Any = None
     with (
         Journal.in_state_dir(state_dir) as journal,
-        backend,
+        create_backend(config, simulate, board=board) as backend,
         # before the devices: the pin factory and gpiochip are logged when they are built
         _logged(backend.clock, simulate),
-        CloudMover(config, backend, board) as mover,
-        TableControls(config.controls, pin_factory=backend.pin_factory) as controls,
+        contextlib.ExitStack() as parts_closed,
     ):
+        players, options = args.players or 4, GameOptions(die=args.die)
+        if simulate:
+            from bermuda_hw.backends.sim import SimBackend
+            from bermuda_hw.sim.table import SimTable
+            from bermuda_hw.sim.truth import TRUTH_FILE, TruthLog
 
-        def open_camera() -> CameraSource:
-            camera: CameraSource = backend.open_camera(board, camera_config)
-            if players is not None:
-                players.scene = backend.scene
-                players.attach()
-            return camera
-
-        controller = Controller(
-            board=board, journal=journal, open_camera=open_camera, mover=mover,
-            controls=controls, clock=backend.clock, reader=reader,
-            stability=StabilitySettings(camera_config.stable_frames,
-                                        camera_config.stable_min_time_s),
-            players=args.players or 4, seed=args.seed, options=GameOptions(die=args.die),
-        )
+            assert isinstance(backend, SimBackend)
+            parts: TableParts = SimTable.build(
+                config, board, state_dir, backend=backend, journal=journal, reader=reader,
+                players=players, seed=args.seed, options=options,
+                truth=TruthLog(state_dir / TRUTH_FILE),  # the players' true moves
+            )
+        else:
+            parts = build_parts(backend, board, config, journal, camera=camera_config,
+                                reader=reader, players=players, seed=args.seed, options=options)
+        parts_closed.callback(parts.close)
+        controller = parts.controller
         current = journal.current()
         if current is not None and (args.players is not None or args.seed is not None):
             controller.say(f"{state_dir}: game {current.id} is in the journal and resumes as "
                            "it is: --players and --seed apply only to a new game (`bermuda-hw "
                            "game new`)")
-        if simulate:
-            from bermuda_hw.sim.players import SimulatedPlayers
-            from bermuda_hw.sim.scene import WorldScene
-            from bermuda_hw.sim.truth import TRUTH_FILE, TruthLog
-
-            assert world is not None
-            players = SimulatedPlayers(
-                controller, world, WorldScene(world, board),
-                backend.pin(config.controls.spin_button_pin),
-                seed=args.seed if args.seed is not None else 0,
-                truth=TruthLog(state_dir / TRUTH_FILE),  # the players' true moves
-            )
 
         progress = {"seq": -1, "frame": 0}
 
@@ -303,7 +283,7 @@ def _run_locked(args: argparse.Namespace, simulate: bool, config: Config,
                 page.stop()
             if voice is not None:
                 voice.close()
-            controller.close()
+            parts.close()
         if controller.stopping:
             print("stopping: motors stopped, the game is saved", flush=True)
         if simulate:

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bermuda_hw.backends import Backend, create_backend
 from bermuda_hw.config import DEFAULT_CONFIG_PATH, Config, load_config
 from bermuda_hw.rigcheck.owner import Owner, Reading, TerminalOwner
 from bermuda_hw.rigcheck.selftest import CheckLine, run_selftest
 from bermuda_hw.rules.board import LETTERS, load_board
+
+if TYPE_CHECKING:
+    from bermuda_hw.backends.sim import SimBackend
 
 
 def register(subparsers: Any) -> None:
@@ -53,13 +56,16 @@ def make_owner(backend: Backend, config: Config, simulate: bool) -> Owner:
     """The owner at the terminal, or on the simulated rig a script acting on the simulation."""
     if not simulate and backend.name != "sim":
         return TerminalOwner()
+    from bermuda_hw.backends.sim import SimBackend
+
+    assert isinstance(backend, SimBackend)  # `--simulate` or `backend = "sim"`
     return ScriptedOwner(backend, config)
 
 
 class ScriptedOwner:
     """Acts on the simulated rig as an owner would: presses switches, looks at the table."""
 
-    def __init__(self, backend: Any, config: Config) -> None:
+    def __init__(self, backend: SimBackend, config: Config) -> None:
         self.backend = backend
         self.config = config
 

@@ -62,6 +62,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bermuda_hw.backends.camera import CameraSource, Frame
+from bermuda_hw.clock import Clock
 from bermuda_hw.controller.commands import ActionRefused, Command, CommandQueue
 from bermuda_hw.controller.identify import (
     Difference,
@@ -80,6 +81,7 @@ from bermuda_hw.controller.referee import (
     observation_evidence,
     place_observability,
 )
+from bermuda_hw.controller.seams import Controls, Mover
 from bermuda_hw.controller.signals import Pattern, TableSignals
 from bermuda_hw.controller.snapshot import Snapshot, change_key, take
 from bermuda_hw.controller.status import Mode, Question, Status
@@ -178,10 +180,10 @@ class Controller:
         board: Board,
         journal: Journal,
         open_camera: Callable[[], CameraSource],
-        mover: Any,
-        controls: Any,
-        clock: Any,
-        reader: Any = None,
+        mover: Mover,
+        controls: Controls,
+        clock: Clock,
+        reader: BoardReader | None = None,
         stability: StabilitySettings | None = None,
         players: int = 4,
         seed: int | None = None,
@@ -198,7 +200,7 @@ class Controller:
         self.players = players
         self.seed = seed
         self.options = options
-        self.signals = TableSignals(controls.status_led, getattr(controls, "buzzer", None))
+        self.signals = TableSignals(controls.status_led, controls.buzzer)
         self.status = Status()
         self.game: Game | None = None
         self.game_id = 0
@@ -403,8 +405,7 @@ class Controller:
     def _reset_stream(self) -> None:
         """Forget the last stable state: the next one is reported even if it looks the same."""
         if self.stream is not None:
-            self.stream.stabilizer.reset()
-            self.stream.stabilizer.current = None
+            self.stream.forget()
 
     def _board_clear(self) -> bool:
         """The last frame (read this step) shows the board, with no hand over it."""
@@ -463,7 +464,7 @@ class Controller:
         start = self.mover.pose()
         self.mover.goto_dot(start.col, start.row)  # after homing: onto the nearest dot first
         route = clear_route(self.board, start, goal, _ship_points(game),
-                            clockwise_only=getattr(self.mover.rotation, "kind", "") != "servo")
+                            clockwise_only=self.mover.clockwise_only)
         if route.swept:
             ships = sorted({sid.partition("#")[0] for sid in route.swept})
             self.say(f"the cloud passes near {', '.join(ships)} on its way to dot "
@@ -660,10 +661,10 @@ class Controller:
         cloud = observation.cloud
         if cloud is None:
             return
-        if cloud.letter != self.mover.rotation.letter:
+        if cloud.letter != self.mover.letter:
             self.say(f"the cloud shows letter {LETTERS[cloud.letter]}: turning it to "
                      f"{LETTERS[game.pose.letter]}")
-            self.mover.rotation.assume_letter(cloud.letter)
+            self.mover.assume_letter(cloud.letter)
             try:
                 self.mover.turn_to(game.pose.letter)
             except HardwareError as exc:
@@ -1144,7 +1145,7 @@ class Controller:
                             f"{MAX_LETTER_RETRIES} corrections: check the rotation's coupling")
                 return False
             self.say(f"the cloud shows letter {seen}, not {wanted}: turning it to {wanted}")
-            self.mover.rotation.assume_letter(cloud.letter)
+            self.mover.assume_letter(cloud.letter)
             try:
                 self.mover.turn_to(pending.spin.letter)
             except HardwareError as exc:

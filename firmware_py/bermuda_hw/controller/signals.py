@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import contextlib
 from enum import StrEnum
-from typing import Any
 
 from gpiozero.exc import DeviceClosed
+
+from bermuda_hw.controller.seams import Beeper, Light
 
 
 class Pattern(StrEnum):
@@ -41,7 +42,7 @@ _BEEPS: dict[Pattern, tuple[float, float, int]] = {
 class TableSignals:
     """Drives the status LED (and the buzzer, if there is one) from a pattern."""
 
-    def __init__(self, led: Any, buzzer: Any = None) -> None:
+    def __init__(self, led: Light, buzzer: Beeper | None = None) -> None:
         self.led = led
         self.buzzer = buzzer
         self.pattern: Pattern | None = None
@@ -67,7 +68,7 @@ class TableSignals:
         """Show a number: n short flashes (and beeps), e.g. the die a press rolled;
         the pattern shown before takes over again at the next change."""
         self.pattern = None
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(DeviceClosed):
             self.led.blink(on_time=0.25, off_time=0.25, n=n, background=True)
             if self.buzzer is not None:
                 self.buzzer.beep(on_time=0.05, off_time=0.2, n=n, background=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections.abc import Callable
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from adafruit_motor import stepper as motor_stepper
 from adafruit_motor.servo import Servo
@@ -24,13 +24,18 @@ from bermuda_hw.config import ServoRotationConfig, StepperRotationConfig
 from bermuda_hw.errors import BusError, EmergencyStopError
 from bermuda_hw.planning.kinematics import ServoRotationKinematics, StepperRotationKinematics
 
+if TYPE_CHECKING:
+    from bermuda_hw.backends import Backend, I2CBus
+    from bermuda_hw.config import Config
+
 T = TypeVar("T")
 
 
 class PCA9685Board:
     """One PCA9685 behind one lock (the Adafruit driver shares a buffer between calls)."""
 
-    def __init__(self, i2c: Any, *, address: int, frequency_hz: float, lock: Any) -> None:
+    def __init__(self, i2c: I2CBus, *, address: int, frequency_hz: float,
+                 lock: threading.RLock) -> None:
         self.address = address
         self.lock: threading.RLock = lock
         self._closed = False
@@ -218,7 +223,7 @@ class ServoRotation:
 
 
 def create_rotation(
-    backend: Any, config: Any, letter_headings_deg: tuple[float, ...] | None = None
+    backend: Backend, config: Config, letter_headings_deg: tuple[float, ...] | None = None
 ) -> tuple[PCA9685Board, RotationActuator]:
     """The PCA9685 and the configured actuator on it.
 

@@ -117,7 +117,7 @@ class CloudMover:
         self._steps = (0, 0)
         self._pca: PCA9685Board | None = None
         self.estop_reason: str | None = None
-        self._interlock: Any = None
+        self._interlock: Callable[[], bool] | None = None
         self._heartbeat: Callable[[], None] | None = None
         self._watch_fault: HardwareError | None = None
         self._quiet: list[Pausable] = []
@@ -309,7 +309,7 @@ class CloudMover:
                     f"max_step_rate_hz = {limit_hz:g}"
                 )
 
-    def set_interlock(self, blocked: Any) -> None:
+    def set_interlock(self, blocked: Callable[[], bool] | None) -> None:
         """`blocked()` is True while motion is forbidden (an e-stop button held down).
 
         It is read before homing and, as a level, between steps of every move.
@@ -377,6 +377,20 @@ class CloudMover:
     def turn_to(self, letter: int) -> float:
         """Turn the cloud to a letter (clockwise with the stepper); returns degrees turned."""
         return self._turn(lambda: self.rotation.turn_to(letter, self._estop))
+
+    @property
+    def letter(self) -> int:
+        """The letter the rotation believes the cloud shows at the notch."""
+        return self.rotation.letter
+
+    @property
+    def clockwise_only(self) -> bool:
+        """The rotation turns the cloud clockwise only (a stepper; a servo turns back)."""
+        return self.rotation.kind != "servo"
+
+    def assume_letter(self, letter: int) -> None:
+        """Declare which letter the cloud shows (the start pose, or as the camera saw it)."""
+        self.rotation.assume_letter(letter)
 
     def turn_half_steps(self, count: int) -> float:
         """Turn a stepper rotation clockwise by some half steps (calibration); degrees turned."""

@@ -1,6 +1,6 @@
 """One whole game on the simulated table, with its truth checked: for benchmarks and tests.
 
-`play_game` builds the table as `bermuda-hw run --simulate` does (simulated
+`play_game` builds the table as `bermuda-hw run --simulate` does (`SimTable`: simulated
 backend, mover, controls, journal, controller, simulated players), plays
 until the game is over, the table makes no progress, or a round limit, and
 reports what the referee did against the truth: the committed moves whose
@@ -18,24 +18,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bermuda_hw.backends.camera import CameraSource
-from bermuda_hw.backends.camera_config import parse_camera_config
-from bermuda_hw.backends.sim import SimBackend
 from bermuda_hw.config import Config
 from bermuda_hw.controller.daemon import Controller
-from bermuda_hw.controller.journal import Journal
 from bermuda_hw.controller.status import Mode
-from bermuda_hw.devices.controls import TableControls
-from bermuda_hw.motion.mover import CloudMover
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.game import GameOptions
 from bermuda_hw.sim.faults import SceneFaults
-from bermuda_hw.sim.players import SimulatedPlayers
-from bermuda_hw.sim.render import Scene
-from bermuda_hw.sim.scene import WorldScene
+from bermuda_hw.sim.table import SimTable
 from bermuda_hw.sim.truth import InvariantWatch, MoveCheck, TableDifference, compare_moves
 from bermuda_hw.sim.world import World
-from bermuda_hw.vision.stability import StabilitySettings
 
 STUCK_FRAMES = 800  # the simulated players act on a request well within this many frames
 MAX_ROUNDS = 60
@@ -115,44 +106,13 @@ def play_game(
 ) -> GameReport:
     """Play one game on a fresh simulated table; see the module's docstring."""
     report = GameReport(players, seed)
-    world = World(board)
-    camera_config = parse_camera_config(config.camera, config.source)
     started = time.perf_counter()
-    backend = SimBackend(config, world)
-    with (
-        Journal.in_state_dir(state_dir) as journal,
-        backend,
-        CloudMover(config, backend, board) as mover,
-        TableControls(config.controls, pin_factory=backend.pin_factory) as controls,
-    ):
-        if faults is not None:
-            def wrapped(scene: Callable[[], Scene]) -> Callable[[], Scene]:
-                assert faults is not None
-                return faults.wrap(scene)
-
-            backend.scene_wrapper = wrapped
-        sim_players: list[SimulatedPlayers] = []
-
-        def open_camera() -> CameraSource:
-            camera: CameraSource = backend.open_camera(board, camera_config)
-            for p in sim_players:
-                assert backend.scene is not None
-                p.scene = backend.scene
-                p.attach()
-            return camera
-
-        controller = Controller(
-            board=board, journal=journal, open_camera=open_camera, mover=mover,
-            controls=controls, clock=backend.clock,
-            stability=StabilitySettings(camera_config.stable_frames,
-                                        camera_config.stable_min_time_s),
-            players=players, seed=seed, options=options,
-        )
-        controller.listeners.append(report.log.append)
-        table_players = SimulatedPlayers(
-            controller, world, WorldScene(world, board),
-            backend.pin(config.controls.spin_button_pin), seed=seed, **player_options)
-        sim_players.append(table_players)
+    with SimTable.build(config, board, state_dir, players=players, seed=seed, options=options,
+                        faults=faults, **player_options) as table:
+        controller, world, backend = table.controller, table.world, table.backend
+        report.log = table.log
+        table_players = table.players
+        assert table_players is not None
         watch = InvariantWatch(controller, world)
         try:
             controller.start()

@@ -155,6 +155,11 @@ class ObservationStream:
         self.last_reading = reading
         return self.stabilizer.push(reading)
 
+    def forget(self) -> None:
+        """Forget the last stable state: the next one is reported even if it looks the same."""
+        self.stabilizer.reset()
+        self.stabilizer.current = None
+
     def __iter__(self) -> Iterator[BoardObservation]:
         while True:
             observation = self.step()
