@@ -36,7 +36,7 @@ def test_controls_in_picamera2_s_names() -> None:
         ("colour_gains", [1.0], "red, blue"),
         ("af_mode", "sometimes", "manual, auto, continuous"),
         ("flicker_hz", 55, "0, 50 or 60"),
-        ("exposure_time_us", -1, "from 0"),
+        ("exposure_time_us", -1, "at least 0"),
         ("lens_position", "near", "number"),
     ],
 )
