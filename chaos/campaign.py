@@ -20,7 +20,7 @@ from pathlib import Path
 from bermuda_hw.controller.journal import Journal
 from bermuda_hw.controller.status import Mode
 from bermuda_hw.errors import BermudaError
-from bermuda_hw.rules.board import load_board
+from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.game import Game, Phase
 from chaos.table import Table, fast_config
 

@@ -34,7 +34,7 @@ from bermuda_hw.controller.journal import Journal
 from bermuda_hw.errors import BermudaError
 from bermuda_hw.planning.kinematics import GantryKinematics
 from bermuda_hw.planning.limits import SoftLimits
-from bermuda_hw.rules.board import load_board
+from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.game import Game, Phase
 from bermuda_hw.vision.colors import load_calibration
 

@@ -22,7 +22,8 @@ from bermuda_hw.controller.journal import Journal
 from bermuda_hw.controller.status import Mode
 from bermuda_hw.devices.controls import TableControls
 from bermuda_hw.motion.mover import CloudMover
-from bermuda_hw.rules.board import Board, load_board
+from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.game import Game, ShipStatus
 from bermuda_hw.sim.players import SimulatedPlayers
 from bermuda_hw.sim.scene import WorldScene

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from bermuda_hw.errors import BoardFileError, ConfigError
-from bermuda_hw.rules.board import Board, load_board, parse_board
+from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.boardfile import load_board, parse_board
 
 DATA = Path(__file__).resolve().parents[2] / "firmware_py/bermuda_hw/rules/data/classic.toml"
 

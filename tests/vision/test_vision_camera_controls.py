@@ -120,7 +120,7 @@ def test_the_real_backend_hands_the_camera_keys_to_picamera2(fake_picamera2: lis
 
     from bermuda_hw.backends.real import RealBackend
     from bermuda_hw.config import load_config
-    from bermuda_hw.rules.board import load_board
+    from bermuda_hw.rules.boardfile import load_board
 
     config = dataclasses.replace(load_config(), camera={
         "source": "picamera2", "width_px": 64, "height_px": 64, "exposure_time_us": 8000})

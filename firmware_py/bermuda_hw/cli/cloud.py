@@ -11,7 +11,8 @@ from bermuda_hw.backends import create_backend
 from bermuda_hw.config import DEFAULT_CONFIG_PATH, load_config
 from bermuda_hw.devices.controls import TableControls
 from bermuda_hw.motion.mover import CloudMover
-from bermuda_hw.rules.board import LETTERS, load_board
+from bermuda_hw.rules.board import LETTERS
+from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.cloud import Spin, start_pose
 
 

@@ -26,7 +26,8 @@ from bermuda_hw.controller.statedir import StateLock, check_access, check_eviden
 from bermuda_hw.devices.controls import TableControls
 from bermuda_hw.errors import ConfigError, HardwareError, StateError
 from bermuda_hw.motion.mover import CloudMover
-from bermuda_hw.rules.board import Board, load_board
+from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.game import DIE_MODES, GameOptions
 
 # The simulated table renders small frames and settles on fewer of them: a fast game.
