@@ -13,6 +13,7 @@ A model's own checks that span several keys raise `KeyProblem` naming the key
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import tomllib
@@ -114,11 +115,18 @@ def _join(prefix: str, key: str) -> str:
     return f"{prefix}{key}" if key.startswith("[") else f"{prefix}.{key}"
 
 
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
 def dotted(loc: Sequence[int | str]) -> str:
     """A location as the owner writes it: `ports[2].berths[0]`."""
     text = ""
     for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            key = part if _BARE_KEY.fullmatch(part) else json.dumps(part)  # as TOML quotes it
+            text += f".{key}" if text else key
     return text
 
 

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field, field_validator
 
-from bermuda_hw.checked import Name, Number, Strict, check, parse_toml, read_toml
+from bermuda_hw.checked import Name, Number, Strict, check, dotted, parse_toml, read_toml
 from bermuda_hw.errors import CalibrationError
 
 if TYPE_CHECKING:
@@ -113,7 +113,7 @@ def default_calibration(colors: Iterable[str]) -> ColorCalibration:
     for name in colors:
         if name not in DEFAULT_LABS:
             raise CalibrationError(
-                None, f"colors.{name}",
+                None, dotted(("colors", name)),
                 "no default profile for this colour: calibrate it (bermuda-hw detect "
                 "--calibrate) or give it in a calibration file",
             )
@@ -173,7 +173,7 @@ def calibration_from_table(data: Mapping[str, Any], source: str, colors: Iterabl
     for name, entry in written.colors.items():
         if name not in names:
             raise CalibrationError(
-                source, f"colors.{name}",
+                source, dotted(("colors", name)),
                 f"the board has no ship colour {name!r} (it has {', '.join(names)})")
         profiles[name] = ColorProfile(name, entry.lab, entry.tolerance)
     ignore = tuple(IgnoreZone(z.x_mm, z.y_mm, z.radius_mm) for z in written.ignore)
@@ -195,7 +195,7 @@ def _check_distinct(merged: tuple[ColorProfile, ...], written: Mapping[str, Colo
                 named = b if b.name in written else a
                 other = a if named is b else b
                 raise CalibrationError(
-                    source, f"colors.{named.name}.lab",
+                    source, dotted(("colors", named.name, "lab")),
                     f"is {distance:.1f} from colors.{other.name} (less than "
                     f"{MIN_PROFILE_DISTANCE:g}): ships of the two colours cannot be told apart; "
                     "measure them again from a frame of the start layout")
