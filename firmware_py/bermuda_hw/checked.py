@@ -171,6 +171,11 @@ _EXPECTED = {
 }
 
 
+# pydantic's bound errors: the context key of the bound, and how it reads
+_BOUNDS = {"greater_than": ("gt", "greater than"), "greater_than_equal": ("ge", "at least"),
+           "less_than": ("lt", "less than"), "less_than_equal": ("le", "at most")}
+
+
 def describe(error: ErrorDetails, data: Any) -> tuple[str, str]:
     """The dotted key and the problem, in the owner's words, of one pydantic error."""
     kind = error["type"]
@@ -193,14 +198,9 @@ def describe(error: ErrorDetails, data: Any) -> tuple[str, str]:
         return key, f"must be {_EXPECTED[kind]}, not {_show(value)}"
     if kind == "finite_number":
         return key, f"must be a finite number, not {_show(value)}"
-    if kind == "greater_than":
-        return key, f"must be greater than {_bound(ctx['gt'])}, not {_show(value)}"
-    if kind == "greater_than_equal":
-        return key, f"must be at least {_bound(ctx['ge'])}, not {_show(value)}"
-    if kind == "less_than":
-        return key, f"must be less than {_bound(ctx['lt'])}, not {_show(value)}"
-    if kind == "less_than_equal":
-        return key, f"must be at most {_bound(ctx['le'])}, not {_show(value)}"
+    if kind in _BOUNDS:
+        bound, words = _BOUNDS[kind]
+        return key, f"must be {words} {_bound(ctx[bound])}, not {_show(value)}"
     if kind == "literal_error":
         options = re.findall(r"'([^']*)'", str(ctx.get("expected", "")))
         shown = ", ".join(o or '""' for o in options) or str(ctx.get("expected"))
