@@ -23,7 +23,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bermuda_hw.config import Config, load_config
-from bermuda_hw.rules.board import Board, load_board
+from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.sim.faults import FaultMode, SceneFaults
 from bermuda_hw.sim.session import MAX_ROUNDS, GameReport, game_options, play_game, simulate_config
 

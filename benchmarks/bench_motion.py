@@ -24,7 +24,7 @@ from bermuda_hw.motion.stepstream import StepStream
 from bermuda_hw.planning.kinematics import GantryKinematics
 from bermuda_hw.planning.profile import TrapezoidProfile
 from bermuda_hw.planning.steps import Limits, StepPlan, plan_line
-from bermuda_hw.rules.board import load_board
+from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.sim.rig import ObservedPin, make_mock_factory
 
 _LATE: list[str] = []  # moves the step stream aborted as late, for the report

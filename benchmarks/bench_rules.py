@@ -6,7 +6,7 @@ import random
 import statistics
 import time
 
-from bermuda_hw.rules.board import load_board
+from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.game import Game, Phase
 from bermuda_hw.rules.play import simulate_game
 

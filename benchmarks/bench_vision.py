@@ -17,7 +17,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from bermuda_hw.rules.board import load_board
+from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.sim.render import CameraModel, Palette, Scene, random_scene, render
 from bermuda_hw.vision.reader import BoardReader
 

@@ -133,7 +133,7 @@ def step_edges_with_clients() -> None:
     from bermuda_hw.config import WebConfig, load_config
     from bermuda_hw.controller.commands import CommandQueue
     from bermuda_hw.controller.snapshot import Snapshot
-    from bermuda_hw.rules.board import load_board
+    from bermuda_hw.rules.boardfile import load_board
     from bermuda_hw.web.service import start_page
 
     motion = _load("bench_motion")

@@ -21,7 +21,7 @@ from unittest import mock
 from bermuda_hw.controller.journal import Journal
 from bermuda_hw.controller.status import Mode
 from bermuda_hw.errors import BermudaError
-from bermuda_hw.rules.board import load_board
+from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.game import Game, Phase
 from chaos.table import Table, fast_config
 
@@ -437,7 +437,7 @@ def _one_jump(seed: int, jump_s: float, nth_move: int) -> str | None:
 
     try:
         with mock.patch("time.time", wall):
-            table = Table.build(folder / "state", fast_config(folder), players=2, seed=seed)
+            table = Table.on(folder / "state", fast_config(folder), players=2, seed=seed)
             c = table.controller
             c.listeners.append(on_line)
             c.start()

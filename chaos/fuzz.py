@@ -31,10 +31,10 @@ from hypothesis import strategies as st
 from bermuda_hw.backends.camera_config import parse_camera_config
 from bermuda_hw.config import default_config_text, load_config
 from bermuda_hw.controller.journal import Journal
-from bermuda_hw.errors import BermudaError
+from bermuda_hw.errors import BermudaError, ConfigError
 from bermuda_hw.planning.kinematics import GantryKinematics
 from bermuda_hw.planning.limits import SoftLimits
-from bermuda_hw.rules.board import load_board
+from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.game import Game, Phase
 from bermuda_hw.vision.colors import load_calibration
 
@@ -43,6 +43,24 @@ CLASSIC_TEXT = resources.files("bermuda_hw.rules").joinpath("data/classic.toml")
 COLORS_TEXT = (Path(__file__).resolve().parents[1] / "calibration" / "colors.example.toml"
                ).read_text("utf-8")
 SHIP_COLORS = ("blue", "yellow", "green", "red")
+# the configuration's [camera] table goes through the same checks: mutations reach it too
+CAMERA_TEXT = """
+[camera]
+source = "picamera2"
+width_px = 1280
+height_px = 960
+timeout_s = 2.0
+calibration = "colors.toml"
+stable_frames = 3
+exposure_time_us = 8000
+colour_gains = [1.8, 1.4]
+af_mode = "manual"
+lens_position = 2.5
+flicker_hz = 50
+"""
+# problems of a whole file (it cannot be read or parsed): the only errors without a key
+WHOLE_FILE = ("file not found", "is a directory", "cannot be read", "is larger than",
+              "is not UTF-8", "is not valid TOML")
 
 # TOML values a user (or a damaged file) could write where another was expected
 NASTY_VALUES = (
@@ -143,14 +161,21 @@ def workdir() -> Iterator[Path]:
         shutil.rmtree(path, ignore_errors=True)
 
 
-def _judge(tally: Tally, what: str, action: Callable[[], object], named: str) -> None:
-    """Run one case: accepted, refused naming `named`, or a failure (with its traceback)."""
+def _judge(tally: Tally, what: str, action: Callable[[], object], named: str,
+           keyed: bool = False) -> None:
+    """Run one case: accepted, refused naming `named`, or a failure (with its traceback).
+
+    `keyed`: a file's error must also name the key, unless the whole file is at fault.
+    """
     tally.cases += 1
     try:
         action()
     except BermudaError as exc:
         if named not in str(exc):
             tally.failures.append(f"{what}: the error does not name {named}: {exc}")
+        elif keyed and not (isinstance(exc, ConfigError) and (
+                exc.key or exc.problem.startswith(WHOLE_FILE))):
+            tally.failures.append(f"{what}: the error does not name the key: {exc}")
         else:
             tally.refused += 1
         return
@@ -181,7 +206,7 @@ def _fuzz_file(kind: str, valid: str, use: Callable[[Path], object], examples: i
         @given(file_bytes(valid))
         def prop(data: bytes) -> None:
             path.write_bytes(data)
-            _judge(tally, f"{kind} {data[:120]!r}", lambda: use(path), str(path))
+            _judge(tally, f"{kind} {data[:120]!r}", lambda: use(path), str(path), keyed=True)
 
         _run(prop, examples, seed)
         _special_files(tally, tmp, use)
@@ -205,7 +230,8 @@ def _use_board(path: Path) -> None:
 
 
 def fuzz_config(examples: int, seed: int = 0) -> Tally:
-    return _fuzz_file("config file", default_config_text(), _use_config, examples, seed)
+    return _fuzz_file("config file", default_config_text() + CAMERA_TEXT, _use_config, examples,
+                      seed)
 
 
 def fuzz_board(examples: int, seed: int = 0) -> Tally:
@@ -221,16 +247,19 @@ def _special_files(tally: Tally, tmp: Path, load: Callable[[Path], object]) -> N
     """A directory, a missing file, an unreadable file (when not root), a huge file."""
     folder = tmp / "folder.toml"
     folder.mkdir()
-    _judge(tally, "a directory", lambda: load(folder), str(folder))
+    _judge(tally, "a directory", lambda: load(folder), str(folder), keyed=True)
     missing = tmp / "missing.toml"
-    _judge(tally, "a missing file", lambda: load(missing), str(missing))
+    _judge(tally, "a missing file", lambda: load(missing), str(missing), keyed=True)
     huge = tmp / "huge.toml"
     huge.write_bytes(b"# " + b"x" * (8 << 20) + b"\n")
-    _judge(tally, "an 8 MB comment", lambda: load(huge), str(huge))
+    _judge(tally, "an 8 MB comment", lambda: load(huge), str(huge), keyed=True)
+    empty = tmp / "empty.toml"
+    empty.write_bytes(b"")
+    _judge(tally, "an empty file", lambda: load(empty), str(empty), keyed=True)
     locked = tmp / "locked.toml"
     locked.write_text("[a]\n")
     locked.chmod(0)
-    _judge(tally, "an unreadable file", lambda: load(locked), str(locked))
+    _judge(tally, "an unreadable file", lambda: load(locked), str(locked), keyed=True)
 
 
 def _valid_journal(path: Path) -> None:

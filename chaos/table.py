@@ -13,7 +13,8 @@ from pathlib import Path
 from gpiozero import Device
 
 from bermuda_hw.config import Config, load_config
-from bermuda_hw.rules.board import Board, load_board
+from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.game import Game, ShipStatus
 from bermuda_hw.sim.table import SimTable
 from bermuda_hw.sim.world import World

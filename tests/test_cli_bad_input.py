@@ -10,7 +10,7 @@ import pytest
 from bermuda_hw.cli import main
 from bermuda_hw.config import load_config
 from bermuda_hw.errors import BoardFileError, CalibrationError, ConfigError
-from bermuda_hw.rules.board import load_board, parse_board
+from bermuda_hw.rules.boardfile import load_board, parse_board
 from bermuda_hw.vision.colors import load_calibration
 
 CLASSIC = resources.files("bermuda_hw.rules").joinpath("data/classic.toml").read_text("utf-8")
@@ -93,7 +93,7 @@ def test_render_refuses_a_board_colour_it_cannot_draw(
 @pytest.mark.parametrize("line, key", [
     ('ship_colors = "blue"', "board.ship_colors"),
     ("ship_colors = 3", "board.ship_colors"),
-    ('ship_colors = ["blue", 3]', "board.ship_colors"),
+    ('ship_colors = ["blue", 3]', "board.ship_colors[1]"),
 ])
 def test_ship_colours_of_the_wrong_type(line: str, key: str) -> None:
     text = CLASSIC.replace('ship_colors = ["blue", "yellow", "green", "red"]', line)

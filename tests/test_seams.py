@@ -113,7 +113,7 @@ def test_the_backends_measure_the_rig_or_say_they_cannot() -> None:
     from bermuda_hw.backends.real import RealBackend
     from bermuda_hw.backends.sim import SimBackend
     from bermuda_hw.config import load_config
-    from bermuda_hw.rules.board import load_board
+    from bermuda_hw.rules.boardfile import load_board
 
     config = load_config()
     assert RealBackend(config).measure() is None

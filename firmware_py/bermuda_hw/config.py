@@ -8,9 +8,24 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from bermuda_hw.errors import ConfigError, not_utf8
+from pydantic import AfterValidator, Field, field_validator, model_validator
+
+from bermuda_hw.backends.camera_config import CameraFile
+from bermuda_hw.checked import (
+    Flag,
+    Integer,
+    KeyProblem,
+    NonNegative,
+    Number,
+    Positive,
+    Strict,
+    Text,
+    check,
+    read_toml,
+)
+from bermuda_hw.errors import ConfigError
 
 DEFAULT_CONFIG_PATH = Path("/etc/bermuda-hw/config.toml")
 
@@ -242,6 +257,256 @@ class Config:
     )
 
 
+# --- the file as written: declared types and bounds ------------------------------------------
+
+
+def _pin(pin: int) -> int:
+    if pin not in _USABLE_BCM:
+        raise ValueError(f"BCM pin {pin} is not a usable GPIO (2..27)")
+    if pin in _I2C_PINS:
+        raise ValueError(f"BCM pin {pin} is the PCA9685's {_I2C_PINS[pin]}")
+    return pin
+
+
+def _output_pin(pin: int) -> int:
+    """A STEP or DIR pin: not one that the Pi pulls high at boot."""
+    pin = _pin(pin)
+    if pin in BOOT_PULL_UP_BCM:
+        raise ValueError(
+            f"BCM {pin} is pulled high at boot, before the service runs: the driver would "
+            "see a step or a direction change; use a pin from BCM 9-27")
+    return pin
+
+
+Pin = Annotated[Integer, AfterValidator(_pin)]
+OutputPin = Annotated[Integer, AfterValidator(_output_pin)]
+Channel = Annotated[int, Field(strict=True, ge=0, le=15)]
+Dot = Annotated[int, Field(strict=True, ge=0, le=99)]
+
+
+class _BackendFile(Strict):
+    kind: Literal["real", "sim"]
+    pin_factory: PinFactoryName
+    gpio_chip: Annotated[int, Field(strict=True, ge=0, le=64)] | None = None
+    i2c_bus: Integer = Field(ge=0, le=255)
+
+
+class _AxisFile(Strict):
+    step_pin: OutputPin
+    dir_pin: OutputPin
+    invert_dir: Flag
+    belt_pitch_mm: Positive = Field(le=50.0)
+    pulley_teeth: Integer = Field(ge=5, le=200)
+    full_steps_per_rev: Integer = Field(ge=4, le=2000)
+    microsteps: Integer = Field(ge=1, le=256)
+    steps_per_mm: Number = Field(ge=0.0, le=100_000.0)
+    travel_mm: Positive = Field(le=5000.0)
+    board_offset_mm: Number = Field(ge=-5000.0, le=5000.0)
+    endstop_pin: Pin
+    endstop_contact: Contact
+    endstop_pull: Pull
+    home_speed_mm_s: Positive
+    home_slow_speed_mm_s: Positive
+    home_backoff_mm: Positive
+    home_margin_mm: NonNegative
+
+    @model_validator(mode="after")
+    def _consistent(self) -> _AxisFile:
+        if self.microsteps & (self.microsteps - 1):
+            raise KeyProblem("microsteps", f"must be a power of two, not {self.microsteps}")
+        if self.home_slow_speed_mm_s > self.home_speed_mm_s:
+            raise KeyProblem("home_slow_speed_mm_s", "must not exceed home_speed_mm_s")
+        if self.home_backoff_mm >= self.travel_mm:
+            raise KeyProblem("home_backoff_mm", "must be shorter than travel_mm")
+        return self
+
+    def typed(self, name: str) -> AxisConfig:
+        return AxisConfig(
+            name=name, step_pin=self.step_pin, dir_pin=self.dir_pin, invert_dir=self.invert_dir,
+            belt_pitch_mm=self.belt_pitch_mm, pulley_teeth=self.pulley_teeth,
+            full_steps_per_rev=self.full_steps_per_rev, microsteps=self.microsteps,
+            travel_mm=self.travel_mm, board_offset_mm=self.board_offset_mm,
+            endstop_pin=self.endstop_pin,
+            endstop=SwitchWiring(self.endstop_contact, self.endstop_pull),
+            home_speed_mm_s=self.home_speed_mm_s, home_slow_speed_mm_s=self.home_slow_speed_mm_s,
+            home_backoff_mm=self.home_backoff_mm, home_margin_mm=self.home_margin_mm,
+            measured_steps_per_mm=self.steps_per_mm,
+        )
+
+
+class _GantryFile(Strict):
+    enable_pin: Pin
+    enable_active_high: Flag
+    min_pulse_us: Positive = Field(le=1000.0)
+    max_step_rate_hz: Positive = Field(le=200_000.0)
+    max_speed_mm_s: Positive
+    accel_mm_s2: Positive
+    jerk_mm_s3: NonNegative
+    park_dot: tuple[Dot, Dot]
+    idle_disable: Flag
+    skew_deg: Number = Field(ge=-10.0, le=10.0)
+    x: _AxisFile
+    y: _AxisFile
+
+    @model_validator(mode="after")
+    def _reachable(self) -> _GantryFile:
+        period_us = 1e6 / self.max_step_rate_hz
+        if 2 * self.min_pulse_us > period_us:
+            raise KeyProblem(
+                "max_step_rate_hz",
+                f"a step period of {period_us:.1f} us cannot hold a {self.min_pulse_us:g} us pulse")
+        for name, axis in (("x", self.x.typed("x")), ("y", self.y.typed("y"))):
+            needed_hz = self.max_speed_mm_s * axis.steps_per_mm
+            if needed_hz > self.max_step_rate_hz:
+                raise KeyProblem(
+                    "max_speed_mm_s",
+                    f"{self.max_speed_mm_s:g} mm/s needs {needed_hz:.0f} steps/s on axis {name}, "
+                    f"above max_step_rate_hz = {self.max_step_rate_hz:g}")
+            for key in ("home_speed_mm_s", "home_slow_speed_mm_s"):
+                if getattr(axis, key) > self.max_speed_mm_s:
+                    raise KeyProblem(f"{name}.{key}", "must not exceed gantry.max_speed_mm_s")
+        return self
+
+    def typed(self) -> GantryConfig:
+        return GantryConfig(
+            enable_pin=self.enable_pin, enable_active_high=self.enable_active_high,
+            min_pulse_us=self.min_pulse_us, max_step_rate_hz=self.max_step_rate_hz,
+            max_speed_mm_s=self.max_speed_mm_s, accel_mm_s2=self.accel_mm_s2,
+            jerk_mm_s3=self.jerk_mm_s3, park_dot=self.park_dot, idle_disable=self.idle_disable,
+            x=self.x.typed("x"), y=self.y.typed("y"), skew_deg=self.skew_deg,
+        )
+
+
+class _StepperFile(Strict):
+    channels: tuple[Channel, Channel, Channel, Channel]
+    pwm_frequency_hz: Number = Field(ge=1500.0, le=1526.0 * 1.1)
+    half_steps_per_rev: Number = Field(ge=8.0, le=1_000_000.0)
+    gear_ratio: Positive = Field(le=100.0)
+    step_rate_hz: Positive = Field(le=2000.0)
+    invert: Flag
+    zero_offset_steps: Integer = Field(ge=-1_000_000, le=1_000_000)
+
+    @field_validator("channels")
+    @classmethod
+    def _different(cls, channels: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+        if len(set(channels)) != 4:
+            raise ValueError("must be four different channels")
+        return channels
+
+
+class _ServoFile(Strict):
+    channel: Channel
+    pwm_frequency_hz: Number = Field(ge=24.0, le=1526.0)
+    min_pulse_us: Integer = Field(ge=100, le=5000)
+    max_pulse_us: Integer = Field(ge=100, le=5000)
+    actuation_range_deg: Positive = Field(le=360.0)
+    cloud_deg_per_servo_deg: Positive = Field(le=10.0)
+    settle_s: Number = Field(ge=0.0, le=10.0)
+
+    @model_validator(mode="after")
+    def _pulses(self) -> _ServoFile:
+        if self.max_pulse_us <= self.min_pulse_us:
+            raise KeyProblem("max_pulse_us", "must be greater than min_pulse_us")
+        if self.max_pulse_us * self.pwm_frequency_hz > 1e6:
+            raise KeyProblem("max_pulse_us", "is longer than one PWM period")
+        return self
+
+
+class _RotationFile(Strict):
+    kind: Literal["stepper", "servo"]
+    i2c_address: Integer = Field(ge=0x08, le=0x77)
+    stepper: _StepperFile
+    servo: _ServoFile
+
+    @model_validator(mode="after")
+    def _letter_h(self) -> _RotationFile:
+        servo = self.servo
+        needed = 315.0 / servo.cloud_deg_per_servo_deg
+        if self.kind == "servo" and needed > servo.actuation_range_deg:
+            raise KeyProblem("servo.actuation_range_deg",
+                             f"letter H needs {needed:g} degrees of servo travel")
+        return self
+
+    def typed(self) -> RotationConfig:
+        return RotationConfig(
+            kind=self.kind, i2c_address=self.i2c_address,
+            stepper=StepperRotationConfig(**self.stepper.model_dump()),
+            servo=ServoRotationConfig(**self.servo.model_dump()),
+        )
+
+
+class _ControlsFile(Strict):
+    spin_button_pin: Pin
+    spin_button_contact: Contact
+    spin_button_pull: Pull
+    status_led_pin: Pin
+    buzzer_pin: Pin | None = None
+    estop_pin: Pin | None = None
+    estop_contact: Contact
+    estop_pull: Pull
+
+    def typed(self) -> ControlsConfig:
+        return ControlsConfig(
+            spin_button_pin=self.spin_button_pin,
+            spin_button=SwitchWiring(self.spin_button_contact, self.spin_button_pull),
+            status_led_pin=self.status_led_pin, buzzer_pin=self.buzzer_pin,
+            estop_pin=self.estop_pin, estop=SwitchWiring(self.estop_contact, self.estop_pull),
+        )
+
+
+class _SimFile(Strict):
+    real_time_factor: Number = Field(ge=0.0, le=1000.0)
+    start_x_mm: Number = Field(ge=-1000.0, le=5000.0)
+    start_y_mm: Number = Field(ge=-1000.0, le=5000.0)
+    pull_out_speed_mm_s: Positive
+    motor_accel_mm_s2: Positive
+    rotor_pull_out_hz: Positive
+    rig: Text
+    dead_endstop: Literal["", "x", "y"]
+    missing_pca9685: Flag
+    covered_marker: Integer = Field(ge=-1, le=1000)
+
+
+class _WebFile(Strict):
+    enabled: Flag
+    bind: Text
+
+    @field_validator("bind")
+    @classmethod
+    def _host_port(cls, bind: str) -> str:
+        if bind:
+            host, colon, port = bind.rpartition(":")
+            if not colon or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
+                raise ValueError(f"must be host:port (port 0-65535), not {bind!r}")
+        return bind
+
+
+class _VoiceFile(Strict):
+    enabled: Flag
+    voice: Text
+    words_per_minute: Integer = Field(ge=80, le=450)
+
+    @field_validator("voice")
+    @classmethod
+    def _espeak_name(cls, voice: str) -> str:
+        if not voice or not all(c.isalnum() or c in "-_+/" for c in voice):
+            raise ValueError(f"must be an espeak-ng voice name such as \"en\", not {voice!r}")
+        return voice
+
+
+class _ConfigFile(Strict):
+    """The whole file, once the built-in defaults have filled what it leaves out."""
+
+    backend: _BackendFile
+    gantry: _GantryFile
+    rotation: _RotationFile
+    controls: _ControlsFile
+    sim: _SimFile
+    web: _WebFile
+    voice: _VoiceFile
+    camera: CameraFile = Field(default_factory=CameraFile)
+
+
 # --- reading -----------------------------------------------------------------------------
 
 
@@ -261,19 +526,8 @@ def load_config(path: str | Path | None = None) -> Config:
     if path is None:
         return parse_config(defaults, None)
     file = Path(path)
-    try:
-        text = file.read_text("utf-8-sig")  # a byte-order mark is no error
-    except UnicodeDecodeError as exc:
-        raise ConfigError(file, None, not_utf8(exc)) from None
-    except OSError as exc:
-        raise ConfigError(file, None, f"cannot read: {exc.strerror or exc}") from None
-    try:
-        data = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, ValueError) as exc:  # ValueError: a 5,000-digit number
-        raise ConfigError(file, None, f"not valid TOML: {exc}") from exc
-    _check_known(data, defaults, file, "", extra_sections={"camera"})
-    merged = _merge(defaults, data)
-    return parse_config(merged, file, _dotted_keys(data))
+    data = read_toml(file, ConfigError)
+    return parse_config(_merge(defaults, data), file, _dotted_keys(data))
 
 
 def _dotted_keys(data: Mapping[str, Any], prefix: str = "") -> set[str]:
@@ -283,40 +537,6 @@ def _dotted_keys(data: Mapping[str, Any], prefix: str = "") -> set[str]:
         if isinstance(value, dict):
             keys |= _dotted_keys(value, f"{prefix}{key}.")
     return keys
-
-
-def _check_known(
-    data: Mapping[str, Any],
-    known: Mapping[str, Any],
-    file: Path | None,
-    prefix: str,
-    extra_sections: set[str] | None = None,
-) -> None:
-    optional = {
-        "controls.": {"buzzer_pin", "estop_pin"}, "backend.": {"gpio_chip"}
-    }.get(prefix, set())
-    for key, value in data.items():
-        dotted = f"{prefix}{key}"
-        if extra_sections and key in extra_sections:
-            if not isinstance(value, dict):
-                raise ConfigError(file, dotted, "must be a table")
-            continue
-        if key not in known and key not in optional:
-            if key.endswith("_active_low"):
-                stem = key.removesuffix("_active_low")
-                raise ConfigError(
-                    file, dotted,
-                    f"replaced by {stem}_contact (\"nc\" or \"no\") and {stem}_pull "
-                    f"(\"up\", \"down\" or \"external\"); a switch to ground with the "
-                    f"internal pull-up is {stem}_pull = \"up\"",
-                )
-            raise ConfigError(file, dotted, "unknown key")
-        if isinstance(value, dict):
-            if not isinstance(known.get(key), dict):
-                raise ConfigError(file, dotted, "must be a value, not a table")
-            _check_known(value, known[key], file, f"{dotted}.")
-        elif isinstance(known.get(key), dict):
-            raise ConfigError(file, dotted, "must be a table")
 
 
 def _merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
@@ -329,99 +549,6 @@ def _merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-class _Reader:
-    """Reads typed values out of one table, naming file and dotted key on error."""
-
-    def __init__(self, data: Mapping[str, Any], file: Path | None, prefix: str) -> None:
-        self.data = data
-        self.file = file
-        self.prefix = prefix
-
-    def key(self, name: str) -> str:
-        return f"{self.prefix}{name}"
-
-    def fail(self, name: str, problem: str) -> ConfigError:
-        return ConfigError(self.file, self.key(name), problem)
-
-    def raw(self, name: str) -> Any:
-        if name not in self.data:
-            raise self.fail(name, "missing")
-        return self.data[name]
-
-    def table(self, name: str) -> _Reader:
-        value = self.raw(name)
-        if not isinstance(value, dict):
-            raise self.fail(name, "must be a table")
-        return _Reader(value, self.file, self.key(name) + ".")
-
-    def boolean(self, name: str) -> bool:
-        value = self.raw(name)
-        if not isinstance(value, bool):
-            raise self.fail(name, f"must be true or false, not {value!r}")
-        return value
-
-    def integer(self, name: str, low: int | None = None, high: int | None = None) -> int:
-        value = self.raw(name)
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(name, f"must be an integer, not {value!r}")
-        self._bounds(name, value, low, high)
-        return value
-
-    def number(
-        self, name: str, low: float | None = None, high: float | None = None, *, positive: bool
-    ) -> float:
-        value = self.raw(name)
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise self.fail(name, f"must be a number, not {value!r}")
-        number = float(value)
-        if number != number or number in (float("inf"), float("-inf")):
-            raise self.fail(name, "must be finite")
-        if positive and number <= 0:
-            raise self.fail(name, f"must be greater than 0, not {number:g}")
-        self._bounds(name, number, low, high)
-        return number
-
-    def _bounds(self, name: str, value: float, low: float | None, high: float | None) -> None:
-        if low is not None and value < low:
-            raise self.fail(name, f"must be at least {low:g}, not {value:g}")
-        if high is not None and value > high:
-            raise self.fail(name, f"must be at most {high:g}, not {value:g}")
-
-    def pin(self, name: str) -> int:
-        value = self.integer(name)
-        if value not in _USABLE_BCM:
-            raise self.fail(name, f"BCM pin {value} is not a usable GPIO (2..27)")
-        if value in _I2C_PINS:
-            raise self.fail(name, f"BCM pin {value} is the PCA9685's {_I2C_PINS[value]}")
-        return value
-
-    def optional_pin(self, name: str) -> int | None:
-        return self.pin(name) if name in self.data else None
-
-    def choice(self, name: str, options: tuple[str, ...]) -> str:
-        value = self.raw(name)
-        if value not in options:
-            raise self.fail(name, f"must be one of {', '.join(options)}, not {value!r}")
-        return str(value)
-
-    def switch(self, stem: str) -> SwitchWiring:
-        contact = self.choice(f"{stem}_contact", ("nc", "no"))
-        pull = self.choice(f"{stem}_pull", ("up", "down", "external"))
-        return SwitchWiring(
-            contact="nc" if contact == "nc" else "no",
-            pull="up" if pull == "up" else "down" if pull == "down" else "external",
-        )
-
-    def int_list(self, name: str, length: int, low: int, high: int) -> tuple[int, ...]:
-        value = self.raw(name)
-        if not isinstance(value, list) or len(value) != length:
-            raise self.fail(name, f"must be a list of {length} integers")
-        for item in value:
-            if isinstance(item, bool) or not isinstance(item, int) or not low <= item <= high:
-                raise self.fail(name, f"items must be integers from {low} to {high}, not {item!r}")
-        return tuple(value)
-
-
 def parse_config(
     data: Mapping[str, Any], file: Path | None, written: set[str] | None = None
 ) -> Config:
@@ -430,221 +557,33 @@ def parse_config(
     `written` holds the dotted keys the file itself sets: a clash of pins is
     reported at the key the owner wrote.
     """
-    root = _Reader(data, file, "")
-    hardware = _parse_backend(root.table("backend"))
-    backend = hardware.kind
-    gantry = _parse_gantry(root.table("gantry"))
-    rotation = _parse_rotation(root.table("rotation"))
-    controls = _parse_controls(root.table("controls"))
-    sim = _parse_sim(root.table("sim"))
-    web = _parse_web(root.table("web"))
-    voice = _parse_voice(root.table("voice"))
+    try:
+        checked = check(_ConfigFile, data, file, ConfigError)
+    except ConfigError as exc:
+        if exc.problem == "unknown key" and exc.key and exc.key.endswith("_active_low"):
+            stem = exc.key.rpartition(".")[2].removesuffix("_active_low")
+            raise ConfigError(
+                file, exc.key,
+                f"replaced by {stem}_contact (\"nc\" or \"no\") and {stem}_pull "
+                f"(\"up\", \"down\" or \"external\"); a switch to ground with the "
+                f"internal pull-up is {stem}_pull = \"up\"",
+            ) from None
+        raise
     camera_raw = data.get("camera", {})
-    if not isinstance(camera_raw, dict):
-        raise ConfigError(file, "camera", "must be a table")
     config = Config(
         source=str(file) if file is not None else None,
-        backend="sim" if backend == "sim" else "real",
-        gantry=gantry,
-        rotation=rotation,
-        controls=controls,
-        sim=sim,
-        web=web,
-        voice=voice,
+        backend=checked.backend.kind,
+        gantry=checked.gantry.typed(),
+        rotation=checked.rotation.typed(),
+        controls=checked.controls.typed(),
+        sim=SimConfig(**checked.sim.model_dump()),
+        web=WebConfig(**checked.web.model_dump()),
+        voice=VoiceConfig(**checked.voice.model_dump()),
         camera=MappingProxyType(dict(camera_raw)),
-        backend_settings=hardware,
+        backend_settings=BackendConfig(**checked.backend.model_dump()),
     )
     _check_pins(config, file, written or set())
     return config
-
-
-def _parse_backend(r: _Reader) -> BackendConfig:
-    kind = r.choice("kind", ("real", "sim"))
-    factory = r.choice("pin_factory", ("lgpio", "rpigpio"))
-    chip = r.integer("gpio_chip", 0, 64) if "gpio_chip" in r.data else None
-    return BackendConfig(
-        kind="sim" if kind == "sim" else "real",
-        pin_factory="rpigpio" if factory == "rpigpio" else "lgpio",
-        gpio_chip=chip,
-        i2c_bus=r.integer("i2c_bus", 0, 255),
-    )
-
-
-def _output_pin(r: _Reader, name: str) -> int:
-    """A STEP or DIR pin: not one that the Pi pulls high at boot."""
-    pin = r.pin(name)
-    if pin in BOOT_PULL_UP_BCM:
-        raise r.fail(
-            name,
-            f"BCM {pin} is pulled high at boot, before the service runs: the driver would "
-            "see a step or a direction change; use a pin from BCM 9-27",
-        )
-    return pin
-
-
-def _parse_axis(r: _Reader, name: str) -> AxisConfig:
-    axis = AxisConfig(
-        name=name,
-        step_pin=_output_pin(r, "step_pin"),
-        dir_pin=_output_pin(r, "dir_pin"),
-        invert_dir=r.boolean("invert_dir"),
-        belt_pitch_mm=r.number("belt_pitch_mm", high=50.0, positive=True),
-        pulley_teeth=r.integer("pulley_teeth", 5, 200),
-        full_steps_per_rev=r.integer("full_steps_per_rev", 4, 2000),
-        microsteps=r.integer("microsteps", 1, 256),
-        travel_mm=r.number("travel_mm", high=5000.0, positive=True),
-        board_offset_mm=r.number("board_offset_mm", -5000.0, 5000.0, positive=False),
-        endstop_pin=r.pin("endstop_pin"),
-        endstop=r.switch("endstop"),
-        home_speed_mm_s=r.number("home_speed_mm_s", positive=True),
-        home_slow_speed_mm_s=r.number("home_slow_speed_mm_s", positive=True),
-        home_backoff_mm=r.number("home_backoff_mm", positive=True),
-        home_margin_mm=r.number("home_margin_mm", low=0.0, positive=False),
-        measured_steps_per_mm=r.number("steps_per_mm", 0.0, 100_000.0, positive=False),
-    )
-    if axis.microsteps & (axis.microsteps - 1):
-        raise r.fail("microsteps", f"must be a power of two, not {axis.microsteps}")
-    if axis.home_slow_speed_mm_s > axis.home_speed_mm_s:
-        raise r.fail("home_slow_speed_mm_s", "must not exceed home_speed_mm_s")
-    if axis.home_backoff_mm >= axis.travel_mm:
-        raise r.fail("home_backoff_mm", "must be shorter than travel_mm")
-    return axis
-
-
-def _parse_gantry(r: _Reader) -> GantryConfig:
-    x = _parse_axis(r.table("x"), "x")
-    y = _parse_axis(r.table("y"), "y")
-    park = r.int_list("park_dot", 2, 0, 99)
-    gantry = GantryConfig(
-        enable_pin=r.pin("enable_pin"),
-        enable_active_high=r.boolean("enable_active_high"),
-        min_pulse_us=r.number("min_pulse_us", high=1000.0, positive=True),
-        max_step_rate_hz=r.number("max_step_rate_hz", high=200_000.0, positive=True),
-        max_speed_mm_s=r.number("max_speed_mm_s", positive=True),
-        accel_mm_s2=r.number("accel_mm_s2", positive=True),
-        jerk_mm_s3=r.number("jerk_mm_s3", low=0.0, positive=False),
-        park_dot=(park[0], park[1]),
-        idle_disable=r.boolean("idle_disable"),
-        x=x,
-        y=y,
-        skew_deg=r.number("skew_deg", -10.0, 10.0, positive=False),
-    )
-    period_us = 1e6 / gantry.max_step_rate_hz
-    if 2 * gantry.min_pulse_us > period_us:
-        raise r.fail(
-            "max_step_rate_hz",
-            f"a step period of {period_us:.1f} us cannot hold a {gantry.min_pulse_us:g} us pulse",
-        )
-    for axis in gantry.axes:
-        needed_hz = gantry.max_speed_mm_s * axis.steps_per_mm
-        if needed_hz > gantry.max_step_rate_hz:
-            raise r.fail(
-                "max_speed_mm_s",
-                f"{gantry.max_speed_mm_s:g} mm/s needs {needed_hz:.0f} steps/s on axis "
-                f"{axis.name}, above max_step_rate_hz = {gantry.max_step_rate_hz:g}",
-            )
-        for key in ("home_speed_mm_s", "home_slow_speed_mm_s"):
-            if getattr(axis, key) > gantry.max_speed_mm_s:
-                raise ConfigError(
-                    r.file, f"gantry.{axis.name}.{key}", "must not exceed gantry.max_speed_mm_s"
-                )
-    return gantry
-
-
-def _parse_rotation(r: _Reader) -> RotationConfig:
-    kind = r.choice("kind", ("stepper", "servo"))
-    address = r.integer("i2c_address", 0x08, 0x77)
-    s = r.table("stepper")
-    channels = s.int_list("channels", 4, 0, 15)
-    if len(set(channels)) != 4:
-        raise s.fail("channels", "must be four different channels")
-    stepper = StepperRotationConfig(
-        channels=(channels[0], channels[1], channels[2], channels[3]),
-        pwm_frequency_hz=s.number("pwm_frequency_hz", 1500.0, 1526.0 * 1.1, positive=True),
-        half_steps_per_rev=s.number("half_steps_per_rev", 8.0, 1_000_000.0, positive=True),
-        gear_ratio=s.number("gear_ratio", high=100.0, positive=True),
-        step_rate_hz=s.number("step_rate_hz", high=2000.0, positive=True),
-        invert=s.boolean("invert"),
-        zero_offset_steps=s.integer("zero_offset_steps", -1_000_000, 1_000_000),
-    )
-    v = r.table("servo")
-    servo = ServoRotationConfig(
-        channel=v.integer("channel", 0, 15),
-        pwm_frequency_hz=v.number("pwm_frequency_hz", 24.0, 1526.0, positive=True),
-        min_pulse_us=v.integer("min_pulse_us", 100, 5000),
-        max_pulse_us=v.integer("max_pulse_us", 100, 5000),
-        actuation_range_deg=v.number("actuation_range_deg", high=360.0, positive=True),
-        cloud_deg_per_servo_deg=v.number("cloud_deg_per_servo_deg", high=10.0, positive=True),
-        settle_s=v.number("settle_s", 0.0, 10.0, positive=False),
-    )
-    if servo.max_pulse_us <= servo.min_pulse_us:
-        raise v.fail("max_pulse_us", "must be greater than min_pulse_us")
-    if servo.max_pulse_us * servo.pwm_frequency_hz > 1e6:
-        raise v.fail("max_pulse_us", "is longer than one PWM period")
-    if kind == "servo" and 315.0 / servo.cloud_deg_per_servo_deg > servo.actuation_range_deg:
-        raise v.fail(
-            "actuation_range_deg",
-            f"letter H needs {315.0 / servo.cloud_deg_per_servo_deg:g} degrees of servo travel",
-        )
-    return RotationConfig(
-        kind="servo" if kind == "servo" else "stepper",
-        i2c_address=address,
-        stepper=stepper,
-        servo=servo,
-    )
-
-
-def _parse_controls(r: _Reader) -> ControlsConfig:
-    return ControlsConfig(
-        spin_button_pin=r.pin("spin_button_pin"),
-        spin_button=r.switch("spin_button"),
-        status_led_pin=r.pin("status_led_pin"),
-        buzzer_pin=r.optional_pin("buzzer_pin"),
-        estop_pin=r.optional_pin("estop_pin"),
-        estop=r.switch("estop"),
-    )
-
-
-def _parse_sim(r: _Reader) -> SimConfig:
-    return SimConfig(
-        real_time_factor=r.number("real_time_factor", 0.0, 1000.0, positive=False),
-        start_x_mm=r.number("start_x_mm", -1000.0, 5000.0, positive=False),
-        start_y_mm=r.number("start_y_mm", -1000.0, 5000.0, positive=False),
-        pull_out_speed_mm_s=r.number("pull_out_speed_mm_s", positive=True),
-        motor_accel_mm_s2=r.number("motor_accel_mm_s2", positive=True),
-        rotor_pull_out_hz=r.number("rotor_pull_out_hz", positive=True),
-        rig=_string(r, "rig"),
-        dead_endstop=r.choice("dead_endstop", ("", "x", "y")),
-        missing_pca9685=r.boolean("missing_pca9685"),
-        covered_marker=r.integer("covered_marker", -1, 1000),
-    )
-
-
-def _parse_web(r: _Reader) -> WebConfig:
-    bind = r.raw("bind")
-    if not isinstance(bind, str):
-        raise r.fail("bind", f"must be a string like \"0.0.0.0:8080\", not {bind!r}")
-    if bind:
-        host, colon, port = bind.rpartition(":")
-        if not colon or not host or not port.isdigit() or not 0 <= int(port) <= 65535:
-            raise r.fail("bind", f"must be host:port (port 0-65535), not {bind!r}")
-    return WebConfig(enabled=r.boolean("enabled"), bind=bind)
-
-
-def _parse_voice(r: _Reader) -> VoiceConfig:
-    voice = r.raw("voice")
-    if not isinstance(voice, str) or not voice or not all(
-            c.isalnum() or c in "-_+/" for c in voice):
-        raise r.fail("voice", f"must be an espeak-ng voice name such as \"en\", not {voice!r}")
-    return VoiceConfig(enabled=r.boolean("enabled"), voice=voice,
-                       words_per_minute=r.integer("words_per_minute", 80, 450))
-
-
-def _string(r: _Reader, name: str) -> str:
-    value = r.raw(name)
-    if not isinstance(value, str):
-        raise r.fail(name, f"must be a string, not {value!r}")
-    return value
 
 
 def sim_rig_config(config: Config) -> Config:

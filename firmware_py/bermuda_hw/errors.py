@@ -26,19 +26,6 @@ class ConfigError(BermudaError, ValueError):
         super().__init__(f"{where}: {problem}")
 
 
-    @classmethod
-    def read_text(cls, file: Path) -> str:
-        """Read a configuration-like text file; a missing or unreadable one is this error."""
-        try:
-            return file.read_text(encoding="utf-8-sig")  # a byte-order mark is no error
-        except FileNotFoundError:
-            raise cls(file, None, "file not found") from None
-        except UnicodeDecodeError as exc:
-            raise cls(file, None, not_utf8(exc)) from None
-        except OSError as exc:
-            raise cls(file, None, f"cannot be read: {exc.strerror or exc}") from None
-
-
 def not_utf8(exc: UnicodeDecodeError) -> str:
     """The problem of a text file that is not UTF-8, for an error message."""
     return (f"is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start}); "

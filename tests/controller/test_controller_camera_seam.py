@@ -24,11 +24,11 @@ from bermuda_hw.vision import BoardReader
     [
         ({"colour": 1}, "camera.colour", "unknown key"),
         ({"width_px": "wide"}, "camera.width_px", "integer"),
-        ({"width_px": 10}, "camera.width_px", "from 64"),
-        ({"timeout_s": -1}, "camera.timeout_s", "from 0.05"),
+        ({"width_px": 10}, "camera.width_px", "at least 64"),
+        ({"timeout_s": -1}, "camera.timeout_s", "at least 0.05"),
         ({"swap_red_blue": 1}, "camera.swap_red_blue", "true or false"),
         ({"source": "webcam"}, "camera.source", "picamera2, usb:N"),
-        ({"stable_frames": 0}, "camera.stable_frames", "from 1"),
+        ({"stable_frames": 0}, "camera.stable_frames", "at least 1"),
     ],
 )
 def test_bad_camera_settings_name_file_key_and_problem(

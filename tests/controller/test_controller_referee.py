@@ -6,7 +6,8 @@ import pytest
 from referee_helpers import Camera
 
 from bermuda_hw.controller.referee import Outcome, judge, leftover
-from bermuda_hw.rules.board import Board, load_board
+from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.candidates import Bump, consequence, contents
 from bermuda_hw.rules.cloud import CloudPose
 from bermuda_hw.rules.cover import hidden_circles, observability

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from referee_helpers import Camera
 
 from bermuda_hw.controller.referee import Outcome, judge
-from bermuda_hw.rules.board import load_board
+from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.candidates import consequence, contents
 from bermuda_hw.rules.game import Game, Phase
 from bermuda_hw.sim.render import CameraModel, Palette

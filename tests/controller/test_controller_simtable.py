@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from bermuda_hw.controller.identify import Difference
 from bermuda_hw.controller.status import Mode, Status
 from bermuda_hw.planning.route import _edge, clear_route
-from bermuda_hw.rules.board import Board, load_board
+from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.cloud import CloudPose, swept_ships
 from bermuda_hw.rules.game import Game, ShipStatus
 from bermuda_hw.sim.players import SimulatedPlayers

@@ -15,7 +15,8 @@ from gpiozero.pins.mock import MockFactory
 from bermuda_hw.backends.sim import SimBackend
 from bermuda_hw.config import Config, load_config
 from bermuda_hw.motion.mover import CloudMover
-from bermuda_hw.rules.board import Board, load_board
+from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.boardfile import load_board
 
 sys.path.insert(0, str(Path(__file__).parent))  # hw_standins: stand-ins for Pi-only modules
 

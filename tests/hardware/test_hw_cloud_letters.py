@@ -12,7 +12,8 @@ from bermuda_hw.backends.sim import SimBackend
 from bermuda_hw.config import Config
 from bermuda_hw.errors import BoardFileError
 from bermuda_hw.motion.mover import CloudMover
-from bermuda_hw.rules.board import LETTERS, Board, load_board
+from bermuda_hw.rules.board import LETTERS, Board
+from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.cloud import CloudPose, Spin, plan_spin, swept_ships
 from bermuda_hw.sim.render import CameraModel, CloudState, Scene, render
 from bermuda_hw.vision.reader import BoardReader
@@ -90,7 +91,7 @@ def test_the_rig_turns_to_the_board_s_heading_and_vision_reads_the_letter(
 @pytest.mark.parametrize(
     ("line", "problem"),
     [
-        ("letter_angles_deg = [0, 45]", "8 angles"),
+        ("letter_angles_deg = [0, 45]", "8 items"),
         ("letter_angles_deg = [10, 45, 90, 135, 180, 225, 270, 315]", "must be 0"),
         ("letter_angles_deg = [0, 45, 50, 135, 180, 225, 270, 315]", "apart"),
         ("letter_angles_deg = [0, 45, 90, 135, 180, 225, 270, 'x']", "number"),

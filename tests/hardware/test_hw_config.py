@@ -34,12 +34,20 @@ def test_a_file_overrides_only_what_it_names(tmp_path: Path) -> None:
     assert config.gantry.max_speed_mm_s == load_config().gantry.max_speed_mm_s
 
 
-def test_camera_table_passes_through_unchecked(tmp_path: Path) -> None:
-    path = write(tmp_path, '[camera]\nkind = "usb"\nwhatever = [1, 2]\n[camera.inner]\nx = 1\n')
-    config = load_config(path)
-    assert config.camera["kind"] == "usb"
-    assert config.camera["whatever"] == [1, 2]
-    assert config.camera["inner"] == {"x": 1}
+def test_the_camera_table_goes_through_the_same_checks(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, '[camera]\nsource = "usb:0"\nwidth_px = 640\n'))
+    assert dict(config.camera) == {"source": "usb:0", "width_px": 640}
+    for text, key, problem in (
+        ('[camera]\nkind = "usb"\n', "camera.kind", "unknown key"),
+        ("[camera]\nwidth_px = 10\n", "camera.width_px", "at least 64"),
+        ('[camera]\nwidth_px = "wide"\n', "camera.width_px", "must be an integer"),
+        ("camera = 3\n", "camera", "must be a table"),
+        ("[camera.inner]\nx = 1\n", "camera.inner", "unknown key"),
+    ):
+        with pytest.raises(ConfigError) as info:
+            load_config(write(tmp_path, text))
+        assert (info.value.key, info.value.file) == (key, str(tmp_path / "config.toml"))
+        assert problem in info.value.problem
 
 
 @pytest.mark.parametrize(
@@ -83,8 +91,10 @@ def test_bad_values_name_file_key_and_problem(
 
 
 def test_unreadable_and_malformed_files(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="cannot read"):
+    with pytest.raises(ConfigError, match=r"missing\.toml: file not found"):
         load_config(tmp_path / "missing.toml")
+    with pytest.raises(ConfigError, match="is a directory"):
+        load_config(tmp_path)
     with pytest.raises(ConfigError, match="not valid TOML"):
         load_config(write(tmp_path, "[gantry\n"))
 

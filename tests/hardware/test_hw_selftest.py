@@ -11,7 +11,7 @@ from bermuda_hw.cli import main
 from bermuda_hw.cli.selftest import ScriptedOwner
 from bermuda_hw.config import load_config
 from bermuda_hw.rigcheck.selftest import CheckLine, run_selftest
-from bermuda_hw.rules.board import load_board
+from bermuda_hw.rules.boardfile import load_board
 
 RIG = """
 [gantry.x]

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from bermuda_hw.rules.board import Board, parse_board
+from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.boardfile import parse_board
 from bermuda_hw.rules.game import Game, ShipStatus
 
 PORT_PRODUCTS = {

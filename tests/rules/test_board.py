@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from bermuda_hw.errors import BoardFileError, ConfigError
-from bermuda_hw.rules.board import Board, load_board, parse_board
+from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.boardfile import load_board, parse_board
 
 DATA = Path(__file__).resolve().parents[2] / "firmware_py/bermuda_hw/rules/data/classic.toml"
 
@@ -256,3 +257,16 @@ def test_broken_board_names_file_key_and_problem(
     assert err.key == key
     assert problem in err.problem
     assert str(err).startswith("my-board.toml")
+
+
+def test_the_board_model_is_plain_values_apart_from_its_loader() -> None:
+    """rules.board holds the values; reading and checking files is rules.boardfile's."""
+    import subprocess
+    import sys
+
+    code = ("import sys, bermuda_hw.rules.board\n"
+            "print(' '.join(m for m in ('tomllib', 'pydantic', 'bermuda_hw.checked',"
+            " 'bermuda_hw.rules.boardfile') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == ""

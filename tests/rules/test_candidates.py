@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bermuda_hw.rules.board import load_board
+from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.candidates import Bump, Kind, candidates, consequence, contents
 from bermuda_hw.rules.cloud import CloudPose
 from bermuda_hw.rules.game import Game

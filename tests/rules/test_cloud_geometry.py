@@ -108,7 +108,7 @@ def test_full_word_runs_to_the_last_dot(classic_board: Board) -> None:
     spin=spins,
 )
 def test_spin_never_passes_an_outside_dot(col: int, row: int, letter: int, spin: Spin) -> None:
-    from bermuda_hw.rules.board import load_board
+    from bermuda_hw.rules.boardfile import load_board
 
     grid = load_board().grid
     path = plan_spin(grid, CloudPose(col, row, letter), spin)
@@ -224,7 +224,7 @@ def test_sweep_catches_ships_along_the_move(classic_board: Board) -> None:
 def test_sweep_contains_every_ship_near_a_sampled_magnet_position(
     x_mm: float, y_mm: float, letter: int, spin: Spin
 ) -> None:
-    from bermuda_hw.rules.board import load_board
+    from bermuda_hw.rules.boardfile import load_board
 
     board = load_board()
     grid = board.grid

@@ -10,7 +10,7 @@ from fractions import Fraction
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bermuda_hw.rules.board import load_board
+from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.cloud import Spinner, plan_spin, swept_ships
 from bermuda_hw.rules.danger import spinner_outcomes, sweep_odds
 from bermuda_hw.rules.game import Game, Phase

@@ -36,7 +36,7 @@ def test_controls_in_picamera2_s_names() -> None:
         ("colour_gains", [1.0], "red, blue"),
         ("af_mode", "sometimes", "manual, auto, continuous"),
         ("flicker_hz", 55, "0, 50 or 60"),
-        ("exposure_time_us", -1, "from 0"),
+        ("exposure_time_us", -1, "at least 0"),
         ("lens_position", "near", "number"),
     ],
 )
@@ -120,7 +120,7 @@ def test_the_real_backend_hands_the_camera_keys_to_picamera2(fake_picamera2: lis
 
     from bermuda_hw.backends.real import RealBackend
     from bermuda_hw.config import load_config
-    from bermuda_hw.rules.board import load_board
+    from bermuda_hw.rules.boardfile import load_board
 
     config = dataclasses.replace(load_config(), camera={
         "source": "picamera2", "width_px": 64, "height_px": 64, "exposure_time_us": 8000})

@@ -61,8 +61,8 @@ def test_example_file_in_the_repository_is_valid() -> None:
 
 @pytest.mark.parametrize(("text", "key", "problem"), [
     ("[colors.purple]\nlab = [1, 2, 3]\n", "colors.purple", "no ship colour"),
-    ("[colors.red]\nlab = [1, 2]\n", "colors.red.lab", "must be [L, a, b]"),
-    ("[colors.red]\nlab = [150, 2, 3]\n", "colors.red.lab[0]", "between 0"),
+    ("[colors.red]\nlab = [1, 2]\n", "colors.red.lab", "too few items"),
+    ("[colors.red]\nlab = [150, 2, 3]\n", "colors.red.lab[0]", "at most 100"),
     ("[colors.red]\nlab = [50, 2, 3]\ntolerance = 'wide'\n", "colors.red.tolerance", "number"),
     ("[colors.red]\nlab = [50, 2, 3]\nhue = 4\n", "colors.red.hue", "unknown key"),
     ("[colors.red]\ntolerance = 20\n", "colors.red.lab", "is missing"),

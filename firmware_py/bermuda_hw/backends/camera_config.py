@@ -5,8 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal
 
+from pydantic import Field, field_validator
+
+from bermuda_hw.checked import Flag, Integer, Name, Number, Strict, check
 from bermuda_hw.errors import ConfigError
 
 SOURCE_HELP = "picamera2, usb:N, a folder of images or a video file"
@@ -65,89 +68,54 @@ class CameraConfig:
         return controls
 
 
+# a colour gain of picamera2's ColourGains: (0, 32]
+Gain = Annotated[float, Field(strict=True, allow_inf_nan=False, gt=0.0, le=32.0)]
+
 # libcamera's AfModeEnum values
 AF_MODES = {"manual": 0, "auto": 1, "continuous": 2}
 
 
-_KEYS = {
-    "source": str,
-    "width_px": int,
-    "height_px": int,
-    "camera_num": int,
-    "swap_red_blue": bool,
-    "timeout_s": float,
-    "replay_fps": float,
-    "replay_loop": bool,
-    "calibration": str,
-    "stable_frames": int,
-    "stable_min_time_s": float,
-    "exposure_time_us": int,
-    "analogue_gain": float,
-    "colour_gains": list,
-    "af_mode": str,
-    "lens_position": float,
-    "flicker_hz": int,
-    "lock_after_settling": bool,
-    "settle_s": float,
-    "height_mm": float,
-}
-_BOUNDS: dict[str, tuple[float, float]] = {
-    "width_px": (64, 8192),
-    "height_px": (48, 8192),
-    "camera_num": (0, 16),
-    "timeout_s": (0.05, 60.0),
-    "replay_fps": (0.1, 240.0),
-    "stable_frames": (1, 100),
-    "stable_min_time_s": (0.0, 30.0),
-    "exposure_time_us": (0, 10_000_000),
-    "analogue_gain": (0.0, 64.0),
-    "lens_position": (0.0, 32.0),
-    "settle_s": (0.0, 30.0),
-    "height_mm": (0.0, 5000.0),
-}
+class CameraFile(Strict):
+    """The `[camera]` table as written: every key optional, each with its type and bounds."""
+
+    source: Name = CameraConfig.source
+    width_px: Integer = Field(default=CameraConfig.width_px, ge=64, le=8192)
+    height_px: Integer = Field(default=CameraConfig.height_px, ge=48, le=8192)
+    camera_num: Integer = Field(default=CameraConfig.camera_num, ge=0, le=16)
+    swap_red_blue: Flag = CameraConfig.swap_red_blue
+    timeout_s: Number = Field(default=CameraConfig.timeout_s, ge=0.05, le=60.0)
+    replay_fps: Number = Field(default=CameraConfig.replay_fps, ge=0.1, le=240.0)
+    replay_loop: Flag = CameraConfig.replay_loop
+    calibration: Name | None = CameraConfig.calibration
+    stable_frames: Integer = Field(default=CameraConfig.stable_frames, ge=1, le=100)
+    stable_min_time_s: Number = Field(default=CameraConfig.stable_min_time_s, ge=0.0, le=30.0)
+    exposure_time_us: Integer = Field(default=CameraConfig.exposure_time_us, ge=0, le=10_000_000)
+    analogue_gain: Number = Field(default=CameraConfig.analogue_gain, ge=0.0, le=64.0)
+    colour_gains: tuple[Gain, ...] = CameraConfig.colour_gains
+    af_mode: Literal["", "manual", "auto", "continuous"] = ""
+    lens_position: Number = Field(default=CameraConfig.lens_position, ge=0.0, le=32.0)
+    flicker_hz: Literal[0, 50, 60] = 0
+    lock_after_settling: Flag = CameraConfig.lock_after_settling
+    settle_s: Number = Field(default=CameraConfig.settle_s, ge=0.0, le=30.0)
+    height_mm: Number = Field(default=CameraConfig.height_mm, ge=0.0, le=5000.0)
+
+    @field_validator("colour_gains")
+    @classmethod
+    def _red_and_blue(cls, gains: tuple[float, ...]) -> tuple[float, ...]:
+        if len(gains) not in (0, 2):
+            raise ValueError(f"must be [red, blue] gains (0..32), not {list(gains)!r}")
+        return gains
+
+    @field_validator("source")
+    @classmethod
+    def _known_source(cls, source: str) -> str:
+        if source != "picamera2" and not source.startswith("usb:") and "/" not in source \
+                and "." not in source:
+            raise ValueError(f"must be {SOURCE_HELP}, not {source!r}")
+        return source
 
 
 def parse_camera_config(data: Mapping[str, Any], file: str | Path | None = None) -> CameraConfig:
     """Check the raw `[camera]` table: unknown keys, wrong types and bad values name the key."""
-    values: dict[str, Any] = {}
-    for key, value in data.items():
-        dotted = f"camera.{key}"
-        kind = _KEYS.get(key)
-        if kind is None:
-            raise ConfigError(file, dotted, f"unknown key (known: {', '.join(sorted(_KEYS))})")
-        if kind is bool:
-            if not isinstance(value, bool):
-                raise ConfigError(file, dotted, f"must be true or false, not {value!r}")
-        elif kind is int:
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ConfigError(file, dotted, f"must be an integer, not {value!r}")
-        elif kind is list:
-            if (not isinstance(value, list) or len(value) != 2 or not all(
-                    isinstance(v, int | float) and not isinstance(v, bool) and 0 < v <= 32
-                    for v in value)):
-                raise ConfigError(file, dotted, f"must be [red, blue] gains (0..32), not {value!r}")
-            value = (float(value[0]), float(value[1]))
-        elif kind is float:
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                raise ConfigError(file, dotted, f"must be a number, not {value!r}")
-            value = float(value)
-            if value != value or value in (float("inf"), float("-inf")):
-                raise ConfigError(file, dotted, "must be finite")
-        elif not isinstance(value, str) or not value.strip():
-            raise ConfigError(file, dotted, f"must be a non-empty string, not {value!r}")
-        if key in _BOUNDS:
-            low, high = _BOUNDS[key]
-            if not low <= value <= high:
-                raise ConfigError(file, dotted, f"must be from {low:g} to {high:g}, not {value:g}")
-        values[key] = value
-    if values.get("af_mode", "") not in ("", *AF_MODES):
-        raise ConfigError(file, "camera.af_mode",
-                          f"must be one of {', '.join(AF_MODES)}, not {values['af_mode']!r}")
-    if values.get("flicker_hz", 0) not in (0, 50, 60):
-        raise ConfigError(file, "camera.flicker_hz", f"must be 0, 50 or 60, not "
-                          f"{values['flicker_hz']!r}")
-    source = values.get("source", CameraConfig.source)
-    if source != "picamera2" and not source.startswith("usb:") and "/" not in source \
-            and "." not in source:
-        raise ConfigError(file, "camera.source", f"must be {SOURCE_HELP}, not {source!r}")
-    return CameraConfig(**values)
+    checked = check(CameraFile, data, file, ConfigError, prefix="camera")
+    return CameraConfig(**{name: getattr(checked, name) for name in CameraFile.model_fields})

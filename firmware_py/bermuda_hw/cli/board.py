@@ -6,7 +6,8 @@ import argparse
 import json
 from typing import Any
 
-from bermuda_hw.rules.board import Board, load_board
+from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.boardfile import load_board
 
 
 def board_to_json(board: Board) -> dict[str, Any]:

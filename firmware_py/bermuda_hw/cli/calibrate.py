@@ -21,7 +21,7 @@ from bermuda_hw.rigcheck.calibrate import (
 )
 from bermuda_hw.rigcheck.configfile import Value, config_diff, update_config_text
 from bermuda_hw.rigcheck.owner import Owner
-from bermuda_hw.rules.board import load_board
+from bermuda_hw.rules.boardfile import load_board
 
 WHAT = ("gantry", "rotation", "camera")
 

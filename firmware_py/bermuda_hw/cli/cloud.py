@@ -13,7 +13,8 @@ from bermuda_hw.config import DEFAULT_CONFIG_PATH, Config, load_config
 from bermuda_hw.devices.controls import TableControls
 from bermuda_hw.errors import HardwareError
 from bermuda_hw.motion.mover import CloudMover, SpinReport
-from bermuda_hw.rules.board import LETTERS, load_board
+from bermuda_hw.rules.board import LETTERS
+from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.cloud import Spin, start_pose
 
 # the measured cloud this far from the planned pose (or at another letter) is a failed spin

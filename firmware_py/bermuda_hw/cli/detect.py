@@ -11,7 +11,7 @@ import cv2
 
 from bermuda_hw.backends.camera import read_image_file
 from bermuda_hw.errors import BermudaError, CameraError
-from bermuda_hw.rules.board import load_board
+from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.vision.annotate import annotate
 from bermuda_hw.vision.colors import calibration_to_toml, load_calibration
 from bermuda_hw.vision.reader import BoardReader

@@ -19,7 +19,7 @@ from bermuda_hw.controller.journal import DB_NAME, Journal
 from bermuda_hw.controller.snapshot import game_json
 from bermuda_hw.controller.statedir import StateLock, StateLockedError
 from bermuda_hw.errors import StateError
-from bermuda_hw.rules.board import load_board
+from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.game import Game, GameOptions
 from bermuda_hw.rules.play import describe_standings
 from bermuda_hw.web.client import DaemonClient

@@ -6,7 +6,7 @@ import argparse
 import random
 import sys
 
-from bermuda_hw.rules.board import load_board
+from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.game import Game, GameOptions
 from bermuda_hw.rules.play import (
     describe_round,

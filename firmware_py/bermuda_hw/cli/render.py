@@ -11,7 +11,7 @@ import cv2
 
 from bermuda_hw.cli.options import number, whole
 from bermuda_hw.errors import BermudaError
-from bermuda_hw.rules.board import load_board
+from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.sim.render import (
     CameraModel,
     CloudState,

@@ -24,7 +24,8 @@ from bermuda_hw.config import DEFAULT_CONFIG_PATH, Config, load_config
 from bermuda_hw.controller.journal import DB_NAME, DEFAULT_STATE_DIR, Journal
 from bermuda_hw.controller.statedir import StateLock, check_access, check_evidence, check_path
 from bermuda_hw.errors import ConfigError, HardwareError, StateError
-from bermuda_hw.rules.board import Board, load_board
+from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.game import DIE_MODES, GameOptions
 
 if TYPE_CHECKING:

@@ -10,7 +10,8 @@ from bermuda_hw.backends import Backend, create_backend
 from bermuda_hw.config import DEFAULT_CONFIG_PATH, Config, load_config
 from bermuda_hw.rigcheck.owner import Owner, Reading, TerminalOwner
 from bermuda_hw.rigcheck.selftest import CheckLine, run_selftest
-from bermuda_hw.rules.board import LETTERS, load_board
+from bermuda_hw.rules.board import LETTERS
+from bermuda_hw.rules.boardfile import load_board
 
 if TYPE_CHECKING:
     from bermuda_hw.backends.sim import SimBackend

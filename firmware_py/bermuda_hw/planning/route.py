@@ -10,7 +10,7 @@ the rotation actuator do) whose magnet tracks stay a margin clear of every ship,
 the rules' own sweep (`rules.cloud.swept_ships`). When no such route
 exists, it returns the one that passes the fewest ships, and names them.
 
->>> from bermuda_hw.rules.board import load_board
+>>> from bermuda_hw.rules.boardfile import load_board
 >>> from bermuda_hw.rules.cloud import CloudPose
 >>> board = load_board()
 >>> route = clear_route(board, CloudPose(0, 4, 2), CloudPose(4, 4, 0), {})

@@ -185,7 +185,7 @@ def plan_spin(
 ) -> SpinPath:
     """Turn clockwise to the spun letter, then move; stop on an outside dot.
 
-    >>> from bermuda_hw.rules.board import load_board
+    >>> from bermuda_hw.rules.boardfile import load_board
     >>> grid = load_board().grid
     >>> path = plan_spin(grid, start_pose(grid), Spin.parse("C 2 N"))
     >>> path.turn_deg, path.end.dot, path.leaves_board

@@ -24,7 +24,7 @@ from enum import StrEnum
 from typing import Any
 
 from bermuda_hw.errors import IllegalMoveError, RulesError, StateError
-from bermuda_hw.rules.board import LETTERS, Board, Point, load_board
+from bermuda_hw.rules.board import LETTERS, Board, Point
 from bermuda_hw.rules.cards import (
     BONUS_CARD_USD,
     BONUS_CARDS,
@@ -210,7 +210,7 @@ class Game:
         letter A. Unless `first_player` is given, a high roll picks who starts
         (ruling 19); play goes clockwise in the board's colour order.
         """
-        board = board or _classic()
+        board = board if board is not None else _classic_board()
         options = options or GameOptions()
         if not 2 <= players <= min(MAX_PLAYERS, len(board.ship_colors)):
             raise RulesError(
@@ -1021,13 +1021,15 @@ class Game:
     _legal: tuple[int, tuple[Move, ...]] | None
 
 
-_CLASSIC: list[Board] = []
+def _classic_board() -> Board:
+    """The default board of a game given none: the classic one, from the board-file loader.
 
+    Imported here, not at the top: the rules never read files unless a caller
+    leaves the board to them (`rules.boardfile.classic_board` reads it once).
+    """
+    from bermuda_hw.rules.boardfile import classic_board
 
-def _classic() -> Board:
-    if not _CLASSIC:
-        _CLASSIC.append(load_board())
-    return _CLASSIC[0]
+    return classic_board()
 
 
 def _board_for(data: Mapping[str, Any], board: Board | None) -> Board:
@@ -1035,7 +1037,7 @@ def _board_for(data: Mapping[str, Any], board: Board | None) -> Board:
     if board is None:
         if name != "classic":
             raise StateError(f"saved game is for board {name!r}: give that board to load it")
-        return _classic()
+        return _classic_board()
     if name != board.name:
         raise StateError(f"saved game is for board {name!r}, not {board.name!r}")
     return board

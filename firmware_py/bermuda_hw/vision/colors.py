@@ -27,12 +27,14 @@ from __future__ import annotations
 
 import json
 import math
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
+from pydantic import Field, field_validator
+
+from bermuda_hw.checked import Name, Number, Strict, check, dotted, parse_toml, read_toml
 from bermuda_hw.errors import CalibrationError
 
 if TYPE_CHECKING:
@@ -111,7 +113,7 @@ def default_calibration(colors: Iterable[str]) -> ColorCalibration:
     for name in colors:
         if name not in DEFAULT_LABS:
             raise CalibrationError(
-                None, f"colors.{name}",
+                None, dotted(("colors", name)),
                 "no default profile for this colour: calibrate it (bermuda-hw detect "
                 "--calibrate) or give it in a calibration file",
             )
@@ -123,93 +125,64 @@ def default_calibration(colors: Iterable[str]) -> ColorCalibration:
 MIN_PROFILE_DISTANCE = 10.0
 
 
-def _number(value: Any, file: str, key: str, low: float, high: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise CalibrationError(file, key, f"must be a number, not {value!r}")
-    result = float(value)
-    if not (math.isfinite(result) and low <= result <= high):
-        raise CalibrationError(file, key, f"must be between {low} and {high}, not {value!r}")
-    return result
+Lightness = Annotated[float, Field(strict=True, allow_inf_nan=False, ge=0.0, le=100.0)]
+Chroma = Annotated[float, Field(strict=True, allow_inf_nan=False, ge=-128.0, le=127.0)]
+
+
+class _ProfileFile(Strict):
+    lab: tuple[Lightness, Chroma, Chroma]
+    tolerance: Number = Field(default=32.0, ge=5.0, le=80.0)
+
+
+class _IgnoreFile(Strict):
+    x_mm: Number = Field(ge=-1e4, le=1e4)
+    y_mm: Number = Field(ge=-1e4, le=1e4)
+    radius_mm: Number = Field(ge=1.0, le=200.0)
+
+
+class _BackgroundFile(Strict):
+    image: Name | None = None
+
+    @field_validator("image")
+    @classmethod
+    def _a_name(cls, image: str | None) -> str | None:
+        if image is not None and not image.strip():
+            raise ValueError(f"must be the name of a PNG file, not {image!r}")
+        return image
+
+
+class _CalibrationFile(Strict):
+    """A calibration file as written: colour profiles, ignored spots, the board's look."""
+
+    colors: dict[str, _ProfileFile] = Field(default_factory=dict)
+    ignore: list[_IgnoreFile] = Field(default_factory=list)
+    background: _BackgroundFile = Field(default_factory=_BackgroundFile)
 
 
 def parse_calibration(text: str, source: str, colors: Iterable[str]) -> ColorCalibration:
     """Parse and validate a calibration file; colours it leaves out keep their defaults."""
+    return calibration_from_table(parse_toml(text, source, CalibrationError), source, colors)
+
+
+def calibration_from_table(data: Mapping[str, Any], source: str, colors: Iterable[str]
+                           ) -> ColorCalibration:
+    """A parsed calibration file checked against the board's ship colours."""
     names = tuple(colors)
-    try:
-        data = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, ValueError) as exc:  # ValueError: a 5,000-digit number
-        raise CalibrationError(source, None, f"is not valid TOML: {exc}") from None
-    for key in data:
-        if key not in ("colors", "ignore", "background"):
-            raise CalibrationError(source, key,
-                                   "unknown key (expected colors, ignore, background)")
-    raw = data.get("colors", {})
-    if not isinstance(raw, dict):
-        raise CalibrationError(source, "colors", "must be a table of colour tables")
+    written = check(_CalibrationFile, data, source, CalibrationError)
     profiles: dict[str, ColorProfile] = {}
-    for name, entry in raw.items():
-        key = f"colors.{name}"
+    for name, entry in written.colors.items():
         if name not in names:
             raise CalibrationError(
-                source, key, f"the board has no ship colour {name!r} (it has {', '.join(names)})"
-            )
-        if not isinstance(entry, dict):
-            raise CalibrationError(source, key, "must be a table { lab, tolerance }")
-        for k in entry:
-            if k not in ("lab", "tolerance"):
-                raise CalibrationError(
-                    source, f"{key}.{k}", "unknown key (expected lab, tolerance)"
-                )
-        if "lab" not in entry:
-            raise CalibrationError(source, f"{key}.lab", "is missing")
-        lab = entry["lab"]
-        if not isinstance(lab, list) or len(lab) != 3:
-            raise CalibrationError(source, f"{key}.lab", f"must be [L, a, b], not {lab!r}")
-        values = (
-            _number(lab[0], source, f"{key}.lab[0]", 0.0, 100.0),
-            _number(lab[1], source, f"{key}.lab[1]", -128.0, 127.0),
-            _number(lab[2], source, f"{key}.lab[2]", -128.0, 127.0),
-        )
-        tol = _number(entry.get("tolerance", 32.0), source, f"{key}.tolerance", 5.0, 80.0)
-        profiles[name] = ColorProfile(name, values, tol)
-    ignore: list[IgnoreZone] = []
-    raw_ignore = data.get("ignore", [])
-    if not isinstance(raw_ignore, list):
-        raise CalibrationError(source, "ignore", "must be an array of tables")
-    for i, entry in enumerate(raw_ignore):
-        key = f"ignore[{i}]"
-        if not isinstance(entry, dict):
-            raise CalibrationError(source, key, "must be a table { x_mm, y_mm, radius_mm }")
-        for k in entry:
-            if k not in ("x_mm", "y_mm", "radius_mm"):
-                raise CalibrationError(source, f"{key}.{k}", "unknown key")
-        for k in ("x_mm", "y_mm", "radius_mm"):
-            if k not in entry:
-                raise CalibrationError(source, f"{key}.{k}", "is missing")
-        ignore.append(
-            IgnoreZone(
-                _number(entry["x_mm"], source, f"{key}.x_mm", -1e4, 1e4),
-                _number(entry["y_mm"], source, f"{key}.y_mm", -1e4, 1e4),
-                _number(entry["radius_mm"], source, f"{key}.radius_mm", 1.0, 200.0),
-            )
-        )
-    background_file: str | None = None
-    raw_background = data.get("background", {})
-    if not isinstance(raw_background, dict):
-        raise CalibrationError(source, "background", "must be a table { image }")
-    for k in raw_background:
-        if k != "image":
-            raise CalibrationError(source, f"background.{k}", "unknown key (expected image)")
-    if "image" in raw_background:
-        image = raw_background["image"]
-        if not isinstance(image, str) or not image.strip():
-            raise CalibrationError(source, "background.image",
-                                   f"must be the name of a PNG file, not {image!r}")
-        background_file = str(Path(source).parent / image)
+                source, dotted(("colors", name)),
+                f"the board has no ship colour {name!r} (it has {', '.join(names)})")
+        profiles[name] = ColorProfile(name, entry.lab, entry.tolerance)
+    ignore = tuple(IgnoreZone(z.x_mm, z.y_mm, z.radius_mm) for z in written.ignore)
+    image = written.background.image
+    background_file = str(Path(source).parent / image) if image is not None else None
     defaults = default_calibration([n for n in names if n not in profiles])
     merged = tuple(profiles.get(n) or defaults.profile(n) for n in names)
     _check_distinct(merged, profiles, source)
-    return ColorCalibration(merged, tuple(ignore), source, background_file=background_file)
+    return ColorCalibration(merged, ignore, source, background_file=background_file)
 
 
 def _check_distinct(merged: tuple[ColorProfile, ...], written: Mapping[str, ColorProfile],
@@ -222,7 +195,7 @@ def _check_distinct(merged: tuple[ColorProfile, ...], written: Mapping[str, Colo
                 named = b if b.name in written else a
                 other = a if named is b else b
                 raise CalibrationError(
-                    source, f"colors.{named.name}.lab",
+                    source, dotted(("colors", named.name, "lab")),
                     f"is {distance:.1f} from colors.{other.name} (less than "
                     f"{MIN_PROFILE_DISTANCE:g}): ships of the two colours cannot be told apart; "
                     "measure them again from a frame of the start layout")
@@ -233,7 +206,7 @@ def load_calibration(path: str | Path | None, colors: Iterable[str]) -> ColorCal
     if path is None:
         return default_calibration(colors)
     file = Path(path)
-    return parse_calibration(CalibrationError.read_text(file), str(file), colors)
+    return calibration_from_table(read_toml(file, CalibrationError), str(file), colors)
 
 
 def calibration_to_toml(calibration: ColorCalibration, background_image: str | None = None
