@@ -376,27 +376,48 @@ class CloudMover:
 
     def turn_to(self, letter: int) -> float:
         """Turn the cloud to a letter (clockwise with the stepper); returns degrees turned."""
-        return self._turn(lambda: self.rotation.turn_to(letter, self._estop))
+        return self._turn(lambda held: self.rotation.turn_to(letter, self._estop, held))
 
     def turn_half_steps(self, count: int) -> float:
         """Turn a stepper rotation clockwise by some half steps (calibration); degrees turned."""
         turn_steps = getattr(self.rotation, "turn_steps", None)
         if turn_steps is None:
             raise MotionError(f"a {self.rotation.kind} rotation does not turn by steps")
-        return self._turn(lambda: float(turn_steps(count, self._estop)))
+        return self._turn(lambda held: float(turn_steps(count, self._estop, held)))
 
-    def _turn(self, action: Callable[[], float]) -> float:
+    def _turn(self, action: Callable[[Callable[[], bool]], float]) -> float:
+        """Run a turn; the e-stop is read as a level before it and between its steps."""
         with self._lock:
             self._require_homed()
+            held = self._held()
             try:
+                if held():
+                    raise EmergencyStopError(
+                        "the e-stop is held: the cloud was not turned; home again")
                 with self._quietly():
-                    return action()
+                    return action(held)
             except EmergencyStopError:
                 self._homed = False
                 raise
             except BusError as exc:
                 self.emergency_stop(f"I2C fault: {exc}")
                 raise
+
+    def _held(self) -> Callable[[], bool]:
+        """The e-stop level for the rotation's step loop: True (and everything stopped)
+        while the e-stop is held; kicks the watchdog as the gantry's watch does."""
+        interlock = self._interlock
+        heartbeat = self._heartbeat
+
+        def held() -> bool:
+            if heartbeat is not None:
+                heartbeat()
+            if interlock is not None and interlock():
+                self.emergency_stop("the e-stop is held")
+                return True
+            return False
+
+        return held
 
     def execute_spin(self, spin: Spin) -> SpinReport:
         """Turn clockwise to the spun letter, then move along the grid as the rules say."""
@@ -467,6 +488,8 @@ class CloudMover:
         if result.reason == "estop" or self._estop.is_set():
             raise EmergencyStopError(f"{self.estop_reason or 'emergency stop'} while homing")
         self.clock.wait_until(self.clock.monotonic() + HOMING_DWELL_S, self._estop)
+        if self._held()() or self._estop.is_set():  # the level too, not only the edge
+            raise EmergencyStopError(f"{self.estop_reason or 'emergency stop'} while homing")
         return result
 
     def _home_axis(self, index: int) -> None:
