@@ -226,8 +226,9 @@ def homing_approach(board: Board, start_mm: Point, letter: int, home_mm: Point,
 
     The homing legs (from a dot straight along y to the home row, then along
     x to the home corner, and straight back to the dot) are checked like the
-    route's own moves; the search ends at the dot whose legs, added to the
-    route there, cost least. Ships
+    route's own moves; the route ends at the nearest dot (by the route's own
+    cost) from which they are clear, so a cloud whose straight way is clear
+    does not move before the search. Ships
     already on a magnet where the cloud stands are not counted (they go where
     the cloud goes).
     """
@@ -253,7 +254,7 @@ def homing_approach(board: Board, start_mm: Point, letter: int, home_mm: Point,
         legs = line_sweeps(board, dot, corner, pose.letter, free, margin_mm=margin_mm) \
             | line_sweeps(board, corner, home_mm, pose.letter, free, margin_mm=margin_mm) \
             | line_sweeps(board, home_mm, dot, pose.letter, free, margin_mm=margin_mm)
-        return (abs(dot[1] - home_mm[1]) + abs(dot[0] - home_mm[0]), legs)
+        return (0.0, legs)  # the nearest dot with clear legs: the search ends there
 
     route = _search(board, start, finish, free, margin_mm, clockwise_only)
     last = route.poses[-1]
