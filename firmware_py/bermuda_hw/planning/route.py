@@ -251,10 +251,11 @@ def homing_approach(board: Board, start_mm: Point, letter: int, home_mm: Point,
     def finish(pose: CloudPose) -> tuple[float, frozenset[str]]:
         dot = grid.dot_mm(pose.col, pose.row)
         corner = (dot[0], home_mm[1])
-        legs = line_sweeps(board, dot, corner, pose.letter, free, margin_mm=margin_mm) \
-            | line_sweeps(board, corner, home_mm, pose.letter, free, margin_mm=margin_mm) \
-            | line_sweeps(board, home_mm, dot, pose.letter, free, margin_mm=margin_mm)
-        return (0.0, legs)  # the nearest dot with clear legs: the search ends there
+        legs: set[str] = set()
+        for ships_here, margin_here in ((free, margin_mm), (near, 0.0)):
+            for a, b in ((dot, corner), (corner, home_mm), (home_mm, dot)):
+                legs |= line_sweeps(board, a, b, pose.letter, ships_here, margin_mm=margin_here)
+        return (0.0, frozenset(legs))  # the nearest dot with clear legs: the search ends there
 
     route = _search(board, start, finish, free, margin_mm, clockwise_only)
     last = route.poses[-1]
