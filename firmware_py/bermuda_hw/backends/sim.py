@@ -19,6 +19,8 @@ if TYPE_CHECKING:
     from bermuda_hw.sim.camera import SimulatedCamera
     from bermuda_hw.sim.render import Scene
     from bermuda_hw.sim.scene import WorldScene
+    from bermuda_hw.sim.sensor import Room
+    from bermuda_hw.sim.world import World
 
 REFERENCE_WIDTH_PX = 1280  # the renderer's default camera: focal length scales with the width
 REFERENCE_FOCAL_PX = 1150.0
@@ -62,6 +64,8 @@ class SimBackend(Backend):
         self.camera_stall_after: int | None = None
         # what the camera renders may be altered (bermuda_hw.sim.faults.SceneFaults.wrap)
         self.scene_wrapper: Callable[[Callable[[], Scene]], Callable[[], Scene]] | None = None
+        # the light over the table (bermuda_hw.sim.sensor.Room): None, the rendered look
+        self.room: Room | None = None
 
     @property
     def pin_factory(self) -> Any:
@@ -79,6 +83,7 @@ class SimBackend(Backend):
         from bermuda_hw.sim.camera import SimulatedCamera
         from bermuda_hw.sim.render import CameraModel
         from bermuda_hw.sim.scene import WorldScene
+        from bermuda_hw.sim.sensor import SimulatedSensor
 
         if camera is None:
             camera = parse_camera_config(self.config.camera, self.config.source)
@@ -102,9 +107,12 @@ class SimBackend(Backend):
         scene: Callable[[], Scene] = self.scene
         if self.scene_wrapper is not None:
             scene = self.scene_wrapper(scene)
+        sensor = SimulatedSensor(self.room)
+        sensor.set_controls(camera.picamera2_controls())  # the [camera] keys, as on the Pi
         self.camera = SimulatedCamera(
             board, scene, model, clock=frame_time, missing=self.camera_missing,
-            stall_after=self.camera_stall_after, timeout_s=camera.timeout_s,
+            stall_after=self.camera_stall_after, timeout_s=camera.timeout_s, sensor=sensor,
+            frame_s=frame_s,
         )
         return self.camera
 

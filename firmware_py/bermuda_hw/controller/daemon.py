@@ -92,10 +92,10 @@ from bermuda_hw.errors import (
     HardwareError,
     StepTimingError,
 )
-from bermuda_hw.planning.route import clear_route
+from bermuda_hw.planning.route import HomingApproach, clear_route, homing_approach
 from bermuda_hw.rules.board import LETTERS, Board, Point
 from bermuda_hw.rules.candidates import Candidate, contents
-from bermuda_hw.rules.cloud import Spin
+from bermuda_hw.rules.cloud import CloudPose, Spin
 from bermuda_hw.rules.events import (
     CloudMoved,
     CloudRemoved,
@@ -126,6 +126,10 @@ ACCEPT_AFTER_ATTEMPTS = 3  # after this many asks for a fix, a long press accept
 CONFIRM_OBSERVABILITY = 0.9  # a provisional move is checked once its places are seen this well
 MAX_LEFTOVER = 3  # a move leaving more ships unexplained than this is no explanation
 MAX_OPTIONS = 3  # more moves than this explaining the board as well is asked as a fix
+
+
+class HomeRefused(HardwareError):
+    """Homing would drag the cloud through ships: the table is asked to clear the way."""
 
 
 @dataclass(frozen=True)
@@ -233,6 +237,8 @@ class Controller:
         self._no_board_since: float | None = None
         self._no_board_said = False
         self._fix_said: dict[tuple[int, str], float] = {}
+        self._board_may_hold_ships = True  # False only at a first start with a new game
+        self._clear_confirmed = False  # the table was asked to clear the way for homing
 
     # --- announcements ------------------------------------------------------------------
 
@@ -315,7 +321,7 @@ class Controller:
         A fault on the way (the e-stop held, no camera, homing) leaves the
         controller in FAULT mode, waiting for the spin button, not raised.
         """
-        self._load_game()
+        self._board_may_hold_ships = self._load_game()
         self.controls.spin_button.when_pressed = self._on_pressed
         self.controls.spin_button.hold_time = 2.0
         self.controls.spin_button.when_held = self._held.set
@@ -332,11 +338,12 @@ class Controller:
         self.publish()
         sd_notify("READY=1")
 
-    def _load_game(self) -> None:
+    def _load_game(self) -> bool:
+        """Resume the journal's game, or start one; True if a game was resumed."""
         loaded = self.journal.load(self.board)
         if loaded is None:
             self._new_game()
-            return
+            return False
         self.game_id, self.game = loaded
         game = self.game
         self.status.seq = len(game.journal)
@@ -347,6 +354,7 @@ class Controller:
         else:
             self.say(f"resuming game {self.game_id}: round {game.round}, "
                      f"{game.phase.value} phase, {game.active} to play")
+        return True
 
     def _on_pressed(self) -> None:
         # gpiozero's event thread: count the press; the main loop acts on it
@@ -434,10 +442,26 @@ class Controller:
                 )
 
     def _home(self) -> None:
+        """Home the rig and bring the cloud to the game's pose, clear of the ships.
+
+        With ships on the board (a game resumed, or any homing after the
+        first), the cloud is first steered from where the camera sees it along
+        a route clear of the ships to the endstops (`planning.route`); when
+        the camera cannot see the cloud or no clear route exists, nothing
+        moves: the table is asked to clear the way and press spin, and that
+        press homes straight (`HomeRefused`).
+        """
         self._wait_for_clear_board("the gantry homes")
+        confirmed, self._clear_confirmed = self._clear_confirmed, False
+        approach = None
+        if not confirmed:
+            approach = self._homing_approach(self._ships_to_avoid())
         self._set(Mode.STARTING, "homing the gantry", Pattern.BUSY)
         started = self.clock.monotonic()
-        self.mover.home()
+        self.mover.home(approach)
+        self._board_may_hold_ships = True
+        if approach is not None:  # straight back to the route's last dot (checked clear)
+            self.mover.goto_mm(*approach.last_mm)
         game = self.game
         assert game is not None
         pose = game.pose
@@ -451,19 +475,77 @@ class Controller:
         else:
             self._set(Mode.SETUP, "checking the board", Pattern.FIX)
 
-    def _place_cloud(self) -> None:
-        """Bring the cloud to the game's pose (after homing, or after it left the board).
+    def _ships_to_avoid(self, leave: frozenset[str] = frozenset()) -> dict[str, Point]:
+        """Where ships may stand: the game's places (once a game may have ships on the board)
+        and every ship the camera sees now; `leave`: the game's ships not to count."""
+        game = self.game
+        reading = self.stream.last_reading if self.stream is not None else None
+        seen = [s for s in reading.ships if not s.hidden] if reading is not None else []
+        ships: dict[str, Point] = {}
+        if game is not None and self._board_may_hold_ships:
+            # a ship in a port may stand at any of its berths, unless the camera sees which
+            berths = {(s.color, s.space, s.berth) for s in seen if s.berth is not None}
+            for sid, point in _ship_points(game).items():
+                ship_id, _, berth = sid.partition("#")
+                if ship_id in leave:
+                    continue
+                if berth:
+                    color = game.ship(ship_id).color
+                    port = game.ship(ship_id).location
+                    if any(c == color and p == port for c, p, _ in berths) \
+                            and (color, port, int(berth)) not in berths:
+                        continue
+                ships[sid] = point
+        for ship in seen:
+            ships[f"the {ship.color} ship at ({ship.x_mm:.0f}, {ship.y_mm:.0f}) mm"] = \
+                (ship.x_mm, ship.y_mm)
+        return ships
+
+    def _homing_approach(self, ships: Mapping[str, Point]) -> HomingApproach | None:
+        """The route to the endstops clear of `ships`, from where the camera sees the cloud;
+        None with no ships; HomeRefused (after asking the table) if there is no clear one."""
+        if not ships:
+            return None
+        reading = self.stream.last_reading if self.stream is not None else None
+        cloud = reading.cloud if reading is not None else None
+        if cloud is None:
+            why = "the camera cannot see the cloud's marker, so the gantry cannot steer it " \
+                  "clear of the ships"
+        else:
+            self.mover.assume_letter(cloud.letter)
+            home_mm = self.mover.kinematics.steps_to_board((0, 0))
+            approach = homing_approach(
+                self.board, (cloud.x_mm, cloud.y_mm), cloud.letter, home_mm, ships,
+                clockwise_only=self.mover.clockwise_only)
+            if approach.clear:
+                return approach
+            names = sorted({sid.partition("#")[0].strip() for sid in approach.swept})
+            why = (f"every way from the cloud to the home corner passes near "
+                   f"{', '.join(names)}")
+        self._clear_confirmed = True  # the press that answers this homes straight
+        raise HomeRefused(
+            f"before homing: {why}. Clear the way from the cloud to the home corner "
+            "(north-west), or clear the board, then press spin: the gantry then homes "
+            "straight to its endstops")
+
+    def _place_cloud(self, goal: CloudPose | None = None,
+                     leave: frozenset[str] = frozenset()) -> None:
+        """Bring the cloud to the game's pose, or `goal` (after homing, or after it left the
+        board).
 
         The rules set the cloud down there without a sweep, but the rig drags
         it: it takes a route whose magnet tracks stay clear of the ships
-        (`planning.route`), and names the ships no route can avoid.
+        (`planning.route`; `leave`: ships not to count), and names the ships no
+        route can avoid.
         """
         game = self.game
         assert game is not None
-        goal = game.pose
+        goal = goal if goal is not None else game.pose
         start = self.mover.pose()
         self.mover.goto_dot(start.col, start.row)  # after homing: onto the nearest dot first
-        route = clear_route(self.board, start, goal, _ship_points(game),
+        avoid = {sid: p for sid, p in _ship_points(game).items()
+                 if sid.partition("#")[0] not in leave}
+        route = clear_route(self.board, start, goal, avoid,
                             clockwise_only=self.mover.clockwise_only)
         if route.swept:
             ships = sorted({sid.partition("#")[0] for sid in route.swept})
@@ -1117,9 +1199,14 @@ class Controller:
         self.say(f"{why}: homing and placing the cloud at dot {pending.end} again "
                  f"(attempt {pending.pose_retries} of {MAX_POSE_RETRIES})")
         try:
-            self.mover.home()
-            self.mover.goto_dot(*pending.end)
-            self.mover.turn_to(pending.spin.letter)
+            # from where a fresh frame sees the cloud, clear of the ships (not of those the
+            # spin swept: they are on its magnets, or captured)
+            self._wait_for_clear_board("the gantry homes")
+            approach = self._homing_approach(self._ships_to_avoid(leave=pending.swept))
+            self.mover.home(approach)
+            if approach is not None:
+                self.mover.goto_mm(*approach.last_mm)
+            self._place_cloud(CloudPose(*pending.end, pending.spin.letter), pending.swept)
         except HardwareError as exc:
             self._pending = None
             self._fault(f"{exc}")

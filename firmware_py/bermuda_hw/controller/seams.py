@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:
     from bermuda_hw.motion.mover import MoveReport, SpinReport
     from bermuda_hw.motion.stepstream import Pausable
+    from bermuda_hw.planning.kinematics import GantryKinematics
+    from bermuda_hw.planning.route import HomingApproach
     from bermuda_hw.rules.cloud import CloudPose, Spin
 
 
@@ -61,6 +63,7 @@ class Mover(Protocol):
     """Drives the cloud: homing, moves along the grid, turns (`motion.mover.CloudMover`)."""
 
     estop_reason: str | None
+    kinematics: GantryKinematics
 
     @property
     def stopped(self) -> bool:
@@ -81,7 +84,8 @@ class Mover(Protocol):
         """Declare which letter the cloud shows (as the camera saw it)."""
         ...
 
-    def home(self) -> None: ...
+    def home(self, approach: HomingApproach | None = None) -> None: ...
+    def goto_mm(self, x_mm: float, y_mm: float) -> MoveReport: ...
     def goto_dot(self, col: int, row: int) -> MoveReport: ...
     def turn_to(self, letter: int) -> float: ...
     def execute_spin(self, spin: Spin) -> SpinReport: ...

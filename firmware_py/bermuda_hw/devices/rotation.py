@@ -30,6 +30,11 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
+# `held()` is True while an e-stop is held down: a level, read between steps (the
+# `stop` Event is its edge, and an edge can be missed or come before the turn starts).
+Held = Callable[[], bool]
+SETTLE_POLL_S = 0.01  # during a servo's settle wait, the e-stop level is read this often
+
 
 class PCA9685Board:
     """One PCA9685 behind one lock (the Adafruit driver shares a buffer between calls)."""
@@ -86,8 +91,14 @@ class RotationActuator(Protocol):
 
     def assume_letter(self, letter: int) -> None: ...
 
-    def turn_to(self, letter: int, stop: threading.Event | None = None) -> float:
-        """Turn to a letter (clockwise where the actuator can); returns degrees turned."""
+    def turn_to(
+        self, letter: int, stop: threading.Event | None = None, held: Held | None = None
+    ) -> float:
+        """Turn to a letter (clockwise where the actuator can); returns degrees turned.
+
+        Raises EmergencyStopError, with the coils released, once `stop` is set or
+        `held()` reads True: before the first step as well as between steps.
+        """
         ...
 
     def release(self) -> None: ...
@@ -137,22 +148,35 @@ class StepperRotation:
     def steps_to(self, letter: int) -> int:
         return self.kinematics.clockwise_target(self.position_steps, letter) - self.position_steps
 
-    def turn_to(self, letter: int, stop: threading.Event | None = None) -> float:
-        return self.turn_steps(self.steps_to(letter), stop)
+    def turn_to(
+        self, letter: int, stop: threading.Event | None = None, held: Held | None = None
+    ) -> float:
+        return self.turn_steps(self.steps_to(letter), stop, held)
 
-    def turn_steps(self, count: int, stop: threading.Event | None = None) -> float:
-        """Turn clockwise by a number of half steps; returns degrees turned."""
+    def turn_steps(
+        self, count: int, stop: threading.Event | None = None, held: Held | None = None
+    ) -> float:
+        """Turn clockwise by a number of half steps; returns degrees turned.
+
+        The e-stop is read before every step, as an edge (`stop`) and as a level
+        (`held()`): one held before the turn starts stops it before the first step.
+        """
         period_s = 1.0 / self.config.step_rate_hz
         start_s = self.clock.monotonic()
         style = motor_stepper.INTERLEAVE
         try:
             for index in range(count):
-                if not self.clock.wait_until(start_s + index * period_s, stop):
+                if not self.clock.wait_until(start_s + index * period_s, stop) or _stopped(
+                    stop, held
+                ):
                     raise EmergencyStopError("emergency stop while turning the cloud")
                 self.board.call(lambda: self.motor.onestep(direction=self._forward, style=style))
                 self.position_steps += 1
             # hold the last step for one period so the rotor settles on it
-            self.clock.wait_until(start_s + count * period_s, stop)
+            if not self.clock.wait_until(start_s + count * period_s, stop) or _stopped(
+                stop, held
+            ):
+                raise EmergencyStopError("emergency stop while turning the cloud")
         finally:
             with contextlib.suppress(BusError):
                 self.release()
@@ -199,16 +223,28 @@ class ServoRotation:
     def assume_letter(self, letter: int) -> None:
         self._letter = letter
 
-    def turn_to(self, letter: int, stop: threading.Event | None = None) -> float:
+    def turn_to(
+        self, letter: int, stop: threading.Event | None = None, held: Held | None = None
+    ) -> float:
         angle = self.kinematics.servo_angle_deg(letter)
         turned = (angle - self.kinematics.servo_angle_deg(self._letter)) * (
             self.kinematics.cloud_deg_per_servo_deg
         )
+        if _stopped(stop, held):  # held before the turn: no pulse at all
+            raise EmergencyStopError("emergency stop while turning the cloud")
         try:
             self.board.call(lambda: setattr(self.servo, "angle", angle))
             self._letter = letter
-            if not self.clock.wait_until(self.clock.monotonic() + self.config.settle_s, stop):
-                raise EmergencyStopError("emergency stop while turning the cloud")
+            # the settle wait reads the e-stop level too, not only its edge
+            deadline_s = self.clock.monotonic() + self.config.settle_s
+            while True:
+                now_s = self.clock.monotonic()
+                if _stopped(stop, held):
+                    raise EmergencyStopError("emergency stop while turning the cloud")
+                if now_s >= deadline_s:
+                    break
+                if not self.clock.wait_until(min(deadline_s, now_s + SETTLE_POLL_S), stop):
+                    raise EmergencyStopError("emergency stop while turning the cloud")
         finally:
             with contextlib.suppress(BusError):
                 self.release()
@@ -220,6 +256,10 @@ class ServoRotation:
 
     def close(self) -> None:
         self.release()
+
+
+def _stopped(stop: threading.Event | None, held: Held | None) -> bool:
+    return (stop is not None and stop.is_set()) or (held is not None and bool(held()))
 
 
 def create_rotation(

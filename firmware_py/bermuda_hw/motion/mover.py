@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -24,6 +25,7 @@ from bermuda_hw.motion.stepstream import Pausable, StepExecutor, StepResult, Ste
 from bermuda_hw.planning.kinematics import GantryKinematics
 from bermuda_hw.planning.limits import SoftLimits
 from bermuda_hw.planning.measure import AxisTrace, peak_speed_accel
+from bermuda_hw.planning.route import HomingApproach
 from bermuda_hw.planning.steps import Limits, StepPlan, plan_axis_move, plan_line
 from bermuda_hw.rules.board import LETTERS
 from bermuda_hw.rules.cloud import CloudPose, Spin, SpinPath, plan_spin
@@ -376,7 +378,7 @@ class CloudMover:
 
     def turn_to(self, letter: int) -> float:
         """Turn the cloud to a letter (clockwise with the stepper); returns degrees turned."""
-        return self._turn(lambda: self.rotation.turn_to(letter, self._estop))
+        return self._turn(lambda held: self.rotation.turn_to(letter, self._estop, held))
 
     @property
     def letter(self) -> int:
@@ -397,20 +399,41 @@ class CloudMover:
         turn_steps = getattr(self.rotation, "turn_steps", None)
         if turn_steps is None:
             raise MotionError(f"a {self.rotation.kind} rotation does not turn by steps")
-        return self._turn(lambda: float(turn_steps(count, self._estop)))
+        return self._turn(lambda held: float(turn_steps(count, self._estop, held)))
 
-    def _turn(self, action: Callable[[], float]) -> float:
+    def _turn(self, action: Callable[[Callable[[], bool]], float]) -> float:
+        """Run a turn; the e-stop is read as a level before it and between its steps."""
         with self._lock:
             self._require_homed()
+            held = self._held()
             try:
+                if held():
+                    raise EmergencyStopError(
+                        "the e-stop is held: the cloud was not turned; home again")
                 with self._quietly():
-                    return action()
+                    return action(held)
             except EmergencyStopError:
                 self._homed = False
                 raise
             except BusError as exc:
                 self.emergency_stop(f"I2C fault: {exc}")
                 raise
+
+    def _held(self) -> Callable[[], bool]:
+        """The e-stop level for the rotation's step loop: True (and everything stopped)
+        while the e-stop is held; kicks the watchdog as the gantry's watch does."""
+        interlock = self._interlock
+        heartbeat = self._heartbeat
+
+        def held() -> bool:
+            if heartbeat is not None:
+                heartbeat()
+            if interlock is not None and interlock():
+                self.emergency_stop("the e-stop is held")
+                return True
+            return False
+
+        return held
 
     def execute_spin(self, spin: Spin) -> SpinReport:
         """Turn clockwise to the spun letter, then move along the grid as the rules say."""
@@ -434,12 +457,18 @@ class CloudMover:
 
     # --- homing -----------------------------------------------------------------------
 
-    def home(self) -> None:
+    def home(self, approach: HomingApproach | None = None) -> None:
         """Find both endstops: fast toward each, back off, then slowly again.
 
+        With an `approach` (planned from where the camera sees the cloud, clear
+        of the ships: `planning.route.homing_approach`), the cloud first goes
+        along its route, the camera's place standing in for a homed position,
+        and each endstop search is then short: the distance the camera's place
+        gives plus the axis's margin. Without one, each search runs the axis's
+        whole travel from wherever the carriage is.
+
         Clears an emergency stop. Raises HomingError if an endstop is not
-        reached within the axis's travel plus its margin, or does not release
-        when backing off.
+        reached within the search, or does not release when backing off.
         """
         with self._lock:
             # clear first, then check: a press from now on is not lost
@@ -451,8 +480,11 @@ class CloudMover:
                 raise EmergencyStopError("the e-stop is engaged: release it before homing")
             self.enable.enable()
             try:
+                expected: tuple[int, int] | None = None
+                if approach is not None:
+                    expected = self._approach(approach)
                 for index in (1, 0):  # y first: the carriage leaves the board's edge row
-                    self._home_axis(index)
+                    self._home_axis(index, None if expected is None else expected[index])
             except EmergencyStopError:
                 self.enable.disable()
                 raise
@@ -460,9 +492,25 @@ class CloudMover:
                 self.emergency_stop("homing fault")
                 raise
             finally:
+                self._homed = False
                 self._idle()
             self._steps = (0, 0)
             self._homed = True
+
+    def _approach(self, approach: HomingApproach) -> tuple[int, int]:
+        """Drive the approach's route from the camera's place; the steps left to each endstop."""
+        self._steps = self.kinematics.board_to_steps(*approach.start_mm)
+        self._homed = True  # the camera's place stands in for homing until the search
+        poses = approach.route.poses
+        self.goto_dot(poses[0].col, poses[0].row)
+        for here, there in itertools.pairwise(poses):
+            if there.letter != here.letter:
+                self.turn_to(there.letter)
+            else:
+                self.goto_dot(there.col, there.row)
+        self.enable.enable()  # the moves idle the drivers; the search needs them held
+        self._homed = False
+        return self._steps
 
     def _axis_plan(self, index: int, distance_steps: int, speed_mm_s: float) -> StepPlan:
         gantry = self.config.gantry
@@ -481,9 +529,12 @@ class CloudMover:
         if result.reason == "estop" or self._estop.is_set():
             raise EmergencyStopError(f"{self.estop_reason or 'emergency stop'} while homing")
         self.clock.wait_until(self.clock.monotonic() + HOMING_DWELL_S, self._estop)
+        if self._held()() or self._estop.is_set():  # the level too, not only the edge
+            raise EmergencyStopError(f"{self.estop_reason or 'emergency stop'} while homing")
         return result
 
-    def _home_axis(self, index: int) -> None:
+    def _home_axis(self, index: int, expected_steps: int | None = None) -> None:
+        """Home one axis; `expected_steps`: how far the endstop should be (from the camera)."""
         axis: AxisConfig = self.config.gantry.axes[index]
         endstop = self.endstops[index]
         spm = axis.steps_per_mm
@@ -503,13 +554,15 @@ class CloudMover:
                     f"axis {name}: endstop still pressed after backing off "
                     f"{axis.home_backoff_mm:g} mm"
                 )
-        search = round((axis.travel_mm + axis.home_margin_mm) * spm)
+        search_mm = axis.travel_mm + axis.home_margin_mm
+        where = ""
+        if expected_steps is not None:  # a short search: where the camera saw the cloud
+            search_mm = min(search_mm, max(expected_steps, 0) / spm + axis.home_margin_mm)
+            where = " of where the camera saw the cloud"
+        search = round(search_mm * spm)
         result = self._run_homing(self._axis_plan(index, -search, axis.home_speed_mm_s), pressed)
         if result.reason != "condition":
-            raise HomingError(
-                f"axis {name}: endstop not reached within "
-                f"{axis.travel_mm + axis.home_margin_mm:g} mm"
-            )
+            raise HomingError(f"axis {name}: endstop not reached within {search_mm:g} mm{where}")
         result = self._run_homing(self._axis_plan(index, backoff, axis.home_speed_mm_s), None)
         if endstop.is_pressed:
             raise HomingError(

@@ -63,7 +63,8 @@ class _NoRotation:
     def assume_letter(self, letter: int) -> None:
         pass
 
-    def turn_to(self, letter: int, stop: threading.Event | None = None) -> float:
+    def turn_to(self, letter: int, stop: threading.Event | None = None,
+                held: Callable[[], bool] | None = None) -> float:
         raise BusError("no PCA9685: the cloud cannot be turned")
 
     def release(self) -> None:
