@@ -215,7 +215,8 @@ def test_cloud_phase_sweeps_exactly_what_swept_ships_says(
     game.set_turn(game.active, Phase.CLOUD)
     spin = Spinner(classic_board.spinner).at(angle)
     path = plan_spin(classic_board.grid, game.pose, spin)
-    expected = swept_ships(classic_board, path, game.ship_positions())
+    expected = {p.partition("#")[0]
+                for p in swept_ships(classic_board, path, game.sweep_points())}
     events = game.cloud_phase(spin, capture=())
     got = next((e.ships for e in events if isinstance(e, Swept)), ())
     assert set(got) == expected
