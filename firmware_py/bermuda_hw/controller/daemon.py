@@ -93,7 +93,7 @@ from bermuda_hw.errors import (
 from bermuda_hw.planning.route import clear_route
 from bermuda_hw.rules.board import LETTERS, Board, Point
 from bermuda_hw.rules.candidates import Candidate, contents
-from bermuda_hw.rules.cloud import Spin
+from bermuda_hw.rules.cloud import Spin, plan_spin, swept_ships
 from bermuda_hw.rules.events import (
     CloudMoved,
     CloudRemoved,
@@ -164,6 +164,10 @@ class _PendingSpin:
     swept: frozenset[str]
     end: tuple[int, int]
     leaves_board: bool
+    #: the ships seen before the spin where they stood within the magnets' track: by
+    #: (colour, place), for the places the camera saw then (`taken_from`)
+    taken: Counter[tuple[str, str | None]] = field(default_factory=Counter)
+    taken_from: frozenset[str] = frozenset()
     events: list[Event] = field(default_factory=list)
     pose_retries: int = 0
     letter_retries: int = 0
@@ -1087,7 +1091,9 @@ class Controller:
         moved = next(e for e in events if isinstance(e, CloudMoved))
         swept = next((frozenset(e.ships) for e in events if isinstance(e, Swept)), frozenset())
         leaves = any(isinstance(e, CloudRemoved) for e in events)
-        self._pending = _PendingSpin(spin, swept, (moved.end.col, moved.end.row), leaves)
+        taken, seen = taken_by_track(game, spin, self.last_observation)
+        self._pending = _PendingSpin(spin, swept, (moved.end.col, moved.end.row), leaves,
+                                     taken, seen)
         self.status.last_spin = str(spin)
         self._set(Mode.MOVING, f"spin: {spin}", Pattern.BUSY)
         try:
@@ -1160,7 +1166,8 @@ class Controller:
         if not self._check_cloud_pose(pending, observation):
             self._reset_stream()  # decide on a fresh observation of the corrected cloud
             return
-        captured = captured_ships(game, pending.swept, observation)
+        captured = captured_ships(game, pending.swept, observation, pending.taken,
+                                  pending.taken_from)
         events = game.cloud_phase(None, capture=captured)
         self._pending = None
         if not self._commit():
@@ -1260,14 +1267,40 @@ def _ship_points(game: Game) -> dict[str, Point]:
     return out
 
 
-def captured_ships(game: Game, swept: frozenset[str], observation: BoardObservation
-                   ) -> frozenset[str]:
+def taken_by_track(game: Game, spin: Spin, observation: BoardObservation | None
+                   ) -> tuple[Counter[tuple[str, str | None]], frozenset[str]]:
+    """Before a spin: the ships seen standing within the magnets' capture radius of the
+    spin's track, by (colour, place), and the places the camera saw.
+
+    The rules' sweep knows only each ship's place (a berth of a port may be any,
+    a token stands off-centre); the camera measured where each token stands.
+    For a place the cloud then covers, this is the best word on what it took.
+    """
+    taken: Counter[tuple[str, str | None]] = Counter()
+    if observation is None:
+        return taken, frozenset()
+    board = game.board
+    path = plan_spin(board.grid, game.pose, spin, board.cloud)
+    ships = [s for s in observation.ships if not s.hidden and s.space is not None]
+    points = {str(i): (s.x_mm, s.y_mm) for i, s in enumerate(ships)}
+    for key in swept_ships(board, path, points):
+        ship = ships[int(key)]
+        taken[(ship.color, ship.space)] += 1
+    places = {s.space for s in ships if s.space is not None}
+    places.update(s for s in board.spaces if s not in observation.hidden_spaces)
+    return taken, frozenset(places)
+
+
+def captured_ships(game: Game, swept: frozenset[str], observation: BoardObservation,
+                   taken: Counter[tuple[str, str | None]] | None = None,
+                   taken_from: frozenset[str] = frozenset()) -> frozenset[str]:
     """The swept ships the camera no longer sees, place by place.
 
     For every place that held swept ships, as many ships as are missing there
     are captured, swept ships first in seat order. A swept ship on a place now
-    under the cloud cannot be seen: it is taken as captured (it lies where the
-    magnets pass).
+    under the cloud cannot be seen: if the camera saw the place before the spin,
+    the ships it saw standing within the magnets' track (`taken_by_track`) are
+    captured; else every swept ship there is (it lies where the magnets pass).
     """
     expected = expected_places(game)
     seen = Counter((s.color, s.space) for s in observation.ships if not s.hidden)
@@ -1279,7 +1312,10 @@ def captured_ships(game: Game, swept: frozenset[str], observation: BoardObservat
     captured: set[str] = set()
     for place, ships in groups.items():
         if place[1] is not None and place[1] in observation.hidden_spaces:
-            captured.update(ships)
+            if taken is not None and place[1] in taken_from:
+                captured.update(ships[:taken[place]])
+            else:
+                captured.update(ships)
             continue
         missing = max(0, expected[place] - seen[place])
         captured.update(ships[:missing])

@@ -42,6 +42,7 @@ from bermuda_hw.rules.cloud import (
     start_pose,
     swept_ships,
 )
+from bermuda_hw.rules.cover import STAND_TOLERANCE_MM
 from bermuda_hw.rules.events import (
     BonusTaken,
     Bumped,
@@ -597,7 +598,8 @@ class Game:
         path = plan_spin(self.board.grid, self.pose, spin, self.board.cloud)
         swept = frozenset(
             point.partition("#")[0]
-            for point in swept_ships(self.board, path, self._within_reach(path)))
+            for point in swept_ships(self.board, path, self._within_reach(path),
+                                     STAND_TOLERANCE_MM))
         ordered = tuple(s for s in self._ids if s in swept)
         if capture is None:
             p = self.options.capture_probability
@@ -653,9 +655,11 @@ class Game:
         A ship on a path space stands at the space (key: its id). A ship in a
         port may stand on any of the port's berths, whichever the player put it
         on: every berth is a point where the magnets may take it (keys
-        `id#k`, k the berth's index). The sweep takes a port's ship if a
-        magnet passes any of its port's berths; which ships the magnets truly
-        took is the capture decision (on the table, what the camera saw).
+        `id#k`, k the berth's index). The sweep takes a ship if a magnet
+        passes within the capture radius of any of its points, give or take
+        `rules.cover.STAND_TOLERANCE_MM` (a token stands off-centre); which
+        ships the magnets truly took is the capture decision (on the table,
+        what the camera saw).
         """
         out: dict[str, Point] = {}
         board = self.board
@@ -681,7 +685,7 @@ class Game:
         grid = self.board.grid
         cloud = self.board.cloud
         reach_mm = max((m.radius_mm for m in cloud.magnets), default=0.0)
-        reach_mm += cloud.capture_radius_mm + 1.0
+        reach_mm += cloud.capture_radius_mm + STAND_TOLERANCE_MM + 1.0
         ax, ay = grid.dot_mm(path.start.col, path.start.row)
         bx, by = grid.dot_mm(path.end.col, path.end.row)
         vx, vy = bx - ax, by - ay
