@@ -94,6 +94,7 @@ from bermuda_hw.planning.route import clear_route
 from bermuda_hw.rules.board import LETTERS, Board, Point
 from bermuda_hw.rules.candidates import Candidate, contents
 from bermuda_hw.rules.cloud import Spin, plan_spin, swept_ships
+from bermuda_hw.rules.cover import STAND_TOLERANCE_MM
 from bermuda_hw.rules.events import (
     CloudMoved,
     CloudRemoved,
@@ -590,6 +591,13 @@ class Controller:
             # player's ship leaving a port looks like a bumped ship not yet put back)
             self._check_board(observation)
             return
+        if self.status.mode is Mode.SETUP:
+            # the board is checked against the game (a game's start, after the cloud's
+            # phase, after a rewind) before anyone is told to move: what differs is a fix,
+            # never a move (a ship the magnets took on the cloud's way back looks like one
+            # moved under another)
+            self._check_setup(observation)
+            return
         verdict = judge(game, observation, self._known_dice())
         best = verdict.accepted or (verdict.tied[0] if verdict.tied else None)
         if best is not None:
@@ -610,15 +618,22 @@ class Controller:
         else:
             diff = difference(game, observation)
             if not diff:
-                if self.status.mode is Mode.SETUP:
-                    self.say(f"the board matches the game; round {game.round}")
-                    self._learn_start_layout()
                 self._settled()
-            elif self.status.mode is Mode.SETUP:
-                self._show_fix(diff, f"set the board as the game has it: {diff.describe()}",
-                               Mode.SETUP)
             else:
                 self._show_fix(diff, explain(game, diff))
+
+    def _check_setup(self, observation: BoardObservation) -> None:
+        """In mode SETUP: the board must be as the game has it before play goes on."""
+        game = self.game
+        assert game is not None
+        diff = difference(game, observation)
+        if not diff:
+            self.say(f"the board matches the game; round {game.round}")
+            self._learn_start_layout()
+            self._settled()
+        else:
+            self._show_fix(diff, f"set the board as the game has it: {diff.describe()}",
+                           Mode.SETUP)
 
     def _learn_start_layout(self) -> None:
         """At a game's start the board holds only the start layout: vision learns the empty
@@ -1269,12 +1284,14 @@ def _ship_points(game: Game) -> dict[str, Point]:
 
 def taken_by_track(game: Game, spin: Spin, observation: BoardObservation | None
                    ) -> tuple[Counter[tuple[str, str | None]], frozenset[str]]:
-    """Before a spin: the ships seen standing within the magnets' capture radius of the
-    spin's track, by (colour, place), and the places the camera saw.
+    """Before a spin: the ships seen within the magnets' reach of the spin's track, by
+    (colour, place), and the places the camera saw.
 
-    The rules' sweep knows only each ship's place (a berth of a port may be any,
-    a token stands off-centre); the camera measured where each token stands.
-    For a place the cloud then covers, this is the best word on what it took.
+    The rules' sweep knows only each ship's place (a port's ship may stand on
+    any berth); the camera saw which berth each token stands on. A token may
+    stand off its berth's or space's centre by up to `STAND_TOLERANCE_MM`, so a
+    ship within the capture radius plus that counts. For a place the cloud then
+    covers, this is the best word on what it took.
     """
     taken: Counter[tuple[str, str | None]] = Counter()
     if observation is None:
@@ -1283,7 +1300,7 @@ def taken_by_track(game: Game, spin: Spin, observation: BoardObservation | None
     path = plan_spin(board.grid, game.pose, spin, board.cloud)
     ships = [s for s in observation.ships if not s.hidden and s.space is not None]
     points = {str(i): (s.x_mm, s.y_mm) for i, s in enumerate(ships)}
-    for key in swept_ships(board, path, points):
+    for key in swept_ships(board, path, points, STAND_TOLERANCE_MM):
         ship = ships[int(key)]
         taken[(ship.color, ship.space)] += 1
     places = {s.space for s in ships if s.space is not None}
