@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from bermuda_hw.controller.daemon import captured_ships
+from bermuda_hw.controller.daemon import captured_ships, taken_by_track
 from bermuda_hw.controller.identify import difference, explain, pass_die
 from bermuda_hw.rules.board import Board
-from bermuda_hw.rules.cloud import CloudPose
+from bermuda_hw.rules.cloud import CloudPose, Spin
+from bermuda_hw.rules.events import Swept
 from bermuda_hw.rules.game import Game, Phase
 from bermuda_hw.rules.moves import Move
+from bermuda_hw.sim.render import CameraModel, CloudState, Scene, ShipToken, render
+from bermuda_hw.vision.reader import BoardReader
 from bermuda_hw.vision.types import BoardObservation, ShipReading
 
 
@@ -117,3 +120,40 @@ def _moves_of(game: Game, color: str) -> list[Move]:
     other = game.copy()
     other.set_turn(color)
     return [m for d in range(1, 7) for m in other.legal_moves(d) if not m.is_pass]
+
+
+def test_a_port_the_cloud_covers_after_the_spin_loses_only_the_ships_on_its_track(
+        board: Board) -> None:
+    """Two ships at LUMBER, yellow on berth 0 and blue on berth 1 (not the seat order); the
+    spin's magnets pass berths 1 and 3 and the cloud ends over the port: the camera saw
+    before the spin which token stood where."""
+    game = Game.new(2, seed=1, board=board)
+    assert sorted(game.ships_at("LUMBER")) == ["blue-4", "yellow-4"]
+    game.set_turn(game.order[0], Phase.CLOUD)
+    berths = board.ports["LUMBER"].berths
+    tokens = [ShipToken("blue", *berths[1], 0.0), ShipToken("yellow", *berths[0], 0.0)]
+    for ship in game.ships():
+        if ship.location is not None and ship.location != "LUMBER":
+            s = board.spaces[ship.location]
+            x_mm, y_mm = (s.x_mm, s.y_mm) if ship.location not in board.ports else \
+                board.ports[ship.location].berths[0]
+            if all(t.x_mm != x_mm or t.y_mm != y_mm for t in tokens):
+                tokens.append(ShipToken(ship.color, x_mm, y_mm, 0.0))
+    x_mm, y_mm = board.grid.dot_mm(*board.grid.centre)
+    scene = Scene(ships=tuple(tokens), cloud=CloudState(x_mm, y_mm, 0.0))
+    camera = CameraModel(width_px=640, height_px=480, focal_px=575.0)
+    reading = BoardReader(board).read(render(board, scene, camera))
+    before = BoardObservation(tuple(reading.ships), None, 0.0, 3)
+    assert {(s.color, s.space) for s in before.ships} >= {("blue", "LUMBER"), ("yellow", "LUMBER")}
+    spin = Spin.parse("E 4 N")
+    events = game.copy().cloud_phase(spin, capture=())
+    swept = next(frozenset(e.ships) for e in events if isinstance(e, Swept))
+    assert {"blue-4", "yellow-4"} <= swept  # the rules: either may stand on a berth passed
+    taken, seen = taken_by_track(game, spin, before)
+    assert taken[("blue", "LUMBER")] == 1 and taken[("yellow", "LUMBER")] == 0
+    after = observation(board, [p for p in placement(game) if p[1] != "LUMBER"],
+                        hidden=frozenset({"LUMBER"}))
+    assert captured_ships(game, swept, after, taken, seen) & {"blue-4", "yellow-4"} == {
+        "blue-4"}
+    # without the camera's word from before the spin, every swept ship there is taken
+    assert {"blue-4", "yellow-4"} <= captured_ships(game, swept, after)

@@ -184,3 +184,37 @@ def test_with_the_virtual_die_no_move_before_the_roll(make_table: MakeTable) -> 
     table.run_until(lambda: table.mode() is Mode.FIX, limit=40)
     assert c.status.question is None
     assert not any("move" in e for e in game.journal)
+
+
+def test_a_ship_gone_while_the_board_is_checked_is_a_fix_never_a_move(
+        make_table: MakeTable) -> None:
+    """4 players, seed 3, round 4: on its way back to the centre the cloud's magnets took
+    green-4 from LUMBER; checking the board, the referee took "green-4 LUMBER-S07-S08, the
+    bumped red ship still on S08 on top of it", a move nobody made."""
+    table = make_table(with_players=False)
+    c = table.controller
+    game: Game = c.game
+    active = game.active
+    found = None
+    for die in range(1, 7):
+        for move in game.legal_moves(die):
+            end = move.end
+            if move.is_pass or end is None or end in table.board.ports or move.steps < die:
+                continue
+            found = (move, die)
+            break
+        if found:
+            break
+    assert found is not None
+    move, die = found
+    other = next(s for s in game.ships() if s.color != active and s.location is not None)
+    game.set_ship(other.id, move.end)
+    assert move in game.legal_moves(die)
+    c._commit()
+    set_out(table)
+    table.world.remove(move.ship)
+    table.run_until(lambda: c.status.fix is not None, limit=120)
+    table.steps(20)
+    assert not any("move" in entry for entry in c.game.journal), table.log
+    assert table.mode() is Mode.SETUP
+    assert c.status.fix is not None and (active, move.start) in c.status.fix.missing

@@ -234,3 +234,26 @@ def test_the_route_modules_examples_run() -> None:
 
     result = doctest.testmod(route)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_asked_for_a_missing_ship_the_players_bring_back_the_one_they_moved(
+        board: Board) -> None:
+    """4 players, seed 3, round 4: green moved OIL -> S35 (in the cloud's rim, not seen);
+    asked for "a green ship missing at OIL", the player puts that token back, not one the
+    cloud's magnets picked up on their way back to the centre."""
+    game = Game.new(2, seed=1, board=board)
+    world = World(board)
+    _set_up(board, game, world)
+    players = _players(board, game, world, pause_frames=0)
+    view = players.controller
+    assert isinstance(view, View)
+    mover = next(s for s in game.ships("blue") if s.location == "OIL")
+    spare = next(s.id for s in game.ships("blue") if s.id != mover.id)
+    world.place_ship(mover.id, *board.spaces["S35"].position)
+    world.place_ship(spare, *world.magnets_mm()[0])  # in the cloud, still carried
+    assert spare in world.carried
+    view.status.mode = Mode.FIX
+    view.status.fix = Difference(missing=(("blue", "OIL"),))
+    players.tick()
+    assert place_of(board, world.ship_positions()[mover.id]) == "OIL"
+    assert spare in world.carried

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.cloud import Spinner, plan_spin, swept_ships
+from bermuda_hw.rules.cover import STAND_TOLERANCE_MM
 from bermuda_hw.rules.danger import spinner_outcomes, sweep_odds
 from bermuda_hw.rules.game import Game, Phase
 
@@ -28,16 +29,17 @@ def brute_force(game: Game) -> tuple[dict[str, Fraction], Fraction]:
     lcm = math.lcm(len(rings.letters), len(rings.numbers), len(rings.directions))
     slices = lcm * 7
     spinner = Spinner(rings)
-    positions = game.ship_positions()
+    points = game.sweep_points()
     counts: Counter[str] = Counter()
     leaves = 0
     for i in range(slices):
         spin = spinner.at((i + 0.5) * 360.0 / slices)
         path = plan_spin(BOARD.grid, game.pose, spin)
-        for ship in swept_ships(BOARD, path, positions):
+        swept = swept_ships(BOARD, path, points, STAND_TOLERANCE_MM)
+        for ship in {p.partition("#")[0] for p in swept}:
             counts[ship] += 1
         leaves += path.leaves_board
-    odds = {sid: Fraction(counts[sid], slices) for sid in positions}
+    odds = {sid: Fraction(counts[sid], slices) for sid in game.ship_positions()}
     return odds, Fraction(leaves, slices)
 
 

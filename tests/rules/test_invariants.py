@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.cards import ALL_CARDS_USD, BONUS_CARD_USD, BONUS_CARDS, PRODUCT_CARDS_USD
 from bermuda_hw.rules.cloud import CloudPose, Spinner, plan_spin, swept_ships
+from bermuda_hw.rules.cover import STAND_TOLERANCE_MM
 from bermuda_hw.rules.events import Bumped, Docked, Event, Swept
 from bermuda_hw.rules.game import EndReason, Game, GameOptions, Phase, ShipStatus
 from bermuda_hw.rules.play import random_chooser
@@ -215,7 +216,9 @@ def test_cloud_phase_sweeps_exactly_what_swept_ships_says(
     game.set_turn(game.active, Phase.CLOUD)
     spin = Spinner(classic_board.spinner).at(angle)
     path = plan_spin(classic_board.grid, game.pose, spin)
-    expected = swept_ships(classic_board, path, game.ship_positions())
+    expected = {p.partition("#")[0]
+                for p in swept_ships(classic_board, path, game.sweep_points(),
+                                          STAND_TOLERANCE_MM)}
     events = game.cloud_phase(spin, capture=())
     got = next((e.ships for e in events if isinstance(e, Swept)), ())
     assert set(got) == expected

@@ -368,6 +368,25 @@ def test_ruling_14_the_caller_decides_captures(
         never.cloud_phase("A 1 E", capture={"blue-2"})
 
 
+def test_ruling_14_a_ship_in_a_port_is_swept_whichever_berth_it_stands_on(
+    classic_board: Board,
+) -> None:
+    """The magnets pass LUMBER's berths 1-3, not berth 0: a ship there may stand on any."""
+    game = Game.new(2, seed=1, board=classic_board)
+    lumber, *others = game.ships_at("LUMBER")
+    for sid in others:
+        game.set_ship(sid, "SUGAR")
+    assert game.ships_at("LUMBER") == [lumber]  # seat order would put it on berth 0
+    game.set_cloud(CloudPose(4, 1, 1))
+    game.set_turn(game.active, Phase.CLOUD)
+    survive = game.copy()
+    events = game.cloud_phase("A 1 N", capture=())
+    assert any(isinstance(e, Swept) and lumber in e.ships for e in events)
+    # the camera decides: the magnets took it (it stood on a berth they pass) or not
+    events = survive.cloud_phase("A 1 N", capture={lumber})
+    assert Captured((lumber,)) in events
+
+
 def test_ruling_14_capture_probability_house_rule(
     tiny_board: Callable[..., Board], position: Position
 ) -> None:

@@ -95,7 +95,8 @@ from bermuda_hw.errors import (
 from bermuda_hw.planning.route import HomingApproach, clear_route, homing_approach
 from bermuda_hw.rules.board import LETTERS, Board, Point
 from bermuda_hw.rules.candidates import Candidate, contents
-from bermuda_hw.rules.cloud import CloudPose, Spin
+from bermuda_hw.rules.cloud import CloudPose, Spin, plan_spin, swept_ships
+from bermuda_hw.rules.cover import STAND_TOLERANCE_MM
 from bermuda_hw.rules.events import (
     CloudMoved,
     CloudRemoved,
@@ -170,6 +171,10 @@ class _PendingSpin:
     swept: frozenset[str]
     end: tuple[int, int]
     leaves_board: bool
+    #: the ships seen before the spin where they stood within the magnets' track: by
+    #: (colour, place), for the places the camera saw then (`taken_from`)
+    taken: Counter[tuple[str, str | None]] = field(default_factory=Counter)
+    taken_from: frozenset[str] = frozenset()
     events: list[Event] = field(default_factory=list)
     pose_retries: int = 0
     letter_retries: int = 0
@@ -669,6 +674,13 @@ class Controller:
             # player's ship leaving a port looks like a bumped ship not yet put back)
             self._check_board(observation)
             return
+        if self.status.mode is Mode.SETUP:
+            # the board is checked against the game (a game's start, after the cloud's
+            # phase, after a rewind) before anyone is told to move: what differs is a fix,
+            # never a move (a ship the magnets took on the cloud's way back looks like one
+            # moved under another)
+            self._check_setup(observation)
+            return
         verdict = judge(game, observation, self._known_dice())
         best = verdict.accepted or (verdict.tied[0] if verdict.tied else None)
         if best is not None:
@@ -689,15 +701,22 @@ class Controller:
         else:
             diff = difference(game, observation)
             if not diff:
-                if self.status.mode is Mode.SETUP:
-                    self.say(f"the board matches the game; round {game.round}")
-                    self._learn_start_layout()
                 self._settled()
-            elif self.status.mode is Mode.SETUP:
-                self._show_fix(diff, f"set the board as the game has it: {diff.describe()}",
-                               Mode.SETUP)
             else:
                 self._show_fix(diff, explain(game, diff))
+
+    def _check_setup(self, observation: BoardObservation) -> None:
+        """In mode SETUP: the board must be as the game has it before play goes on."""
+        game = self.game
+        assert game is not None
+        diff = difference(game, observation)
+        if not diff:
+            self.say(f"the board matches the game; round {game.round}")
+            self._learn_start_layout()
+            self._settled()
+        else:
+            self._show_fix(diff, f"set the board as the game has it: {diff.describe()}",
+                           Mode.SETUP)
 
     def _learn_start_layout(self) -> None:
         """At a game's start the board holds only the start layout: vision learns the empty
@@ -1170,7 +1189,9 @@ class Controller:
         moved = next(e for e in events if isinstance(e, CloudMoved))
         swept = next((frozenset(e.ships) for e in events if isinstance(e, Swept)), frozenset())
         leaves = any(isinstance(e, CloudRemoved) for e in events)
-        self._pending = _PendingSpin(spin, swept, (moved.end.col, moved.end.row), leaves)
+        taken, seen = taken_by_track(game, spin, self.last_observation)
+        self._pending = _PendingSpin(spin, swept, (moved.end.col, moved.end.row), leaves,
+                                     taken, seen)
         self.status.last_spin = str(spin)
         self._set(Mode.MOVING, f"spin: {spin}", Pattern.BUSY)
         try:
@@ -1248,7 +1269,8 @@ class Controller:
         if not self._check_cloud_pose(pending, observation):
             self._reset_stream()  # decide on a fresh observation of the corrected cloud
             return
-        captured = captured_ships(game, pending.swept, observation)
+        captured = captured_ships(game, pending.swept, observation, pending.taken,
+                                  pending.taken_from)
         events = game.cloud_phase(None, capture=captured)
         self._pending = None
         if not self._commit():
@@ -1348,14 +1370,42 @@ def _ship_points(game: Game) -> dict[str, Point]:
     return out
 
 
-def captured_ships(game: Game, swept: frozenset[str], observation: BoardObservation
-                   ) -> frozenset[str]:
+def taken_by_track(game: Game, spin: Spin, observation: BoardObservation | None
+                   ) -> tuple[Counter[tuple[str, str | None]], frozenset[str]]:
+    """Before a spin: the ships seen within the magnets' reach of the spin's track, by
+    (colour, place), and the places the camera saw.
+
+    The rules' sweep knows only each ship's place (a port's ship may stand on
+    any berth); the camera saw which berth each token stands on. A token may
+    stand off its berth's or space's centre by up to `STAND_TOLERANCE_MM`, so a
+    ship within the capture radius plus that counts. For a place the cloud then
+    covers, this is the best word on what it took.
+    """
+    taken: Counter[tuple[str, str | None]] = Counter()
+    if observation is None:
+        return taken, frozenset()
+    board = game.board
+    path = plan_spin(board.grid, game.pose, spin, board.cloud)
+    ships = [s for s in observation.ships if not s.hidden and s.space is not None]
+    points = {str(i): (s.x_mm, s.y_mm) for i, s in enumerate(ships)}
+    for key in swept_ships(board, path, points, STAND_TOLERANCE_MM):
+        ship = ships[int(key)]
+        taken[(ship.color, ship.space)] += 1
+    places = {s.space for s in ships if s.space is not None}
+    places.update(s for s in board.spaces if s not in observation.hidden_spaces)
+    return taken, frozenset(places)
+
+
+def captured_ships(game: Game, swept: frozenset[str], observation: BoardObservation,
+                   taken: Counter[tuple[str, str | None]] | None = None,
+                   taken_from: frozenset[str] = frozenset()) -> frozenset[str]:
     """The swept ships the camera no longer sees, place by place.
 
     For every place that held swept ships, as many ships as are missing there
     are captured, swept ships first in seat order. A swept ship on a place now
-    under the cloud cannot be seen: it is taken as captured (it lies where the
-    magnets pass).
+    under the cloud cannot be seen: if the camera saw the place before the spin,
+    the ships it saw standing within the magnets' track (`taken_by_track`) are
+    captured; else every swept ship there is (it lies where the magnets pass).
     """
     expected = expected_places(game)
     seen = Counter((s.color, s.space) for s in observation.ships if not s.hidden)
@@ -1367,7 +1417,10 @@ def captured_ships(game: Game, swept: frozenset[str], observation: BoardObservat
     captured: set[str] = set()
     for place, ships in groups.items():
         if place[1] is not None and place[1] in observation.hidden_spaces:
-            captured.update(ships)
+            if taken is not None and place[1] in taken_from:
+                captured.update(ships[:taken[place]])
+            else:
+                captured.update(ships)
             continue
         missing = max(0, expected[place] - seen[place])
         captured.update(ships[:missing])

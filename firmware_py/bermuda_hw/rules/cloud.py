@@ -273,18 +273,20 @@ def _distance_to_segment(point: Point, a: Point, b: Point) -> float:
     return math.dist(point, (ax + t * vx, ay + t * vy))
 
 
-def swept_ships(board: Board, path: SpinPath, ships: Mapping[str, Point]) -> frozenset[str]:
+def swept_ships(board: Board, path: SpinPath, ships: Mapping[str, Point],
+                margin_mm: float = 0.0) -> frozenset[str]:
     """The ships that a spin's turn and move bring within a magnet's capture radius.
 
     The magnets travel along the arc of the turn (the locater stays on its
     dot), then along the straight move with the cloud's new heading. A ship is
-    swept if any magnet's track comes within the capture radius of it, not
-    only at the end poses.
+    swept if any magnet's track comes within the capture radius (plus
+    `margin_mm`, for a ship known only to stand within that of its point) of
+    it, not only at the end poses.
     """
     grid = board.grid
     centre = grid.dot_mm(path.start.col, path.start.row)
     end = grid.dot_mm(path.end.col, path.end.row)
-    capture = board.cloud.capture_radius_mm
+    capture = board.cloud.capture_radius_mm + margin_mm
     start_heading = board.cloud.heading_deg(path.start.letter)
     end_heading = board.cloud.heading_deg(path.turned.letter)
     swept: set[str] = set()

@@ -23,6 +23,10 @@ OVERHANG_FRACTION = 0.08
 PARALLAX_OVERHANG_FRACTION = 0.05
 #: Width of the rim band: places this far beyond the hidden radius are fully observable.
 RIM_BAND_MM = 12.0
+#: How far from its space's centre (or its port's berth) a token standing there may be: a
+#: token put down beside another is off-centre. The cloud's sweep counts a ship as swept
+#: when a magnet may pass within the capture radius of it wherever it stands on its place.
+STAND_TOLERANCE_MM = 8.0
 
 Circle = tuple[float, float, float]  # x_mm, y_mm, radius_mm
 

@@ -42,6 +42,7 @@ from bermuda_hw.rules.cloud import (
     start_pose,
     swept_ships,
 )
+from bermuda_hw.rules.cover import STAND_TOLERANCE_MM
 from bermuda_hw.rules.events import (
     BonusTaken,
     Bumped,
@@ -342,11 +343,12 @@ class Game:
         return len(self.players)
 
     def ship_positions(self) -> dict[str, Point]:
-        """Board positions of the ships on the board, for the cloud's sweep.
+        """One board position per ship on the board (where to draw or set it up).
 
         A ship on a path space is at the space; ships in a port take its
         berths in seat order (blue-1, blue-2, ..., red-4), wrapping around if
-        a bump-back has put more ships there than it has berths.
+        a bump-back has put more ships there than it has berths. The cloud's
+        sweep does not assume this order: see `sweep_points`.
         """
         out: dict[str, Point] = {}
         in_port: dict[str, int] = {}
@@ -594,7 +596,10 @@ class Game:
         elif isinstance(spin, str):
             spin = Spin.parse(spin)
         path = plan_spin(self.board.grid, self.pose, spin, self.board.cloud)
-        swept = swept_ships(self.board, path, self._within_reach(path))
+        swept = frozenset(
+            point.partition("#")[0]
+            for point in swept_ships(self.board, path, self._within_reach(path),
+                                     STAND_TOLERANCE_MM))
         ordered = tuple(s for s in self._ids if s in swept)
         if capture is None:
             p = self.options.capture_probability
@@ -644,29 +649,54 @@ class Game:
             self._finish(outcome, events)
         return events
 
+    def sweep_points(self) -> dict[str, Point]:
+        """Where the cloud's magnets may meet each ship on the board (ruling 14).
+
+        A ship on a path space stands at the space (key: its id). A ship in a
+        port may stand on any of the port's berths, whichever the player put it
+        on: every berth is a point where the magnets may take it (keys
+        `id#k`, k the berth's index). The sweep takes a ship if a magnet
+        passes within the capture radius of any of its points, give or take
+        `rules.cover.STAND_TOLERANCE_MM` (a token stands off-centre); which
+        ships the magnets truly took is the capture decision (on the table,
+        what the camera saw).
+        """
+        out: dict[str, Point] = {}
+        board = self.board
+        for sid, loc in zip(self._ids, self._loc, strict=True):
+            if loc is None:
+                continue
+            port = board.ports.get(loc)
+            if port is None:
+                out[sid] = board.spaces[loc].position
+            else:
+                for k, berth in enumerate(port.berths):
+                    out[f"{sid}#{k}"] = berth
+        return out
+
     def _within_reach(self, path: SpinPath) -> dict[str, Point]:
-        """The ships that the cloud's magnets could come near during a spin.
+        """The sweep points (`sweep_points`) that the cloud's magnets could come near.
 
         A magnet stays within its radius of the locater, and the locater moves
-        along a straight segment, so a ship farther than the largest magnet
+        along a straight segment, so a point farther than the largest magnet
         radius plus the capture radius from that segment cannot be swept.
         Leaving the others out only saves time.
         """
         grid = self.board.grid
         cloud = self.board.cloud
         reach_mm = max((m.radius_mm for m in cloud.magnets), default=0.0)
-        reach_mm += cloud.capture_radius_mm + 1.0
+        reach_mm += cloud.capture_radius_mm + STAND_TOLERANCE_MM + 1.0
         ax, ay = grid.dot_mm(path.start.col, path.start.row)
         bx, by = grid.dot_mm(path.end.col, path.end.row)
         vx, vy = bx - ax, by - ay
         length2 = vx * vx + vy * vy
         near: dict[str, Point] = {}
-        for sid, (x, y) in self.ship_positions().items():
+        for key, (x, y) in self.sweep_points().items():
             t = 0.0 if length2 == 0.0 else ((x - ax) * vx + (y - ay) * vy) / length2
             t = min(max(t, 0.0), 1.0)
             dx, dy = x - (ax + t * vx), y - (ay + t * vy)
             if dx * dx + dy * dy <= reach_mm * reach_mm:
-                near[sid] = (x, y)
+                near[key] = (x, y)
         return near
 
     # ------------------------------------------------------------- end of game

@@ -235,9 +235,12 @@ class SimulatedPlayers:
                 spare.remove(twin)
                 token = self._token_at(color, twin[1])
             if token is None:
-                token = self._spare_token(color)
-            if token is None:
+                # a token of that colour standing where the game has none (often the one
+                # just moved, in a place the camera cannot see well) before one from the
+                # cloud or from beside the board
                 token = self._misplaced_token(color)
+            if token is None:
+                token = self._spare_token(color)
             if token is not None:
                 self.world.place_ship(token, *self._spot(space, token))
                 self.actions.append(f"fix: {token} to {space}")

@@ -21,11 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from bermuda_hw.rules.board import Board, Point
+from bermuda_hw.rules.cover import STAND_TOLERANCE_MM
 from bermuda_hw.rules.game import Game, ShipStatus
 from bermuda_hw.rules.moves import Move, split_ship_id
 from bermuda_hw.sim.world import World
 
-PLACE_TOLERANCE_MM = 8.0  # a token this close to a space's centre or a port's berth stands there
+#: a token this close to a space's centre or a port's berth stands there (the rules' sweep
+#: counts a ship wherever within this it stands)
+PLACE_TOLERANCE_MM = STAND_TOLERANCE_MM
 TRUTH_FILE = "truth.jsonl"
 
 Place = tuple[str, str | None]  # (colour, space or port id; None: off every space)
