@@ -1,0 +1,156 @@
+"""Mutation scores of the rules, planning, referee and vision suites: `make mutation`.
+
+Each target file is mutated by mutmut, one file at a time, against the tests that cover it,
+and the script prints caught/total per file. mutmut 3 imports the mutated package from
+`mutants/` and names mutants after their path, so it expects the package under `./`, `src/`
+or `source/`; ours lives under `firmware_py/`. Each target therefore gets its own small
+project under `mutants/<target>/`: `src` and `tests` are links to the real ones, and its
+pyproject.toml is this project's `[tool.pytest.ini_options]` and `[tool.mutmut]` with the
+target's `only_mutate` and test selection added. Runs are niced and use one child process.
+
+    python scripts/mutation.py                 # every target
+    python scripts/mutation.py moves profile   # some of them
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+WORK = ROOT / "mutants"
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    module: str  # path under firmware_py/bermuda_hw
+    tests: tuple[str, ...]  # the tests that cover it
+
+
+TARGETS = (
+    Target("moves", "rules/moves.py", ("tests/rules",)),
+    Target("cloud", "rules/cloud.py", ("tests/rules", "tests/hardware/test_hw_cloud_letters.py")),
+    Target("profile", "planning/profile.py", ("tests/hardware/test_hw_planning.py",)),
+    Target("identify", "controller/identify.py",
+           ("tests/controller/test_controller_identify.py",)),
+    Target("ships", "vision/ships.py", ("tests/vision/test_vision_ships.py",)),
+)
+
+# mutmut's exit codes (mutmut.stats.status_by_exit_code): a mutant is caught when a test
+# fails (1, 3) or it runs out of time (timeouts); it survives when every test passes (0).
+KILLED = {1, 3}
+TIMEOUT = {36, -24, 24, 152, 255}
+SURVIVED = {0}
+NO_TESTS = {5, 33}
+
+
+def _toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str | int | float):
+        return json.dumps(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    raise TypeError(f"cannot write {value!r} to TOML")
+
+
+def _table(name: str, values: dict[str, object]) -> str:
+    lines = [f"[{name}]"]
+    lines += [f"{key} = {_toml_value(value)}" for key, value in values.items()]
+    return "\n".join(lines) + "\n"
+
+
+def prepare(target: Target, fresh: bool) -> Path:
+    """The target's project under mutants/<name>/, laid out as mutmut expects."""
+    here = WORK / target.name
+    if fresh and here.exists():
+        shutil.rmtree(here)
+    here.mkdir(parents=True, exist_ok=True)
+    for link, real in (("src", "firmware_py"), ("tests", "tests"), ("firmware_py", "firmware_py"),
+                       ("calibration", "calibration")):
+        path = here / link
+        if not path.is_symlink():
+            path.symlink_to(ROOT / real, target_is_directory=True)
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    mutmut = dict(project["tool"]["mutmut"])
+    mutmut["source_paths"] = ["src/bermuda_hw"]
+    mutmut["only_mutate"] = [f"src/bermuda_hw/{target.module}"]
+    mutmut["pytest_add_cli_args_test_selection"] = list(target.tests)
+    (here / "pyproject.toml").write_text(
+        _table("tool.pytest.ini_options", project["tool"]["pytest"]["ini_options"])
+        + "\n" + _table("tool.mutmut", mutmut), encoding="utf-8")
+    return here
+
+
+@dataclass(frozen=True)
+class Score:
+    caught: int
+    total: int
+    survived: tuple[str, ...]
+    other: dict[str, int]
+
+
+def score(here: Path, target: Target) -> Score:
+    meta = here / "mutants" / "src" / "bermuda_hw" / (target.module + ".meta")
+    codes: dict[str, int | None] = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
+    caught = sum(1 for c in codes.values() if c in KILLED or c in TIMEOUT)
+    survived = tuple(sorted(k for k, c in codes.items() if c in SURVIVED))
+    other: dict[str, int] = {}
+    for c in codes.values():
+        if c in KILLED or c in TIMEOUT or c in SURVIVED:
+            continue
+        kind = "no tests" if c in NO_TESTS else f"exit {c}"
+        other[kind] = other.get(kind, 0) + 1
+    return Score(caught, len(codes), survived, other)
+
+
+def run(target: Target, fresh: bool) -> Score:
+    here = prepare(target, fresh)
+    mutmut = Path(sys.executable).with_name("mutmut")
+    command = ["nice", "-n", "19", str(mutmut), "run", "--max-children", "1"]
+    log = here / "run.log"
+    with log.open("w", encoding="utf-8") as out:
+        done = subprocess.run(command, cwd=here, stdout=out, stderr=subprocess.STDOUT,
+                              env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"bermuda-hw: error: mutmut failed on {target.module} "
+                         f"(exit {done.returncode}); see {log}")
+    return score(here, target)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    names = [t.name for t in TARGETS]
+    parser.add_argument("targets", nargs="*", help=f"which files, of {', '.join(names)} "
+                        "(default: all)")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep earlier results: re-test only what changed")
+    parser.add_argument("--survivors", action="store_true", help="list the surviving mutants")
+    args = parser.parse_args(argv)
+    unknown = sorted(set(args.targets) - set(names))
+    if unknown:
+        parser.error(f"unknown target {unknown[0]!r}: choose from {', '.join(names)}")
+    chosen = [t for t in TARGETS if not args.targets or t.name in args.targets]
+    print(f"{'file':<36} {'caught/total':>12} {'score':>7}  other")
+    for target in chosen:
+        result = run(target, fresh=not args.keep)
+        percent = 100.0 * result.caught / result.total if result.total else 0.0
+        other = ", ".join(f"{n} {k}" for k, n in sorted(result.other.items()))
+        print(f"{target.module:<36} {f'{result.caught}/{result.total}':>12} {percent:6.1f}%  "
+              f"{other}", flush=True)
+        if args.survivors:
+            for name in result.survived:
+                print(f"    survived: {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
