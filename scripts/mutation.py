@@ -37,7 +37,9 @@ class Target:
 
 TARGETS = (
     Target("moves", "rules/moves.py", ("tests/rules",)),
-    Target("cloud", "rules/cloud.py", ("tests/rules", "tests/hardware/test_hw_cloud_letters.py")),
+    Target("cloud", "rules/cloud.py", (
+        "tests/rules/test_cloud_geometry.py", "tests/rules/test_cloud_sweep_boards.py",
+        "tests/rules/test_rulings.py", "tests/hardware/test_hw_cloud_letters.py")),
     Target("profile", "planning/profile.py", ("tests/hardware/test_hw_planning.py",)),
     Target("identify", "controller/identify.py",
            ("tests/controller/test_controller_identify.py",)),
