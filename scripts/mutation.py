@@ -97,6 +97,7 @@ class Score:
     caught: int
     total: int
     survived: tuple[str, ...]
+    untested: tuple[str, ...]  # no test runs the mutated line
     other: dict[str, int]
 
 
@@ -105,19 +106,27 @@ def score(here: Path, target: Target) -> Score:
     codes: dict[str, int | None] = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
     caught = sum(1 for c in codes.values() if c in KILLED or c in TIMEOUT)
     survived = tuple(sorted(k for k, c in codes.items() if c in SURVIVED))
+    untested = tuple(sorted(k for k, c in codes.items() if c in NO_TESTS))
     other: dict[str, int] = {}
     for c in codes.values():
         if c in KILLED or c in TIMEOUT or c in SURVIVED:
             continue
         kind = "no tests" if c in NO_TESTS else f"exit {c}"
         other[kind] = other.get(kind, 0) + 1
-    return Score(caught, len(codes), survived, other)
+    return Score(caught, len(codes), survived, untested, other)
 
 
 def run(target: Target, fresh: bool) -> Score:
     here = prepare(target, fresh)
     mutmut = Path(sys.executable).with_name("mutmut")
     command = ["nice", "-n", "19", str(mutmut), "run", "--max-children", "1"]
+    if not fresh and (here / "mutants").exists():
+        # re-test only what survived the last run (mutmut re-runs mutants named to it)
+        survivors = score(here, target)
+        names = [*survivors.survived, *survivors.untested]
+        if not names:
+            return survivors
+        command += names
     log = here / "run.log"
     with log.open("w", encoding="utf-8") as out:
         done = subprocess.run(command, cwd=here, stdout=out, stderr=subprocess.STDOUT,
@@ -134,7 +143,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("targets", nargs="*", help=f"which files, of {', '.join(names)} "
                         "(default: all)")
     parser.add_argument("--keep", action="store_true",
-                        help="keep earlier results: re-test only what changed")
+                        help="keep the last run's results and re-test only its survivors")
     parser.add_argument("--survivors", action="store_true", help="list the surviving mutants")
     args = parser.parse_args(argv)
     unknown = sorted(set(args.targets) - set(names))
@@ -151,6 +160,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.survivors:
             for name in result.survived:
                 print(f"    survived: {name}")
+            for name in result.untested:
+                print(f"    no tests: {name}")
     return 0
 
 

@@ -236,3 +236,25 @@ def test_a_very_large_jerk_limit_gives_the_trapezoid() -> None:
     trapezoid = TrapezoidProfile.plan(200.0, 60.0, 150.0)
     assert s_curve.duration_s == pytest.approx(trapezoid.duration_s, rel=1e-6)
     assert plan_profile(200.0, 60.0, 150.0, 0.0) == trapezoid
+
+
+@settings(max_examples=150, deadline=None)
+@given(distance=st.floats(min_value=0.001, max_value=600.0), v=speeds, a=accels, j=jerks,
+       fraction=st.floats(min_value=0.0, max_value=1.0))
+def test_jerk_limited_velocity_is_the_slope_of_the_position(
+    distance: float, v: float, a: float, j: float, fraction: float
+) -> None:
+    p = SCurveProfile.plan(distance, v, a, j)
+    t = fraction * p.duration_s
+    # central difference of the position; its error is at most jerk * h^2 / 6
+    h = 1e-4 * p.duration_s
+    lo, hi = max(0.0, t - h), min(p.duration_s, t + h)
+    slope = (p.position(hi) - p.position(lo)) / (hi - lo)
+    error = j * h * h / 6 + a * h + 1e-7 * max(1.0, distance) / (hi - lo)
+    assert p.velocity(t) == pytest.approx(slope, abs=error)
+    assert 0.0 <= p.velocity(t) <= p.peak_speed * (1 + 1e-9)
+    assert p.velocity(-1.0) == 0.0 and p.velocity(p.duration_s + 1.0) == pytest.approx(0.0)
+    if p.cruise_time_s > 0:
+        assert p.velocity(p.duration_s / 2) == p.peak_speed
+    s = fraction * distance
+    assert p.position(p.time_at(s)) == pytest.approx(s, abs=1e-6 * max(1.0, distance))
