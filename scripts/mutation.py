@@ -36,7 +36,10 @@ class Target:
 
 
 TARGETS = (
-    Target("moves", "rules/moves.py", ("tests/rules",)),
+    Target("moves", "rules/moves.py", (
+        "tests/rules/test_game.py", "tests/rules/test_notation.py", "tests/rules/test_rulings.py",
+        "tests/rules/test_scenarios.py", "tests/rules/test_moves_edges.py",
+        "tests/rules/test_docstrings.py")),
     Target("cloud", "rules/cloud.py", (
         "tests/rules/test_cloud_geometry.py", "tests/rules/test_cloud_sweep_boards.py",
         "tests/rules/test_rulings.py", "tests/hardware/test_hw_cloud_letters.py")),

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 
+import pytest
+
 from bermuda_hw.controller.daemon import captured_ships
-from bermuda_hw.controller.identify import difference, explain, pass_die
+from bermuda_hw.controller.identify import Difference, difference, explain, pass_die
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.cloud import CloudPose
 from bermuda_hw.rules.game import Game, Phase
@@ -252,3 +254,15 @@ def test_the_pass_die_is_the_lowest_and_only_when_no_move_is_left(board: Board) 
     assert pass_die(game) == 1
     game.set_turn("blue", Phase.CLOUD)
     assert pass_die(game) is None
+
+
+@pytest.mark.parametrize("space_first", [False, True])
+def test_a_double_reading_beside_a_real_extra_ship(board: Board, space_first: bool) -> None:
+    # the camera lists its readings in any order; a yellow ship really off every space
+    game = Game.new(2, seed=1, board=board, first_player="blue")
+    readings = _read_twice(board, game, "blue-1", "S26")
+    if space_first:
+        readings[-2], readings[-1] = readings[-1], readings[-2]
+    readings.append(ShipReading("yellow", None, 250.0, 250.0))
+    diff = difference(game, _seen(readings))
+    assert diff == Difference((), (("yellow", None),))
