@@ -8,7 +8,7 @@ from bermuda_hw.errors import ParseError
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.cloud import CloudPose
 from bermuda_hw.rules.game import Game
-from bermuda_hw.rules.moves import Move
+from bermuda_hw.rules.moves import Move, walk_table
 
 
 @pytest.mark.parametrize(("text", "words"), [
@@ -45,3 +45,32 @@ def test_a_full_port_is_not_a_short_move(classic_board: Board) -> None:
     game.set_turn("blue")
     for die in range(1, 7):
         assert game.legal_moves(die) == [Move("blue-1", ("S11", "OIL"))], die
+
+
+def test_a_short_move_stops_only_before_the_cloud_or_a_full_port(classic_board: Board) -> None:
+    """Ruling 7: with the Home Port full and the cloud three spaces on, a 3 moves blue's ship
+    two spaces, to the cloud's edge, and no shorter: an open space is no reason to stop."""
+    game = Game.new(2, seed=1, board=classic_board, first_player="blue")
+    for ship in game.ships():
+        game.set_ship(ship.id, None)
+    game.set_ship("yellow-1", "HOME")
+    game.set_ship("yellow-2", "HOME")
+    game.set_ship("blue-1", "S01")
+    game.set_cloud(CloudPose(2, 0, 0))
+    assert "S04" in game.blocked and not {"S01", "S02", "S03"} & game.blocked
+    game.set_turn("blue")
+    assert game.legal_moves(3) == [Move("blue-1", ("S01", "S02", "S03"))]
+
+
+def test_walk_tables_and_their_answers_are_made_once(classic_board: Board) -> None:
+    """The table is shared per board, and each pose's blocked spaces and each walk query
+    are computed once: a game of many turns costs dictionary look-ups."""
+    table = walk_table(classic_board)
+    assert walk_table(classic_board) is table
+    pose = CloudPose(4, 4, 0)
+    blocked = table.blocked(pose)
+    assert table.blocked(pose) is blocked
+    full, short = table.moves("S11", 3, blocked, 0)
+    assert full
+    again = table.moves("S11", 3, blocked, 0)
+    assert again[0] is full and again[1] is short
