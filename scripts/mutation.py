@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -98,15 +99,23 @@ def prepare(target: Target, fresh: bool) -> Path:
 @dataclass(frozen=True)
 class Score:
     caught: int
-    total: int
+    total: int  # the mutants tested
+    made: int  # every mutant of the file (more than `total` when sampled)
     survived: tuple[str, ...]
     untested: tuple[str, ...]  # no test runs the mutated line
     other: dict[str, int]
 
 
-def score(here: Path, target: Target) -> Score:
-    meta = here / "mutants" / "src" / "bermuda_hw" / (target.module + ".meta")
-    codes: dict[str, int | None] = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
+def _meta(here: Path, target: Target) -> Path:
+    return here / "mutants" / "src" / "bermuda_hw" / (target.module + ".meta")
+
+
+def score(here: Path, target: Target, only: list[str] | None = None) -> Score:
+    codes: dict[str, int | None] = json.loads(
+        _meta(here, target).read_text(encoding="utf-8"))["exit_code_by_key"]
+    made = len(codes)
+    if only is not None:
+        codes = {name: codes[name] for name in only}
     caught = sum(1 for c in codes.values() if c in KILLED or c in TIMEOUT)
     survived = tuple(sorted(k for k, c in codes.items() if c in SURVIVED))
     untested = tuple(sorted(k for k, c in codes.items() if c in NO_TESTS))
@@ -116,28 +125,45 @@ def score(here: Path, target: Target) -> Score:
             continue
         kind = "no tests" if c in NO_TESTS else f"exit {c}"
         other[kind] = other.get(kind, 0) + 1
-    return Score(caught, len(codes), survived, untested, other)
+    return Score(caught, len(codes), made, survived, untested, other)
 
 
-def run(target: Target, fresh: bool) -> Score:
+def _mutmut(here: Path, target: Target, command: list[str], log_name: str = "run.log") -> int:
+    log = here / log_name
+    with log.open("w", encoding="utf-8") as out:
+        done = subprocess.run(command, cwd=here, stdout=out, stderr=subprocess.STDOUT,
+                              env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}, check=False)
+    return done.returncode
+
+
+def run(target: Target, fresh: bool, sample: int = 0, seed: int = 1) -> Score:
     here = prepare(target, fresh)
     mutmut = Path(sys.executable).with_name("mutmut")
     command = ["nice", "-n", "19", str(mutmut), "run", "--max-children", "1"]
-    if not fresh and (here / "mutants").exists():
+    only: list[str] | None = None
+    if sample:
+        # make the mutants (and the tests' coverage) with a name that matches none of them,
+        # then test a uniform random sample of them
+        probe = f"bermuda_hw.{target.module[:-3].replace('/', '.')}.no-such-mutant"
+        _mutmut(here, target, [*command, probe], "generate.log")
+        if not _meta(here, target).exists():
+            raise SystemExit(f"bermuda-hw: error: mutmut made no mutants of {target.module}; "
+                             f"see {here / 'generate.log'}")
+        names = sorted(json.loads(_meta(here, target).read_text("utf-8"))["exit_code_by_key"])
+        only = sorted(random.Random(seed).sample(names, min(sample, len(names))))
+        command += only
+    elif not fresh and (here / "mutants").exists():
         # re-test only what survived the last run (mutmut re-runs mutants named to it)
         survivors = score(here, target)
         names = [*survivors.survived, *survivors.untested]
         if not names:
             return survivors
         command += names
-    log = here / "run.log"
-    with log.open("w", encoding="utf-8") as out:
-        done = subprocess.run(command, cwd=here, stdout=out, stderr=subprocess.STDOUT,
-                              env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}, check=False)
-    if done.returncode != 0:
+    code = _mutmut(here, target, command)
+    if code != 0:
         raise SystemExit(f"bermuda-hw: error: mutmut failed on {target.module} "
-                         f"(exit {done.returncode}); see {log}")
-    return score(here, target)
+                         f"(exit {code}); see {here / 'run.log'}")
+    return score(here, target, only)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -147,19 +173,22 @@ def main(argv: list[str] | None = None) -> int:
                         "(default: all)")
     parser.add_argument("--keep", action="store_true",
                         help="keep the last run's results and re-test only its survivors")
+    parser.add_argument("--sample", type=int, default=0, metavar="N",
+                        help="test a random sample of N mutants per file (0: all of them)")
+    parser.add_argument("--seed", type=int, default=1, help="the sample's random seed")
     parser.add_argument("--survivors", action="store_true", help="list the surviving mutants")
     args = parser.parse_args(argv)
     unknown = sorted(set(args.targets) - set(names))
     if unknown:
         parser.error(f"unknown target {unknown[0]!r}: choose from {', '.join(names)}")
     chosen = [t for t in TARGETS if not args.targets or t.name in args.targets]
-    print(f"{'file':<36} {'caught/total':>12} {'score':>7}  other")
+    print(f"{'file':<24} {'caught/tested':>13} {'score':>7} {'mutants':>8}  other")
     for target in chosen:
-        result = run(target, fresh=not args.keep)
+        result = run(target, fresh=not args.keep, sample=max(0, args.sample), seed=args.seed)
         percent = 100.0 * result.caught / result.total if result.total else 0.0
         other = ", ".join(f"{n} {k}" for k, n in sorted(result.other.items()))
-        print(f"{target.module:<36} {f'{result.caught}/{result.total}':>12} {percent:6.1f}%  "
-              f"{other}", flush=True)
+        print(f"{target.module:<24} {f'{result.caught}/{result.total}':>13} {percent:6.1f}% "
+              f"{result.made:>8}  {other}", flush=True)
         if args.survivors:
             for name in result.survived:
                 print(f"    survived: {name}")
