@@ -34,6 +34,8 @@ class Target:
     name: str
     module: str  # path under firmware_py/bermuda_hw
     tests: tuple[str, ...]  # the tests that cover it
+    # more [tool.mutmut] settings for this file alone
+    settings: tuple[tuple[str, str], ...] = ()
 
 
 TARGETS = (
@@ -47,7 +49,10 @@ TARGETS = (
     Target("profile", "planning/profile.py", ("tests/hardware/test_hw_planning.py",)),
     Target("identify", "controller/identify.py",
            ("tests/controller/test_controller_identify.py",)),
-    Target("ships", "vision/ships.py", ("tests/vision/test_vision_ships.py",)),
+    # the colour lookup grid is made once per process and kept on the class: tests forked
+    # from mutmut's own process (which made it already) would never run the mutated code
+    Target("ships", "vision/ships.py", ("tests/vision/test_vision_ships.py",),
+           (("process_isolation", "forkserver"), ("forkserver_warmup", "none"))),
 )
 
 # mutmut's exit codes (mutmut.stats.status_by_exit_code): a mutant is caught when a test
@@ -90,6 +95,7 @@ def prepare(target: Target, fresh: bool) -> Path:
     mutmut["source_paths"] = ["src/bermuda_hw"]
     mutmut["only_mutate"] = [f"src/bermuda_hw/{target.module}"]
     mutmut["pytest_add_cli_args_test_selection"] = list(target.tests)
+    mutmut.update(dict(target.settings))
     (here / "pyproject.toml").write_text(
         _table("tool.pytest.ini_options", project["tool"]["pytest"]["ini_options"])
         + "\n" + _table("tool.mutmut", mutmut), encoding="utf-8")

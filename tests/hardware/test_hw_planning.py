@@ -121,6 +121,9 @@ def test_a_long_move_reaches_full_speed_and_ends_exactly() -> None:
 def test_empty_move() -> None:
     plan = plan_line(KIN, (100, 100), (100, 100), Limits(60.0, 150.0))
     assert plan.step_count == 0 and plan.duration_s == 0.0
+    still = SCurveProfile.plan(0.0, 60.0, 150.0, 2000.0)
+    assert still == SCurveProfile(0.0, 0.0, 0.0, 2000.0, 0.0, 0.0, 0.0)
+    assert still.duration_s == 0.0 and still.position(1.0) == 0.0 and still.time_at(5.0) == 0.0
 
 
 def test_bad_limits_are_refused() -> None:
