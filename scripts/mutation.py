@@ -122,6 +122,8 @@ def score(here: Path, target: Target, only: list[str] | None = None) -> Score:
     made = len(codes)
     if only is not None:
         codes = {name: codes[name] for name in only}
+    else:  # what was tested (all of them, unless the last run tested a sample)
+        codes = {name: code for name, code in codes.items() if code is not None}
     caught = sum(1 for c in codes.values() if c in KILLED or c in TIMEOUT)
     survived = tuple(sorted(k for k, c in codes.items() if c in SURVIVED))
     untested = tuple(sorted(k for k, c in codes.items() if c in NO_TESTS))

@@ -127,10 +127,20 @@ def test_empty_move() -> None:
 
 
 def test_bad_limits_are_refused() -> None:
-    with pytest.raises(MotionError):
-        TrapezoidProfile.plan(10.0, 0.0, 100.0)
-    with pytest.raises(MotionError):
-        TrapezoidProfile.plan(-1.0, 10.0, 100.0)
+    refusals = [
+        (lambda: TrapezoidProfile.plan(10.0, 0.0, 100.0),
+         "maximum speed and acceleration must be greater than 0"),
+        (lambda: TrapezoidProfile.plan(-1.0, 10.0, 100.0),
+         "distance must be finite and >= 0, not -1.0"),
+        (lambda: SCurveProfile.plan(10.0, 10.0, 100.0, 0.0),
+         "maximum speed, acceleration and jerk must be greater than 0"),
+        (lambda: SCurveProfile.plan(float("nan"), 10.0, 100.0, 10.0),
+         "distance must be finite and >= 0, not nan"),
+    ]
+    for plan, words in refusals:
+        with pytest.raises(MotionError) as refused:
+            plan()
+        assert str(refused.value) == words
 
 
 @given(board_mm=st.floats(min_value=20.0, max_value=460.0))

@@ -67,6 +67,14 @@ def test_spin_parse_rejects_garbage_saying_why(text: str, words: str) -> None:
     assert words in str(refused.value)
 
 
+def test_a_spin_path_carries_the_cloud_s_headings(classic_board: Board) -> None:
+    path = plan_spin(classic_board.grid, CloudPose(4, 4, 2), Spin.parse("E 1 N"),
+                     classic_board.cloud)
+    assert (path.start_heading_deg, path.end_heading_deg, path.turn_deg) == (90.0, 180.0, 90.0)
+    back = plan_spin(classic_board.grid, CloudPose(4, 4, 6), Spin.parse("B 1 N"))
+    assert (back.start_heading_deg, back.end_heading_deg, back.turn_deg) == (270.0, 45.0, 135.0)
+
+
 def test_parse_error_is_a_value_error() -> None:
     with pytest.raises(ValueError):
         Spin.parse("nonsense")
