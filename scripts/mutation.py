@@ -185,6 +185,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="test a random sample of N mutants per file (0: all of them)")
     parser.add_argument("--seed", type=int, default=1, help="the sample's random seed")
     parser.add_argument("--survivors", action="store_true", help="list the surviving mutants")
+    parser.add_argument("--report", action="store_true",
+                        help="only print the figures of the last run (or of its part done)")
     args = parser.parse_args(argv)
     unknown = sorted(set(args.targets) - set(names))
     if unknown:
@@ -192,7 +194,10 @@ def main(argv: list[str] | None = None) -> int:
     chosen = [t for t in TARGETS if not args.targets or t.name in args.targets]
     print(f"{'file':<24} {'caught/tested':>13} {'score':>7} {'mutants':>8}  other")
     for target in chosen:
-        result = run(target, fresh=not args.keep, sample=max(0, args.sample), seed=args.seed)
+        if args.report:
+            result = score(WORK / target.name, target)
+        else:
+            result = run(target, fresh=not args.keep, sample=max(0, args.sample), seed=args.seed)
         percent = 100.0 * result.caught / result.total if result.total else 0.0
         other = ", ".join(f"{n} {k}" for k, n in sorted(result.other.items()))
         print(f"{target.module:<24} {f'{result.caught}/{result.total}':>13} {percent:6.1f}% "
