@@ -161,7 +161,9 @@ def run(target: Target, fresh: bool, sample: int = 0, seed: int = 1) -> Score:
         only = sorted(random.Random(seed).sample(names, min(sample, len(names))))
         command += only
     elif not fresh and (here / "mutants").exists():
-        # re-test only what survived the last run (mutmut re-runs mutants named to it)
+        # re-test only what survived the last run (mutmut re-runs mutants named to it); which
+        # tests reach which function is found again, as edited tests may reach more
+        (here / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
         survivors = score(here, target)
         names = [*survivors.survived, *survivors.untested]
         if not names:
