@@ -47,11 +47,12 @@ install-pi:
 chaos: $(STAMP)
 	nice -n 10 $(BIN)/python chaos/run.py $(ARGS)
 
-# mutation scores (mutmut) of the rules, planning, referee and vision suites: caught/total per
+# mutation scores (mutmut) of the rules, planning, referee and vision suites: caught/tested per
 # file, one file at a time against the tests that cover it (ARGS: some of moves cloud profile
-# identify ships; --survivors lists what survived)
+# identify ships; --survivors, --sample N, --keep, --report: see scripts/mutation.py)
 mutation: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[dev,mutation]'
 	nice -n 19 $(BIN)/python scripts/mutation.py $(ARGS)
 
+clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache mutants
