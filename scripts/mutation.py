@@ -1,7 +1,7 @@
 """Mutation scores of the rules, planning, referee and vision suites: `make mutation`.
 
 Each target file is mutated by mutmut, one file at a time, against the tests that cover it,
-and the script prints caught/total per file. mutmut 3 imports the mutated package from
+and the script prints caught/tested per file. mutmut 3 imports the mutated package from
 `mutants/` and names mutants after their path, so it expects the package under `./`, `src/`
 or `source/`; ours lives under `firmware_py/`. Each target therefore gets its own small
 project under `mutants/<target>/`: `src` and `tests` are links to the real ones, and its
