@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # On Raspberry Pi OS, picamera2 comes from apt (python3-picamera2): let the venv see it.
 SYSTEM_SITE := $(shell $(PYTHON) -c 'import picamera2' >/dev/null 2>&1 && echo --system-site-packages)
 
-.PHONY: test simulate bench chaos lint typecheck clean install-pi apt
+.PHONY: test simulate bench chaos mutation lint typecheck clean install-pi apt
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import ensurepip' >/dev/null 2>&1 || ./scripts/ensure-venv
@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/python -m ruff check firmware_py tests benchmarks chaos
+	$(BIN)/python -m ruff check firmware_py tests benchmarks chaos scripts/mutation.py
 
 typecheck: $(STAMP)
 	$(BIN)/python -m mypy --strict firmware_py/bermuda_hw
@@ -47,5 +47,12 @@ install-pi:
 chaos: $(STAMP)
 	nice -n 10 $(BIN)/python chaos/run.py $(ARGS)
 
+# mutation scores (mutmut) of the rules, planning, referee and vision suites: caught/tested per
+# file, one file at a time against the tests that cover it (ARGS: some of moves cloud profile
+# identify ships; --survivors, --sample N, --keep, --report: see scripts/mutation.py)
+mutation: $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[dev,mutation]'
+	nice -n 19 $(BIN)/python scripts/mutation.py $(ARGS)
+
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache mutants

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 
+import pytest
+
 from bermuda_hw.controller.daemon import captured_ships, taken_by_track
-from bermuda_hw.controller.identify import difference, explain, pass_die
+from bermuda_hw.controller.identify import Difference, difference, explain, pass_die
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.cloud import CloudPose, Spin
 from bermuda_hw.rules.events import Swept
@@ -157,3 +160,149 @@ def test_a_port_the_cloud_covers_after_the_spin_loses_only_the_ships_on_its_trac
         "blue-4"}
     # without the camera's word from before the spin, every swept ship there is taken
     assert {"blue-4", "yellow-4"} <= captured_ships(game, swept, after)
+
+
+# A ship in a port's berth lies next to a space: the camera reads it in both sampling disks,
+# once as the port and once as the space, at (nearly) one position.
+BERTH = (83.0, 433.0)  # a berth of SUGAR, 30 mm from S26
+
+
+def _read_twice(board: Board, game: Game, ship: str, near: str,
+                offset_mm: tuple[float, float] = (3.0, 4.0)) -> list[ShipReading]:
+    """Every ship read at its place, and `ship` (in SUGAR's berth) also read as `near`."""
+    readings = []
+    for color, space in placement(game):
+        x_mm, y_mm = board.spaces[space].position if space else (250.0, 250.0)
+        readings.append(ShipReading(color, space, x_mm, y_mm))
+    color = game.ship(ship).color
+    readings.remove(next(r for r in readings if r.color == color and r.space == "SUGAR"))
+    readings.append(ShipReading(color, "SUGAR", *BERTH))
+    readings.append(ShipReading(color, near, BERTH[0] + offset_mm[0], BERTH[1] + offset_mm[1]))
+    return readings
+
+
+def _seen(readings: list[ShipReading], hidden: frozenset[str] = frozenset()) -> BoardObservation:
+    return BoardObservation(tuple(readings), None, 0.0, 3, hidden)
+
+
+def test_a_ship_read_twice_is_one_ship(board: Board) -> None:
+    game = Game.new(2, seed=1, board=board, first_player="blue")
+    assert not difference(game, _seen(_read_twice(board, game, "blue-1", "S26")))
+
+
+def test_two_readings_16_mm_apart_are_two_ships(board: Board) -> None:
+    game = Game.new(2, seed=1, board=board, first_player="blue")
+    for offset in ((16.0, 0.0), (0.0, 16.0), (30.0, 1.0)):
+        diff = difference(game, _seen(_read_twice(board, game, "blue-1", "S26", offset)))
+        assert diff.missing == () and diff.extra == (("blue", "S26"),), offset
+
+
+def test_a_double_reading_beside_ships_on_that_space(board: Board) -> None:
+    # two blue ships really on S26 and a third, in SUGAR's berth, also read as S26
+    game = Game.new(2, seed=1, board=board, first_player="blue")
+    game.set_ship("blue-2", "S26")
+    game.set_ship("blue-3", "S26")
+    readings = _read_twice(board, game, "blue-1", "S26")
+    assert Counter((r.color, r.space) for r in readings)[("blue", "S26")] == 3
+    assert not difference(game, _seen(readings))
+
+
+def test_a_reading_under_the_cloud_is_not_a_double(board: Board) -> None:
+    # a ship known hidden under the cloud never pairs with the one it lies next to
+    game = Game.new(2, seed=1, board=board, first_player="blue")
+    readings = _read_twice(board, game, "blue-1", "S26")
+    hidden = [ShipReading(r.color, r.space, r.x_mm, r.y_mm, hidden=True) if r.space == "S26"
+              else r for r in readings]
+    diff = difference(game, _seen(hidden))
+    assert diff.extra == (("blue", "S26"),)
+
+
+def test_the_words_for_a_ship_in_the_wrong_place(board: Board) -> None:
+    game = Game.new(2, seed=1, board=board, first_player="blue")
+    places = moved(placement(game), "blue", "SUGAR", "S05")
+    diff = difference(game, observation(board, places))
+    assert diff.describe() == "the blue ship at S05 belongs at SUGAR"
+    off = difference(game, observation(board, moved(placement(game), "blue", "SUGAR", None)))
+    assert off.describe() == "the blue ship off every space belongs at SUGAR"
+
+
+def test_the_words_for_missing_and_extra_ships(board: Board) -> None:
+    game = Game.new(2, seed=1, board=board, first_player="blue")
+    places = placement(game)
+    places.remove(("blue", "SUGAR"))
+    places += [("yellow", "S05"), ("yellow", None)]
+    diff = difference(game, observation(board, places))
+    assert diff.missing == (("blue", "SUGAR"),)
+    assert diff.extra == (("yellow", None), ("yellow", "S05"))
+    assert diff.describe() == ("a blue ship is missing at SUGAR; a yellow ship off every space "
+                               "should not be there; a yellow ship at S05 should not be there")
+    assert explain(game, diff).startswith("it is blue's turn, but yellow ships changed: ")
+    only_extra = difference(game, observation(board, [*placement(game), ("blue", "S05")]))
+    assert only_extra and not only_extra.missing
+
+
+def test_two_other_players_are_named_together(board: Board) -> None:
+    game = Game.new(3, seed=1, board=board, first_player="blue")
+    places = moved(moved(placement(game), "yellow", "SUGAR", "S26"), "green", "OIL", "S12")
+    message = explain(game, difference(game, observation(board, places)))
+    assert message == ("it is blue's turn, but green and yellow ships changed: "
+                       "the green ship at S12 belongs at OIL; "
+                       "the yellow ship at S26 belongs at SUGAR")
+
+
+def test_illegal_move_words_name_the_port_rule_only_for_ports(board: Board) -> None:
+    game = Game.new(2, seed=1, board=board, first_player="blue")
+    far = explain(game, difference(game, observation(
+        board, moved(placement(game), "blue", "SUGAR", "S05"))))
+    assert far == "blue ship SUGAR -> S05 is not a legal move with any die: put it back"
+    port = explain(game, difference(game, observation(
+        board, moved(placement(game), "blue", "SUGAR", "OIL"))))
+    assert port == ("blue ship SUGAR -> OIL is not a legal move with any die (a port takes "
+                    "fewer than 2 ships, and at most 2 of one player): put it back")
+    off = explain(game, difference(game, observation(
+        board, moved(placement(game), "blue", "SUGAR", None))))
+    assert off == "a blue ship left SUGAR and is off every space: put it on a space"
+
+
+def test_one_ship_gone_and_two_new_is_described_not_called_a_move(board: Board) -> None:
+    game = Game.new(2, seed=1, board=board, first_player="blue")
+    places = [*moved(placement(game), "blue", "SUGAR", "S05"), ("blue", "S20")]
+    diff = difference(game, observation(board, places))
+    assert (len(diff.missing), len(diff.extra)) == (1, 2)
+    assert explain(game, diff) == diff.describe()
+    two = [*moved(placement(game), "blue", "SUGAR", "S05")]
+    two.remove(("blue", "OIL"))
+    diff = difference(game, observation(board, two))
+    assert (len(diff.missing), len(diff.extra)) == (2, 1)
+    assert explain(game, diff) == diff.describe()
+
+
+def test_the_pass_die_is_the_lowest_and_only_when_no_move_is_left(board: Board) -> None:
+    game = Game.new(2, seed=1, board=board, first_player="blue")
+    for ship in game.ships("blue"):
+        game.set_ship(ship.id, None)
+    # one ship at the end of a lane: a single legal move for most dice, never a pass
+    game.set_ship("blue-1", "S31")
+    game.set_turn("blue")
+    assert [len(game.legal_moves(d)) for d in range(2, 7)] == [1] * 5
+    assert pass_die(game) is None
+    # one ship in SUGAR with the cloud over both of its exits: every die passes
+    game.set_ship("blue-1", "SUGAR")
+    game.set_cloud(CloudPose(0, 8, 0))
+    game.set_turn("blue")
+    assert board.neighbours("SUGAR") <= game.blocked
+    assert pass_die(game) == 1
+    game.set_turn("blue", Phase.CLOUD)
+    assert pass_die(game) is None
+
+
+@pytest.mark.parametrize("space_first", [False, True])
+def test_a_double_reading_beside_a_real_extra_ship(board: Board, space_first: bool) -> None:
+    # the camera lists its readings in any order; a yellow ship really off every space
+    game = Game.new(2, seed=1, board=board, first_player="blue")
+    readings = _read_twice(board, game, "blue-1", "S26")
+    if space_first:
+        readings[-2], readings[-1] = readings[-1], readings[-2]
+    readings.append(ShipReading("yellow", None, 250.0, 250.0))
+    diff = difference(game, _seen(readings))
+    assert diff == Difference((), (("yellow", None),))

@@ -121,13 +121,26 @@ def test_a_long_move_reaches_full_speed_and_ends_exactly() -> None:
 def test_empty_move() -> None:
     plan = plan_line(KIN, (100, 100), (100, 100), Limits(60.0, 150.0))
     assert plan.step_count == 0 and plan.duration_s == 0.0
+    still = SCurveProfile.plan(0.0, 60.0, 150.0, 2000.0)
+    assert still == SCurveProfile(0.0, 0.0, 0.0, 2000.0, 0.0, 0.0, 0.0)
+    assert still.duration_s == 0.0 and still.position(1.0) == 0.0 and still.time_at(5.0) == 0.0
 
 
 def test_bad_limits_are_refused() -> None:
-    with pytest.raises(MotionError):
-        TrapezoidProfile.plan(10.0, 0.0, 100.0)
-    with pytest.raises(MotionError):
-        TrapezoidProfile.plan(-1.0, 10.0, 100.0)
+    refusals = [
+        (lambda: TrapezoidProfile.plan(10.0, 0.0, 100.0),
+         "maximum speed and acceleration must be greater than 0"),
+        (lambda: TrapezoidProfile.plan(-1.0, 10.0, 100.0),
+         "distance must be finite and >= 0, not -1.0"),
+        (lambda: SCurveProfile.plan(10.0, 10.0, 100.0, 0.0),
+         "maximum speed, acceleration and jerk must be greater than 0"),
+        (lambda: SCurveProfile.plan(float("nan"), 10.0, 100.0, 10.0),
+         "distance must be finite and >= 0, not nan"),
+    ]
+    for plan, words in refusals:
+        with pytest.raises(MotionError) as refused:
+            plan()
+        assert str(refused.value) == words
 
 
 @given(board_mm=st.floats(min_value=20.0, max_value=460.0))
@@ -236,3 +249,25 @@ def test_a_very_large_jerk_limit_gives_the_trapezoid() -> None:
     trapezoid = TrapezoidProfile.plan(200.0, 60.0, 150.0)
     assert s_curve.duration_s == pytest.approx(trapezoid.duration_s, rel=1e-6)
     assert plan_profile(200.0, 60.0, 150.0, 0.0) == trapezoid
+
+
+@settings(max_examples=150, deadline=None)
+@given(distance=st.floats(min_value=0.001, max_value=600.0), v=speeds, a=accels, j=jerks,
+       fraction=st.floats(min_value=0.0, max_value=1.0))
+def test_jerk_limited_velocity_is_the_slope_of_the_position(
+    distance: float, v: float, a: float, j: float, fraction: float
+) -> None:
+    p = SCurveProfile.plan(distance, v, a, j)
+    t = fraction * p.duration_s
+    # central difference of the position; its error is at most jerk * h^2 / 6
+    h = 1e-4 * p.duration_s
+    lo, hi = max(0.0, t - h), min(p.duration_s, t + h)
+    slope = (p.position(hi) - p.position(lo)) / (hi - lo)
+    error = j * h * h / 6 + a * h + 1e-7 * max(1.0, distance) / (hi - lo)
+    assert p.velocity(t) == pytest.approx(slope, abs=error)
+    assert 0.0 <= p.velocity(t) <= p.peak_speed * (1 + 1e-9)
+    assert p.velocity(-1.0) == 0.0 and p.velocity(p.duration_s + 1.0) == pytest.approx(0.0)
+    if p.cruise_time_s > 0:
+        assert p.velocity(p.duration_s / 2) == p.peak_speed
+    s = fraction * distance
+    assert p.position(p.time_at(s)) == pytest.approx(s, abs=1e-6 * max(1.0, distance))
