@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from bermuda_hw.planning import route as route_module
 from bermuda_hw.planning.route import homing_approach, line_sweeps
-from bermuda_hw.rules.board import Board, load_board
+from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.cloud import swept_ships
 
 BOARD: Board = load_board()

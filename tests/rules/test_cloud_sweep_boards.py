@@ -17,7 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bermuda_hw.rules.board import Board, load_board
+from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.cloud import CloudPose, Spin, magnet_positions, plan_spin, swept_ships
 
 CLASSIC_MAGNETS = """magnets = [
