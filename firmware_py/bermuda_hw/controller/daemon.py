@@ -331,9 +331,13 @@ class Controller:
         self.controls.spin_button.hold_time = 2.0
         self.controls.spin_button.when_held = self._held.set
         self.controls.on_estop(self._on_estop)
-        self.mover.set_interlock(lambda: self.controls.estop_engaged)
+        # a stop request (SIGTERM) holds the motors as the e-stop does: homing, which clears
+        # the mover's e-stop first, then reads this level, cannot erase one made before it
+        self.mover.set_interlock(lambda: self.controls.estop_engaged or self._stop.is_set())
         self.mover.set_heartbeat(self.watchdog.kick)
         try:
+            if self._stop.is_set():
+                return
             if self.controls.estop_engaged:
                 raise EmergencyStopError("the e-stop button is engaged (nothing moved)")
             self._open_camera()
