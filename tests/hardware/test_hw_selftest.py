@@ -81,3 +81,16 @@ def test_the_command_prints_the_checklist_and_fails_on_a_fault(
     assert "FAIL  I2C PCA9685" in out and "what to do: check the PCA9685's VCC" in out
     assert "SKIP  cloud full turn    not tried: needs I2C PCA9685" in out
     assert "PASS  homing x" in out
+
+
+def test_the_simulated_rig_with_no_configuration_passes_every_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`bermuda-hw selftest --simulate` on a fresh machine: the reference rig, e-stop and
+    buzzer included, passes the whole checklist (nothing skipped)."""
+    monkeypatch.setattr("bermuda_hw.cli.selftest.DEFAULT_CONFIG_PATH", tmp_path / "none.toml")
+    assert main(["selftest", "--simulate", "--timeout", "2"]) == 0
+    out = capsys.readouterr().out
+    for name in LINES:
+        assert f"PASS  {name}" in out, out
+    assert f"{len(LINES)} passed, 0 failed, 0 skipped" in out

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +52,20 @@ def config_path(args: argparse.Namespace) -> Path | None:
     if path is None and DEFAULT_CONFIG_PATH.exists():
         path = DEFAULT_CONFIG_PATH
     return path
+
+
+# the optional parts of the reference rig (hardware/config.example.toml's commented keys)
+REFERENCE_ESTOP_PIN = 4
+REFERENCE_BUZZER_PIN = 12
+
+
+def reference_rig(config: Config) -> Config:
+    """The built-in configuration with the reference rig's e-stop and buzzer wired."""
+    controls = config.controls
+    return dataclasses.replace(config, controls=dataclasses.replace(
+        controls,
+        estop_pin=REFERENCE_ESTOP_PIN if controls.estop_pin is None else controls.estop_pin,
+        buzzer_pin=REFERENCE_BUZZER_PIN if controls.buzzer_pin is None else controls.buzzer_pin))
 
 
 def make_owner(backend: Backend, config: Config, simulate: bool) -> Owner:
@@ -123,6 +138,11 @@ def run(args: argparse.Namespace) -> int:
         return 1
     board = load_board(args.board)
     print(f"bermuda-hw selftest on the {'simulated' if simulate else 'configured'} rig")
+    if simulate and path is None:
+        config = reference_rig(config)
+        print("the simulated rig is the reference rig of hardware/config.example.toml, with "
+              f"its e-stop on BCM {REFERENCE_ESTOP_PIN} and buzzer on BCM "
+              f"{REFERENCE_BUZZER_PIN}")
     with create_backend(config, simulate) as backend:
         owner = make_owner(backend, config, simulate)
         lines = run_selftest(config, board, backend, owner, press_timeout_s=args.timeout,
