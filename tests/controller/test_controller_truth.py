@@ -51,10 +51,6 @@ def _why(report: GameReport) -> str:
 
 
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason=(
-    "open (issue 7): 3 players / seed 2 finishes, but its last cloud phase (round 11, "
-    "S19 under the cloud after the spin) counts as captured a blue ship the magnets left "
-    "on S19, which ends the game"))
 def test_the_table_invariant_holds_through_a_whole_game(
         whole_game: Callable[[int, int], GameReport]) -> None:
     report = whole_game(3, 2)

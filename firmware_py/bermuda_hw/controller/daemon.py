@@ -25,7 +25,12 @@ never the simulated world's truth. One frame at a time (`step`):
 - **cloud phase**: the LED says "press spin"; a press spins (the game's seeded
   spinner), turns and moves the cloud, and the next stable observation decides
   the captures: swept ships the camera no longer sees are captured, the others
-  survived. Before that the loop is closed on the camera: a cloud seen at
+  survived. A swept ship on a place the cloud then covers cannot be seen: what
+  the camera saw before the spin decides, provisionally; the captures are
+  checked when the cloud has left the place and, if the board contradicts
+  them (a ship the magnets left behind, or took), the journal's cloud phase is
+  corrected and the game replayed from it. A game that such captures would end
+  ends only once they are checked. Before that the loop is closed on the camera: a cloud seen at
   another dot than planned (missed steps, a slipped belt) or a step stream
   aborted as late makes the rig home and place the cloud again, a few times at
   most, then fault; a cloud showing another letter is believed and turned to
@@ -90,6 +95,8 @@ from bermuda_hw.errors import (
     CameraError,
     EmergencyStopError,
     HardwareError,
+    RulesError,
+    StateError,
     StepTimingError,
 )
 from bermuda_hw.planning.route import HomingApproach, clear_route, homing_approach
@@ -158,11 +165,13 @@ class _FrameTap:
 
 @dataclass
 class _Provisional:
-    """A move taken into places the camera could not see, to check when they come into view."""
+    """A move taken into places the camera could not see, or a cloud phase's captures from
+    places it covered, to check when they come into view."""
 
-    count: int  # the journal's length before the move's entries
+    count: int  # the journal's length before the move's entries (or the cloud phase's entry)
     move: str
     places: tuple[str, ...]
+    captures: bool = False  # the captures of the cloud phase at `count`
 
 
 @dataclass
@@ -663,6 +672,11 @@ class Controller:
             self._finish_spin(observation)
             return
         if game.is_over():
+            # the game ended on captures still to be checked: check them now that the
+            # cloud is back at the centre; what it still covers stays as the game has it
+            if self.status.mode is not Mode.OVER and not self._check_provisional(
+                    observation, final=True):
+                self._announce_over()
             return
         if self._restoring:
             # after an undo: the board must be set back as it was; no move is taken from it
@@ -924,8 +938,10 @@ class Controller:
         self._settled()
         return True
 
-    def _check_provisional(self, observation: BoardObservation) -> bool:
-        """Check provisional moves whose places are now in view; True if the game rewound."""
+    def _check_provisional(self, observation: BoardObservation, final: bool = False) -> bool:
+        """Check provisional moves and captures whose places are now in view; True if the
+        game went back or was corrected. `final`: what cannot be checked now never will
+        be (the game is over), and stays as the game has it."""
         game = self.game
         assert game is not None
         if not self._provisional:
@@ -936,8 +952,15 @@ class Controller:
         for item in list(self._provisional):
             if any(place_observability(evidence, p) < CONFIRM_OBSERVABILITY
                    for p in item.places):
+                if final:
+                    self._provisional.remove(item)
                 continue
             self._provisional.remove(item)
+            if item.captures:
+                if self._correct_captures(item, seen):
+                    return True
+                self.say(f"confirmed: {item.move}")
+                continue
             wrong = [p for p in item.places if expected.get(p) and any(
                 m[1] == p for m in seen.missing)]
             if not wrong:
@@ -947,6 +970,73 @@ class Controller:
             return True
         self.status.provisional = tuple(p.move for p in self._provisional)
         return False
+
+    def _correct_captures(self, item: _Provisional, seen: Difference) -> bool:
+        """Correct a cloud phase's captures that the board, now in view, contradicts: a ship
+        of a colour seen on a place it was taken from was left there by the magnets; one
+        missing from a place where a swept ship was left was taken. The cloud phase's entry
+        is corrected and the game replayed from it; True if it was."""
+        game = self.game
+        assert game is not None
+        places = set(item.places)
+        extra = Counter(e for e in seen.extra if e[1] in places)
+        missing = Counter(m for m in seen.missing if m[1] in places)
+        record = game.record()
+        entries = list(record["journal"])
+        if not (extra or missing) or item.count >= len(entries) \
+                or "cloud" not in entries[item.count]:
+            return False
+        entry = entries[item.count]
+        try:
+            before = Game.replay({**record, "journal": entries[:item.count]}, self.board)
+        except (RulesError, StateError):
+            return False
+        captured = set(entry["captured"])
+        changes: list[str] = []
+        for (color, place), n in sorted(extra.items(), key=lambda kv: str(kv[0])):
+            left = [s for s in before.ship_ids if s in captured
+                    and split_ship_id(s)[0] == color and before.ship(s).location == place]
+            for sid in left[:n]:
+                captured.discard(sid)
+                changes.append(f"the magnets left {sid} on {place}")
+        for (color, place), n in sorted(missing.items(), key=lambda kv: str(kv[0])):
+            taken = [s.id for s in before.ships(color) if s.location == place
+                     and s.id not in captured]
+            for sid in taken[:n]:
+                captured.add(sid)
+                changes.append(f"the magnets took {sid} from {place}")
+        if not changes:
+            return False
+        corrected = {**entry, "captured": [s for s in before.ship_ids if s in captured]}
+        try:
+            fixed = Game.replay({**record, "journal": [*entries[:item.count], corrected,
+                                                       *entries[item.count + 1:]]}, self.board)
+        except (RulesError, StateError) as exc:
+            log.info("the captures of %s cannot be corrected: %s", item.move, exc)
+            return False
+        try:
+            # an undo entry naming the rows taken back, then the corrected ones: nothing
+            # is deleted
+            self.journal.undo(self.game_id, len(game.journal) - item.count)
+        except JournalWriteError as exc:
+            self._fault(str(exc))
+            return True
+        self.game = fixed
+        if not self._commit():
+            return True
+        self.status.lost = tuple(s for s in self.status.lost
+                                 if fixed.ship(s).status is ShipStatus.OUT)
+        self.status.outcome = str(fixed.outcome()) if fixed.is_over() else None
+        self.status.provisional = tuple(p.move for p in self._provisional)
+        self.say(f"{item.move} were not as the camera guessed under the cloud: "
+                 f"{'; '.join(changes)}. The game is corrected from that cloud phase")
+        if fixed.is_over() and not any(p.captures for p in self._provisional):
+            self._announce_over()
+        elif not fixed.is_over():
+            self._reset_stream()  # the board did not change: check it on a fresh observation
+            self._set(Mode.SETUP, f"round {fixed.round}: the captures were corrected; "
+                                  "checking the board", Pattern.FIX)
+        return True
 
     def _rewind(self, item: _Provisional, wrong: list[str]) -> None:
         """Take the game back to before a provisional move the board contradicts."""
@@ -1275,8 +1365,16 @@ class Controller:
             return
         captured = captured_ships(game, pending.swept, observation, pending.taken,
                                   pending.taken_from)
+        unseen = unseen_sweep(game, pending.swept, observation)
+        count, round_ = len(game.journal), game.round
         events = game.cloud_phase(None, capture=captured)
         self._pending = None
+        if unseen:
+            # the captures from places the cloud covers are the camera's best guess
+            game.journal[-1] = {**game.journal[-1], "provisional": list(unseen)}
+            self._provisional.append(_Provisional(count, f"the captures of round {round_}",
+                                                  unseen, captures=True))
+            self.status.provisional = tuple(p.move for p in self._provisional)
         if not self._commit():
             return
         for event in events:
@@ -1286,6 +1384,9 @@ class Controller:
         survived = sorted(pending.swept - captured)
         if survived:
             self.say(f"    swept but still on the board: {', '.join(survived)}")
+        if unseen:
+            self.say(f"    provisional: the cloud covers {', '.join(unseen)}; its captures "
+                     "there are checked when it has left")
         removed = next((e for e in events if isinstance(e, CloudRemoved)), None)
         self._reset_stream()
         if removed is not None:
@@ -1302,7 +1403,10 @@ class Controller:
             self._aligned = False  # check the letter it shows after that turn
         totals = game.totals()
         self.say("totals: " + ", ".join(f"{c} {usd(totals[c])}" for c in game.players))
-        if game.is_over():
+        if game.is_over() and any(p.captures for p in self._provisional):
+            self._set(Mode.SETUP, "checking the cloud's captures before the game ends",
+                      Pattern.BUSY)
+        elif game.is_over():
             self._announce_over()
         else:
             self._set(Mode.SETUP, f"round {game.round}: checking the board", Pattern.FIX)
@@ -1474,15 +1578,36 @@ def hand_edits(game: Game, diff: Difference) -> list[tuple[str, str | None]]:
 
 
 def provisional_moves(game: Game) -> list[_Provisional]:
-    """The journal's provisional moves since the last cloud phase (after a restart)."""
+    """The journal's provisional moves since the last cloud phase, and the provisional
+    captures of the last two (after a restart: a cloud phase's captures are checked
+    once the next one has moved the cloud off their places)."""
     out: list[_Provisional] = []
+    round_ = 1
     for i, entry in enumerate(game.journal):
         if "cloud" in entry:
-            out = []
+            out = [p for p in out if p.captures and p.count >= _last_cloud(game, i)]
+            if entry.get("provisional"):
+                out.append(_Provisional(i, f"the captures of round {round_}",
+                                        tuple(entry["provisional"]), captures=True))
+            round_ += 1
         elif "move" in entry and entry.get("provisional"):
             count = i - 1 if i > 0 and "roll" in game.journal[i - 1] else i
             out.append(_Provisional(count, str(entry["move"]), tuple(entry["provisional"])))
     return out
+
+
+def _last_cloud(game: Game, before: int) -> int:
+    """The index of the journal's last cloud phase before entry `before` (0 if none)."""
+    return next((i for i in range(before - 1, -1, -1) if "cloud" in game.journal[i]), 0)
+
+
+def unseen_sweep(game: Game, swept: frozenset[str], observation: BoardObservation
+                 ) -> tuple[str, ...]:
+    """The places of swept ships that the observation after the spin cannot see (the
+    cloud covers them): their captures are a guess until the cloud has left them."""
+    places = {game.ship(s).location for s in swept}
+    return tuple(sorted(p for p in places
+                        if p is not None and p in observation.hidden_spaces))
 
 
 def _left_over(game: Game, candidate: Candidate, observation: BoardObservation) -> list[object]:

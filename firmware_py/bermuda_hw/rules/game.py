@@ -845,6 +845,9 @@ class Game:
             got = self.journal[-1]
             if got["cloud"] != entry["cloud"] or got["captured"] != entry["captured"]:
                 raise StateError(f"journal {entry}: the seed gives {got}")
+            if entry.get("provisional"):
+                # captures from places the cloud covered: the note stays with the phase
+                got["provisional"] = list(entry["provisional"])
         elif "set-ship" in entry:
             self.set_ship(
                 entry["set-ship"],

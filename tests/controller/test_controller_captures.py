@@ -1,0 +1,112 @@
+"""Captures from places the cloud covers: the camera's guess is provisional, checked when
+the cloud has left the place, and corrected from the cloud phase if the board contradicts
+it; a game those captures would end ends only once they are checked."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from bermuda_hw.controller.daemon import provisional_moves
+from bermuda_hw.controller.status import Mode
+from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.cloud import blocked_spaces, plan_spin, swept_ships
+from bermuda_hw.rules.events import Spun
+from bermuda_hw.rules.game import Game, Phase, ShipStatus
+
+MakeTable = Callable[..., Any]
+
+
+def set_out(table: Any) -> None:
+    """Put the tokens where the controller's game has the ships."""
+    game: Game = table.controller.game
+    for sid in list(table.world.ship_positions()):
+        table.world.remove(sid)
+    for sid, (x, y) in game.ship_positions().items():
+        table.world.place_ship(sid, x, y)
+
+
+def _last_ship_under_the_exit(table: Any) -> tuple[str, str]:
+    """The cloud phase of round 1, with the first player's last ship on a space that the
+    seeded spin sweeps on its way off the board and covers at the outside dot."""
+    c = table.controller
+    game: Game = c.game
+    board: Board = table.board
+    color = game.order[0]
+    preview = game.copy()
+    preview.set_turn(color, Phase.CLOUD)
+    spin = next(e.spin for e in preview.cloud_phase(None, capture=()) if isinstance(e, Spun))
+    path = plan_spin(board.grid, game.pose, spin, board.cloud)
+    assert path.leaves_board, f"seed {game.seed}: {spin} stays on the board"
+    spaces = {s: p.position for s, p in board.spaces.items() if s not in board.ports}
+    start = blocked_spaces(board, game.pose)
+    place = sorted(set(swept_ships(board, path, spaces, -3.0))
+                   & blocked_spaces(board, path.end) - start)[0]
+    ship = f"{color}-1"
+    for s in game.ships(color):
+        game.set_ship(s.id, None)
+    game.set_ship(ship, place)
+    game.set_turn(color, Phase.CLOUD)
+    assert c._commit()
+    set_out(table)
+    return ship, place
+
+
+def test_a_capture_the_board_contradicts_is_corrected_before_the_game_ends(
+        make_table: MakeTable) -> None:
+    table = make_table(with_players=False, seed=3)
+    c = table.controller
+    ship, place = _last_ship_under_the_exit(table)
+    table.run_until(lambda: table.mode() is Mode.SPIN, limit=80)
+    table.press()
+    # the spin takes the ship (the camera saw it on the magnets' track, then lost it under
+    # the cloud at the outside dot): its colour has lost every ship, but the game does not
+    # end before the captures are checked
+    table.run_until(lambda: table.mode() is Mode.SETUP and c.game.is_over(), limit=600)
+    assert c.game.ship(ship).status is ShipStatus.OUT
+    assert c.status.outcome is None
+    assert c.status.provisional == ("the captures of round 1",)
+    cloud = next(e for e in reversed(c.game.journal) if "cloud" in e)
+    assert cloud["captured"] == [ship] and cloud["provisional"] == [place]
+    # the magnets did not hold it: it is on its space, in view once the cloud is back
+    table.world.remove(ship)
+    table.world.place_ship(ship, *table.board.spaces[place].position)
+    table.run_until(lambda: not c.game.is_over() and table.mode() is Mode.READY, limit=200)
+    assert c.game.ship(ship).location == place
+    assert c.status.outcome is None and c.status.provisional == ()
+    assert any(f"the magnets left {ship} on {place}" in line for line in table.log)
+    cloud = next(e for e in reversed(c.game.journal) if "cloud" in e)
+    assert cloud["captured"] == []
+    stored = table.journal.load(table.board)
+    assert stored is not None and stored[1].to_dict() == c.game.to_dict()
+    assert table.journal.stored(c.game_id).finished_utc is None
+
+
+def test_captures_the_board_confirms_end_the_game(make_table: MakeTable) -> None:
+    table = make_table(with_players=False, seed=3)
+    c = table.controller
+    ship, place = _last_ship_under_the_exit(table)
+    table.run_until(lambda: table.mode() is Mode.SPIN, limit=80)
+    table.press()
+    table.run_until(lambda: table.mode() is Mode.OVER, limit=800)
+    assert c.game.ship(ship).status is ShipStatus.OUT and c.game.ships_at(place) == []
+    assert any("confirmed: the captures of round 1" in line for line in table.log)
+    assert c.status.outcome is not None and c.status.provisional == ()
+
+
+def test_provisional_captures_are_checked_again_after_a_restart() -> None:
+    game = Game.new(2, seed=5)
+    rounds: list[int] = []
+    for _ in range(3):
+        game.set_turn(game.order[0], Phase.CLOUD)
+        game.cloud_phase(None, capture=())
+        game.journal[-1] = {**game.journal[-1], "provisional": [f"S{10 + len(rounds)}"]}
+        rounds.append(len(game.journal) - 1)
+    again = Game.replay(game.record())
+    assert [e.get("provisional") for e in again.journal if "cloud" in e] == [
+        ["S10"], ["S11"], ["S12"]]
+    items = provisional_moves(again)
+    # the last two cloud phases: the one before the last is checked once the last one has
+    # moved the cloud off its places
+    assert [(p.count, p.places, p.captures) for p in items] == [
+        (rounds[1], ("S11",), True), (rounds[2], ("S12",), True)]
