@@ -45,10 +45,12 @@ DEGREES_PER_LETTER = FULL_TURN_DEG / len(LETTERS)
 def wrap_deg(angle_deg: float) -> float:
     """An angle as 0 <= a < 360 degrees (a heading or a bearing).
 
-    >>> wrap_deg(-45.0), wrap_deg(360.0), wrap_deg(725.0)
-    (315.0, 0.0, 5.0)
+    >>> wrap_deg(-45.0), wrap_deg(360.0), wrap_deg(725.0), wrap_deg(-1e-20)
+    (315.0, 0.0, 5.0, 0.0)
     """
-    return angle_deg % FULL_TURN_DEG
+    wrapped = angle_deg % FULL_TURN_DEG
+    # a tiny negative angle rounds up to a whole turn: that heading is north
+    return wrapped if wrapped < FULL_TURN_DEG else 0.0
 
 
 def signed_deg(angle_deg: float) -> float:
@@ -57,7 +59,7 @@ def signed_deg(angle_deg: float) -> float:
     >>> signed_deg(270.0), signed_deg(-190.0), signed_deg(180.0)
     (-90.0, 170.0, -180.0)
     """
-    return (angle_deg + HALF_TURN_DEG) % FULL_TURN_DEG - HALF_TURN_DEG
+    return wrap_deg(angle_deg + HALF_TURN_DEG) - HALF_TURN_DEG
 
 
 def gap_deg(a_deg: float, b_deg: float) -> float:
