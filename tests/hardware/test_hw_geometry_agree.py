@@ -19,8 +19,8 @@ from bermuda_hw.backends.sim import SimBackend
 from bermuda_hw.config import Config
 from bermuda_hw.geometry import gap_deg, steps_to_deg
 from bermuda_hw.motion.mover import CloudMover
-from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.planning.route import Route, clear_route
+from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.cloud import CloudPose, Spin, plan_spin, swept_ships
 
 CLASSIC = "letter_angles_deg = [0, 315, 270, 225, 180, 135, 90, 45]"
