@@ -86,3 +86,18 @@ def test_a_route_turns_as_far_as_the_board_s_letters_say(tmp_path: Path) -> None
     # the classic ring turns 45 degrees there, clear of that ship
     classic = load_board()
     assert clear_route(classic, start, goal, ships, margin_mm=0.0) == Route((start, goal), ())
+
+
+def test_a_servo_route_turns_back_the_way_the_servo_does(tmp_path: Path) -> None:
+    """A servo shows letter k at servo angle heading(k) / gearing: from B to C on a clockwise
+    ring (headings 315 and 270) it turns back 45 degrees, sweeping only that arc."""
+    text = (resources.files("bermuda_hw") / "rules" / "data" / "classic.toml").read_text("utf-8")
+    path = tmp_path / "board.toml"
+    path.write_text(text.replace(CLASSIC, RINGS["clockwise"]))
+    board = load_board(path)
+    cx, cy = board.grid.dot_mm(4, 4)
+    ships = {"red-1": (cx, cy - 52.0)}  # north of the locater: on the arc 315..360, not 270..315
+    start, goal = CloudPose(4, 4, 1), CloudPose(4, 4, 2)
+    assert board.cloud.heading_deg(1) > board.cloud.heading_deg(2)
+    route = clear_route(board, start, goal, ships, margin_mm=0.0, clockwise_only=False)
+    assert route == Route((start, goal), ())
