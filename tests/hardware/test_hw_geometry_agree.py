@@ -20,6 +20,7 @@ from bermuda_hw.config import Config
 from bermuda_hw.geometry import gap_deg, steps_to_deg
 from bermuda_hw.motion.mover import CloudMover
 from bermuda_hw.planning.route import Route, clear_route
+from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.cloud import CloudPose, Spin, plan_spin, swept_ships
 
@@ -33,15 +34,20 @@ RINGS = {
 LETTERS_IN_TURN = (1, 3, 2, 7, 0)
 
 
-@pytest.mark.parametrize("ring", sorted(RINGS))
-def test_every_letter_shows_where_the_rules_and_the_rotor_put_it(
-    make_backend: Callable[..., SimBackend], fast_config: Config, tmp_path: Path, ring: str
-) -> None:
+def _ring_board(tmp_path: Path, ring: str) -> Board:
+    """The classic board with its cloud's letters in another order round the rim."""
     text = (resources.files("bermuda_hw") / "rules" / "data" / "classic.toml").read_text("utf-8")
     assert CLASSIC in text
     path = tmp_path / "board.toml"
     path.write_text(text.replace(CLASSIC, RINGS[ring]))
-    board = load_board(path)
+    return load_board(path)
+
+
+@pytest.mark.parametrize("ring", sorted(RINGS))
+def test_every_letter_shows_where_the_rules_and_the_rotor_put_it(
+    make_backend: Callable[..., SimBackend], fast_config: Config, tmp_path: Path, ring: str
+) -> None:
+    board = _ring_board(tmp_path, ring)
     backend = make_backend(fast_config)
     rev = fast_config.rotation.stepper.half_steps_per_cloud_rev
     step_deg = steps_to_deg(1, rev)
@@ -68,10 +74,7 @@ def test_every_letter_shows_where_the_rules_and_the_rotor_put_it(
 def test_a_route_turns_as_far_as_the_board_s_letters_say(tmp_path: Path) -> None:
     """On a ring whose letters run clockwise, a stepper turns 315 degrees from A to B: a
     ship that only that long arc reaches must not be turned past in place."""
-    text = (resources.files("bermuda_hw") / "rules" / "data" / "classic.toml").read_text("utf-8")
-    path = tmp_path / "board.toml"
-    path.write_text(text.replace(CLASSIC, RINGS["clockwise"]))
-    board = load_board(path)
+    board = _ring_board(tmp_path, "clockwise")
     cx, cy = board.grid.dot_mm(4, 4)
     # west of the locater (bearing 270), as far as a magnet: clear of the four magnets
     # (22.5 degrees and every 90 from it) before the turn, after it and on a 45 degree arc
@@ -91,10 +94,7 @@ def test_a_route_turns_as_far_as_the_board_s_letters_say(tmp_path: Path) -> None
 def test_a_servo_route_turns_back_the_way_the_servo_does(tmp_path: Path) -> None:
     """A servo shows letter k at servo angle heading(k) / gearing: from B to C on a clockwise
     ring (headings 315 and 270) it turns back 45 degrees, sweeping only that arc."""
-    text = (resources.files("bermuda_hw") / "rules" / "data" / "classic.toml").read_text("utf-8")
-    path = tmp_path / "board.toml"
-    path.write_text(text.replace(CLASSIC, RINGS["clockwise"]))
-    board = load_board(path)
+    board = _ring_board(tmp_path, "clockwise")
     cx, cy = board.grid.dot_mm(4, 4)
     ships = {"red-1": (cx, cy - 52.0)}  # north of the locater: on the arc 315..360, not 270..315
     start, goal = CloudPose(4, 4, 1), CloudPose(4, 4, 2)
