@@ -26,6 +26,7 @@ from bermuda_hw.checked import (
     read_toml,
 )
 from bermuda_hw.errors import ConfigError
+from bermuda_hw.geometry import CLASSIC_LETTER_HEADINGS_DEG, FULL_TURN_DEG
 
 DEFAULT_CONFIG_PATH = Path("/etc/bermuda-hw/config.toml")
 
@@ -399,7 +400,7 @@ class _ServoFile(Strict):
     pwm_frequency_hz: Number = Field(ge=24.0, le=1526.0)
     min_pulse_us: Integer = Field(ge=100, le=5000)
     max_pulse_us: Integer = Field(ge=100, le=5000)
-    actuation_range_deg: Positive = Field(le=360.0)
+    actuation_range_deg: Positive = Field(le=FULL_TURN_DEG)
     cloud_deg_per_servo_deg: Positive = Field(le=10.0)
     settle_s: Number = Field(ge=0.0, le=10.0)
 
@@ -421,7 +422,8 @@ class _RotationFile(Strict):
     @model_validator(mode="after")
     def _letter_h(self) -> _RotationFile:
         servo = self.servo
-        needed = 315.0 / servo.cloud_deg_per_servo_deg
+        # the classic cloud's last letter, H, is the furthest turn from A
+        needed = max(CLASSIC_LETTER_HEADINGS_DEG) / servo.cloud_deg_per_servo_deg
         if self.kind == "servo" and needed > servo.actuation_range_deg:
             raise KeyProblem("servo.actuation_range_deg",
                              f"letter H needs {needed:g} degrees of servo travel")

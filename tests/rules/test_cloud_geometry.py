@@ -10,13 +10,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bermuda_hw.errors import ParseError
+from bermuda_hw.geometry import heading_vector
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.cloud import (
     CloudPose,
     Spin,
     Spinner,
     blocked_spaces,
-    heading_vector,
     magnet_positions,
     plan_spin,
     start_pose,

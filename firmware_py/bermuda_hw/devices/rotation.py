@@ -22,6 +22,7 @@ from adafruit_pca9685 import PCA9685
 from bermuda_hw.clock import Clock
 from bermuda_hw.config import ServoRotationConfig, StepperRotationConfig
 from bermuda_hw.errors import BusError, EmergencyStopError
+from bermuda_hw.geometry import steps_to_deg
 from bermuda_hw.planning.kinematics import ServoRotationKinematics, StepperRotationKinematics
 
 if TYPE_CHECKING:
@@ -180,7 +181,7 @@ class StepperRotation:
         finally:
             with contextlib.suppress(BusError):
                 self.release()
-        return 360.0 * count / self.kinematics.half_steps_per_cloud_rev
+        return steps_to_deg(count, self.kinematics.half_steps_per_cloud_rev)
 
     def release(self) -> None:
         """Coils off: no current while idle (the gearbox holds the cloud)."""

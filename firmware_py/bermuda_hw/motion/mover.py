@@ -27,7 +27,6 @@ from bermuda_hw.planning.limits import SoftLimits
 from bermuda_hw.planning.measure import AxisTrace, peak_speed_accel
 from bermuda_hw.planning.route import HomingApproach
 from bermuda_hw.planning.steps import Limits, StepPlan, plan_axis_move, plan_line
-from bermuda_hw.rules.board import LETTERS
 from bermuda_hw.rules.cloud import CloudPose, Spin, SpinPath, plan_spin
 
 if TYPE_CHECKING:
@@ -142,8 +141,8 @@ class CloudMover:
                 for axis in gantry.axes
             ]
             if rotation is None:
-                headings = tuple(board.cloud.heading_deg(k) for k in range(len(LETTERS)))
-                self._pca, rotation = create_rotation(backend, config, headings)
+                self._pca, rotation = create_rotation(
+                    backend, config, board.cloud.letter_headings_deg)
             self.rotation: RotationActuator = rotation
             self.stream: StepExecutor = executor(
                 self.axes,

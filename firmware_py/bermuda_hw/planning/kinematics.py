@@ -6,7 +6,9 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from bermuda_hw import geometry
 from bermuda_hw.errors import MotionError
+from bermuda_hw.geometry import CLASSIC_LETTER_HEADINGS_DEG
 
 if TYPE_CHECKING:
     from bermuda_hw.config import (
@@ -16,17 +18,6 @@ if TYPE_CHECKING:
         StepperRotationConfig,
     )
     from bermuda_hw.rules.board import DotGrid
-
-LETTER_COUNT = 8
-DEGREES_PER_LETTER = 360.0 / LETTER_COUNT
-# the classic cloud: letter k at the notch after k x 45 degrees clockwise
-CLASSIC_LETTER_HEADINGS_DEG = tuple(DEGREES_PER_LETTER * k for k in range(LETTER_COUNT))
-
-
-def _wrap_deg(angle_deg: float) -> float:
-    """An angle as -180..180 degrees."""
-    return (angle_deg + 180.0) % 360.0 - 180.0
-
 
 @dataclass(frozen=True)
 class AxisKinematics:
@@ -132,23 +123,19 @@ class StepperRotationKinematics:
 
     def heading_deg(self, position_steps: int) -> float:
         """The cloud's heading (clockwise from letter A) at an absolute position."""
-        turns = (position_steps - self.zero_offset_steps) / self.half_steps_per_cloud_rev
-        return (turns * 360.0) % 360.0
+        return geometry.wrap_deg(geometry.steps_to_deg(
+            position_steps - self.zero_offset_steps, self.half_steps_per_cloud_rev))
 
     def letter_at(self, position_steps: int) -> int:
         """The letter nearest the notch at an absolute position."""
-        heading = self.heading_deg(position_steps)
-        return min(
-            range(len(self.letter_headings_deg)),
-            key=lambda k: abs(_wrap_deg(heading - self.letter_headings_deg[k])),
-        )
+        return geometry.nearest_heading(self.letter_headings_deg, self.heading_deg(position_steps))
 
     def clockwise_target(self, position_steps: int, letter: int) -> int:
         """The first absolute position at or after `position_steps` that shows `letter`."""
         if not 0 <= letter < len(self.letter_headings_deg):
             raise MotionError(f"letter must be 0..7, not {letter}")
         rev = self.half_steps_per_cloud_rev
-        fraction = (self.letter_headings_deg[letter] % 360.0) / 360.0
+        fraction = geometry.deg_to_turns(geometry.wrap_deg(self.letter_headings_deg[letter]))
         turns = (position_steps - self.zero_offset_steps) / rev
         k = math.floor(turns - fraction)
         while True:
@@ -179,7 +166,7 @@ class ServoRotationKinematics:
     def servo_angle_deg(self, letter: int) -> float:
         if not 0 <= letter < len(self.letter_headings_deg):
             raise MotionError(f"letter must be 0..7, not {letter}")
-        angle = (self.letter_headings_deg[letter] % 360.0) / self.cloud_deg_per_servo_deg
+        angle = geometry.wrap_deg(self.letter_headings_deg[letter]) / self.cloud_deg_per_servo_deg
         if angle > self.actuation_range_deg + 1e-9:
             raise MotionError(
                 f"letter {letter} needs {angle:g} degrees, beyond the servo's "

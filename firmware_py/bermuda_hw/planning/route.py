@@ -27,14 +27,9 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from bermuda_hw.rules.board import LETTERS, Board, Point
-from bermuda_hw.rules.cloud import (
-    CloudPose,
-    Spin,
-    SpinPath,
-    heading_vector,
-    swept_ships,
-)
+from bermuda_hw.geometry import LETTERS, Point, polar_point
+from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.cloud import CloudPose, Spin, SpinPath, swept_ships
 
 MARGIN_MM = 8.0  # beyond the capture radius: tokens stand a little off their space's centre
 TURN_COST_MM = 20.0  # an eighth turn costs about as much time as this much travel
@@ -57,7 +52,7 @@ class Route:
 
 def _edge(board: Board, start: CloudPose, end: CloudPose) -> SpinPath:
     """A move or a turn as the rules' sweep describes one (the spin is only a label)."""
-    turn_deg = ((end.letter - start.letter) % len(LETTERS)) * (360.0 / len(LETTERS))
+    turn_deg = board.cloud.turn_deg(start.letter, end.letter)
     turned = CloudPose(start.col, start.row, end.letter)
     return SpinPath(spin=Spin(end.letter, 1, "N"), start=start, turned=turned, end=end,
                     turn_deg=turn_deg, dots=((start.col, start.row), (end.col, end.row)),
@@ -100,8 +95,10 @@ def _search(board: Board, start: CloudPose, finish: Finish, ships: Mapping[str, 
     def sweeps(a: CloudPose, b: CloudPose) -> frozenset[str]:
         if not ships:
             return frozenset()
-        if (a.col, a.row) == (b.col, b.row) and (a.letter - b.letter) % letters == 1:
-            a, b = b, a  # a counter-clockwise eighth sweeps the same arc as the clockwise one
+        if (a.col, a.row) == (b.col, b.row) and not clockwise_only and (
+                board.cloud.heading_deg(b.letter) < board.cloud.heading_deg(a.letter)):
+            # a servo turning back (counter-clockwise) sweeps the arc of the clockwise turn
+            a, b = b, a
         # only ships near the edge's two dots can be reached by its magnets
         reach = max((m.radius_mm for m in board.cloud.magnets), default=0.0) \
             + wide.cloud.capture_radius_mm + pitch * 1.5
@@ -167,9 +164,8 @@ def line_sweeps(board: Board, a_mm: Point, b_mm: Point, letter: int,
     heading = board.cloud.heading_deg(letter)
     swept: set[str] = set()
     for magnet in board.cloud.magnets:
-        ux, uy = heading_vector(magnet.angle_deg + heading)
-        a = (a_mm[0] + magnet.radius_mm * ux, a_mm[1] + magnet.radius_mm * uy)
-        b = (b_mm[0] + magnet.radius_mm * ux, b_mm[1] + magnet.radius_mm * uy)
+        a = polar_point(a_mm, magnet.radius_mm, magnet.angle_deg + heading)
+        b = polar_point(b_mm, magnet.radius_mm, magnet.angle_deg + heading)
         for ship, position in ships.items():
             if ship not in swept and _distance_to_segment(position, a, b) <= capture:
                 swept.add(ship)

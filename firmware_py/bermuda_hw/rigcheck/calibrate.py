@@ -23,7 +23,15 @@ import cv2
 import numpy as np
 
 from bermuda_hw.errors import CameraError, HardwareError
-from bermuda_hw.rules.board import LETTERS, Board
+from bermuda_hw.geometry import (
+    LETTERS,
+    deg_to_steps,
+    mean_heading_deg,
+    signed_deg,
+    steps_to_deg,
+    wrap_deg,
+)
+from bermuda_hw.rules.board import Board
 from bermuda_hw.vision.pose import detect_markers
 from bermuda_hw.vision.reader import BoardReader
 
@@ -91,7 +99,7 @@ def sight_cloud(camera: CameraSource, reader: BoardReader, frames: int = FRAMES_
     """
     xs: list[float] = []
     ys: list[float] = []
-    vx = vy = 0.0
+    sighted: list[float] = []
     letter = 0
     for _ in range(frames):
         try:
@@ -111,15 +119,14 @@ def sight_cloud(camera: CameraSource, reader: BoardReader, frames: int = FRAMES_
             x_mm, y_mm = located
         xs.append(x_mm)
         ys.append(y_mm)
-        vx += math.sin(math.radians(cloud.heading_deg))
-        vy += math.cos(math.radians(cloud.heading_deg))
+        sighted.append(cloud.heading_deg)
         letter = cloud.letter
     if not xs:
         raise CalibrationFailed(
             f"the cloud's marker was not seen in {frames} frames: uncover it and check the light"
         )
-    heading = math.degrees(math.atan2(vx, vy)) % 360.0
-    return CloudSighting(float(np.mean(xs)), float(np.mean(ys)), heading, letter)
+    return CloudSighting(float(np.mean(xs)), float(np.mean(ys)), mean_heading_deg(sighted),
+                         letter)
 
 
 @dataclass(frozen=True)
@@ -225,7 +232,8 @@ def fit_rotation(positions: list[int], headings_deg: list[float]) -> tuple[float
     if slope <= 0:
         raise CalibrationFailed("the marker turned counterclockwise: set [rotation.stepper] "
                                 "invert = true")
-    return 360.0 / float(slope), float(intercept) % 360.0, float(np.sqrt(np.mean(residual**2)))
+    return (steps_to_deg(1.0, float(slope)), wrap_deg(float(intercept)),
+            float(np.sqrt(np.mean(residual**2))))
 
 
 def calibrate_rotation(
@@ -251,9 +259,9 @@ def calibrate_rotation(
         positions.append(rotation.position_steps)
         headings.append(sight_cloud(camera, reader).heading_deg)
     rev, heading_at_zero, rms = fit_rotation(positions, headings)
-    # letter A exactly: the heading is 0 at position -heading_at_zero / 360 * rev (mod rev)
-    zero = round((-heading_at_zero / 360.0 * rev) % rev)
-    offset = ((-heading_at_zero + 180.0) % 360.0) - 180.0
+    # letter A exactly: the heading is 0 at the position that turns -heading_at_zero (mod rev)
+    zero = round(deg_to_steps(-heading_at_zero, rev) % rev)
+    offset = signed_deg(-heading_at_zero)
     expected = LETTERS[board.cloud.letter_at(headings[-1])]
     answer = owner.choose("letter", "which letter is at the cloud's notch now?", LETTERS)
     return RotationFit(rev, zero, offset, rms, answer, expected, stepper.gear_ratio)

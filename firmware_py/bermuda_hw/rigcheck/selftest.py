@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any
 from bermuda_hw.devices.controls import TableControls
 from bermuda_hw.devices.rotation import PCA9685Board, RotationActuator, create_rotation
 from bermuda_hw.errors import BermudaError, BusError, CameraError, HardwareError
+from bermuda_hw.geometry import LETTERS, signed_deg
 from bermuda_hw.motion.mover import CloudMover
-from bermuda_hw.rules.board import LETTERS, Board
+from bermuda_hw.rules.board import Board
 from bermuda_hw.vision.reader import BoardReader
 
 if TYPE_CHECKING:
@@ -149,7 +150,7 @@ class SelfTest:
     def _probe_i2c(self) -> tuple[PCA9685Board | None, RotationActuator]:
         rotation = self.config.rotation
         address = f"0x{rotation.i2c_address:02x}"
-        headings = tuple(self.board.cloud.heading_deg(k) for k in range(len(LETTERS)))
+        headings = self.board.cloud.letter_headings_deg
         try:
             pca, actuator = create_rotation(self.backend, self.config, headings)
         except (BusError, OSError, ValueError) as exc:
@@ -362,7 +363,7 @@ class SelfTest:
                               "half_steps_per_rev, step_rate_hz and the coupling to the cloud")
                     return
             assert seen is not None and seen.cloud is not None
-            drift = (seen.cloud.heading_deg - start.cloud.heading_deg + 180.0) % 360.0 - 180.0
+            drift = signed_deg(seen.cloud.heading_deg - start.cloud.heading_deg)
         except HardwareError as exc:
             self._add("cloud full turn", False, str(exc),
                       "check the PCA9685's power and the motor's wiring")

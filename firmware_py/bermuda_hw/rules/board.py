@@ -15,11 +15,14 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-Point = tuple[float, float]
+from bermuda_hw import geometry
+from bermuda_hw.geometry import CLASSIC_LETTER_ANGLES_DEG as CLASSIC_LETTER_ANGLES_DEG
+from bermuda_hw.geometry import LETTERS as LETTERS
+from bermuda_hw.geometry import Point as Point
+
 Product = Literal["sugar", "oil", "bananas", "lumber", "home"]
 PRODUCTS: tuple[Product, ...] = ("sugar", "oil", "bananas", "lumber", "home")
 SHIP_COLORS: tuple[str, ...] = ("blue", "yellow", "green", "red")
-LETTERS = "ABCDEFGH"
 DIRECTION_LETTERS = ("N", "E", "S", "W")
 DIRECTION_WORDS = ("North", "East", "South", "West")
 MAX_BERTHS = 4
@@ -97,9 +100,6 @@ class Magnet:
     angle_deg: float
 
 
-# The classic cloud: its letters run anticlockwise round the rim (seen from above),
-# so turning it 45 degrees clockwise brings B to the notch, 90 degrees C, and so on.
-CLASSIC_LETTER_ANGLES_DEG = tuple((360.0 - 45.0 * k) % 360.0 for k in range(8))
 MIN_LETTER_GAP_DEG = 10.0
 
 
@@ -124,27 +124,28 @@ class CloudGeometry:
 
     def heading_deg(self, letter: int) -> float:
         """How far the cloud has turned clockwise from its start pose to show `letter`."""
-        return (360.0 - self.letter_angles_deg[letter]) % 360.0
+        return geometry.letter_heading_deg(self.letter_angles_deg, letter)
+
+    @property
+    def letter_headings_deg(self) -> tuple[float, ...]:
+        """Every letter's heading (`heading_deg`), A first."""
+        return geometry.letter_headings_deg(self.letter_angles_deg)
 
     def letter_offset_deg(self, heading_deg: float, letter: int) -> float:
         """Signed degrees (-180..180) from a letter's heading to a heading."""
-        return (heading_deg - self.heading_deg(letter) + 180.0) % 360.0 - 180.0
+        return geometry.letter_offset_deg(self.letter_angles_deg, heading_deg, letter)
 
     def letter_at(self, heading_deg: float) -> int:
         """The letter nearest the notch with the cloud turned to a heading."""
-        return min(
-            range(len(self.letter_angles_deg)),
-            key=lambda k: abs(self.letter_offset_deg(heading_deg, k)),
-        )
+        return geometry.letter_at(self.letter_angles_deg, heading_deg)
 
     def letter_gap_deg(self, letter: int) -> float:
         """Half the angle to the nearest other letter: how far off a reading may be."""
-        head = self.heading_deg(letter)
-        return min(
-            abs((self.heading_deg(k) - head + 180.0) % 360.0 - 180.0)
-            for k in range(len(self.letter_angles_deg))
-            if k != letter
-        ) / 2.0
+        return geometry.letter_gap_deg(self.letter_angles_deg, letter)
+
+    def turn_deg(self, from_letter: int, to_letter: int) -> float:
+        """How far the cloud turns clockwise from showing one letter to another (0..360)."""
+        return geometry.letter_turn_deg(self.letter_angles_deg, from_letter, to_letter)
 
 
 @dataclass(frozen=True)

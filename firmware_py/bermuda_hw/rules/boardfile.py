@@ -36,12 +36,11 @@ from bermuda_hw.checked import (
     read_toml,
 )
 from bermuda_hw.errors import BoardFileError
+from bermuda_hw.geometry import CLASSIC_LETTER_ANGLES_DEG, LETTERS, gap_deg, wrap_deg
 from bermuda_hw.rules.board import (
-    CLASSIC_LETTER_ANGLES_DEG,
     CLASSIC_SOURCE,
     DIRECTION_LETTERS,
     DIRECTION_WORDS,
-    LETTERS,
     MAX_BERTHS,
     MIN_LETTER_GAP_DEG,
     PRODUCTS,
@@ -156,13 +155,13 @@ class _CloudFile(Strict):
             if magnet.radius_mm > self.footprint_radius_mm:
                 raise KeyProblem(f"magnets[{i}].radius_mm",
                                  "a magnet must lie within the cloud's footprint")
-        angles = [a % 360.0 for a in self.letter_angles_deg]
+        angles = [wrap_deg(a) for a in self.letter_angles_deg]
         if angles[0] != 0.0:
             raise KeyProblem("letter_angles_deg",
                              "letter A is where the angles are measured from: it must be 0")
         for i, a in enumerate(angles):
             for j in range(i):
-                gap = abs((a - angles[j] + 180.0) % 360.0 - 180.0)
+                gap = gap_deg(a, angles[j])
                 if gap < MIN_LETTER_GAP_DEG:
                     raise KeyProblem("letter_angles_deg", f"letters {LETTERS[j]} and "
                                      f"{LETTERS[i]} are only {gap:g} degrees apart")
@@ -171,8 +170,8 @@ class _CloudFile(Strict):
     def typed(self) -> CloudGeometry:
         return CloudGeometry(
             self.footprint_radius_mm, self.capture_radius_mm,
-            tuple(Magnet(m.radius_mm, m.angle_deg % 360.0) for m in self.magnets),
-            tuple(a % 360.0 for a in self.letter_angles_deg))
+            tuple(Magnet(m.radius_mm, wrap_deg(m.angle_deg)) for m in self.magnets),
+            tuple(wrap_deg(a) for a in self.letter_angles_deg))
 
 
 class _SpinnerFile(Strict):
@@ -306,7 +305,7 @@ def board_from_table(data: Mapping[str, Any], source: str) -> Board:
             raise fail(f"{key}.id", f"duplicate id {space.id!r}")
         on_board(space.x_mm, space.y_mm, key)
         spaces[space.id] = Space(space.id, "path", space.x_mm, space.y_mm,
-                                 space.heading_deg % 360.0)
+                                 wrap_deg(space.heading_deg))
 
     links, order = _links(written.paths, spaces, ports, fail)
     _check_reachable(ports, links, fail)

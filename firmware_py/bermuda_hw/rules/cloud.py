@@ -17,7 +17,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from bermuda_hw import geometry
 from bermuda_hw.errors import ParseError
+from bermuda_hw.geometry import polar_point
 from bermuda_hw.rules.board import (
     DIRECTION_LETTERS,
     DIRECTION_WORDS,
@@ -31,14 +33,14 @@ from bermuda_hw.rules.board import (
 
 Direction = Literal["N", "E", "S", "W"]
 STEP: Mapping[str, tuple[int, int]] = {"N": (0, -1), "E": (1, 0), "S": (0, 1), "W": (-1, 0)}
-DEGREES_PER_LETTER = 45.0
 
 
 def letter_index(letter: str) -> int:
     """A = 0 ... H = 7."""
-    if len(letter) != 1 or letter.upper() not in LETTERS:
-        raise ParseError(f"{letter!r} is not a cloud letter (A-H)")
-    return LETTERS.index(letter.upper())
+    try:
+        return geometry.letter_index(letter)
+    except ValueError as exc:
+        raise ParseError(str(exc)) from None
 
 
 @dataclass(frozen=True, order=True)
@@ -60,7 +62,7 @@ class CloudPose:
         Another board's letters may sit elsewhere round the rim: use
         `CloudGeometry.heading_deg(pose.letter)` with the board at hand.
         """
-        return DEGREES_PER_LETTER * self.letter
+        return geometry.CLASSIC_LETTER_HEADINGS_DEG[self.letter]
 
     @property
     def dot(self) -> tuple[int, int]:
@@ -147,7 +149,7 @@ class Spinner:
 
     @staticmethod
     def _sector(sectors: tuple[object, ...], angle_deg: float) -> int:
-        return int((angle_deg % 360.0) / 360.0 * len(sectors)) % len(sectors)
+        return geometry.sector(angle_deg, len(sectors))
 
     def at(self, angle_deg: float) -> Spin:
         """What the spinner shows with its pointer at an angle clockwise from north."""
@@ -159,7 +161,7 @@ class Spinner:
         return Spin(letter, number, _direction(direction))
 
     def spin(self, rng: random.Random) -> Spin:
-        return self.at(rng.uniform(0.0, 360.0))
+        return self.at(rng.uniform(0.0, geometry.FULL_TURN_DEG))
 
 
 @dataclass(frozen=True)
@@ -196,7 +198,7 @@ def plan_spin(
     letters = cloud if cloud is not None else _CLASSIC_CLOUD
     start_heading = letters.heading_deg(pose.letter)
     end_heading = letters.heading_deg(spin.letter)
-    turn_deg = (end_heading - start_heading) % 360.0
+    turn_deg = letters.turn_deg(pose.letter, spin.letter)
     turned = CloudPose(pose.col, pose.row, spin.letter)
     dc, dr = STEP[spin.direction]
     col, row = pose.col, pose.row
@@ -221,19 +223,10 @@ def plan_spin(
     )
 
 
-def heading_vector(heading_deg: float) -> Point:
-    """The unit vector of a heading (clockwise from north; north is -y)."""
-    rad = math.radians(heading_deg)
-    return (math.sin(rad), -math.cos(rad))
-
-
 def magnet_positions(board: Board, x_mm: float, y_mm: float, heading_deg: float) -> list[Point]:
     """Where the cloud's magnets are with its locater at a point, turned by a heading."""
-    out: list[Point] = []
-    for magnet in board.cloud.magnets:
-        ux, uy = heading_vector(magnet.angle_deg + heading_deg)
-        out.append((x_mm + magnet.radius_mm * ux, y_mm + magnet.radius_mm * uy))
-    return out
+    return [polar_point((x_mm, y_mm), magnet.radius_mm, magnet.angle_deg + heading_deg)
+            for magnet in board.cloud.magnets]
 
 
 def blocked_spaces(board: Board, pose: CloudPose) -> frozenset[str]:
@@ -251,15 +244,11 @@ def _distance_to_arc(
     """Distance from a point to a clockwise arc (headings in degrees from north)."""
     dx, dy = point[0] - centre[0], point[1] - centre[1]
     dist = math.hypot(dx, dy)
-    if sweep_deg > 0 and dist > 1e-9:
-        bearing = math.degrees(math.atan2(dx, -dy)) % 360.0
-        if (bearing - start_deg) % 360.0 <= sweep_deg:
-            return abs(dist - radius_mm)
-    ends = []
-    for heading in (start_deg, start_deg + sweep_deg):
-        ux, uy = heading_vector(heading)
-        ends.append(math.dist(point, (centre[0] + radius_mm * ux, centre[1] + radius_mm * uy)))
-    return min(ends)
+    if sweep_deg > 0 and dist > 1e-9 and geometry.within_clockwise(
+            geometry.bearing_deg(dx, dy), start_deg, sweep_deg):
+        return abs(dist - radius_mm)
+    return min(math.dist(point, polar_point(centre, radius_mm, heading))
+               for heading in (start_deg, start_deg + sweep_deg))
 
 
 def _distance_to_segment(point: Point, a: Point, b: Point) -> float:
@@ -300,9 +289,8 @@ def swept_ships(board: Board, path: SpinPath, ships: Mapping[str, Point],
                     position, centre, magnet.radius_mm, begin_deg, path.turn_deg
                 )
             if near > capture:
-                ux, uy = heading_vector(magnet.angle_deg + end_heading)
-                a = (centre[0] + magnet.radius_mm * ux, centre[1] + magnet.radius_mm * uy)
-                b = (end[0] + magnet.radius_mm * ux, end[1] + magnet.radius_mm * uy)
+                a = polar_point(centre, magnet.radius_mm, magnet.angle_deg + end_heading)
+                b = polar_point(end, magnet.radius_mm, magnet.angle_deg + end_heading)
                 near = _distance_to_segment(position, a, b)
             if near <= capture:
                 swept.add(ship)

@@ -22,12 +22,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
+from bermuda_hw.geometry import FULL_TURN_DEG
 from bermuda_hw.rules.board import SpinnerRings
 from bermuda_hw.rules.cloud import Spin, Spinner
 from bermuda_hw.rules.events import CloudRemoved, Swept
 from bermuda_hw.rules.game import Game, Phase, ShipStatus
-
-FULL_TURN_DEG = 360
 
 
 @dataclass(frozen=True)

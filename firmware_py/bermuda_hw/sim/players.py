@@ -18,6 +18,7 @@ import random
 from typing import Any
 
 from bermuda_hw.controller.status import ControllerView, Mode, Question
+from bermuda_hw.geometry import heading_vector
 from bermuda_hw.rules.board import Board, Point
 from bermuda_hw.rules.game import Game
 from bermuda_hw.rules.moves import MAX_DIE, split_ship_id
@@ -329,12 +330,11 @@ class SimulatedPlayers:
 
     def _beside(self, centre: Point, heading_deg: float, taken: list[Point]) -> Point:
         """A point within a token's beam of `centre`, alongside the tokens there."""
-        across = math.radians(heading_deg + 90.0)
         best = centre
         for _ in range(8):
             offset_mm = self.rng.uniform(BESIDE_MM, BESIDE_MAX_MM) * self.rng.choice((-1, 1))
             along_mm = self.rng.uniform(-2.0, 2.0)
-            ux, uy = math.sin(across), -math.cos(across)
+            ux, uy = heading_vector(heading_deg + 90.0)
             vx, vy = -uy, ux
             point = (centre[0] + offset_mm * ux + along_mm * vx,
                      centre[1] + offset_mm * uy + along_mm * vy)

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from gpiozero.pins.mock import MockFactory, MockPin
 
+from bermuda_hw.geometry import deg_to_steps, steps_to_deg
 from bermuda_hw.planning.measure import AxisTrace, peak_speed_accel
 from bermuda_hw.sim.world import World
 
@@ -448,7 +449,7 @@ class SimRig:
             # the forward coil sequence turns the rotor's field clockwise unless inverted
             sign = 1.0 if s.invert else -1.0
             steps = sign * self.rotor.rotor_steps - s.zero_offset_steps
-            self.world.set_heading(360.0 * steps / s.half_steps_per_cloud_rev)
+            self.world.set_heading(steps_to_deg(steps, s.half_steps_per_cloud_rev))
         elif self.servo_pulse_us is not None:
             v = rotation.servo
             fraction = (self.servo_pulse_us - v.min_pulse_us) / (v.max_pulse_us - v.min_pulse_us)
@@ -477,7 +478,7 @@ class SimRig:
         with self._lock:
             s = self.truth.rotation.stepper
             sign = 1 if s.invert else -1  # as in _sync_heading
-            half_steps = sign * round(degrees / 360.0 * s.half_steps_per_cloud_rev)
+            half_steps = sign * round(deg_to_steps(degrees, s.half_steps_per_cloud_rev))
             self.rotor.rotor_steps += half_steps
             self.rotor.field_steps += half_steps
             self._sync_heading()

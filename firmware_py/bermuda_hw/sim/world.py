@@ -8,10 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from bermuda_hw.geometry import Point, bearing_deg, gap_deg, polar_point, wrap_deg
+
 if TYPE_CHECKING:
     from bermuda_hw.rules.board import Board
-
-Point = tuple[float, float]
 
 CHECK_MM = 0.5  # how far the cloud moves between checks for ships near its magnets
 CHECK_DEG = 0.5
@@ -23,11 +23,6 @@ class Carried:
 
     radius_mm: float
     angle_deg: float  # clockwise from the cloud's letter-A direction
-
-
-def _vector(heading_deg: float) -> Point:
-    rad = math.radians(heading_deg)
-    return (math.sin(rad), -math.cos(rad))
 
 
 class World:
@@ -67,7 +62,7 @@ class World:
     def set_heading(self, heading_deg: float) -> None:
         """The cloud has turned to this heading (degrees clockwise from letter A north)."""
         with self._lock:
-            self.cloud_heading_deg = heading_deg % 360.0
+            self.cloud_heading_deg = wrap_deg(heading_deg)
             self._maybe_update()
 
     def _maybe_update(self) -> None:
@@ -76,7 +71,7 @@ class World:
         last = self._checked
         if last is not None:
             moved = math.hypot(self.carriage_x_mm - last[0], self.carriage_y_mm - last[1])
-            turned = abs((self.cloud_heading_deg - last[2] + 180.0) % 360.0 - 180.0)
+            turned = gap_deg(self.cloud_heading_deg, last[2])
             if moved < CHECK_MM and turned < CHECK_DEG:
                 return
         self._update_ships()
@@ -92,12 +87,9 @@ class World:
         """Where the cloud's magnets are now."""
         if self.board is None:
             return []
-        out = []
-        for magnet in self.board.cloud.magnets:
-            ux, uy = _vector(magnet.angle_deg + self.cloud_heading_deg)
-            x_mm = self.carriage_x_mm + magnet.radius_mm * ux
-            out.append((x_mm, self.carriage_y_mm + magnet.radius_mm * uy))
-        return out
+        return [polar_point(self.cloud_mm, magnet.radius_mm,
+                            magnet.angle_deg + self.cloud_heading_deg)
+                for magnet in self.board.cloud.magnets]
 
     # --- ships ------------------------------------------------------------------------
 
@@ -134,11 +126,8 @@ class World:
 
     def _move_carried(self) -> None:
         for ship, held in self.carried.items():
-            ux, uy = _vector(held.angle_deg + self.cloud_heading_deg)
-            self._ships[ship] = (
-                self.carriage_x_mm + held.radius_mm * ux,
-                self.carriage_y_mm + held.radius_mm * uy,
-            )
+            self._ships[ship] = polar_point(self.cloud_mm, held.radius_mm,
+                                            held.angle_deg + self.cloud_heading_deg)
 
     def _update_ships(self) -> None:
         self._checked = (self.carriage_x_mm, self.carriage_y_mm, self.cloud_heading_deg)
@@ -155,7 +144,7 @@ class World:
                     # snapped onto the magnet: its place in the cloud's frame
                     dx, dy = mx - self.carriage_x_mm, my - self.carriage_y_mm
                     radius = math.hypot(dx, dy)
-                    bearing = math.degrees(math.atan2(dx, -dy)) if radius > 1e-9 else 0.0
+                    bearing = bearing_deg(dx, dy) if radius > 1e-9 else 0.0
                     self.carried[ship] = Carried(radius, bearing - self.cloud_heading_deg)
                     self._ships[ship] = (mx, my)
                     break

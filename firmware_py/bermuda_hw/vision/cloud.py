@@ -15,17 +15,13 @@ import math
 import numpy as np
 import numpy.typing as npt
 
+from bermuda_hw.geometry import bearing_deg, wrap_deg
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.cover import hidden_circles
 from bermuda_hw.vision.pose import BoardPose
 from bermuda_hw.vision.types import CloudReading
 
 MAX_PARALLAX_SCALE = 1.4
-
-
-def bearing_deg(dx: float, dy: float) -> float:
-    """Heading of a board-frame vector, degrees clockwise from north."""
-    return math.degrees(math.atan2(dx, -dy)) % 360.0
 
 
 def cloud_from_corners(
@@ -44,7 +40,8 @@ def cloud_from_corners(
     top = pts[1] - pts[0]
     bottom = pts[2] - pts[3]
     edge = top / np.linalg.norm(top) + bottom / np.linalg.norm(bottom)
-    heading = (bearing_deg(float(edge[0]), float(edge[1])) - 90.0) % 360.0
+    # the top edge runs east at letter A: the cloud's heading is a quarter turn before it
+    heading = wrap_deg(bearing_deg(float(edge[0]), float(edge[1])) - 90.0)
     letters = board.cloud
     letter = letters.letter_at(heading)
     off_letter = abs(letters.letter_offset_deg(heading, letter))

@@ -76,7 +76,7 @@ class History:
         elif "cloud" in entry:
             spin = Spin.parse(entry["cloud"])
             start = game.pose
-            path = plan_spin(self.board.grid, start, spin)
+            path = plan_spin(self.board.grid, start, spin, self.board.cloud)
             events = game.cloud_phase(spin, capture=list(entry["captured"]))
             texts = [str(e) for e in events]
             item["spin"] = {

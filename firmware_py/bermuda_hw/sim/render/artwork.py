@@ -8,7 +8,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from bermuda_hw.rules.board import LETTERS, Board, Point
+from bermuda_hw.geometry import LETTERS, Point, polar_point
+from bermuda_hw.rules.board import Board
 from bermuda_hw.sim.render.draw import (
     QUIET_ZONE_MM,
     TABLE_MARGIN_MM,
@@ -159,10 +160,8 @@ def _draw_cloud(board: Board, palette: Palette) -> tuple[Image, npt.NDArray[np.f
     shade = shade / (np.abs(shade).max() + 1e-6) * 18
     img = np.clip(img.astype(np.float32) + shade[..., None], 0, 255).astype(np.uint8)
     # Letters around the rim, where the board's [cloud] letter_angles_deg puts them.
-    for i, letter in enumerate(LETTERS):
-        bearing = math.radians(board.cloud.letter_angles_deg[i])
-        r = radius * 0.78
-        at = (c + r * k * math.sin(bearing), c - r * k * math.cos(bearing))
+    for letter, angle_deg in zip(LETTERS, board.cloud.letter_angles_deg, strict=True):
+        at = polar_point((c, c), radius * 0.78 * k, angle_deg)
         scale = 0.9
         (w, h), _ = cv2.getTextSize(letter, cv2.FONT_HERSHEY_SIMPLEX, scale, 2)
         cv2.putText(img, letter, (round(at[0] - w / 2), round(at[1] + h / 2)),

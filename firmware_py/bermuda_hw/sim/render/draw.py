@@ -9,6 +9,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from bermuda_hw.geometry import heading_vector
 from bermuda_hw.rules.board import Board, Point
 from bermuda_hw.sim.render.scene import BGR
 
@@ -40,9 +41,8 @@ def oriented(
     cx: float, cy: float, heading_deg: float, local: list[Point], scale: float = 1.0
 ) -> list[Point]:
     """Local (forward, starboard) mm points turned to a heading and placed at a centre."""
-    rad = math.radians(heading_deg)
-    fx, fy = math.sin(rad), -math.cos(rad)
-    sx, sy = math.cos(rad), math.sin(rad)
+    fx, fy = heading_vector(heading_deg)
+    sx, sy = -fy, fx  # starboard: a quarter turn clockwise of forward
     return [
         (cx + scale * (u * fx + v * sx), cy + scale * (u * fy + v * sy)) for u, v in local
     ]

@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from bermuda_hw.geometry import heading_vector
 from bermuda_hw.rules.board import Board, Point
 from bermuda_hw.sim.render.draw import TABLE_MARGIN_MM, TEXTURE_PX_PER_MM, Cache
 
@@ -202,9 +203,7 @@ def _make_light(board: Board, camera: CameraModel) -> npt.NDArray[np.float32]:
     map_x, map_y = remap_tables(board, camera)
     bx = cv2.resize(map_x, (sw, sh)) / TEXTURE_PX_PER_MM - TABLE_MARGIN_MM
     by = cv2.resize(map_y, (sw, sh)) / TEXTURE_PX_PER_MM - TABLE_MARGIN_MM
-    ux, uy = math.sin(math.radians(camera.gradient_deg)), -math.cos(
-        math.radians(camera.gradient_deg)
-    )
+    ux, uy = heading_vector(camera.gradient_deg)
     along = ((bx - board.width_mm / 2) * ux + (by - board.height_mm / 2) * uy) / board.width_mm
     gain = camera.exposure * (1.0 + camera.gradient * along)
     gx, gy = np.meshgrid(np.linspace(-1, 1, sw), np.linspace(-1, 1, sh))

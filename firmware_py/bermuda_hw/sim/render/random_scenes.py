@@ -8,6 +8,7 @@ import random
 import cv2
 import numpy as np
 
+from bermuda_hw.geometry import CLASSIC_LETTER_HEADINGS_DEG, wrap_deg
 from bermuda_hw.rules.board import Board, Point
 from bermuda_hw.sim.render.draw import clip8
 from bermuda_hw.sim.render.scene import CloudState, Hand, Scene, ShipToken
@@ -38,7 +39,8 @@ def random_scene(
         col, row = rng.randrange(grid.cols), rng.randrange(grid.rows)
         cx, cy = grid.dot_mm(col, row)
         cloud_state = CloudState(cx + rng.uniform(-2, 2), cy + rng.uniform(-2, 2),
-                                 (45.0 * rng.randrange(8) + rng.uniform(-3, 3)) % 360.0)
+                                 wrap_deg(CLASSIC_LETTER_HEADINGS_DEG[rng.randrange(8)]
+                                          + rng.uniform(-3, 3)))
     radius = board.cloud.footprint_radius_mm
 
     def allowed(x: float, y: float) -> bool:
