@@ -109,6 +109,7 @@ from bermuda_hw.rules.events import (
 from bermuda_hw.rules.game import Game, GameOptions, Phase, ShipStatus
 from bermuda_hw.rules.moves import Move, split_ship_id
 from bermuda_hw.rules.play import describe_standings
+from bermuda_hw.rules.record import replay
 from bermuda_hw.vision.reader import BoardReader
 from bermuda_hw.vision.stability import ObservationStream, StabilitySettings
 from bermuda_hw.vision.types import BoardObservation, FrameReading
@@ -958,7 +959,7 @@ class Controller:
         except JournalWriteError as exc:
             self._fault(str(exc))
             return
-        self.game = Game.replay(self.journal.stored(self.game_id).record(), self.board)
+        self.game = replay(self.journal.stored(self.game_id).record(), self.board)
         self._provisional = [p for p in self._provisional if p.count < item.count]
         self.status.provisional = tuple(p.move for p in self._provisional)
         self.status.seq = len(self.game.journal)
@@ -1080,7 +1081,7 @@ class Controller:
         count = 2 if "move" in last and len(entries) >= 2 and "roll" in entries[-2] else 1
         undone = self.journal.undo(self.game_id, count)
         stored = self.journal.stored(self.game_id)
-        self.game = Game.replay(stored.record(), self.board)
+        self.game = replay(stored.record(), self.board)
         what = next((e["move"] for e in undone if "move" in e), None) or ", ".join(
             sorted(str(k) for e in undone for k in e))
         self.status.seq = len(self.game.journal)
