@@ -112,6 +112,9 @@ def test_state_and_record_round_trip_equal_positions(
     fields = json.loads(json.dumps(position_to_dict(game)))
     loaded = position_from_dict(fields, game)
     assert isinstance(loaded, Position) and loaded == game.position
+    for die in (None, 1, 6):  # the fast path of a roll is `_replace` by another name
+        assert game.position.with_die(die) == game.position._replace(die=die)
+        assert type(game.position.with_die(die)) is Position
 
 
 @SETTINGS
