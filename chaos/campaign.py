@@ -23,6 +23,7 @@ from bermuda_hw.controller.status import Mode
 from bermuda_hw.errors import BermudaError
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.game import Game, Phase
+from bermuda_hw.rules.record import to_dict
 from chaos.table import Table, fast_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -375,7 +376,7 @@ def _one_fault(fault: Fault, seed: int, at_frame: int) -> str | None:
         if table.mode() is Mode.FAULT or c.status.seq <= seq:
             return f"not recovered: {table.mode().value}: {c.status.message}"
         loaded = table.journal.load(table.board)
-        if loaded is None or loaded[1].to_dict() != c.game.to_dict():
+        if loaded is None or to_dict(loaded[1]) != to_dict(c.game):
             return "the journal does not rebuild the game after recovery"
         return None
     except Exception:
@@ -457,7 +458,7 @@ def _one_jump(seed: int, jump_s: float, nth_move: int) -> str | None:
                         f"{c.status.message})")
             assert c.game is not None
             loaded = table.journal.load(table.board)
-            if loaded is None or loaded[1].to_dict() != c.game.to_dict():
+            if loaded is None or to_dict(loaded[1]) != to_dict(c.game):
                 return f"jump {jump_s:+g} s: the journal does not rebuild the game"
             if reads_after[0] == 0:
                 return "the wall clock was not read after the jump: the case proves nothing"

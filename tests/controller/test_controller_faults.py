@@ -8,6 +8,7 @@ from typing import Any
 from bermuda_hw.backends.camera import CameraSource
 from bermuda_hw.controller.status import Mode
 from bermuda_hw.rules.game import Phase
+from bermuda_hw.rules.record import to_dict
 from bermuda_hw.sim.render import Hand
 
 MakeTable = Callable[..., Any]
@@ -16,7 +17,7 @@ MakeTable = Callable[..., Any]
 def _journal_matches(table: Any) -> None:
     loaded = table.journal.load(table.board)
     assert loaded is not None
-    assert loaded[1].to_dict() == table.controller.game.to_dict()
+    assert to_dict(loaded[1]) == to_dict(table.controller.game)
 
 
 def test_camera_stalls_mid_game(make_table: MakeTable) -> None:
@@ -197,14 +198,14 @@ def test_restart_mid_game_resumes_from_the_journal(make_table: MakeTable) -> Non
     first = make_table(seed=7)
     c1 = first.controller
     first.run_until(lambda: c1.game.round == 3 and first.mode() is Mode.READY, limit=900)
-    before = c1.game.to_dict()
+    before = to_dict(c1.game)
     first.controller.close()
     first.journal.close()
     first.backend.close()
     second = make_table(seed=7, world=first.world, state_dir=first.state_dir)
     c2 = second.controller
     assert any(line.startswith("resuming game 1") for line in second.log)
-    assert c2.game.to_dict() == before
+    assert to_dict(c2.game) == before
     second.run_until(lambda: c2.game.round == 5, limit=900)
     _journal_matches(second)
 

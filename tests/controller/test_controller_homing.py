@@ -10,6 +10,7 @@ import pytest
 
 from bermuda_hw.controller.status import Mode
 from bermuda_hw.planning.route import line_sweeps
+from bermuda_hw.rules.record import to_dict
 
 MakeTable = Callable[..., Any]
 
@@ -23,7 +24,7 @@ def _set_up_game(make_table: MakeTable) -> tuple[Any, dict[str, Any], Points]:
     c = first.controller
     first.run_until(lambda: first.mode() is Mode.READY, limit=600)
     assert not first.world.carried
-    game = c.game.to_dict()
+    game = to_dict(c.game)
     ships = dict(first.world.ship_positions())
     first.controller.close()
     first.journal.close()
@@ -50,12 +51,12 @@ def test_homing_at_a_restart_steers_the_cloud_clear_of_the_ships(make_table: Mak
     assert second.mover.homed and second.mode() is not Mode.FAULT, c.status.message
     assert dict(second.world.ship_positions()) == ships  # not one ship moved
     assert not second.world.carried
-    assert c.game.to_dict() == game
+    assert to_dict(c.game) == game
     pose = c.game.pose
     assert second.world.cloud_mm == pytest.approx(first.board.grid.dot_mm(pose.col, pose.row),
                                                   abs=0.5)
     second.run_until(lambda: second.mode() is Mode.READY, limit=100)
-    assert c.game.to_dict() == game
+    assert to_dict(c.game) == game
 
 
 def test_homing_waits_for_a_clear_board_when_the_cloud_cannot_be_seen(
@@ -74,7 +75,7 @@ def test_homing_waits_for_a_clear_board_when_the_cloud_cannot_be_seen(
     assert "press spin" in c.status.message
     assert all(model.accepted_steps == 0 for model in rig.axes.values())
     assert dict(second.world.ship_positions()) == ships
-    assert c.game.to_dict() == game
+    assert to_dict(c.game) == game
     second.steps(5)  # no homing on its own
     assert all(model.accepted_steps == 0 for model in rig.axes.values())
     # the players clear the way (they lift the ships on it), then press: it homes straight
@@ -83,4 +84,4 @@ def test_homing_waits_for_a_clear_board_when_the_cloud_cannot_be_seen(
     second.press()
     second.steps(1)
     assert second.mover.homed and second.mode() is not Mode.FAULT, c.status.message
-    assert c.game.to_dict() == game
+    assert to_dict(c.game) == game

@@ -15,6 +15,7 @@ from bermuda_hw.controller.journal import Journal
 from bermuda_hw.errors import StateError
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.game import Game
+from bermuda_hw.rules.record import to_dict
 
 
 def _play(game: Game, actions: int, rng: random.Random) -> None:
@@ -41,7 +42,7 @@ def test_append_and_reopen(tmp_path: Path, board: Board) -> None:
         loaded = journal.load(board)
     assert loaded is not None
     assert loaded[0] == game_id
-    assert loaded[1].to_dict() == game.to_dict()
+    assert to_dict(loaded[1]) == to_dict(game)
 
 
 def test_wal_mode_and_full_sync(tmp_path: Path) -> None:
@@ -69,7 +70,7 @@ def test_crash_copy_of_db_and_wal_recovers_every_commit(tmp_path: Path, board: B
     journal.conn.execute("INSERT INTO entries VALUES (?, 999, '{}', 'now')", (game_id,))
     with Journal.in_state_dir(crashed) as reopened:
         loaded = reopened.load(board)
-    assert loaded is not None and loaded[1].to_dict() == game.to_dict()
+    assert loaded is not None and to_dict(loaded[1]) == to_dict(game)
     journal.conn.execute("ROLLBACK")
     journal.close()
 
@@ -80,7 +81,7 @@ def test_abandoned_transaction_is_rolled_back(tmp_path: Path, board: Board) -> N
     game_id = journal.start(game)
     _play(game, 3, random.Random(3))
     journal.sync(game_id, game)
-    expected = game.to_dict()
+    expected = to_dict(game)
     # killed in the middle of a transaction: the connection is dropped without COMMIT
     journal.conn.execute("BEGIN IMMEDIATE")
     journal.conn.execute("INSERT INTO entries VALUES (?, 9999, '{\"move\": \"bogus\"}', 'x')",
@@ -88,7 +89,7 @@ def test_abandoned_transaction_is_rolled_back(tmp_path: Path, board: Board) -> N
     journal._conn = None  # abandoned, as a killed process leaves it
     with Journal.in_state_dir(tmp_path) as reopened:
         loaded = reopened.load(board)
-    assert loaded is not None and loaded[1].to_dict() == expected
+    assert loaded is not None and to_dict(loaded[1]) == expected
 
 
 @settings(max_examples=15, deadline=None)
@@ -106,7 +107,7 @@ def test_replay_equals_state_for_any_game(tmp_path_factory: pytest.TempPathFacto
             journal.sync(game_id, game)
     with Journal.in_state_dir(path) as journal:
         loaded = journal.load(board)
-    assert loaded is not None and loaded[1].to_dict() == game.to_dict()
+    assert loaded is not None and to_dict(loaded[1]) == to_dict(game)
 
 
 def test_new_game_archives_the_old_one(tmp_path: Path, board: Board) -> None:

@@ -19,6 +19,7 @@ from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.cloud import CloudPose, swept_ships
 from bermuda_hw.rules.game import Game, ShipStatus
+from bermuda_hw.rules.record import record as game_record
 from bermuda_hw.sim.players import SimulatedPlayers
 from bermuda_hw.sim.render import CameraModel, render
 from bermuda_hw.sim.scene import WorldScene, scene_of
@@ -155,13 +156,13 @@ def test_true_moves_are_compared_with_the_committed_consequence(board: Board,
     other = next(m for m in game.legal_moves(1) if m.end != truth.end)
     record.set_die(1)
     record.push(other)
-    checks = compare_moves(record.record(), log.moves, board)
+    checks = compare_moves(game_record(record), log.moves, board)
     assert len(checks) == 1 and checks[0].wrong
     assert "ships" in checks[0].wrong
     same = game.copy()
     same.set_die(4)
     same.push(truth)
-    assert not compare_moves(same.record(), log.moves, board)[0].wrong
+    assert not compare_moves(game_record(same), log.moves, board)[0].wrong
     assert TrueMove.from_json(log.moves[0].to_json()) == log.moves[0]
 
 

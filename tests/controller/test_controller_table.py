@@ -7,12 +7,13 @@ from typing import Any
 
 from bermuda_hw.controller.status import Mode
 from bermuda_hw.rules.game import ShipStatus
+from bermuda_hw.rules.record import to_dict
 
 
 def _journal_rebuilds(table: Any) -> None:
     loaded = table.journal.load(table.board)
     assert loaded is not None
-    assert loaded[1].to_dict() == table.controller.game.to_dict()
+    assert to_dict(loaded[1]) == to_dict(table.controller.game)
 
 
 def _table_agrees(table: Any) -> None:

@@ -18,6 +18,7 @@ import pytest
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.boardfile import parse_board
 from bermuda_hw.rules.game import Game, ShipStatus
+from bermuda_hw.rules.record import from_json, to_dict
 
 PORT_PRODUCTS = {
     "HOME": "home",
@@ -160,14 +161,14 @@ def with_cards(
     bonus_left: int | None = None,
 ) -> Game:
     """The same position with the given hands, piles and bonus cards (through the JSON state)."""
-    data = game.to_dict()
+    data = to_dict(game)
     for color, cards in (hands or {}).items():
         data["hands"][color] = [list(c) for c in cards]
     for product, values in (piles or {}).items():
         data["piles"][product] = list(values)
     if bonus_left is not None:
         data["bonus_left"] = bonus_left
-    return Game.from_json(json.dumps(data), game.board)
+    return from_json(json.dumps(data), game.board)
 
 
 @pytest.fixture

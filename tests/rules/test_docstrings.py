@@ -11,7 +11,8 @@ import pytest
 @pytest.mark.parametrize(
     "name",
     ["bermuda_hw.rules.game", "bermuda_hw.rules.moves", "bermuda_hw.rules.play",
-     "bermuda_hw.rules.candidates", "bermuda_hw.rules.boardfile", "bermuda_hw.rules.board"],
+     "bermuda_hw.rules.candidates", "bermuda_hw.rules.boardfile", "bermuda_hw.rules.board",
+     "bermuda_hw.rules.record"],
 )
 def test_docstring_examples(name: str) -> None:
     result = doctest.testmod(importlib.import_module(name))

@@ -10,6 +10,7 @@ from bermuda_hw.rules.cards import BONUS_CARDS, PRODUCT_CARDS_USD
 from bermuda_hw.rules.events import Docked, GameOver, Moved
 from bermuda_hw.rules.game import Game, GameOptions, Phase, ShipStatus
 from bermuda_hw.rules.moves import Move, walk_table
+from bermuda_hw.rules.record import to_json
 
 
 @pytest.mark.parametrize("players", [2, 3, 4])
@@ -41,7 +42,7 @@ def test_two_to_four_players(classic_board: Board, players: int) -> None:
 def test_same_seed_same_game(classic_board: Board) -> None:
     a = Game.new(4, seed=99, board=classic_board, options=GameOptions(digital_ledger=True))
     b = Game.new(4, seed=99, board=classic_board, options=GameOptions(digital_ledger=True))
-    assert a.to_json() == b.to_json()
+    assert to_json(a) == to_json(b)
     assert a.roll_die() == b.roll_die()
 
 

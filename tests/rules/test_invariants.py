@@ -15,6 +15,8 @@ from bermuda_hw.rules.cover import STAND_TOLERANCE_MM
 from bermuda_hw.rules.events import Bumped, Docked, Event, Swept
 from bermuda_hw.rules.game import EndReason, Game, GameOptions, Phase, ShipStatus
 from bermuda_hw.rules.play import random_chooser
+from bermuda_hw.rules.record import from_json, replay, to_json
+from bermuda_hw.rules.record import record as game_record
 
 ALL_CARDS = sum(len(v) for v in PRODUCT_CARDS_USD.values()) + BONUS_CARDS
 MAX_ROUNDS = 3_000
@@ -144,11 +146,11 @@ def test_state_round_trips_and_replays_exactly(
         else:
             game.push(choose(game, game.legal_moves()))
         steps += 1
-    text = game.to_json()
-    restored = Game.from_json(text, classic_board)
-    assert restored.to_json() == text
-    replayed = Game.replay(game.record(), classic_board)
-    assert replayed.to_json() == text
+    text = to_json(game)
+    restored = from_json(text, classic_board)
+    assert to_json(restored) == text
+    replayed = replay(game_record(game), classic_board)
+    assert to_json(replayed) == text
     # both go on identically
     if not game.is_over():
         for g in (game, restored):
@@ -159,7 +161,7 @@ def test_state_round_trips_and_replays_exactly(
                     g.cloud_phase()
                 else:
                     g.push(pick(g, g.legal_moves(g.die or g.roll_die())))
-        assert restored.to_json() == game.to_json()
+        assert to_json(restored) == to_json(game)
 
 
 @settings(max_examples=100, deadline=None)
@@ -177,16 +179,16 @@ def test_copy_is_independent(
             game.cloud_phase()
         else:
             game.push(pick(game, game.legal_moves(game.roll_die())))
-    snapshot = game.to_json()
+    snapshot = to_json(game)
     twin = game.copy()
-    assert twin.to_json() == snapshot
+    assert to_json(twin) == snapshot
     while not twin.is_over():
         assert twin.round <= MAX_ROUNDS
         if twin.phase is Phase.CLOUD:
             twin.cloud_phase()
         else:
             twin.push(pick(twin, twin.legal_moves(twin.roll_die())))
-    assert game.to_json() == snapshot
+    assert to_json(game) == snapshot
 
 
 @settings(max_examples=300, deadline=None)

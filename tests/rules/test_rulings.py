@@ -40,6 +40,7 @@ from bermuda_hw.rules.game import (
     roll_for_first,
 )
 from bermuda_hw.rules.moves import Move
+from bermuda_hw.rules.record import from_json, to_dict
 
 Position = Callable[..., Game]
 Ring = Callable[..., Board]
@@ -391,9 +392,9 @@ def test_ruling_14_capture_probability_house_rule(
     tiny_board: Callable[..., Board], position: Position
 ) -> None:
     game = _cloud_game(tiny_board, position)
-    data = game.to_dict()
+    data = to_dict(game)
     data["setup"]["options"]["capture_probability"] = 0.0
-    never = Game.from_json(json.dumps(data), game.board)
+    never = from_json(json.dumps(data), game.board)
     assert never.options.capture_probability == 0.0
     events = never.cloud_phase("A 1 E")
     assert Swept(("blue-1",)) in events

@@ -17,7 +17,7 @@ from bermuda_hw.cli import main
 from bermuda_hw.cli.board import board_to_json
 from bermuda_hw.controller.snapshot import game_json
 from bermuda_hw.controller.status import Mode
-from bermuda_hw.rules.game import Game
+from bermuda_hw.rules.record import replay, to_dict
 from bermuda_hw.web.pairing import DAEMON_FILE, TOKEN_FILE, running_daemon
 
 from .conftest import Served
@@ -50,7 +50,7 @@ def test_reads_match_the_controller(serve: Callable[..., Served]) -> None:
     later = served.get(f"/api/events?since={controller.status.seq - 1}").body["events"]
     assert [e["seq"] for e in later] == [controller.status.seq]
     record = served.get("/api/record").body
-    assert Game.replay(record, served.table.board).to_dict() == controller.game.to_dict()
+    assert to_dict(replay(record, served.table.board)) == to_dict(controller.game)
     svg = served.get("/api/board.svg").body.decode()
     assert all(f'id="place-{sid}"' in svg for sid in served.table.board.spaces)
 

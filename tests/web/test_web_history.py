@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.game import Game, Phase
+from bermuda_hw.rules.record import record as game_record
 from bermuda_hw.web.hub import History
 
 BOARD = load_board()
@@ -33,7 +34,7 @@ def played(seed: int, actions: int) -> Game:
 def test_history_follows_the_journal_step_by_step(seed: int, actions: int,
                                                   data: st.DataObject) -> None:
     game = played(seed, actions)
-    record = game.record()
+    record = game_record(game)
     whole = History(BOARD)
     whole.update(1, record)
     assert [item["seq"] for item in whole.items] == list(range(1, len(game.journal) + 1))

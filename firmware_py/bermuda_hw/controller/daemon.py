@@ -116,6 +116,8 @@ from bermuda_hw.rules.events import (
 from bermuda_hw.rules.game import Game, GameOptions, Phase, ShipStatus
 from bermuda_hw.rules.moves import Move, split_ship_id
 from bermuda_hw.rules.play import describe_standings
+from bermuda_hw.rules.record import record as game_record
+from bermuda_hw.rules.record import replay
 from bermuda_hw.vision.reader import BoardReader
 from bermuda_hw.vision.stability import ObservationStream, StabilitySettings
 from bermuda_hw.vision.types import BoardObservation, FrameReading
@@ -981,14 +983,14 @@ class Controller:
         places = set(item.places)
         extra = Counter(e for e in seen.extra if e[1] in places)
         missing = Counter(m for m in seen.missing if m[1] in places)
-        record = game.record()
+        record = game_record(game)
         entries = list(record["journal"])
         if not (extra or missing) or item.count >= len(entries) \
                 or "cloud" not in entries[item.count]:
             return False
         entry = entries[item.count]
         try:
-            before = Game.replay({**record, "journal": entries[:item.count]}, self.board)
+            before = replay({**record, "journal": entries[:item.count]}, self.board)
         except (RulesError, StateError):
             return False
         captured = set(entry["captured"])
@@ -1009,7 +1011,7 @@ class Controller:
             return False
         corrected = {**entry, "captured": [s for s in before.ship_ids if s in captured]}
         try:
-            fixed = Game.replay({**record, "journal": [*entries[:item.count], corrected,
+            fixed = replay({**record, "journal": [*entries[:item.count], corrected,
                                                        *entries[item.count + 1:]]}, self.board)
         except (RulesError, StateError) as exc:
             log.info("the captures of %s cannot be corrected: %s", item.move, exc)
@@ -1048,7 +1050,7 @@ class Controller:
         except JournalWriteError as exc:
             self._fault(str(exc))
             return
-        self.game = Game.replay(self.journal.stored(self.game_id).record(), self.board)
+        self.game = replay(self.journal.stored(self.game_id).record(), self.board)
         self._provisional = [p for p in self._provisional if p.count < item.count]
         self.status.provisional = tuple(p.move for p in self._provisional)
         self.status.seq = len(self.game.journal)
@@ -1170,7 +1172,7 @@ class Controller:
         count = 2 if "move" in last and len(entries) >= 2 and "roll" in entries[-2] else 1
         undone = self.journal.undo(self.game_id, count)
         stored = self.journal.stored(self.game_id)
-        self.game = Game.replay(stored.record(), self.board)
+        self.game = replay(stored.record(), self.board)
         what = next((e["move"] for e in undone if "move" in e), None) or ", ".join(
             sorted(str(k) for e in undone for k in e))
         self.status.seq = len(self.game.journal)

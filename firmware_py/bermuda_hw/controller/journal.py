@@ -1,10 +1,10 @@
 """The game journal: one SQLite database (WAL, synchronous FULL) that survives a power cut.
 
 The database holds each game's header (board name, players, seed, options,
-first player) and its journal: the engine's entries (`Game.record()`), each
+first player) and its journal: the engine's entries (`rules.record.record`), each
 action of the table (a roll and its move, a cloud phase, a hand edit)
 committed in one transaction. The game is rebuilt by replaying the journal
-through the rules engine (`Game.replay`). A finished or abandoned game is
+through the rules engine (`rules.record.replay`). A finished or abandoned game is
 archived, never deleted. An undo is an entry of its own (`{"undo": [seq, ...]}`
 naming the rows it takes back): rows are never deleted, and the game is
 replayed from the entries that no undo names.
@@ -31,6 +31,8 @@ from bermuda_hw.controller.statedir import owner_name as _owner
 from bermuda_hw.errors import BermudaError, StateError
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.game import Game
+from bermuda_hw.rules.record import record as game_record
+from bermuda_hw.rules.record import replay
 
 FORMAT = "bermuda-hw/journal"
 VERSION = 1
@@ -81,7 +83,7 @@ class StoredGame:
     log: tuple[Mapping[str, Any], ...] = ()  # every row, undo entries and undone rows too
 
     def record(self) -> dict[str, Any]:
-        """In the shape of `Game.record()`, for `Game.replay`."""
+        """In the shape of `rules.record.record`, for `rules.record.replay`."""
         return {"board": self.board, "setup": dict(self.setup), "journal": list(self.entries)}
 
 
@@ -289,7 +291,7 @@ class Journal:
 
     def start(self, game: Game) -> int:
         """Archive the current game (if any) and store a new one with its journal so far."""
-        record = game.record()
+        record = game_record(game)
         with self._transaction():
             self.conn.execute(
                 "UPDATE games SET archived_utc = ? WHERE archived_utc IS NULL", (_now(),))
@@ -344,7 +346,7 @@ class Journal:
             raise StateError(f"{self.path}: game {stored.id} is played on board "
                              f"{stored.board!r}, not {board.name!r} (pass --board)")
         try:
-            game = Game.replay(stored.record(), board)
+            game = replay(stored.record(), board)
         except StateError as exc:
             raise StateError(f"{self.path}: game {stored.id}: {exc}") from exc
         except (BermudaError, TypeError, KeyError, ValueError, AttributeError) as exc:

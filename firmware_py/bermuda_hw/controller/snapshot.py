@@ -18,6 +18,7 @@ from typing import Any
 from bermuda_hw.controller.status import Status
 from bermuda_hw.rules.board import LETTERS, Point
 from bermuda_hw.rules.game import Game
+from bermuda_hw.rules.record import record as game_record
 
 
 def game_json(game_id: int, game: Game) -> dict[str, Any]:
@@ -94,7 +95,7 @@ class Snapshot:
     status: Mapping[str, Any]
     game: Mapping[str, Any] | None
     cards: Mapping[str, Any] | None
-    record: Mapping[str, Any] | None  # `Game.record()`: replayable with `Game.replay`
+    record: Mapping[str, Any] | None  # `rules.record.record`: replayable with `replay`
     positions: Mapping[str, Point]  # where the engine has each ship on the board (mm)
     engine: Game | None  # a private copy of the game, for questions such as the danger map
     taken_unix: float = 0.0  # wall-clock time it was taken (for latency measurements)
@@ -118,4 +119,4 @@ def take(version: int, game_id: int, status: Status, game: Game | None) -> Snaps
         return Snapshot(version, game_id, status_json(status), None, None, None, {}, None, now)
     engine = game.copy()
     return Snapshot(version, game_id, status_json(status), game_json(game_id, game),
-                    cards_json(game), engine.record(), engine.ship_positions(), engine, now)
+                    cards_json(game), game_record(engine), engine.ship_positions(), engine, now)

@@ -251,7 +251,7 @@ def load_board(path: str | Path | None = None) -> Board:
 def classic_board() -> Board:
     """The classic board, read once: a `Board` is an immutable value that every game may share.
 
-    This is the default of `Game.new`, `Game.replay` and `Game.from_json` when no
+    This is the default of `Game.new`, `rules.record.replay` and `from_json` when no
     board is passed.
     """
     return load_board()

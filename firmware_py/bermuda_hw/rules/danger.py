@@ -88,7 +88,7 @@ def sweep_odds(game: Game) -> DangerMap:
     leaves = Fraction(0)
     for outcome in outcomes:
         trial = game.copy()
-        trial.phase = Phase.CLOUD
+        trial.position = trial.position._replace(phase=Phase.CLOUD)
         events = trial.cloud_phase(outcome.spin, capture=())
         for event in events:
             if isinstance(event, Swept):

@@ -3,7 +3,9 @@
 Pure code: no I/O, no clock. Every random choice (the roll for the first
 player, the digital ledger's shuffle, engine dice, spins and capture decisions)
 comes from the game's own `random.Random`, seeded at setup, so that a game is
-reproduced exactly from its setup and its journal (`Game.replay`).
+reproduced exactly from its setup and its journal (`rules.record.replay`).
+Everything that changes as the game is played is one `Position` value
+(`Game.position`); saving and loading it is `rules.record`'s work.
 
 >>> game = Game.new(players=2, seed=1)
 >>> game.order, game.phase.value
@@ -16,14 +18,13 @@ reproduced exactly from its setup and its journal (`Game.replay`).
 from __future__ import annotations
 
 import itertools
-import json
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 
-from bermuda_hw.errors import IllegalMoveError, RulesError, StateError
+from bermuda_hw.errors import IllegalMoveError, RulesError
 from bermuda_hw.rules.board import LETTERS, Board, Point
 from bermuda_hw.rules.cards import (
     BONUS_CARD_USD,
@@ -37,7 +38,6 @@ from bermuda_hw.rules.cloud import (
     Spin,
     Spinner,
     SpinPath,
-    letter_index,
     plan_spin,
     start_pose,
     swept_ships,
@@ -64,9 +64,9 @@ from bermuda_hw.rules.moves import MAX_DIE, Move, WalkTable, ship_id, split_ship
 SHIPS_PER_PLAYER = 4
 MAX_PLAYERS = 4
 MAX_SHIPS_PER_PORT = 2
-FORMAT = "bermuda-hw/game"
 DIE_MODES = ("table", "virtual")
-FORMAT_VERSION = 1
+
+_T = TypeVar("_T")
 
 #: What a caller may pass to decide captures: the captured ship ids, or a
 #: function from the swept ship ids to the captured ones.
@@ -153,6 +153,77 @@ class ShipState:
     status: ShipStatus
 
 
+class Position(NamedTuple):
+    """Everything about a game that changes as it is played, as one immutable value.
+
+    Per ship (in `Game.ship_ids` order): where it is, the port it last left
+    and its status; the product piles (in `CARD_PRODUCTS` order, top card
+    first) and the Home Port's bonus cards left; each seat's hand and total
+    (in `Game.players` order); the cloud's pose; the round, whose turn it is
+    (an index into `Game.order`), the phase, the rolled die and the outcome.
+
+    An immutable value rather than a mutable state object: `Game.copy()`
+    shares it, equality and hashing come for free, a saved game holds exactly
+    one, and a rule that raises half-way leaves the game as it was (every
+    change builds a new value, `_replace`, and puts it in place at the end).
+    A named tuple rather than a frozen dataclass because a new one is built
+    two or three times a turn: `dataclasses.replace` on a frozen dataclass
+    takes about four times as long as `_replace`, which made random games
+    (`make bench`) about a third slower. Being a tuple, it also unpacks and
+    compares equal to a plain tuple of the same fields; use the names. The
+    totals are kept beside the hands they sum so that checking the target
+    costs nothing.
+
+    Not in it, as python-chess keeps its move stack beside its board state:
+    the journal (`Game.journal`, how the game got here) and the random source
+    (`Game.rng`, the dice still to come). Two games whose tables, cards, turn
+    and die are the same are in the same position whatever they will roll
+    next; the random source lives with the history that drew from it, and is
+    saved with it (`rules.record`).
+    """
+
+    locations: tuple[str | None, ...]  # a space or port id; None in the cloud or out
+    previous_ports: tuple[str, ...]
+    statuses: tuple[ShipStatus, ...]
+    piles: tuple[tuple[int, ...], ...]
+    bonus_left: int
+    hands: tuple[tuple[tuple[str, int], ...], ...]
+    totals: tuple[int, ...]
+    pose: CloudPose
+    round: int = 1
+    turn: int = 0
+    phase: Phase = Phase.SHIPS
+    die: int | None = None
+    outcome: Outcome | None = None
+
+    def pile(self, product: str) -> tuple[int, ...]:
+        """The cards left at a product port, top card first."""
+        try:
+            return self.piles[CARD_PRODUCTS.index(product)]
+        except ValueError:
+            raise RulesError(f"there is no pile of {product!r} cards") from None
+
+    def with_die(self, die: int | None) -> Position:
+        """The same position with another die: `_replace(die=die)`, built three times as fast.
+
+        The die changes at every roll, the hottest change of a game.
+        """
+        return tuple.__new__(Position, (*self[:_DIE], die, *self[_DIE + 1:]))
+
+    def with_statuses(self, blocked: frozenset[str]) -> Position:
+        """The same position with each ship on the board marked under the cloud or free."""
+        statuses = tuple(
+            status if loc is None
+            else ShipStatus.UNDER_CLOUD if loc in blocked
+            else ShipStatus.ON_BOARD
+            for loc, status in zip(self.locations, self.statuses, strict=True)
+        )
+        return self if statuses == self.statuses else self._replace(statuses=statuses)
+
+
+_DIE = Position._fields.index("die")
+
+
 def roll_for_first(colors: Sequence[str], rng: random.Random) -> tuple[str, list[dict[str, int]]]:
     """Ruling 19: everyone rolls, the highest roll starts; tied players roll again.
 
@@ -173,7 +244,11 @@ class Game:
     """One game of Bermuda Triangle, from setup to outcome.
 
     Make and query moves with `roll_die`/`set_die`, `legal_moves`, `push`;
-    after each round, `cloud_phase`. `copy()` is cheap.
+    after each round, `cloud_phase`. The fixed parts (board, options,
+    players, seat order, seed, setup) are attributes; everything that
+    changes is the one `position` value, with the journal (the move stack)
+    and the random source beside it. `copy()` is cheap: the position is
+    shared, being immutable.
     """
 
     board: Board
@@ -182,11 +257,6 @@ class Game:
     order: tuple[str, ...]
     seed: int
     rng: random.Random
-    pose: CloudPose
-    round: int
-    turn: int
-    phase: Phase
-    die: int | None
     journal: list[dict[str, Any]]
     setup: dict[str, Any]
     setup_rolls: list[dict[str, int]]
@@ -229,10 +299,10 @@ class Game:
             ship_id(c, n) for c in game.players for n in range(1, SHIPS_PER_PLAYER + 1)
         )
         game._index = {sid: i for i, sid in enumerate(game._ids)}
+        game._spinner = Spinner(board.spinner)
+        game._legal = None
         starts = [board.port_for(p).id for p in CARD_PRODUCTS]
-        game._loc = [starts[i % SHIPS_PER_PLAYER] for i in range(len(game._ids))]
-        game._prev = [str(loc) for loc in game._loc]
-        game._status = [ShipStatus.ON_BOARD] * len(game._ids)
+        locations = tuple(starts[i % SHIPS_PER_PLAYER] for i in range(len(game._ids)))
         if first_player is None:
             first, game.setup_rolls = roll_for_first(game.players, game.rng)
         else:
@@ -241,25 +311,23 @@ class Game:
             first, game.setup_rolls = first_player, []
         seat = game.players.index(first)
         game.order = game.players[seat:] + game.players[:seat]
-        piles: dict[str, tuple[int, ...]] = {}
+        piles: list[tuple[int, ...]] = []
         for product in CARD_PRODUCTS:
             pile = list(PRODUCT_CARDS_USD[product])
             if options.digital_ledger:
                 game.rng.shuffle(pile)
-            piles[product] = tuple(pile)
-        game._piles = piles
-        game._bonus_left = BONUS_CARDS
-        game._hands = [() for _ in game.players]
-        game._totals = [0 for _ in game.players]
-        game.pose = start_pose(board.grid)
-        game._blocked = game._table.blocked(game.pose)
-        game._spinner = Spinner(board.spinner)
-        game.round = 1
-        game.turn = 0
-        game.phase = Phase.SHIPS
-        game.die = None
-        game._outcome = None
-        game._legal = None
+            piles.append(tuple(pile))
+        pose = start_pose(board.grid)
+        game._position = Position(
+            locations=locations,
+            previous_ports=tuple(str(loc) for loc in locations),
+            statuses=(ShipStatus.ON_BOARD,) * len(game._ids),
+            piles=tuple(piles),
+            bonus_left=BONUS_CARDS,
+            hands=((),) * players,
+            totals=(0,) * players,
+            pose=pose,
+        ).with_statuses(game._table.blocked(pose))
         game.journal = []
         game.setup = {
             "players": players,
@@ -267,37 +335,81 @@ class Game:
             "options": asdict(options),
             "first_player": first_player,
         }
-        game._refresh_statuses()
         return game
 
     def copy(self) -> Game:
-        """An independent copy (the board and the walk table are shared)."""
+        """An independent copy: the same position, journal and dice to come.
+
+        The position is shared (it is immutable), and so are the board, the
+        walk table and the other fixed parts.
+        """
         other = Game.__new__(Game)
         other.__dict__.update(self.__dict__)
         other.rng = random.Random()
         other.rng.setstate(self.rng.getstate())
-        other._loc = list(self._loc)
-        other._prev = list(self._prev)
-        other._status = list(self._status)
-        other._piles = dict(self._piles)
-        other._hands = list(self._hands)
-        other._totals = list(self._totals)
         other.journal = list(self.journal)
         other.setup = dict(self.setup)
         other.setup_rolls = list(self.setup_rolls)
         return other
+
+    # --------------------------------------------------------------- position
+
+    @property
+    def position(self) -> Position:
+        """Everything about the game that changes as it is played (see `Position`)."""
+        return self._position
+
+    @position.setter
+    def position(self, position: Position) -> None:
+        """Put the game in a position (one of this game's: same ships and players)."""
+        ships = len(self._ids)
+        if not (
+            len(position.locations) == len(position.previous_ports)
+            == len(position.statuses) == ships
+        ):
+            raise RulesError(f"a position of {ships} ships is needed for this game")
+        if not len(position.hands) == len(position.totals) == len(self.players):
+            raise RulesError(f"a position of {len(self.players)} players is needed for this game")
+        if len(position.piles) != len(CARD_PRODUCTS):
+            raise RulesError(f"a position of {len(CARD_PRODUCTS)} product piles is needed")
+        if not 0 <= position.turn <= len(self.order):
+            raise RulesError(f"turn {position.turn} is not a seat of this game")
+        self._position = position
+
+    @property
+    def pose(self) -> CloudPose:
+        """Where the cloud is and which letter it shows."""
+        return self._position.pose
+
+    @property
+    def round(self) -> int:
+        return self._position.round
+
+    @property
+    def turn(self) -> int:
+        """How many players have moved this round (an index into `order`)."""
+        return self._position.turn
+
+    @property
+    def phase(self) -> Phase:
+        return self._position.phase
+
+    @property
+    def die(self) -> int | None:
+        """The die rolled for the active player, or None before the roll."""
+        return self._position.die
 
     # ---------------------------------------------------------------- queries
 
     @property
     def active(self) -> str:
         """The colour of the player whose turn it is (in the cloud phase: who moves next)."""
-        return self.order[self.turn % len(self.order)]
+        return self.order[self._position.turn % len(self.order)]
 
     @property
     def blocked(self) -> frozenset[str]:
         """The spaces and ports under the cloud (ruling 6)."""
-        return self._blocked
+        return self._table.blocked(self._position.pose)
 
     @property
     def ship_ids(self) -> tuple[str, ...]:
@@ -306,37 +418,42 @@ class Game:
     def ship(self, ship: str) -> ShipState:
         i = self._ship_index(ship)
         color, number = split_ship_id(ship)
-        return ShipState(ship, color, number, self._loc[i], self._prev[i], self._status[i])
+        pos = self._position
+        return ShipState(
+            ship, color, number, pos.locations[i], pos.previous_ports[i], pos.statuses[i]
+        )
 
     def ships(self, color: str | None = None) -> list[ShipState]:
         return [self.ship(s) for s in self._ids if color is None or s.startswith(color + "-")]
 
     def ships_at(self, space: str) -> list[str]:
         """The ships on a space or in a port, in seat order."""
-        return [s for s, loc in zip(self._ids, self._loc, strict=True) if loc == space]
+        return [
+            s for s, loc in zip(self._ids, self._position.locations, strict=True) if loc == space
+        ]
 
     def totals(self) -> dict[str, int]:
         """Every player's card total in dollars."""
-        return dict(zip(self.players, self._totals, strict=True))
+        return dict(zip(self.players, self._position.totals, strict=True))
 
     def hand(self, color: str) -> tuple[tuple[str, int], ...]:
         """A player's cards: (product or "home", value in dollars), in the order taken."""
-        return self._hands[self._seat(color)]
+        return self._position.hands[self._seat(color)]
 
     def pile(self, product: str) -> tuple[int, ...]:
         """The cards left at a product port, top card first."""
-        return self._piles[product]
+        return self._position.pile(product)
 
     @property
     def bonus_left(self) -> int:
-        return self._bonus_left
+        return self._position.bonus_left
 
     def outcome(self) -> Outcome | None:
         """How the game ended, or None while it goes on."""
-        return self._outcome
+        return self._position.outcome
 
     def is_over(self) -> bool:
-        return self._outcome is not None
+        return self._position.outcome is not None
 
     def port_capacity(self) -> int:
         """Ruling 4: a port is full when it holds as many ships as there are players."""
@@ -353,7 +470,7 @@ class Game:
         out: dict[str, Point] = {}
         in_port: dict[str, int] = {}
         board = self.board
-        for sid, loc in zip(self._ids, self._loc, strict=True):
+        for sid, loc in zip(self._ids, self._position.locations, strict=True):
             if loc is None:
                 continue
             port = board.ports.get(loc)
@@ -371,7 +488,7 @@ class Game:
         """Roll the die with the game's random source for the active player."""
         self._need_phase(Phase.SHIPS)
         die = self.rng.randint(1, MAX_DIE)
-        self.die = die
+        self._position = self._position.with_die(die)
         self.journal.append({"roll": die, "engine": True})
         return die
 
@@ -380,7 +497,7 @@ class Game:
         self._need_phase(Phase.SHIPS)
         if isinstance(die, bool) or not isinstance(die, int) or not 1 <= die <= MAX_DIE:
             raise RulesError(f"a die shows 1 to {MAX_DIE}, not {die!r}")
-        self.die = die
+        self._position = self._position.with_die(die)
         self.journal.append({"roll": die, "engine": False})
 
     # ------------------------------------------------------------------ moves
@@ -391,12 +508,13 @@ class Game:
         Full moves if any ship has one; else short moves (ruling 7); else a
         pass (ruling 8). Empty outside the ship phase.
         """
-        if self.phase is not Phase.SHIPS:
+        position = self._position
+        if position.phase is not Phase.SHIPS:
             return []
         die = self._die(die)
         cached = self._legal
-        if cached is not None and cached[0] == die:
-            return list(cached[1])
+        if cached is not None and cached[0] is position and cached[1] == die:
+            return list(cached[2])
         color = self.active
         full, short = self._walks(color, die)
         if full:
@@ -405,7 +523,7 @@ class Game:
             moves = [Move(s, w) for s, w in short]
         else:
             moves = [Move.pass_turn(color)]
-        self._legal = (die, tuple(moves))
+        self._legal = (position, die, tuple(moves))
         return moves
 
     def _walks(
@@ -414,14 +532,17 @@ class Game:
         seat = self._seat(color)
         first = seat * SHIPS_PER_PLAYER
         forbidden = self._forbidden_mask(color)
-        blocked = self._blocked
+        position = self._position
         table = self._table
+        blocked = table.blocked(position.pose)
+        statuses = position.statuses
+        locations = position.locations
         full: list[tuple[str, tuple[str, ...]]] = []
         short: list[tuple[str, tuple[str, ...]]] = []
         for i in range(first, first + SHIPS_PER_PLAYER):
-            if self._status[i] is not ShipStatus.ON_BOARD:
+            if statuses[i] is not ShipStatus.ON_BOARD:
                 continue
-            loc = self._loc[i]
+            loc = locations[i]
             assert loc is not None
             f, s = table.moves(loc, die, blocked, forbidden)
             sid = self._ids[i]
@@ -435,7 +556,7 @@ class Game:
         counts: dict[str, int] = {}
         own: dict[str, int] = {}
         prefix = color + "-"
-        for sid, loc in zip(self._ids, self._loc, strict=True):
+        for sid, loc in zip(self._ids, self._position.locations, strict=True):
             if loc is not None and loc in ports:
                 counts[loc] = counts.get(loc, 0) + 1
                 if sid.startswith(prefix):
@@ -456,66 +577,95 @@ class Game:
         if isinstance(move, str):
             move = Move.parse(move)
         self._need_phase(Phase.SHIPS)
-        if self.die is None:
+        position = self._position
+        die = position.die
+        if die is None:
             raise RulesError(f"{self.active} has not rolled the die yet")
-        die = self.die
         legal = self.legal_moves(die)
         if move not in legal:
             raise IllegalMoveError(f"{move}: {self._why_illegal(move, die, legal)}")
         events: list[Event] = []
         color = self.active
+        locations, previous, statuses = (
+            position.locations, position.previous_ports, position.statuses
+        )
         if move.is_pass:
             events.append(Passed(color, die))
         else:
             i = self._index[move.ship]
             end = move.end
-            short = end not in self.board.ports and move.steps < die
+            ports = self.board.ports
+            short = end not in ports and move.steps < die
             events.append(Moved(move, die, short))
-            landed_on = [] if short or end in self.board.ports else self.ships_at(end)
-            self._loc[i] = end
-            if end in self.board.ports:
-                self._prev[i] = end
+            landed_on = [] if short or end in ports else self.ships_at(end)
+            where = list(locations)
+            where[i] = end
+            if end in ports:
+                previous = _put(previous, i, end)
                 events.append(Docked(move.ship, end))
-                events.append(self._take_card(color, move.ship, end))
-            for other in landed_on:
-                j = self._index[other]
-                back = self._prev[j]
-                self._loc[j] = back
-                self._status[j] = (
-                    ShipStatus.UNDER_CLOUD if back in self._blocked else ShipStatus.ON_BOARD
-                )
-                events.append(Bumped(other, end, back))
+                card, position = self._take_card(position, color, move.ship, end)
+                events.append(card)
+            if landed_on:
+                blocked = self.blocked
+                status = list(statuses)
+                for other in landed_on:
+                    j = self._index[other]
+                    back = previous[j]
+                    where[j] = back
+                    status[j] = (
+                        ShipStatus.UNDER_CLOUD if back in blocked else ShipStatus.ON_BOARD
+                    )
+                    events.append(Bumped(other, end, back))
+                statuses = tuple(status)
+            locations = tuple(where)
         self.journal.append({"move": str(move)})
-        self.die = None
-        self._legal = None
-        outcome = self._check_cards()
+        outcome = _check_cards(position, self.players, self.options.target_usd)
+        turn = position.turn
         if outcome is not None:
-            self._finish(outcome, events)
+            phase = Phase.OVER
+            events.append(GameOver(outcome))
         else:
-            self.turn += 1
-            if self.turn == len(self.order):
-                self.phase = Phase.CLOUD
+            turn += 1
+            phase = Phase.CLOUD if turn == len(self.order) else Phase.SHIPS
+        self._position = position._replace(
+            locations=locations,
+            previous_ports=previous,
+            statuses=statuses,
+            die=None,
+            turn=turn,
+            phase=phase,
+            outcome=outcome,
+        )
         return events
 
-    def _take_card(self, color: str, ship: str, port_id: str) -> Event:
+    def _take_card(
+        self, position: Position, color: str, ship: str, port_id: str
+    ) -> tuple[Event, Position]:
+        """The card a ship takes on docking (or an empty pile), and the position after."""
         seat = self._seat(color)
         product = self.board.ports[port_id].product
+        bonus_left, piles = position.bonus_left, position.piles
         if product == "home":
-            if self._bonus_left == 0:
-                return PileEmpty(ship, port_id)
-            self._bonus_left -= 1
+            if bonus_left == 0:
+                return PileEmpty(ship, port_id), position
+            bonus_left -= 1
             value = BONUS_CARD_USD
             event: Event = BonusTaken(color, ship, value)
         else:
-            pile = self._piles[product]
+            k = CARD_PRODUCTS.index(product)
+            pile = piles[k]
             if not pile:
-                return PileEmpty(ship, port_id)
+                return PileEmpty(ship, port_id), position
             value = pile[0]
-            self._piles[product] = pile[1:]
+            piles = (*piles[:k], pile[1:], *piles[k + 1:])
             event = CardTaken(color, ship, product, value)
-        self._hands[seat] = (*self._hands[seat], (product, value))
-        self._totals[seat] += value
-        return event
+        hands, totals = position.hands, position.totals
+        return event, position._replace(
+            piles=piles,
+            bonus_left=bonus_left,
+            hands=(*hands[:seat], (*hands[seat], (product, value)), *hands[seat + 1:]),
+            totals=(*totals[:seat], totals[seat] + value, *totals[seat + 1:]),
+        )
 
     def _why_illegal(self, move: Move, die: int, legal: list[Move]) -> str:
         color = self.active
@@ -528,17 +678,19 @@ class Game:
         if move.color != color:
             return f"{move.ship} is not {color}'s ship; it is {color}'s turn"
         i = self._index[move.ship]
-        status = self._status[i]
+        status = self._position.statuses[i]
+        here = self._position.locations[i]
         if status is ShipStatus.IN_CLOUD:
             return f"{move.ship} is inside the cloud"
         if status is ShipStatus.OUT:
             return f"{move.ship} is out of the game"
         if status is ShipStatus.UNDER_CLOUD:
-            return f"{move.ship} is under the cloud at {self._loc[i]} and cannot move (ruling 6)"
-        if move.start != self._loc[i]:
-            return f"{move.ship} is at {self._loc[i]}, not {move.start}"
+            return f"{move.ship} is under the cloud at {here} and cannot move (ruling 6)"
+        if move.start != here:
+            return f"{move.ship} is at {here}, not {move.start}"
         walk = move.walk
         adjacency = self.board.adjacency
+        blocked = self.blocked
         for k, (a, b) in enumerate(itertools.pairwise(walk)):
             if b not in self.board.spaces:
                 return f"there is no space {b} on the board"
@@ -546,7 +698,7 @@ class Game:
                 return f"{a} and {b} are not next to each other on a path"
             if b in walk[: k + 1]:
                 return f"the walk visits {b} twice; a ship never goes back in one move (ruling 1)"
-            if b in self._blocked:
+            if b in blocked:
                 return f"{b} is under the cloud; no walk enters or crosses it (ruling 6)"
             if b in self.board.ports and k + 2 < len(walk):
                 return f"a walk that enters port {b} ends there (ruling 3)"
@@ -595,7 +747,8 @@ class Game:
             spin = self._spinner.spin(self.rng)
         elif isinstance(spin, str):
             spin = Spin.parse(spin)
-        path = plan_spin(self.board.grid, self.pose, spin, self.board.cloud)
+        position = self._position
+        path = plan_spin(self.board.grid, position.pose, spin, self.board.cloud)
         swept = frozenset(
             point.partition("#")[0]
             for point in swept_ships(self.board, path, self._within_reach(path),
@@ -617,21 +770,30 @@ class Game:
             events.append(Swept(ordered))
         if captured:
             events.append(Captured(captured))
+        locations = list(position.locations)
+        statuses = list(position.statuses)
         for sid in captured:
             i = self._index[sid]
-            self._loc[i] = None
-            self._status[i] = ShipStatus.IN_CLOUD
-        self.pose = path.end
+            locations[i] = None
+            statuses[i] = ShipStatus.IN_CLOUD
+        pose = path.end
         if path.leaves_board:
             lost = tuple(
-                s for i, s in enumerate(self._ids) if self._status[i] is ShipStatus.IN_CLOUD
+                s for i, s in enumerate(self._ids) if statuses[i] is ShipStatus.IN_CLOUD
             )
             for sid in lost:
-                self._status[self._index[sid]] = ShipStatus.OUT
-            self.pose = start_pose(self.board.grid)
-            events.append(CloudRemoved(lost, self.pose))
-        self._blocked = self._table.blocked(self.pose)
-        self._refresh_statuses()
+                statuses[self._index[sid]] = ShipStatus.OUT
+            pose = start_pose(self.board.grid)
+            events.append(CloudRemoved(lost, pose))
+        position = position._replace(
+            locations=tuple(locations),
+            statuses=tuple(statuses),
+            pose=pose,
+            round=position.round + 1,
+            turn=0,
+            die=None,
+            phase=Phase.SHIPS,
+        ).with_statuses(self._table.blocked(pose))
         self.journal.append(
             {
                 "cloud": str(spin),
@@ -640,13 +802,10 @@ class Game:
                 "decided": capture is None,
             }
         )
-        self.round += 1
-        self.turn = 0
-        self.die = None
-        self.phase = Phase.SHIPS
-        outcome = self._check_fleets()
+        outcome = _check_fleets(position, self.players)
         if outcome is not None:
-            self._finish(outcome, events)
+            position = _finish(position, outcome, events)
+        self._position = position
         return events
 
     def sweep_points(self) -> dict[str, Point]:
@@ -663,7 +822,7 @@ class Game:
         """
         out: dict[str, Point] = {}
         board = self.board
-        for sid, loc in zip(self._ids, self._loc, strict=True):
+        for sid, loc in zip(self._ids, self._position.locations, strict=True):
             if loc is None:
                 continue
             port = board.ports.get(loc)
@@ -699,37 +858,6 @@ class Game:
                 near[key] = (x, y)
         return near
 
-    # ------------------------------------------------------------- end of game
-
-    def _check_cards(self) -> Outcome | None:
-        for seat, total in enumerate(self._totals):
-            if total >= self.options.target_usd:
-                return Outcome(EndReason.TARGET, (self.players[seat],), self.totals())
-        if self._bonus_left == 0 and not any(self._piles.values()):
-            return self._best(EndReason.CARDS_GONE)
-        return None
-
-    def _check_fleets(self) -> Outcome | None:
-        for color in self.players:
-            seat = self._seat(color)
-            first = seat * SHIPS_PER_PLAYER
-            if all(
-                self._status[i] is ShipStatus.OUT for i in range(first, first + SHIPS_PER_PLAYER)
-            ):
-                return self._best(EndReason.FLEET_LOST)
-        return None
-
-    def _best(self, reason: EndReason) -> Outcome:
-        best = max(self._totals)
-        winners = tuple(c for c, t in zip(self.players, self._totals, strict=True) if t == best)
-        return Outcome(reason, winners, self.totals())
-
-    def _finish(self, outcome: Outcome, events: list[Event]) -> None:
-        self._outcome = outcome
-        self.phase = Phase.OVER
-        self.die = None
-        events.append(GameOver(outcome))
-
     # ----------------------------------------------------------- position edits
 
     def set_ship(
@@ -748,29 +876,34 @@ class Game:
         one it had.
         """
         i = self._ship_index(ship)
+        position = self._position
         if location is not None:
             if location not in self.board.spaces:
                 raise RulesError(f"there is no space {location!r} on board {self.board.name!r}")
             if location in self.board.ports:
                 previous_port = location
-            self._loc[i] = location
-            self._status[i] = ShipStatus.ON_BOARD
+            new_status = ShipStatus.ON_BOARD
         else:
             if status not in (None, ShipStatus.IN_CLOUD, ShipStatus.OUT):
                 raise RulesError(f"a ship off the board is in the cloud or out, not {status}")
-            self._loc[i] = None
-            self._status[i] = status or ShipStatus.OUT
+            new_status = status or ShipStatus.OUT
         if previous_port is not None:
             if previous_port not in self.board.ports:
                 raise RulesError(f"{previous_port!r} is not a port of board {self.board.name!r}")
-            self._prev[i] = previous_port
-        self._refresh_statuses()
+        else:
+            previous_port = position.previous_ports[i]
+        position = position._replace(
+            locations=_put(position.locations, i, location),
+            previous_ports=_put(position.previous_ports, i, previous_port),
+            statuses=_put(position.statuses, i, new_status),
+        ).with_statuses(self.blocked)
+        self._position = position
         self.journal.append(
             {
                 "set-ship": ship,
                 "location": location,
-                "previous-port": self._prev[i],
-                "status": self._status[i].value,
+                "previous-port": previous_port,
+                "status": position.statuses[i].value,
             }
         )
 
@@ -778,244 +911,39 @@ class Game:
         """Put the cloud at a pose (to set up a position, or to follow the table)."""
         if not self.board.grid.contains(pose.col, pose.row):
             raise RulesError(f"the cloud pose {pose} is off the dot grid")
-        self.pose = pose
-        self._blocked = self._table.blocked(pose)
-        self._refresh_statuses()
+        self._position = self._position._replace(pose=pose).with_statuses(
+            self._table.blocked(pose)
+        )
         self.journal.append({"set-cloud": [pose.col, pose.row, LETTERS[pose.letter]]})
 
     def set_turn(self, color: str, phase: Phase = Phase.SHIPS) -> None:
         """Make it `color`'s turn (to set up a position)."""
-        if self._outcome is not None:
+        if self._position.outcome is not None:
             raise RulesError("the game is over")
         if color not in self.order:
             raise RulesError(f"{color!r} is not a player in this game")
-        self.turn = self.order.index(color)
-        self.phase = phase
-        self._legal = None
-        self.die = None
+        self._position = self._position._replace(
+            turn=self.order.index(color), phase=phase, die=None
+        )
         self.journal.append({"set-turn": color, "phase": phase.value})
-
-    # ------------------------------------------------------------- persistence
-
-    def record(self) -> dict[str, Any]:
-        """What reproduces this game: its setup and its journal (see `replay`)."""
-        return {"board": self.board.name, "setup": dict(self.setup), "journal": list(self.journal)}
-
-    @classmethod
-    def replay(cls, record: Mapping[str, Any], board: Board | None = None) -> Game:
-        """Rebuild a game from `record()`: same setup, every journal entry applied again.
-
-        Dice, spins and captures that the engine drew are drawn again from the
-        same seed and checked against the journal.
-        """
-        board = _board_for(record, board)
-        try:
-            setup = record["setup"]
-            game = cls.new(
-                setup["players"],
-                seed=setup["seed"],
-                board=board,
-                options=GameOptions(**setup["options"]),
-                first_player=setup["first_player"],
-            )
-            for entry in record["journal"]:
-                game._apply(entry)
-        except (KeyError, TypeError, ValueError) as exc:
-            if isinstance(exc, StateError):
-                raise
-            raise StateError(f"cannot replay the journal: {exc}") from exc
-        return game
-
-    def _apply(self, entry: Mapping[str, Any]) -> None:
-        if "roll" in entry:
-            if entry["engine"]:
-                if self.roll_die() != entry["roll"]:
-                    raise StateError(f"journal {entry}: the seed gives another roll")
-            else:
-                self.set_die(entry["roll"])
-        elif "move" in entry:
-            self.push(Move.parse(entry["move"]))
-            if entry.get("provisional"):
-                # the table's referee took it unseen: the note stays with the move
-                self.journal[-1]["provisional"] = list(entry["provisional"])
-        elif "cloud" in entry:
-            spin = None if entry["engine"] else Spin.parse(entry["cloud"])
-            capture = None if entry["decided"] else entry["captured"]
-            self.cloud_phase(spin, capture)
-            got = self.journal[-1]
-            if got["cloud"] != entry["cloud"] or got["captured"] != entry["captured"]:
-                raise StateError(f"journal {entry}: the seed gives {got}")
-            if entry.get("provisional"):
-                # captures from places the cloud covered: the note stays with the phase
-                got["provisional"] = list(entry["provisional"])
-        elif "set-ship" in entry:
-            self.set_ship(
-                entry["set-ship"],
-                entry["location"],
-                entry["previous-port"],
-                status=ShipStatus(entry["status"]),
-            )
-        elif "set-cloud" in entry:
-            col, row, letter = entry["set-cloud"]
-            self.set_cloud(CloudPose(col, row, letter_index(letter)))
-        elif "set-turn" in entry:
-            self.set_turn(entry["set-turn"], Phase(entry["phase"]))
-        else:
-            raise StateError(f"unknown journal entry {entry!r}")
-
-    def to_dict(self) -> dict[str, Any]:
-        """The whole state as plain JSON data."""
-        version, internal, gauss = self.rng.getstate()
-        return {
-            "format": FORMAT,
-            "version": FORMAT_VERSION,
-            "board": self.board.name,
-            "setup": dict(self.setup),
-            "players": list(self.players),
-            "order": list(self.order),
-            "setup_rolls": [dict(r) for r in self.setup_rolls],
-            "round": self.round,
-            "turn": self.turn,
-            "phase": self.phase.value,
-            "die": self.die,
-            "ships": [
-                {
-                    "id": sid,
-                    "location": self._loc[i],
-                    "previous_port": self._prev[i],
-                    "status": self._status[i].value,
-                }
-                for i, sid in enumerate(self._ids)
-            ],
-            "piles": {p: list(v) for p, v in self._piles.items()},
-            "bonus_left": self._bonus_left,
-            "hands": {
-                c: [[p, v] for p, v in self._hands[s]] for s, c in enumerate(self.players)
-            },
-            "cloud": {
-                "col": self.pose.col,
-                "row": self.pose.row,
-                "letter": LETTERS[self.pose.letter],
-            },
-            "outcome": None
-            if self._outcome is None
-            else {
-                "reason": self._outcome.reason.value,
-                "winners": list(self._outcome.winners),
-                "totals": dict(self._outcome.totals),
-            },
-            "rng": [version, list(internal), gauss],
-            "journal": list(self.journal),
-        }
-
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), separators=(",", ":"))
-
-    @classmethod
-    def from_json(cls, text: str, board: Board | None = None) -> Game:
-        """Restore a state written by `to_json` (the board must be the same one)."""
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise StateError(f"saved game is not JSON: {exc}") from None
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise StateError(f"saved game: not a {FORMAT} document")
-        if data.get("version") != FORMAT_VERSION:
-            raise StateError(f"saved game: version {data.get('version')!r} is not supported")
-        board = _board_for(data, board)
-        try:
-            return cls._from_dict(data, board)
-        except StateError:
-            raise
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
-            raise StateError(f"saved game: bad or missing field: {exc!r}") from None
-
-    @classmethod
-    def _from_dict(cls, data: Mapping[str, Any], board: Board) -> Game:
-        setup = data["setup"]
-        game = cls.new(
-            setup["players"],
-            seed=setup["seed"],
-            board=board,
-            options=GameOptions(**setup["options"]),
-            first_player=data["order"][0],
-        )
-        game.setup = dict(setup)
-        if list(game.players) != data["players"]:
-            raise StateError(f"saved game: players {data['players']} do not match the board")
-        game.order = tuple(data["order"])
-        if sorted(game.order) != sorted(game.players):
-            raise StateError(f"saved game: order {data['order']} is not the players'")
-        game.setup_rolls = [dict(r) for r in data["setup_rolls"]]
-        game.round = int(data["round"])
-        game.turn = int(data["turn"])
-        game.phase = Phase(data["phase"])
-        game.die = data["die"]
-        ships = data["ships"]
-        if [s["id"] for s in ships] != list(game._ids):
-            raise StateError("saved game: the ships do not match the players")
-        for i, s in enumerate(ships):
-            loc = s["location"]
-            if loc is not None and loc not in board.spaces:
-                raise StateError(f"saved game: ships[{i}].location {loc!r} is not on the board")
-            if s["previous_port"] not in board.ports:
-                raise StateError(f"saved game: ships[{i}].previous_port is not a port")
-            status = ShipStatus(s["status"])
-            if (loc is None) != (status in (ShipStatus.IN_CLOUD, ShipStatus.OUT)):
-                raise StateError(
-                    f"saved game: ships[{i}] has location {loc!r} but status {status.value!r}"
-                )
-            game._loc[i] = loc
-            game._prev[i] = s["previous_port"]
-            game._status[i] = status
-        game._piles = {p: tuple(int(v) for v in data["piles"][p]) for p in CARD_PRODUCTS}
-        game._bonus_left = int(data["bonus_left"])
-        game._hands = [
-            tuple((str(p), int(v)) for p, v in data["hands"][c]) for c in game.players
-        ]
-        game._totals = [sum(v for _, v in hand) for hand in game._hands]
-        cloud = data["cloud"]
-        game.pose = CloudPose(cloud["col"], cloud["row"], letter_index(cloud["letter"]))
-        if not board.grid.contains(game.pose.col, game.pose.row):
-            raise StateError(f"saved game: cloud {game.pose} is off the dot grid")
-        game._blocked = game._table.blocked(game.pose)
-        out = data["outcome"]
-        game._outcome = (
-            None
-            if out is None
-            else Outcome(EndReason(out["reason"]), tuple(out["winners"]), dict(out["totals"]))
-        )
-        version, internal, gauss = data["rng"]
-        game.rng.setstate((version, tuple(internal), gauss))
-        game.journal = list(data["journal"])
-        game._legal = None
-        return game
 
     # ---------------------------------------------------------------- helpers
 
-    def _refresh_statuses(self) -> None:
-        self._legal = None
-        blocked = self._blocked
-        for i, loc in enumerate(self._loc):
-            if loc is not None:
-                self._status[i] = (
-                    ShipStatus.UNDER_CLOUD if loc in blocked else ShipStatus.ON_BOARD
-                )
-
     def _need_phase(self, phase: Phase) -> None:
-        if self.phase is phase:
+        now = self._position.phase
+        if now is phase:
             return
-        if self.phase is Phase.OVER:
+        if now is Phase.OVER:
             raise RulesError("the game is over")
-        if self.phase is Phase.CLOUD:
+        if now is Phase.CLOUD:
             raise RulesError("every player has moved: the cloud moves next")
         raise RulesError(f"it is {self.active}'s turn to move a ship, not the cloud's")
 
     def _die(self, die: int | None) -> int:
         if die is None:
-            if self.die is None:
+            if self._position.die is None:
                 raise RulesError(f"{self.active} has not rolled the die yet")
-            return self.die
+            return self._position.die
         if isinstance(die, bool) or not isinstance(die, int) or not 1 <= die <= MAX_DIE:
             raise RulesError(f"a die shows 1 to {MAX_DIE}, not {die!r}")
         return die
@@ -1041,17 +969,10 @@ class Game:
     _table: WalkTable
     _ids: tuple[str, ...]
     _index: dict[str, int]
-    _loc: list[str | None]
-    _prev: list[str]
-    _status: list[ShipStatus]
-    _piles: dict[str, tuple[int, ...]]
-    _bonus_left: int
-    _hands: list[tuple[tuple[str, int], ...]]
-    _totals: list[int]
-    _blocked: frozenset[str]
     _spinner: Spinner
-    _outcome: Outcome | None
-    _legal: tuple[int, tuple[Move, ...]] | None
+    _position: Position
+    #: The legal moves last computed: for which position (the very value) and die.
+    _legal: tuple[Position, int, tuple[Move, ...]] | None
 
 
 def _classic_board() -> Board:
@@ -1065,12 +986,42 @@ def _classic_board() -> Board:
     return classic_board()
 
 
-def _board_for(data: Mapping[str, Any], board: Board | None) -> Board:
-    name = data.get("board")
-    if board is None:
-        if name != "classic":
-            raise StateError(f"saved game is for board {name!r}: give that board to load it")
-        return _classic_board()
-    if name != board.name:
-        raise StateError(f"saved game is for board {name!r}, not {board.name!r}")
-    return board
+def _put(items: tuple[_T, ...], i: int, value: _T) -> tuple[_T, ...]:
+    """`items` with item `i` replaced by `value`."""
+    return (*items[:i], value, *items[i + 1:])
+
+
+# ------------------------------------------------------------------ end of game
+
+
+def _check_cards(position: Position, players: tuple[str, ...], target_usd: int) -> Outcome | None:
+    for seat, total in enumerate(position.totals):
+        if total >= target_usd:
+            return Outcome(EndReason.TARGET, (players[seat],), _totals(position, players))
+    if position.bonus_left == 0 and not any(position.piles):
+        return _best(position, players, EndReason.CARDS_GONE)
+    return None
+
+
+def _check_fleets(position: Position, players: tuple[str, ...]) -> Outcome | None:
+    statuses = position.statuses
+    for seat in range(len(players)):
+        first = seat * SHIPS_PER_PLAYER
+        if all(statuses[i] is ShipStatus.OUT for i in range(first, first + SHIPS_PER_PLAYER)):
+            return _best(position, players, EndReason.FLEET_LOST)
+    return None
+
+
+def _totals(position: Position, players: tuple[str, ...]) -> dict[str, int]:
+    return dict(zip(players, position.totals, strict=True))
+
+
+def _best(position: Position, players: tuple[str, ...], reason: EndReason) -> Outcome:
+    best = max(position.totals)
+    winners = tuple(c for c, t in zip(players, position.totals, strict=True) if t == best)
+    return Outcome(reason, winners, _totals(position, players))
+
+
+def _finish(position: Position, outcome: Outcome, events: list[Event]) -> Position:
+    events.append(GameOver(outcome))
+    return position._replace(outcome=outcome, phase=Phase.OVER, die=None)

@@ -23,6 +23,7 @@ from bermuda_hw.controller.daemon import Controller
 from bermuda_hw.controller.status import Mode
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.game import GameOptions
+from bermuda_hw.rules.record import record
 from bermuda_hw.sim.faults import SceneFaults
 from bermuda_hw.sim.table import SimTable
 from bermuda_hw.sim.truth import InvariantWatch, MoveCheck, TableDifference, compare_moves
@@ -149,7 +150,7 @@ def play_game(
         report.frames = controller.status.frames
         report.table_s = backend.clock.monotonic()
         report.violations = watch.violations
-        report.checks = compare_moves(game.record(), table_players.truth.moves, board)
+        report.checks = compare_moves(record(game), table_players.truth.moves, board)
         report.faults = len(faults.injected) if faults is not None else 0
     report.wall_s = time.perf_counter() - started
     return report

@@ -24,6 +24,7 @@ from bermuda_hw.rules.board import Board, Point
 from bermuda_hw.rules.cover import STAND_TOLERANCE_MM
 from bermuda_hw.rules.game import Game, ShipStatus
 from bermuda_hw.rules.moves import Move, split_ship_id
+from bermuda_hw.rules.record import replay
 from bermuda_hw.sim.world import World
 
 #: a token this close to a space's centre or a port's berth stands there (the rules' sweep
@@ -181,7 +182,7 @@ def compare_moves(record: Mapping[str, Any], truths: Sequence[TrueMove],
     for index, entry in enumerate(entries):
         if "move" not in entry:
             continue
-        before = Game.replay({**record, "journal": entries[:index]}, board)
+        before = replay({**record, "journal": entries[:index]}, board)
         color = before.active
         candidates = [t for t in truths if previous < t.seq <= index and t.color == color]
         truth = candidates[-1] if candidates else None
