@@ -28,8 +28,8 @@ from bermuda_hw.sim.render import (
     Printing,
     Rose,
     Scene,
-    ShipToken,
     ShipStyle,
+    ShipToken,
     render,
 )
 from bermuda_hw.vision.reader import BoardReader
@@ -110,6 +110,36 @@ def test_a_board_without_land_reads_ships_and_hands() -> None:
     assert not (codes & FAR_LAND).any()  # no land: nothing is far from it
     hand = Hand(300.0, 260.0, "S", 100.0)
     assert BoardReader(board).read(render(board, Scene(ships, hand=hand), TILTED, seed=1)).occluded
+
+
+EDGE_PORTS = {  # each port moved to an edge, its outer berths 4 mm from it
+    "berths = [[241.0, 49.0], [267.0, 49.0], [241.0, 75.0], [267.0, 75.0]]":
+        "berths = [[241.0, 4.0], [267.0, 4.0], [241.0, 30.0], [267.0, 30.0]]",
+    "berths = [[49.0, 241.0], [75.0, 241.0], [49.0, 267.0], [75.0, 267.0]]":
+        "berths = [[4.0, 241.0], [30.0, 241.0], [4.0, 267.0], [30.0, 267.0]]",
+    "berths = [[433.0, 105.0], [459.0, 105.0], [433.0, 131.0], [459.0, 131.0]]":
+        "berths = [[478.0, 105.0], [504.0, 105.0], [478.0, 131.0], [504.0, 131.0]]",
+    "berths = [[417.0, 427.0], [443.0, 427.0], [417.0, 453.0], [443.0, 453.0]]":
+        "berths = [[387.0, 478.0], [413.0, 478.0], [387.0, 504.0], [413.0, 504.0]]",
+}
+
+
+def test_berths_at_the_edges_of_the_board() -> None:
+    """A board whose ports lie against its four edges: ships in the outermost berths,
+    whose sample disks reach past the edge, are read in them; the empty board is empty."""
+    text = _classic_text()
+    for old, new in EDGE_PORTS.items():
+        assert old in text
+        text = text.replace(old, new)
+    board = _board(text)
+    outer = (("LUMBER", 0, "red"), ("HOME", 0, "green"), ("OIL", 1, "yellow"),
+             ("BANANAS", 2, "blue"))
+    ships = tuple(in_berth(board, port, berth, color) for port, berth, color in outer)
+    for camera in (CameraModel(), TILTED):
+        assert _placed(BoardReader(board), render(board, Scene(), camera, seed=1)) == []
+        reading = BoardReader(board).read(render(board, Scene(ships), camera, seed=1))
+        assert sorted((s.color, s.space, s.berth) for s in reading.ships) == sorted(
+            (color, port, berth) for port, berth, color in outer)
 
 
 # ---------------------------------------------------------------- things that are no ship
