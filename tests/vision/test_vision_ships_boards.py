@@ -7,6 +7,7 @@ differs from its file once its look has been learned, hands and glare.
 
 from __future__ import annotations
 
+import math
 import tempfile
 from importlib import resources
 from pathlib import Path
@@ -55,6 +56,7 @@ def _board(text: str) -> Board:
 def _placed(reader: BoardReader, frame: Image) -> list[tuple[str, str | None]]:
     reading = reader.read(frame)
     assert reading.board_found
+    assert all(0.0 < s.confidence <= 1.0 for s in reading.ships)
     return sorted(((s.color, s.space) for s in reading.ships), key=lambda t: (t[0], t[1] or ""))
 
 
@@ -140,6 +142,32 @@ def test_berths_at_the_edges_of_the_board() -> None:
         reading = BoardReader(board).read(render(board, Scene(ships), camera, seed=1))
         assert sorted((s.color, s.space, s.berth) for s in reading.ships) == sorted(
             (color, port, berth) for port, berth, color in outer)
+
+
+def _beside(board: Board, space_id: str, color: str, offset_mm: float) -> ShipToken:
+    """A ship set down `offset_mm` to the side of a path space (across its heading)."""
+    s = board.spaces[space_id]
+    h = math.radians(s.heading_deg)
+    return ShipToken(color, s.x_mm + offset_mm * math.cos(h), s.y_mm + offset_mm * math.sin(h),
+                     s.heading_deg)
+
+
+def test_a_ship_set_down_beside_its_space_is_read_on_it(classic_board: Board) -> None:
+    """13 mm beside its space a ship is beyond the sample disk, found by the search and
+    put on the space; of two such ships by one space, one is on it and one is off."""
+    board = classic_board
+    for sid in ("S20", "S05", "S33"):
+        ship = _beside(board, sid, "red", 13.0)
+        reading = BoardReader(board).read(render(board, Scene((ship,)), TILTED, seed=1))
+        assert [(s.color, s.space) for s in reading.ships] == [("red", sid)]
+        found = reading.ships[0]
+        assert math.dist((found.x_mm, found.y_mm), (ship.x_mm, ship.y_mm)) < 6.0
+        assert 0.5 < found.confidence <= 1.0
+    pair = (_beside(board, "S20", "red", 13.0), _beside(board, "S20", "green", -13.0))
+    reading = BoardReader(board).read(render(board, Scene(pair), TILTED, seed=1))
+    assert sorted(s.color for s in reading.ships) == ["green", "red"]
+    assert sorted((s.space or "") for s in reading.ships) == ["", "S20"]
+    assert all(0.5 < s.confidence <= 1.0 for s in reading.ships)
 
 
 # ---------------------------------------------------------------- things that are no ship
