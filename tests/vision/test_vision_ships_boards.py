@@ -170,6 +170,26 @@ def test_a_ship_set_down_beside_its_space_is_read_on_it(classic_board: Board) ->
     assert all(0.5 < s.confidence <= 1.0 for s in reading.ships)
 
 
+def test_confidence_grows_with_the_ships_size(classic_board: Board) -> None:
+    """Smaller tokens fill less of their space's sample disk, and smaller blobs off the
+    spaces are less sure: the confidence grows with the token's size, up to 1."""
+    board = classic_board
+    on: list[float] = []
+    off: list[float] = []
+    for length_mm, beam_mm in ((14.0, 6.0), (18.0, 7.0), (22.0, 9.0), (30.0, 14.0)):
+        palette = Palette(ship_style=ShipStyle(length_mm=length_mm, beam_mm=beam_mm,
+                                               bow="round"))
+        ships = (on_space(board, "S20", "red"), ShipToken("red", 320.0, 364.0, 30.0))
+        reading = BoardReader(board).read(render(board, Scene(ships), TILTED, seed=1,
+                                                 palette=palette))
+        on += [s.confidence for s in reading.ships if s.space == "S20"]
+        off += [s.confidence for s in reading.ships if s.space is None]
+    assert len(on) == 4 and on[0] < on[1] < on[2] <= on[3] == 1.0
+    assert on[0] > 0.3
+    # The two smallest are below the size of a ship off the spaces.
+    assert len(off) == 2 and 0.5 < off[0] < off[1] == 1.0
+
+
 # ---------------------------------------------------------------- things that are no ship
 
 
@@ -277,6 +297,19 @@ def test_a_learned_board_still_sees_ships_in_the_colour_of_its_printing(
     assert _placed(reader, render(board, Scene(ships, cloud_at(board, 8, 8)), TILTED, seed=4,
                                   palette=palette)) == [("yellow", None), ("yellow", "HOME"),
                                                         ("yellow", "S10")]
+
+
+def test_a_learned_board_sees_a_ship_put_down_on_the_land(
+    learned_rose_board: tuple[Board, Palette, BoardReader],
+) -> None:
+    """The board file's land is searched once its look is learned: a ship left on
+    Florida is reported off the spaces (a reader that knows only the file searches the
+    sea alone, and takes the unknown roses for ships)."""
+    board, palette, reader = learned_rose_board
+    frame = render(board, Scene((ShipToken("red", 30.0, 190.0, 0.0),), cloud_at(board, 8, 8)),
+                   TILTED, seed=5, palette=palette)
+    assert _placed(reader, frame) == [("red", None)]
+    assert ("red", None) not in _placed(BoardReader(board), frame)
 
 
 def test_a_learned_board_with_ports_painted_in_a_ship_colour(classic_board: Board) -> None:
