@@ -114,34 +114,38 @@ def test_a_board_without_land_reads_ships_and_hands() -> None:
     assert BoardReader(board).read(render(board, Scene(ships, hand=hand), TILTED, seed=1)).occluded
 
 
-EDGE_PORTS = {  # each port moved to an edge, its outer berths 4 mm from it
-    "berths = [[241.0, 49.0], [267.0, 49.0], [241.0, 75.0], [267.0, 75.0]]":
-        "berths = [[241.0, 4.0], [267.0, 4.0], [241.0, 30.0], [267.0, 30.0]]",
-    "berths = [[49.0, 241.0], [75.0, 241.0], [49.0, 267.0], [75.0, 267.0]]":
+EDGE_PORTS = {  # ports moved against the four edges, their outer berths 4 mm from them
+    "berths = [[241.0, 49.0], [267.0, 49.0], [241.0, 75.0], [267.0, 75.0]]":  # LUMBER
+        "berths = [[367.0, 4.0], [393.0, 4.0], [367.0, 30.0], [393.0, 30.0]]",
+    "berths = [[49.0, 241.0], [75.0, 241.0], [49.0, 267.0], [75.0, 267.0]]":  # HOME
         "berths = [[4.0, 241.0], [30.0, 241.0], [4.0, 267.0], [30.0, 267.0]]",
-    "berths = [[433.0, 105.0], [459.0, 105.0], [433.0, 131.0], [459.0, 131.0]]":
-        "berths = [[478.0, 105.0], [504.0, 105.0], [478.0, 131.0], [504.0, 131.0]]",
-    "berths = [[417.0, 427.0], [443.0, 427.0], [417.0, 453.0], [443.0, 453.0]]":
-        "berths = [[387.0, 478.0], [413.0, 478.0], [387.0, 504.0], [413.0, 504.0]]",
+    "berths = [[433.0, 105.0], [459.0, 105.0], [433.0, 131.0], [459.0, 131.0]]":  # OIL
+        "berths = [[478.0, 241.0], [504.0, 241.0], [478.0, 267.0], [504.0, 267.0]]",
+    "berths = [[417.0, 427.0], [443.0, 427.0], [417.0, 453.0], [443.0, 453.0]]":  # BANANAS
+        "berths = [[367.0, 478.0], [393.0, 478.0], [367.0, 504.0], [393.0, 504.0]]",
 }
 
 
 def test_berths_at_the_edges_of_the_board() -> None:
-    """A board whose ports lie against its four edges: ships in the outermost berths,
-    whose sample disks reach past the edge, are read in them; the empty board is empty."""
+    """A board whose ports lie against its four edges, LUMBER facing BANANAS and HOME
+    facing OIL across the board: ships in the outermost berths, whose sample disks reach
+    past the edge, are read in them, and an empty berth never borrows what lies at the
+    opposite edge."""
     text = _classic_text()
     for old, new in EDGE_PORTS.items():
         assert old in text
         text = text.replace(old, new)
     board = _board(text)
-    outer = (("LUMBER", 0, "red"), ("HOME", 0, "green"), ("OIL", 1, "yellow"),
-             ("BANANAS", 2, "blue"))
-    ships = tuple(in_berth(board, port, berth, color) for port, berth, color in outer)
+    west_north = (in_berth(board, "LUMBER", 0, "red"), in_berth(board, "HOME", 0, "green"))
+    x, y = board.ports["BANANAS"].berths[2]
+    east_south = (in_berth(board, "OIL", 1, "yellow"), ShipToken("blue", x, y, 90.0))
+    expected = {west_north: [("green", "HOME", 0), ("red", "LUMBER", 0)],
+                east_south: [("blue", "BANANAS", 2), ("yellow", "OIL", 1)]}
     for camera in (CameraModel(), TILTED):
         assert _placed(BoardReader(board), render(board, Scene(), camera, seed=1)) == []
-        reading = BoardReader(board).read(render(board, Scene(ships), camera, seed=1))
-        assert sorted((s.color, s.space, s.berth) for s in reading.ships) == sorted(
-            (color, port, berth) for port, berth, color in outer)
+        for ships, places in expected.items():
+            reading = BoardReader(board).read(render(board, Scene(ships), camera, seed=1))
+            assert sorted((s.color, s.space, s.berth) for s in reading.ships) == places
 
 
 def _beside(board: Board, space_id: str, color: str, offset_mm: float) -> ShipToken:
