@@ -51,7 +51,8 @@ TARGETS = (
            ("tests/controller/test_controller_identify.py",)),
     # the colour lookup grid is made once per process and kept on the class: tests forked
     # from mutmut's own process (which made it already) would never run the mutated code
-    Target("ships", "vision/ships.py", ("tests/vision/test_vision_ships.py",),
+    Target("ships", "vision/ships.py", ("tests/vision/test_vision_ships.py",
+                                        "tests/vision/test_vision_ships_boards.py"),
            (("process_isolation", "forkserver"), ("forkserver_warmup", "none"))),
 )
 
@@ -144,12 +145,18 @@ def _mutmut(here: Path, target: Target, command: list[str], log_name: str = "run
     return done.returncode
 
 
+def _sample(here: Path, target: Target, sample: int, seed: int) -> list[str]:
+    """A uniform random sample of the file's mutants (the same for the same seed)."""
+    names = sorted(json.loads(_meta(here, target).read_text("utf-8"))["exit_code_by_key"])
+    return sorted(random.Random(seed).sample(names, min(sample, len(names))))
+
+
 def run(target: Target, fresh: bool, sample: int = 0, seed: int = 1) -> Score:
     here = prepare(target, fresh)
     mutmut = Path(sys.executable).with_name("mutmut")
     command = ["nice", "-n", "19", str(mutmut), "run", "--max-children", "1"]
     only: list[str] | None = None
-    if sample:
+    if fresh and sample:
         # make the mutants (and the tests' coverage) with a name that matches none of them,
         # then test a uniform random sample of them
         probe = f"bermuda_hw.{target.module[:-3].replace('/', '.')}.no-such-mutant"
@@ -157,15 +164,20 @@ def run(target: Target, fresh: bool, sample: int = 0, seed: int = 1) -> Score:
         if not _meta(here, target).exists():
             raise SystemExit(f"bermuda-hw: error: mutmut made no mutants of {target.module}; "
                              f"see {here / 'generate.log'}")
-        names = sorted(json.loads(_meta(here, target).read_text("utf-8"))["exit_code_by_key"])
-        only = sorted(random.Random(seed).sample(names, min(sample, len(names))))
+        only = _sample(here, target, sample, seed)
         command += only
     elif not fresh and (here / "mutants").exists():
-        # re-test only what survived the last run (mutmut re-runs mutants named to it); which
+        # re-test only what survived the last run (mutmut re-runs mutants named to it), and,
+        # with --sample, the sample's mutants that an interrupted run left untested; which
         # tests reach which function is found again, as edited tests may reach more
         (here / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
-        survivors = score(here, target)
-        names = [*survivors.survived, *survivors.untested]
+        codes: dict[str, int | None] = json.loads(
+            _meta(here, target).read_text(encoding="utf-8"))["exit_code_by_key"]
+        if sample:
+            only = _sample(here, target, sample, seed)
+        survivors = score(here, target, only)
+        left = [name for name in only or () if codes[name] is None]
+        names = [*survivors.survived, *survivors.untested, *left]
         if not names:
             return survivors
         command += names
@@ -182,7 +194,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("targets", nargs="*", help=f"which files, of {', '.join(names)} "
                         "(default: all)")
     parser.add_argument("--keep", action="store_true",
-                        help="keep the last run's results and re-test only its survivors")
+                        help="keep the last run's results and re-test only its survivors "
+                        "(with --sample and --seed: also the sample's untested mutants)")
     parser.add_argument("--sample", type=int, default=0, metavar="N",
                         help="test a random sample of N mutants per file (0: all of them)")
     parser.add_argument("--seed", type=int, default=1, help="the sample's random seed")
