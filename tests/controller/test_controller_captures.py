@@ -111,3 +111,60 @@ def test_provisional_captures_are_checked_again_after_a_restart() -> None:
     # moved the cloud off its places
     assert [(p.count, p.places, p.captures) for p in items] == [
         (rounds[1], ("S11",), True), (rounds[2], ("S12",), True)]
+
+
+# --- a move out of sight and a misread elsewhere ------------------------------------------
+
+
+def test_a_move_out_of_sight_stays_while_a_stray_token_is_fixed(make_table: MakeTable) -> None:
+    """A move into a place the cloud's rim hides, with a stray token elsewhere: the fix
+    names only the stray (the players must not undo a real move), and the move is taken,
+    provisionally, once the stray is gone."""
+    table = make_table(with_players=False, seed=1)
+    c = table.controller
+    set_out(table)
+    table.run_until(lambda: table.mode() is Mode.READY, limit=80)
+    game: Game = c.game
+    observation = c.last_observation
+    assert observation is not None
+    hidden = observation.hidden_spaces
+    found = next(((m, d) for d in range(1, 7) for m in game.legal_moves(d)
+                  if m.end in hidden and m.end not in game.blocked
+                  and m.start not in hidden and not game.ships_at(m.end)), None)
+    if found is None:
+        # bring one of the active player's ships next to a place the rim hides
+        target = sorted(s for s in hidden if s not in game.blocked
+                        and s not in table.board.ports)[0]
+        start = sorted(n for n in table.board.neighbours(target)
+                       if n not in hidden and n not in table.board.ports)[0]
+        ship = game.ships(game.active)[0].id
+        game.set_ship(ship, start)
+        game.set_turn(game.active)
+        assert c._commit()
+        set_out(table)
+        table.run_until(lambda: table.mode() is Mode.READY, limit=80)
+        found = next(((m, d) for d in range(1, 7) for m in game.legal_moves(d)
+                      if m.end == target and m.ship == ship), None)
+    assert found is not None
+    move, _die = found
+    other = next(col for col in game.players if col != game.active)
+    stray = next(s for s in sorted(table.board.spaces) if s not in table.board.ports
+                 and s not in hidden and not game.ships_at(s)
+                 and all(m.end != s for m in game.legal_moves(_die)))
+    spare = next(s.id for s in game.ships(other) if s.location is not None)
+    table.world.remove(move.ship)
+    table.world.place_ship(move.ship, *table.board.spaces[move.end].position)
+    table.world.remove(spare)
+    table.world.place_ship(spare, *table.board.spaces[stray].position)
+    table.run_until(lambda: table.mode() is Mode.FIX, limit=80)
+    fix = c.status.fix
+    assert fix is not None
+    assert (other, stray) in fix.extra
+    assert all(p[0] != game.active for p in (*fix.missing, *fix.extra)), fix
+    assert f"looks like {move}" in c.status.message
+    # the stray goes back where the game has it: the move is taken, out of sight
+    table.world.remove(spare)
+    table.world.place_ship(spare, *game.ship_positions()[spare])
+    table.run_until(lambda: any(e.get("move") == str(move) for e in c.game.journal), limit=80)
+    entry = next(e for e in c.game.journal if e.get("move") == str(move))
+    assert entry.get("provisional") == [move.end]

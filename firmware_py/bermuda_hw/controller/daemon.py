@@ -703,11 +703,15 @@ class Controller:
             return
         verdict = judge(game, observation, self._known_dice())
         best = verdict.accepted or (verdict.tied[0] if verdict.tied else None)
+        pending: Candidate | None = None  # a provisional move waiting for the rest to match
         if best is not None:
             rest = len(_left_over(game, best.best, observation))
             # a move is the board's explanation only if little else differs; one into
             # places the camera cannot see, only if nothing else does
-            if rest > MAX_LEFTOVER or (verdict.provisional and rest):
+            if rest > MAX_LEFTOVER:
+                verdict = Verdict(Outcome.UNCLEAR)
+            elif verdict.provisional and rest and verdict.outcome is Outcome.MOVE:
+                pending = best.best
                 verdict = Verdict(Outcome.UNCLEAR)
             elif len(verdict.tied) > MAX_OPTIONS:
                 # a ship gone out of sight that could be anywhere: no question, ask to show it
@@ -718,6 +722,13 @@ class Controller:
                 self._check_board(observation)
         elif verdict.outcome is Outcome.TIE:
             self._ask(verdict)
+        elif pending is not None:
+            # the move out of sight stays on the table: only what it does not explain is
+            # a fix (a misread elsewhere must not make the players undo a real move)
+            diff = _difference_after(game, pending, observation)
+            self._show_fix(diff, f"{game.active}'s move looks like {pending.move} (die "
+                                 f"{pending.die}), taken once the rest matches: fix the "
+                                 f"board: {diff.describe()}")
         else:
             diff = difference(game, observation)
             if not diff:
@@ -1612,13 +1623,18 @@ def unseen_sweep(game: Game, swept: frozenset[str], observation: BoardObservatio
                         if p is not None and p in observation.hidden_spaces))
 
 
+def _difference_after(game: Game, candidate: Candidate, observation: BoardObservation
+                      ) -> Difference:
+    """What differs between the board and the game once the candidate's move is made."""
+    if candidate.move is None or candidate.die is None:
+        return difference(game, observation)
+    after = game.copy()
+    after.set_die(candidate.die)
+    after.push(candidate.move)
+    return difference(after, observation)
+
+
 def _left_over(game: Game, candidate: Candidate, observation: BoardObservation) -> list[object]:
     """The ships a candidate leaves unexplained on the board (missing and extra)."""
-    if candidate.move is None or candidate.die is None:
-        diff = difference(game, observation)
-    else:
-        after = game.copy()
-        after.set_die(candidate.die)
-        after.push(candidate.move)
-        diff = difference(after, observation)
+    diff = _difference_after(game, candidate, observation)
     return [*diff.missing, *diff.extra]

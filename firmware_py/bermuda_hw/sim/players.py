@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 from typing import Any
 
 from bermuda_hw.controller.status import ControllerView, Mode, Question
@@ -226,7 +227,14 @@ class SimulatedPlayers:
 
     def _fix(self, missing: tuple[tuple[str, str | None], ...],
              extra: tuple[tuple[str, str | None], ...]) -> None:
-        spare = list(extra)
+        # the players look before they act: a fix that the table already shows as the game
+        # has it (the camera misread a place) leaves the tokens alone
+        truth = self._on_table()
+        game = self._know()
+        expected: Counter[tuple[str, str | None]] = Counter(
+            (s.color, s.location) for s in game.ships() if s.location is not None)
+        missing = tuple(m for m in missing if truth[m] < expected[m])
+        spare = [e for e in extra if truth[e] > expected[e]]
         for color, space in missing:
             if space is None:
                 continue
@@ -266,6 +274,13 @@ class SimulatedPlayers:
 
     def _place_of(self, point: Point) -> str | None:
         return place_of(self.board, point)
+
+    def _on_table(self) -> Counter[tuple[str, str | None]]:
+        """The tokens on the table by colour and place (not those in the cloud)."""
+        carried = self.world.carried
+        return Counter((split_ship_id(sid)[0], self._place_of(point))
+                       for sid, point in self.world.ship_positions().items()
+                       if sid not in carried)
 
     def _token_at(self, color: str, place: str | None, exclude: str | None = None) -> str | None:
         """A token of a colour standing at a place (None: off every space), not in the cloud."""
