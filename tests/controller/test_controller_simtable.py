@@ -136,6 +136,7 @@ def test_players_do_the_fix_they_are_asked_for_not_undo_their_move(board: Board)
     players._undo = {"blue-1": start}
     players._undo_seq = view.status.seq
     world.place_ship("blue-1", *board.spaces["S23"].position)
+    game.set_ship("blue-1", "S24")  # the move the controller took
     view.status.mode = Mode.FIX
     view.status.fix = Difference(missing=(("blue", "S24"),), extra=(("blue", "S23"),))
     players.tick()
