@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -137,7 +138,10 @@ def test_plan_profile_is_a_trapezoid_without_a_jerk_and_an_s_curve_with_any() ->
         200.0, 60.0, 150.0, 2000.0)
 
 
-def integrate_jerk(p: SCurveProfile, dt: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+Floats = npt.NDArray[np.float64]
+
+
+def integrate_jerk(p: SCurveProfile, dt: float) -> tuple[Floats, Floats, Floats]:
     """Times, speeds and positions from the profile's jerk phases, integrated numerically."""
     tj, tc, cruise = p.jerk_time_s, p.const_accel_time_s, p.cruise_time_s
     phases = [(tj, p.jerk), (tc, 0.0), (tj, -p.jerk), (cruise, 0.0),
