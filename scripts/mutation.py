@@ -46,7 +46,8 @@ TARGETS = (
     Target("cloud", "rules/cloud.py", (
         "tests/rules/test_cloud_geometry.py", "tests/rules/test_cloud_sweep_boards.py",
         "tests/rules/test_rulings.py", "tests/hardware/test_hw_cloud_letters.py")),
-    Target("profile", "planning/profile.py", ("tests/hardware/test_hw_planning.py",)),
+    Target("profile", "planning/profile.py", ("tests/hardware/test_hw_planning.py",
+                                              "tests/hardware/test_hw_profile_edges.py")),
     Target("identify", "controller/identify.py",
            ("tests/controller/test_controller_identify.py",)),
     # the colour lookup grid is made once per process and kept on the class: tests forked
