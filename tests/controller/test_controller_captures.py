@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from table_helpers import set_out
+
 from bermuda_hw.controller.daemon import provisional_moves
 from bermuda_hw.controller.status import Mode
 from bermuda_hw.rules.board import Board
@@ -16,15 +18,6 @@ from bermuda_hw.rules.game import Game, Phase, ShipStatus
 from bermuda_hw.rules.record import record, replay, to_dict
 
 MakeTable = Callable[..., Any]
-
-
-def set_out(table: Any) -> None:
-    """Put the tokens where the controller's game has the ships."""
-    game: Game = table.controller.game
-    for sid in list(table.world.ship_positions()):
-        table.world.remove(sid)
-    for sid, (x, y) in game.ship_positions().items():
-        table.world.place_ship(sid, x, y)
 
 
 def _last_ship_under_the_exit(table: Any) -> tuple[str, str]:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from table_helpers import set_out
+
 from bermuda_hw.controller.status import Mode
 from bermuda_hw.rules.candidates import candidates
 from bermuda_hw.rules.game import Game, GameOptions
@@ -13,15 +15,6 @@ from bermuda_hw.rules.moves import Move
 from bermuda_hw.rules.record import to_dict
 
 MakeTable = Callable[..., Any]
-
-
-def set_out(table: Any) -> None:
-    """Put the tokens where the controller's game has the ships."""
-    game: Game = table.controller.game
-    for sid in list(table.world.ship_positions()):
-        table.world.remove(sid)
-    for sid, (x, y) in game.ship_positions().items():
-        table.world.place_ship(sid, x, y)
 
 
 def test_a_press_rolls_the_virtual_die(make_table: MakeTable) -> None:

@@ -1596,22 +1596,19 @@ def provisional_moves(game: Game) -> list[_Provisional]:
     once the next one has moved the cloud off their places)."""
     out: list[_Provisional] = []
     round_ = 1
+    last_cloud = -1  # the index of the last cloud phase so far
     for i, entry in enumerate(game.journal):
         if "cloud" in entry:
-            out = [p for p in out if p.captures and p.count >= _last_cloud(game, i)]
+            out = [p for p in out if p.captures and p.count == last_cloud]
             if entry.get("provisional"):
                 out.append(_Provisional(i, f"the captures of round {round_}",
                                         tuple(entry["provisional"]), captures=True))
+            last_cloud = i
             round_ += 1
         elif "move" in entry and entry.get("provisional"):
             count = i - 1 if i > 0 and "roll" in game.journal[i - 1] else i
             out.append(_Provisional(count, str(entry["move"]), tuple(entry["provisional"])))
     return out
-
-
-def _last_cloud(game: Game, before: int) -> int:
-    """The index of the journal's last cloud phase before entry `before` (0 if none)."""
-    return next((i for i in range(before - 1, -1, -1) if "cloud" in game.journal[i]), 0)
 
 
 def unseen_sweep(game: Game, swept: frozenset[str], observation: BoardObservation
