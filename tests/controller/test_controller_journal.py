@@ -15,7 +15,7 @@ from bermuda_hw.controller.journal import Journal
 from bermuda_hw.errors import StateError
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.game import Game
-from bermuda_hw.rules.record import to_dict
+from bermuda_hw.rules.record import record, replay, to_dict
 
 
 def _play(game: Game, actions: int, rng: random.Random) -> None:
@@ -161,3 +161,22 @@ def test_board_mismatch_is_an_error(tmp_path: Path, board: Board) -> None:
         other = dataclasses.replace(board, name="homemade")
         with pytest.raises(StateError, match="homemade"):
             journal.load(other)
+
+
+def test_rewrite_takes_back_the_tail_and_stores_the_new_one(tmp_path: Path,
+                                                             board: Board) -> None:
+    game = Game.new(2, seed=3, board=board)
+    rng = random.Random(2)
+    with Journal.in_state_dir(tmp_path) as journal:
+        game_id = journal.start(game)
+        _play(game, 12, rng)
+        journal.sync(game_id, game)
+        start = len(game.journal) - 4
+        other = replay(record(game) | {"journal": game.journal[:start]}, board)
+        _play(other, 6, random.Random(9))
+        journal.rewrite(game_id, start, other)
+        with pytest.raises(StateError, match="cannot rewrite"):
+            journal.rewrite(game_id, len(other.journal), other)
+    with Journal.in_state_dir(tmp_path) as journal:
+        loaded = journal.load(board)
+    assert loaded is not None and to_dict(loaded[1]) == to_dict(other)

@@ -490,7 +490,10 @@ class Controller:
         self._place_cloud()
         self._aligned = False
         self._reset_stream()
-        if game.is_over():
+        if game.is_over() and any(p.captures for p in self._provisional):
+            self._set(Mode.SETUP, "checking the cloud's captures before the game ends",
+                      Pattern.BUSY)
+        elif game.is_over():
             self._announce_over()
         else:
             self._set(Mode.SETUP, "checking the board", Pattern.FIX)
@@ -972,7 +975,8 @@ class Controller:
             if item.captures:
                 if self._correct_captures(item, seen):
                     return True
-                self.say(f"confirmed: {item.move}")
+                if not any(p[1] in item.places for p in (*seen.missing, *seen.extra)):
+                    self.say(f"confirmed: {item.move}")
                 continue
             wrong = [p for p in item.places if expected.get(p) and any(
                 m[1] == p for m in seen.missing)]
@@ -1020,27 +1024,29 @@ class Controller:
                 changes.append(f"the magnets took {sid} from {place}")
         if not changes:
             return False
-        corrected = {**entry, "captured": [s for s in before.ship_ids if s in captured]}
+        corrected = {k: v for k, v in entry.items() if k != "provisional"}
+        corrected["captured"] = [s for s in before.ship_ids if s in captured]
         try:
             fixed = replay({**record, "journal": [*entries[:item.count], corrected,
                                                        *entries[item.count + 1:]]}, self.board)
         except (RulesError, StateError) as exc:
             log.info("the captures of %s cannot be corrected: %s", item.move, exc)
             return False
+        self.status.provisional = tuple(p.move for p in self._provisional)
         try:
-            # an undo entry naming the rows taken back, then the corrected ones: nothing
-            # is deleted
-            self.journal.undo(self.game_id, len(game.journal) - item.count)
-        except JournalWriteError as exc:
+            # an undo entry naming the rows taken back, then the corrected ones, in one
+            # transaction: nothing is deleted
+            self.journal.rewrite(self.game_id, item.count, fixed)
+        except StateError as exc:  # a write that failed (JournalWriteError) too
             self._fault(str(exc))
             return True
         self.game = fixed
-        if not self._commit():
-            return True
-        self.status.lost = tuple(s for s in self.status.lost
-                                 if fixed.ship(s).status is ShipStatus.OUT)
+        self.status.seq = len(fixed.journal)
+        self.status.fix_attempts = 0
+        removed = {s for s in self.status.lost if fixed.ship(s).status is ShipStatus.OUT}
+        removed |= {s for s in captured if fixed.ship(s).status is ShipStatus.OUT}
+        self.status.lost = tuple(s for s in fixed.ship_ids if s in removed)
         self.status.outcome = str(fixed.outcome()) if fixed.is_over() else None
-        self.status.provisional = tuple(p.move for p in self._provisional)
         self.say(f"{item.move} were not as the camera guessed under the cloud: "
                  f"{'; '.join(changes)}. The game is corrected from that cloud phase")
         if fixed.is_over() and not any(p.captures for p in self._provisional):

@@ -283,6 +283,25 @@ class Journal:
                               "WHERE id = ?", (game_id,))
         return [entry for _, entry in undone]
 
+    def rewrite(self, game_id: int, start: int, game: Game) -> None:
+        """Take back the game's entries from `start` on and store the game's own from there,
+        in one transaction (a crash keeps either the old entries or the new ones).
+
+        Nothing is deleted: an undo entry names the rows taken back.
+        """
+        with self._transaction():
+            log = self._log(game_id)
+            effective = _effective(log)
+            if not 0 <= start < len(effective):
+                raise StateError(f"{self.path}: game {game_id}: cannot rewrite from entry "
+                                 f"{start} of {len(effective)}")
+            self._insert(game_id, len(log), [{"undo": [seq for seq, _ in effective[start:]]}])
+            self._insert(game_id, len(log) + 1, game.journal[start:])
+            self.conn.execute("UPDATE games SET finished_utc = NULL, outcome = NULL "
+                              "WHERE id = ?", (game_id,))
+        if game.is_over():
+            self.finish(game_id, str(game.outcome()))
+
     def games(self) -> list[tuple[int, str, str | None, str | None]]:
         """Every game: id, started, finished, archived (UTC, ISO 8601)."""
         with self._reading():
