@@ -109,11 +109,9 @@ def test_provisional_captures_are_checked_again_after_a_restart() -> None:
 # --- a move out of sight and a misread elsewhere ------------------------------------------
 
 
-def test_a_move_out_of_sight_stays_while_a_stray_token_is_fixed(make_table: MakeTable) -> None:
-    """A move into a place the cloud's rim hides, with a stray token elsewhere: the fix
-    names only the stray (the players must not undo a real move), and the move is taken,
-    provisionally, once the stray is gone."""
-    table = make_table(with_players=False, seed=1)
+def _move_out_of_sight_and_a_stray(table: Any) -> tuple[Any, str, str, str]:
+    """The active player's ship moved into a place the cloud's rim hides, and another
+    player's ship put down on a free space: (move, other colour, stray space, its ship)."""
     c = table.controller
     set_out(table)
     table.run_until(lambda: table.mode() is Mode.READY, limit=80)
@@ -149,6 +147,17 @@ def test_a_move_out_of_sight_stays_while_a_stray_token_is_fixed(make_table: Make
     table.world.place_ship(move.ship, *table.board.spaces[move.end].position)
     table.world.remove(spare)
     table.world.place_ship(spare, *table.board.spaces[stray].position)
+    return move, other, stray, spare
+
+
+def test_a_move_out_of_sight_stays_while_a_stray_token_is_fixed(make_table: MakeTable) -> None:
+    """A move into a place the cloud's rim hides, with a stray token elsewhere: the fix
+    names only the stray (the players must not undo a real move), and the move is taken,
+    provisionally, once the stray is gone."""
+    table = make_table(with_players=False, seed=1)
+    c = table.controller
+    game: Game = c.game
+    move, other, stray, spare = _move_out_of_sight_and_a_stray(table)
     table.run_until(lambda: table.mode() is Mode.FIX, limit=80)
     fix = c.status.fix
     assert fix is not None
@@ -161,3 +170,30 @@ def test_a_move_out_of_sight_stays_while_a_stray_token_is_fixed(make_table: Make
     table.run_until(lambda: any(e.get("move") == str(move) for e in c.game.journal), limit=80)
     entry = next(e for e in c.game.journal if e.get("move") == str(move))
     assert entry.get("provisional") == [move.end]
+
+
+def test_accepting_the_board_keeps_the_move_out_of_sight(make_table: MakeTable) -> None:
+    """A long press while a move out of sight waits for a stray to be fixed: the move is
+    made as a move (its die, its consequence, provisional), and only the stray becomes a
+    hand edit; the move's ship is not taken out of the game."""
+    table = make_table(with_players=False, seed=1)
+    c = table.controller
+    game: Game = c.game
+    move, other, stray, spare = _move_out_of_sight_and_a_stray(table)
+    table.run_until(lambda: table.mode() is Mode.FIX, limit=80)
+    assert not c.accept_board()  # not before the fix has been asked for a few times
+    # each attempt lifts the stray and puts it down on the same space again
+    x_mm, y_mm = table.board.spaces[stray].position
+    for _ in range(3):
+        table.world.remove(spare)
+        table.steps(6)
+        table.world.place_ship(spare, x_mm, y_mm)
+        table.steps(6)
+    assert c.status.fix_attempts >= 3
+    assert f"looks like {move}" in c.status.message
+    assert c.accept_board()
+    entry = next(e for e in c.game.journal if e.get("move") == str(move))
+    assert entry.get("provisional") == [move.end]
+    assert c.game.ship(move.ship).location == move.end
+    assert c.game.ship(spare).location == stray
+    assert c.status.fix is None

@@ -238,6 +238,9 @@ class Controller:
         self._tied: tuple[Group, ...] = ()  # the groups the pending question chooses between
         self._provisional: list[_Provisional] = []
         self._bump_pending = False  # a move's bumped ships are still to be put back
+        # a move out of sight waiting for the rest of the board to match (its fix is shown)
+        # (the move, its places out of sight, the game and its journal's length then)
+        self._waiting: tuple[Candidate, tuple[str, ...], Game, int] | None = None
         self._stop = threading.Event()
         self.listeners: list[Callable[[str], None]] = []
         self.watchdog = Watchdog()
@@ -705,8 +708,10 @@ class Controller:
             self._check_setup(observation)
             return
         verdict = judge(game, observation, self._known_dice())
+        self._waiting = None
         best = verdict.accepted or (verdict.tied[0] if verdict.tied else None)
         pending: Candidate | None = None  # a provisional move waiting for the rest to match
+        verdict_provisional: tuple[str, ...] = ()
         if best is not None:
             rest = len(_left_over(game, best.best, observation))
             # a move is the board's explanation only if little else differs; one into
@@ -715,6 +720,7 @@ class Controller:
                 verdict = Verdict(Outcome.UNCLEAR)
             elif verdict.provisional and rest and verdict.outcome is Outcome.MOVE:
                 pending = best.best
+                verdict_provisional = verdict.provisional
                 verdict = Verdict(Outcome.UNCLEAR)
             elif len(verdict.tied) > MAX_OPTIONS:
                 # a ship gone out of sight that could be anywhere: no question, ask to show it
@@ -729,6 +735,7 @@ class Controller:
             # the move out of sight stays on the table: only what it does not explain is
             # a fix (a misread elsewhere must not make the players undo a real move)
             diff = _difference_after(game, pending, observation)
+            self._waiting = (pending, verdict_provisional, game, len(game.journal))
             self._show_fix(diff, f"{game.active}'s move looks like {pending.move} (die "
                                  f"{pending.die}), taken once the rest matches: fix the "
                                  f"board: {diff.describe()}")
@@ -941,6 +948,14 @@ class Controller:
             self.say("a long press accepts the board as seen only after a fix has been "
                      f"asked for {ACCEPT_AFTER_ATTEMPTS} times")
             return False
+        waiting, self._waiting = self._waiting, None
+        if waiting is not None and self.status.mode is Mode.FIX and waiting[2] is game \
+                and waiting[3] == len(game.journal) and game.phase is Phase.SHIPS:
+            # the move out of sight the fix was shown beside is a move (die, cards), not an
+            # edit: it is made first, and only what it leaves unexplained is accepted
+            candidate, provisional, _, _ = waiting
+            self._apply(candidate, provisional)
+            self._bump_pending = False
         diff = difference(game, observation)
         edits = hand_edits(game, diff)
         for sid, place in edits:
