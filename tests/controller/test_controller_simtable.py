@@ -19,6 +19,7 @@ from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.cloud import CloudPose, swept_ships
 from bermuda_hw.rules.game import Game, ShipStatus
+from bermuda_hw.rules.moves import Move
 from bermuda_hw.rules.record import record as game_record
 from bermuda_hw.sim.players import SimulatedPlayers
 from bermuda_hw.sim.render import CameraModel, render
@@ -182,6 +183,26 @@ def test_the_table_invariant_sees_a_token_where_the_game_has_none(board: Board) 
         or pytest.fail("a hidden place was compared")
 
 
+def test_the_table_invariant_leaves_out_what_the_cloud_body_hides(board: Board) -> None:
+    """The cloud's body overhangs its footprint: a token just outside the footprint but
+    under the body is as hidden from the camera as one under the footprint; one clear of
+    the body is compared."""
+    game = Game.new(2, seed=1, board=board)
+    world = World(board)
+    _set_up(board, game, world)
+    x_mm, y_mm = board.spaces["S16"].position
+    radius = board.cloud.footprint_radius_mm
+    world.place_ship("blue-1", x_mm, y_mm)
+    camera = CameraModel()
+    for side in (1.0, -1.0):
+        world.set_carriage(x_mm + side * radius * 1.04, y_mm)
+        diff = table_differences(world, game, camera=camera)
+        assert diff is None or ("blue", "S16") not in diff.only_on_table
+        world.set_carriage(x_mm + side * radius * 1.6, y_mm)
+        diff = table_differences(world, game, camera=camera)
+        assert diff is not None and ("blue", "S16") in diff.only_on_table
+
+
 def test_the_cloud_returns_to_the_centre_clear_of_the_ships(make_table: Any) -> None:
     """The rules set the cloud back on the centre without a sweep: the rig's drag keeps
     its magnets clear of the ships (here a straight drag would pick up the one on S32)."""
@@ -259,3 +280,34 @@ def test_asked_for_a_missing_ship_the_players_bring_back_the_one_they_moved(
     players.tick()
     assert place_of(board, world.ship_positions()[mover.id]) == "OIL"
     assert spare in world.carried
+
+
+def _forced_pass(board: Board) -> tuple[Game, int]:
+    """Blue's only ship on S11 with the cloud over S10 and a full OIL port: no move."""
+    game = Game.new(2, seed=1, board=board, first_player="blue")
+    for ship in game.ships():
+        game.set_ship(ship.id, None)
+    game.set_ship("yellow-1", "OIL")
+    game.set_ship("yellow-2", "OIL")
+    game.set_ship("blue-1", "S11")
+    game.set_cloud(CloudPose(6, 1, 0))
+    game.set_turn("blue")
+    assert game.legal_moves(3) == [Move.pass_turn("blue")]
+    return game, 3
+
+
+def test_a_pass_the_rolled_die_forces_needs_no_true_move(board: Board) -> None:
+    """With the virtual die, a roll that leaves no move passes at the press that rolled it,
+    before any player could make a move: that pass is right; a pass the die does not force,
+    with no move made from the position, is not."""
+    game, die = _forced_pass(board)
+    forced = game.copy()
+    forced.set_die(die)
+    forced.push(Move.pass_turn(game.active))
+    checks = compare_moves(game_record(forced), [], board)
+    assert [c.wrong for c in checks][-1] == ""
+    unforced = Game.new(2, seed=1, board=board)
+    unforced.set_die(3)
+    unforced.push(unforced.legal_moves(3)[0])
+    assert compare_moves(game_record(unforced), [], board)[-1].wrong == \
+        "no true move from this position"

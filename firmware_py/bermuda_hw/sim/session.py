@@ -114,7 +114,8 @@ def play_game(
         report.log = table.log
         table_players = table.players
         assert table_players is not None
-        watch = InvariantWatch(controller, world)
+        watch = InvariantWatch(controller, world, lambda: (
+            backend.camera.camera if backend.camera is not None else None))
         try:
             controller.start()
             seq, since, question = -1, 0, ""

@@ -6,8 +6,9 @@ position they saw when they made it. `compare_moves` replays a journal and
 sets each committed move's consequence for the game (places, previous
 ports, cards, totals) beside the consequence of the move the player truly
 made from the same position. `table_differences` is the table invariant:
-at a settled board, the world's ships by (colour, place), places under the
-cloud excluded, equal the game's expected placement.
+at a settled board, the world's ships by (colour, place), places the cloud
+hides from the camera excluded (the shared cover model with the true pose),
+equal the game's expected placement.
 """
 
 from __future__ import annotations
@@ -15,16 +16,18 @@ from __future__ import annotations
 import json
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from bermuda_hw.rules.board import Board, Point
-from bermuda_hw.rules.cover import STAND_TOLERANCE_MM
+from bermuda_hw.rules.cover import STAND_TOLERANCE_MM, hidden_circles, observability
 from bermuda_hw.rules.game import Game, ShipStatus
 from bermuda_hw.rules.moves import Move, split_ship_id
 from bermuda_hw.rules.record import replay
+from bermuda_hw.sim.render import CameraModel
+from bermuda_hw.sim.render.scene import CLOUD_HEIGHT_MM
 from bermuda_hw.sim.world import World
 
 #: a token this close to a space's centre or a port's berth stands there (the rules' sweep
@@ -189,7 +192,13 @@ def compare_moves(record: Mapping[str, Any], truths: Sequence[TrueMove],
         committed = before.copy()
         committed.push(Move.parse(entry["move"]))
         after = Consequence.of(committed)
-        if truth is None:
+        forced = before.die is not None and before.legal_moves(before.die) == [
+            Move.pass_turn(color)]
+        if truth is None and forced and Move.parse(entry["move"]).is_pass:
+            # the virtual die rolled a number that leaves no move: the controller passes at
+            # the press that rolled it, before any player could make a move
+            wrong = ""
+        elif truth is None:
             wrong = "no true move from this position"
         else:
             alternative = before.copy()
@@ -215,16 +224,29 @@ def world_places(world: World, board: Board) -> Counter[Place]:
                    for sid, point in world.ship_positions().items() if sid not in carried)
 
 
-def hidden_places(world: World, board: Board) -> frozenset[str]:
-    """The spaces and ports under the cloud where it truly is (the camera cannot see them)."""
+def hidden_places(world: World, board: Board,
+                  camera: CameraModel | None = None) -> frozenset[str]:
+    """The spaces and ports the cloud hides from the camera where it truly is.
+
+    The shared cover model (`rules.cover`) with the world's true cloud centre and,
+    given the camera, the true parallax of the cloud's raised body: the same disks
+    vision works out from the marker it sees. Without a camera, the body alone.
+    """
     if not world.cloud_on_board:
         return frozenset()
-    radius = board.cloud.footprint_radius_mm
     cloud = world.cloud_mm
-    hidden = {s.id for s in board.spaces.values() if math.dist(s.position, cloud) <= radius}
-    hidden.update(p.id for p in board.ports.values()
-                  if any(math.dist(b, cloud) <= radius for b in p.berths))
-    return frozenset(hidden)
+    if camera is None:
+        circles = hidden_circles(board, cloud)
+    else:
+        apparent, scale = camera.parallax(cloud[0], cloud[1], CLOUD_HEIGHT_MM)
+        circles = hidden_circles(board, cloud, apparent, scale)
+
+    def hidden(point: Point) -> bool:
+        return observability(point[0], point[1], circles) == 0.0
+
+    out = {s.id for s in board.spaces.values() if hidden(s.position)}
+    out.update(p.id for p in board.ports.values() if any(hidden(b) for b in p.berths))
+    return frozenset(out)
 
 
 @dataclass(frozen=True)
@@ -247,10 +269,12 @@ def _visible(places: Counter[Place], hidden: Iterable[str]) -> Counter[Place]:
     return Counter({p: n for p, n in places.items() if p[1] is None or p[1] not in skip})
 
 
-def table_differences(world: World, game: Game, mode: str = "") -> TableDifference | None:
-    """The table invariant: None when the world's truth equals the game's placement."""
+def table_differences(world: World, game: Game, mode: str = "",
+                      camera: CameraModel | None = None) -> TableDifference | None:
+    """The table invariant: None when the world's truth equals the game's placement
+    (places the cloud hides from the camera excluded)."""
     board = game.board
-    hidden = hidden_places(world, board)
+    hidden = hidden_places(world, board, camera)
     truth = _visible(world_places(world, board), hidden)
     expected = _visible(Counter((s.color, s.location) for s in game.ships()
                                 if s.location is not None and s.status is not ShipStatus.OUT),
@@ -275,9 +299,11 @@ class InvariantWatch:
 
     SETTLED = frozenset({"ready", "spin", "over"})
 
-    def __init__(self, controller: Any, world: World) -> None:
+    def __init__(self, controller: Any, world: World,
+                 camera: Callable[[], CameraModel | None] = lambda: None) -> None:
         self.controller = controller
         self.world = world
+        self.camera = camera  # the simulated camera's model, once it is open
         self.violations: list[TableDifference] = []
         self.checked = 0
         self._last: tuple[int, str] | None = None
@@ -294,6 +320,6 @@ class InvariantWatch:
             return
         self._last = key
         self.checked += 1
-        diff = table_differences(self.world, game, mode)
+        diff = table_differences(self.world, game, mode, self.camera())
         if diff is not None:
             self.violations.append(diff)
