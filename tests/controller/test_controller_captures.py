@@ -164,6 +164,7 @@ def test_a_move_out_of_sight_stays_while_a_stray_token_is_fixed(make_table: Make
     assert (other, stray) in fix.extra
     assert all(p[0] != game.active for p in (*fix.missing, *fix.extra)), fix
     assert f"looks like {move}" in c.status.message
+    assert c.status.waiting == str(move)
     # the stray goes back where the game has it: the move is taken, out of sight
     table.world.remove(spare)
     table.world.place_ship(spare, *game.ship_positions()[spare])
@@ -178,8 +179,7 @@ def test_accepting_the_board_keeps_the_move_out_of_sight(make_table: MakeTable) 
     hand edit; the move's ship is not taken out of the game."""
     table = make_table(with_players=False, seed=1)
     c = table.controller
-    game: Game = c.game
-    move, other, stray, spare = _move_out_of_sight_and_a_stray(table)
+    move, _other, stray, spare = _move_out_of_sight_and_a_stray(table)
     table.run_until(lambda: table.mode() is Mode.FIX, limit=80)
     assert not c.accept_board()  # not before the fix has been asked for a few times
     # each attempt lifts the stray and puts it down on the same space again

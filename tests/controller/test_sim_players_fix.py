@@ -52,3 +52,45 @@ def test_a_true_fix_is_made(board: Board) -> None:
     players._fix(((yellow, port), (blue, game.ship(f"{blue}-2").location)), ((blue, stray),))
     assert f"{yellow}-1" in world.ship_positions()
     assert any(a.startswith(f"fix: {blue}-2 to") for a in players.actions), players.actions
+
+
+def _moved_out_of_port(game: Game, world: World, players: SimulatedPlayers) -> tuple[str, str]:
+    """The active player moved a ship out of its port on the table; the controller has not
+    taken the move yet. (colour, port)."""
+    color = game.active
+    move = next(m for m in game.legal_moves(2) if m.ship.startswith(color))
+    port = game.ship(move.ship).location
+    assert port is not None and port in game.board.ports
+    world.place_ship(move.ship, *game.board.spaces[move.end].position)
+    players._made = (len(game.journal), move, 2)
+    players.controller.status.waiting = str(move)
+    return color, port
+
+
+def test_a_fix_beside_a_waiting_move_counts_the_move(board: Board) -> None:
+    """The controller waits on the player's move (it went out of sight) and names a misread
+    in the port the move left: the players count their move and touch no token (they must
+    not bring the moved ship back)."""
+    game, world, players = _table(board)
+    color, port = _moved_out_of_port(game, world, players)
+    other = next(c for c in game.players if c != color)
+    before = dict(world.ship_positions())
+    # a token of the mover's colour left in the port was read as the other colour
+    players._fix(((color, port),), ((other, port),))
+    assert dict(world.ship_positions()) == before
+    assert players.actions == []
+
+
+def test_a_fix_that_names_the_move_itself_is_made(board: Board) -> None:
+    """When the controller did not take the move at all (no move waits), a fix that names
+    the moved ship is done as asked: the token goes back to its port."""
+    game, world, players = _table(board)
+    color, port = _moved_out_of_port(game, world, players)
+    players.controller.status.waiting = None
+    made = players._made
+    assert made is not None
+    move = made[1]
+    players._fix(((color, port),), ((color, move.end),))
+    assert world.ship_positions()[move.ship] != board.spaces[move.end].position
+    assert any(a.startswith(f"fix: {move.ship} to {port}") for a in players.actions), \
+        players.actions

@@ -785,6 +785,8 @@ class Controller:
 
     def _show_fix(self, diff: Difference, message: str, mode: Mode = Mode.FIX) -> None:
         """Ask for a fix; each ask while the game stays as it is counts as a failed attempt."""
+        waiting = self._waiting_move()
+        self.status.waiting = None if waiting is None else str(waiting[0].move)
         self.status.question = None
         self._tied = ()
         # every ask since the game last changed is a failed attempt (the players may try
@@ -826,6 +828,7 @@ class Controller:
         game = self.game
         assert game is not None
         self.status.fix = None
+        self.status.waiting = None
         self._restoring = False
         self.status.fix_attempts = 0
         self._bump_pending = False
@@ -948,13 +951,12 @@ class Controller:
             self.say("a long press accepts the board as seen only after a fix has been "
                      f"asked for {ACCEPT_AFTER_ATTEMPTS} times")
             return False
-        waiting, self._waiting = self._waiting, None
-        if waiting is not None and self.status.mode is Mode.FIX and waiting[2] is game \
-                and waiting[3] == len(game.journal) and game.phase is Phase.SHIPS:
+        waiting = self._waiting_move() if self.status.mode is Mode.FIX else None
+        self._waiting = None
+        if waiting is not None:
             # the move out of sight the fix was shown beside is a move (die, cards), not an
             # edit: it is made first, and only what it leaves unexplained is accepted
-            candidate, provisional, _, _ = waiting
-            self._apply(candidate, provisional)
+            self._apply(*waiting)
             self._bump_pending = False
         diff = difference(game, observation)
         edits = hand_edits(game, diff)
@@ -968,6 +970,15 @@ class Controller:
         self.status.provisional = ()
         self._settled()
         return True
+
+    def _waiting_move(self) -> tuple[Candidate, tuple[str, ...]] | None:
+        """The move out of sight a fix waits on, while the game is still as it was then."""
+        waiting = self._waiting
+        game = self.game
+        if waiting is None or game is None or waiting[2] is not game \
+                or waiting[3] != len(game.journal) or game.phase is not Phase.SHIPS:
+            return None
+        return waiting[0], waiting[1]
 
     def _check_provisional(self, observation: BoardObservation, final: bool = False) -> bool:
         """Check provisional moves and captures whose places are now in view; True if the

@@ -64,6 +64,9 @@ class Status:
     die: int | None = None  # the active player's die, when the controller knows it
     provisional: tuple[str, ...] = ()  # moves taken into places the camera cannot see yet
     fix_attempts: int = 0  # fixes asked for since the game last changed
+    # mode FIX: the active player's move the fix is asked beside (it went where the camera
+    # cannot see, and is taken once the rest matches); the fix names only the rest
+    waiting: str | None = None
 
 
 class ControllerView(Protocol):

@@ -19,10 +19,11 @@ from collections import Counter
 from typing import Any
 
 from bermuda_hw.controller.status import ControllerView, Mode, Question
+from bermuda_hw.errors import RulesError
 from bermuda_hw.geometry import heading_vector
 from bermuda_hw.rules.board import Board, Point
 from bermuda_hw.rules.game import Game
-from bermuda_hw.rules.moves import MAX_DIE, split_ship_id
+from bermuda_hw.rules.moves import MAX_DIE, Move, split_ship_id
 from bermuda_hw.sim.render import Hand
 from bermuda_hw.sim.scene import WorldScene
 from bermuda_hw.sim.truth import PLACE_TOLERANCE_MM, TruthLog, place_of, true_move
@@ -69,6 +70,9 @@ class SimulatedPlayers:
         self.knowledge: Game | None = None
         self._roll = 0  # the last die rolled and move made, to answer the controller
         self._move = ""
+        # the move made on the table and the journal's length then: until the controller
+        # takes it, the players count it in what the game should show
+        self._made: tuple[int, Move, int] | None = None
         self._answered: Question | None = None
         self.actions: list[str] = []
         #: tokens taken out of the cloud at an outside dot: out of the game for good
@@ -210,6 +214,7 @@ class SimulatedPlayers:
         self.world.place_ship(token, *target)
         self.truth.record(true_move(game, move, die))
         self._move = str(move)
+        self._made = (len(game.journal), move, die)
         self.actions.append(f"{game.active} rolls {die}: {move}")
         short = move.end not in self.board.ports and move.steps < die
         if short or move.end in self.board.ports:
@@ -230,7 +235,7 @@ class SimulatedPlayers:
         # the players look before they act: a fix that the table already shows as the game
         # has it (the camera misread a place) leaves the tokens alone
         truth = self._on_table()
-        game = self._know()
+        game = self._expected_game()
         expected: Counter[tuple[str, str | None]] = Counter(
             (s.color, s.location) for s in game.ships() if s.location is not None)
         missing = tuple(m for m in missing if truth[m] < expected[m])
@@ -258,6 +263,24 @@ class SimulatedPlayers:
             if token is not None:
                 self.world.remove(token)
                 self.actions.append(f"fix: {token} off the table")
+
+    def _expected_game(self) -> Game:
+        """The game as the players expect the table: the controller's, with the move they
+        made counted while the controller's fix waits on it (the fix is about the rest)."""
+        game = self._know()
+        made = self._made
+        if made is None or made[0] != len(game.journal) \
+                or self.controller.status.waiting != str(made[1]):
+            return game
+        _, move, die = made
+        after = game.copy()
+        try:
+            if after.die is None:
+                after.set_die(die)
+            after.push(move)
+        except RulesError:
+            return game
+        return after
 
     def _empty_cloud_at_edge(self) -> None:
         """At an outside dot the players take the captured ships out of the cloud."""
