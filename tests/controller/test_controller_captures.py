@@ -196,4 +196,25 @@ def test_accepting_the_board_keeps_the_move_out_of_sight(make_table: MakeTable) 
     assert entry.get("provisional") == [move.end]
     assert c.game.ship(move.ship).location == move.end
     assert c.game.ship(spare).location == stray
-    assert c.status.fix is None
+    assert c.status.fix is None and c.status.waiting is None
+    # the move is still checked once the cloud uncovers its place
+    assert c.status.provisional == (str(move),)
+
+
+def test_a_long_press_never_makes_a_move_computed_for_another_game(
+        make_table: MakeTable) -> None:
+    """The game changes while a move out of sight waits (here a hand edit): a long press
+    then takes no move that was worked out for the game as it was."""
+    table = make_table(with_players=False, seed=1)
+    c = table.controller
+    move, other, _stray, _spare = _move_out_of_sight_and_a_stray(table)
+    table.run_until(lambda: table.mode() is Mode.FIX, limit=80)
+    assert c.status.waiting == str(move)
+    game: Game = c.game
+    ship = next(s for s in game.ships(other) if s.location is not None)
+    game.set_ship(ship.id, ship.location)
+    assert c._commit()
+    c.status.fix_attempts = 3
+    assert c.accept_board()
+    assert not any(e.get("move") == str(move) for e in c.game.journal)
+    assert c.status.waiting is None

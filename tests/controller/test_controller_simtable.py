@@ -202,6 +202,21 @@ def test_the_table_invariant_leaves_out_what_the_cloud_body_hides(board: Board) 
         diff = table_differences(world, game, camera=camera)
         assert diff is not None and ("blue", "S16") in diff.only_on_table
 
+    # the raised body's image is shifted away from the camera: a token just beyond the
+    # body, on the far side from the camera, is hidden from it
+    far = max(board.spaces.values(), key=lambda sp: math.dist(
+        sp.position, (camera.x_mm, camera.y_mm)) if sp.id not in board.ports else 0.0)
+    px, py = far.position
+    away = math.dist(far.position, (camera.x_mm, camera.y_mm))
+    ux, uy = (px - camera.x_mm) / away, (py - camera.y_mm) / away
+    reach = radius * 1.08 + 2.0
+    world.place_ship("blue-1", px, py)
+    world.set_carriage(px - ux * reach, py - uy * reach)
+    bare = table_differences(world, game)
+    assert bare is not None and ("blue", far.id) in bare.only_on_table
+    seen = table_differences(world, game, camera=camera)
+    assert seen is None or ("blue", far.id) not in seen.only_on_table
+
 
 def test_the_cloud_returns_to_the_centre_clear_of_the_ships(make_table: Any) -> None:
     """The rules set the cloud back on the centre without a sweep: the rig's drag keeps
@@ -300,12 +315,17 @@ def test_a_pass_the_rolled_die_forces_needs_no_true_move(board: Board) -> None:
     """With the virtual die, a roll that leaves no move passes at the press that rolled it,
     before any player could make a move: that pass is right; a pass the die does not force,
     with no move made from the position, is not."""
-    game, die = _forced_pass(board)
+    game, _die = _forced_pass(board)
     forced = game.copy()
-    forced.set_die(die)
+    forced.roll_die()  # every value leaves blue no move
     forced.push(Move.pass_turn(game.active))
-    checks = compare_moves(game_record(forced), [], board)
-    assert [c.wrong for c in checks][-1] == ""
+    assert compare_moves(game_record(forced), [], board)[-1].wrong == ""
+    # the same pass with the die rolled at the table: a player passed, and none recorded it
+    told = game.copy()
+    told.set_die(3)
+    told.push(Move.pass_turn(game.active))
+    assert compare_moves(game_record(told), [], board)[-1].wrong == \
+        "no true move from this position"
     unforced = Game.new(2, seed=1, board=board)
     unforced.set_die(3)
     unforced.push(unforced.legal_moves(3)[0])

@@ -94,3 +94,26 @@ def test_a_fix_that_names_the_move_itself_is_made(board: Board) -> None:
     assert world.ship_positions()[move.ship] != board.spaces[move.end].position
     assert any(a.startswith(f"fix: {move.ship} to {port}") for a in players.actions), \
         players.actions
+
+
+def test_the_controller_may_name_another_ship_with_the_same_consequence(board: Board) -> None:
+    """The controller names the move it waits on by one ship of the group that does the
+    same; the players count theirs all the same."""
+    game, world, players = _table(board)
+    first = game.legal_moves(2)[0]
+    # a second ship of the mover's colour in the same port
+    second = next(s for s in game.ships(game.active) if s.id != first.ship)
+    game.set_ship(second.id, first.start)
+    world.place_ship(second.id, *game.ship_positions()[second.id])
+    color, port = _moved_out_of_port(game, world, players)
+    made = players._made
+    assert made is not None and made[1] == first
+    twin = next((m for m in game.legal_moves(2) if m.ship != made[1].ship
+                 and m.ship.startswith(color) and m.start == made[1].start
+                 and m.end == made[1].end), None)
+    assert twin is not None, "the start layout has two ships of a colour in a port"
+    players.controller.status.waiting = str(twin)
+    other = next(c for c in game.players if c != color)
+    before = dict(world.ship_positions())
+    players._fix(((color, port),), ((other, port),))
+    assert dict(world.ship_positions()) == before

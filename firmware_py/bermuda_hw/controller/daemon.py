@@ -63,7 +63,7 @@ import os
 import threading
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from bermuda_hw.backends.camera import CameraSource, Frame
@@ -269,6 +269,8 @@ class Controller:
 
     def _set(self, mode: Mode, message: str = "", pattern: Pattern | None = None) -> None:
         changed = mode is not self.status.mode or message != self.status.message
+        if mode is not Mode.FIX:
+            self.status.waiting = None
         self.status.mode = mode
         self.status.message = message
         if changed and message and self._worth_saying(mode, message):
@@ -785,7 +787,7 @@ class Controller:
 
     def _show_fix(self, diff: Difference, message: str, mode: Mode = Mode.FIX) -> None:
         """Ask for a fix; each ask while the game stays as it is counts as a failed attempt."""
-        waiting = self._waiting_move()
+        waiting = self._waiting_move() if mode is Mode.FIX else None
         self.status.waiting = None if waiting is None else str(waiting[0].move)
         self.status.question = None
         self._tied = ()
@@ -953,22 +955,40 @@ class Controller:
             return False
         waiting = self._waiting_move() if self.status.mode is Mode.FIX else None
         self._waiting = None
+        count = len(game.journal)
+        bumped: tuple[str, ...] = ()
         if waiting is not None:
             # the move out of sight the fix was shown beside is a move (die, cards), not an
             # edit: it is made first, and only what it leaves unexplained is accepted
-            self._apply(*waiting)
-            self._bump_pending = False
+            if not self._apply(*waiting):
+                return False
+            bumped = waiting[0].bumped
         diff = difference(game, observation)
+        if bumped:
+            # the ships it bumps go back to their ports as the players are asked next
+            back = Counter((game.ship(s).color, game.ship(s).location) for s in bumped)
+            missing = []
+            for item in diff.missing:
+                if back[item] > 0:
+                    back[item] -= 1
+                else:
+                    missing.append(item)
+            diff = replace(diff, missing=tuple(missing))
         edits = hand_edits(game, diff)
         for sid, place in edits:
             game.set_ship(sid, place)
-        self._commit()
+        if not self._commit():
+            return False
         self.say("the board is accepted as seen: " + ("; ".join(
             f"{sid} {'to ' + place if place else 'out of the game'}" for sid, place in edits)
             or "nothing to change"))
-        self._provisional = []
-        self.status.provisional = ()
-        self._settled()
+        # what the board now shows is the game; only the move just made stays to be checked
+        self._provisional = [p for p in self._provisional if p.count >= count]
+        self.status.provisional = tuple(p.move for p in self._provisional)
+        if bumped:
+            self._check_board(observation)
+        else:
+            self._settled()
         return True
 
     def _waiting_move(self) -> tuple[Candidate, tuple[str, ...]] | None:

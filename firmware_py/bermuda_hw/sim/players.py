@@ -26,7 +26,13 @@ from bermuda_hw.rules.game import Game
 from bermuda_hw.rules.moves import MAX_DIE, Move, split_ship_id
 from bermuda_hw.sim.render import Hand
 from bermuda_hw.sim.scene import WorldScene
-from bermuda_hw.sim.truth import PLACE_TOLERANCE_MM, TruthLog, place_of, true_move
+from bermuda_hw.sim.truth import (
+    PLACE_TOLERANCE_MM,
+    Consequence,
+    TruthLog,
+    place_of,
+    true_move,
+)
 from bermuda_hw.sim.world import World
 
 BESIDE_MM = 5.0  # a token put down beside another stands at least this far from its centre
@@ -265,22 +271,21 @@ class SimulatedPlayers:
                 self.actions.append(f"fix: {token} off the table")
 
     def _expected_game(self) -> Game:
-        """The game as the players expect the table: the controller's, with the move they
-        made counted while the controller's fix waits on it (the fix is about the rest)."""
+        """The game as the players expect the table: the controller's, with the move it
+        waits on counted when that move does what the players did (the fix is about the
+        rest; the controller may name another ship or route with the same consequence)."""
         game = self._know()
         made = self._made
-        if made is None or made[0] != len(game.journal) \
-                or self.controller.status.waiting != str(made[1]):
+        waiting = self.controller.status.waiting
+        if made is None or waiting is None or made[0] != len(game.journal):
             return game
         _, move, die = made
-        after = game.copy()
         try:
-            if after.die is None:
-                after.set_die(die)
-            after.push(move)
-        except RulesError:
+            ours = _after(game, move, die)
+            theirs = _after(game, Move.parse(waiting), die)
+        except (RulesError, ValueError):
             return game
-        return after
+        return theirs if Consequence.of(theirs) == Consequence.of(ours) else game
 
     def _empty_cloud_at_edge(self) -> None:
         """At an outside dot the players take the captured ships out of the cloud."""
@@ -380,3 +385,12 @@ class SimulatedPlayers:
                 return point
             best = point
         return best
+
+
+def _after(game: Game, move: Move, die: int) -> Game:
+    """A copy of the game with a move made (the die set if it is not yet)."""
+    after = game.copy()
+    if after.die is None:
+        after.set_die(die)
+    after.push(move)
+    return after

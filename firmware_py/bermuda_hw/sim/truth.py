@@ -192,7 +192,8 @@ def compare_moves(record: Mapping[str, Any], truths: Sequence[TrueMove],
         committed = before.copy()
         committed.push(Move.parse(entry["move"]))
         after = Consequence.of(committed)
-        forced = before.die is not None and before.legal_moves(before.die) == [
+        rolled = index > 0 and entries[index - 1].get("engine") is True
+        forced = rolled and before.die is not None and before.legal_moves(before.die) == [
             Move.pass_turn(color)]
         if truth is None and forced and Move.parse(entry["move"]).is_pass:
             # the virtual die rolled a number that leaves no move: the controller passes at
