@@ -34,7 +34,7 @@ from bermuda_hw.sim.render import (
     render,
 )
 from bermuda_hw.vision.colors import parse_calibration
-from bermuda_hw.vision.reader import BoardReader
+from bermuda_hw.vision.reader import BoardReader, VisionSettings
 from bermuda_hw.vision.ships import FAR_LAND, FAR_SEA, LABEL_MASK
 
 Image = npt.NDArray[np.uint8]
@@ -179,6 +179,25 @@ def test_the_search_covers_the_sea_that_the_reader_measures(classic_board: Board
             cv2.rectangle(markers, (round(m.x_mm - h), round(m.y_mm - h)),
                           (round(m.x_mm + h), round(m.y_mm + h)), 1, -1)
         assert not (_half(reader, markers > 0) & searched).any()
+
+
+def test_a_finer_rectification_reads_the_same_ships_at_the_same_places(
+    classic_board: Board,
+) -> None:
+    """A reader that rectifies the board at 2 pixels per millimetre instead of 1 reads the
+    same ships, on and off the spaces, at the same positions in millimetres."""
+    board = classic_board
+    ships = (on_space(board, "S20", "red"), in_berth(board, "OIL", 1, "green"),
+             ShipToken("blue", 320.0, 364.0, 20.0), on_space(board, "S05", "yellow"))
+    frame = render(board, Scene(ships), TILTED, seed=1)
+    coarse = BoardReader(board).read(frame).ships
+    fine = BoardReader(board, settings=VisionSettings(px_per_mm=2.0)).read(frame).ships
+    assert sorted((s.color, s.space or "") for s in fine) == [
+        ("blue", ""), ("green", "OIL"), ("red", "S20"), ("yellow", "S05")]
+    for a, b in zip(sorted(coarse, key=lambda s: s.color), sorted(fine, key=lambda s: s.color),
+                    strict=True):
+        assert (a.color, a.space, a.berth) == (b.color, b.space, b.berth)
+        assert math.dist((a.x_mm, a.y_mm), (b.x_mm, b.y_mm)) < 2.0
 
 
 def _beside(board: Board, space_id: str, color: str, offset_mm: float) -> ShipToken:
@@ -370,6 +389,24 @@ def test_a_learned_board_sees_a_ship_put_down_on_the_land(
                    TILTED, seed=5, palette=palette)
     assert _placed(reader, frame) == [("red", None)]
     assert ("red", None) not in _placed(BoardReader(board), frame)
+
+
+def test_ports_painted_in_a_ship_colour_read_with_the_board_file_alone(
+    classic_board: Board,
+) -> None:
+    """Yellow-sand ports, not learned: each pixel in a port is judged against the paint
+    measured around its berths, so the sand left between yellow and red ships in their
+    berths is no ship off the berths."""
+    board = classic_board
+    palette = Palette(port=(120, 225, 250))
+    ships = (in_berth(board, "OIL", 1, "yellow"), in_berth(board, "HOME", 3, "yellow"),
+             in_berth(board, "OIL", 2, "red"))
+    for camera in (CameraModel(), TILTED):
+        assert _placed(BoardReader(board), render(board, Scene(), camera, seed=2,
+                                                  palette=palette)) == []
+        assert _placed(BoardReader(board), render(board, Scene(ships), camera, seed=3,
+                                                  palette=palette)) == [
+            ("red", "OIL"), ("yellow", "HOME"), ("yellow", "OIL")]
 
 
 def test_a_learned_board_with_ports_painted_in_a_ship_colour(classic_board: Board) -> None:
