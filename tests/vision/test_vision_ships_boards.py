@@ -291,6 +291,26 @@ def test_printed_spots_named_in_the_calibration_are_no_ships(classic_board: Boar
         assert math.dist((off.x_mm, off.y_mm), (150.0, 300.0)) < 6.0
 
 
+def test_a_board_with_two_ship_colours_still_tells_them_apart() -> None:
+    """On a board file with only yellow and red ships, a pixel counts for one of them only
+    if it is clearly nearer to it than to the other: an orange token, halfway between
+    them, is no ship; red and yellow ships are read."""
+    text = _classic_text()
+    four = 'ship_colors = ["blue", "yellow", "green", "red"]'
+    assert four in text
+    board = _board(text.replace(four, 'ship_colors = ["yellow", "red"]'))
+    colors = dict(Palette().ships)
+    colors["red"] = (35, 120, 220)  # halfway between the red and the yellow plastic
+    orange = Palette(ships=tuple(colors.items()))
+    ships = (ShipToken("red", 320.0, 364.0, 30.0), on_space(board, "S20", "red"),
+             on_space(board, "S05", "yellow"))
+    for camera in (CameraModel(), TILTED):
+        assert _placed(BoardReader(board), render(board, Scene(ships), camera, seed=3,
+                                                  palette=orange)) == [("yellow", "S05")]
+        assert _placed(BoardReader(board), render(board, Scene(ships), camera, seed=3)) == [
+            ("red", None), ("red", "S20"), ("yellow", "S05")]
+
+
 # ---------------------------------------------------------------- the codes hands are found by
 
 
