@@ -10,6 +10,7 @@ import pytest
 from bermuda_hw.controller.daemon import captured_ships, taken_by_track
 from bermuda_hw.controller.identify import Difference, difference, explain, pass_die
 from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.candidates import contents
 from bermuda_hw.rules.cloud import CloudPose, Spin
 from bermuda_hw.rules.events import Swept
 from bermuda_hw.rules.game import Game, Phase
@@ -306,3 +307,28 @@ def test_a_double_reading_beside_a_real_extra_ship(board: Board, space_first: bo
     readings.append(ShipReading("yellow", None, 250.0, 250.0))
     diff = difference(game, _seen(readings))
     assert diff == Difference((), (("yellow", None),))
+
+
+def test_a_port_with_more_ships_than_berths_shows_one_per_berth(board: Board) -> None:
+    """A ship bumped back into a port whose berths are all taken stands beside another: the
+    camera sees one ship per berth there, and the board still matches the game; a ship
+    missing from a port with a free berth is still missing."""
+    from referee_helpers import Camera
+
+    game = Game.new(4, seed=9, board=board)
+    port = "BANANAS"
+    berths = len(board.ports[port].berths)
+    on_board = [s for s in game.ships() if s.location is not None and s.location != port]
+    source = on_board[0].location
+    assert source is not None and source in board.ports
+    for ship in on_board[:berths + 1 - len(game.ships_at(port))]:
+        game.set_ship(ship.id, port)
+    assert len(game.ships_at(port)) == berths + 1
+    camera = Camera(board)
+    seen = camera.game(game)
+    assert not difference(game, seen)
+    # a ship gone from the port it left, which now has a free berth: missing
+    places = {p: list(c) for p, c in contents(game).items()}
+    gone = places[source].pop()
+    seen = camera.game(game, places)
+    assert difference(game, seen).missing == ((gone, source),)

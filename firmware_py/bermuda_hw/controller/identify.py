@@ -97,9 +97,26 @@ def difference(game: Game, observation: BoardObservation) -> Difference:
     hidden = observation.hidden_spaces
     expected = _visible(expected_places(game), hidden)
     best: Difference | None = None
+    board = game.board
+    # a port holding more ships than it has berths (a bump back into a full port): the
+    # extra ones stand beside others, so at most one ship per berth can be seen there
+    in_port: Counter[str] = Counter()
+    for (_, place), k in expected.items():
+        if place is not None and place in board.ports:
+            in_port[place] += k
+    doubled = Counter({port: n - len(board.ports[port].berths) for port, n in in_port.items()
+                       if n > len(board.ports[port].berths)})
     for variant in seen_variants(observation):
         seen = _visible(variant, hidden)
-        diff = Difference(_sorted(expected - seen), _sorted(seen - expected))
+        missing = expected - seen
+        if doubled:
+            unseen = Counter(doubled)
+            for item in sorted(missing.elements(), key=lambda p: (p[0], p[1] or "")):
+                if item[1] is not None and unseen[item[1]] > 0:
+                    unseen[item[1]] -= 1
+                    missing[item] -= 1
+            missing = +missing
+        diff = Difference(_sorted(missing), _sorted(seen - expected))
         if best is None or len(diff.missing) + len(diff.extra) < len(best.missing) + len(
                 best.extra):
             best = diff
