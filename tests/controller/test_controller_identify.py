@@ -327,6 +327,15 @@ def test_a_port_with_more_ships_than_berths_shows_one_per_berth(board: Board) ->
     camera = Camera(board)
     seen = camera.game(game)
     assert not difference(game, seen)
+    # the ship bumped back not yet in the port, still beside the ship that bumped it
+    places = {p: list(c) for p, c in contents(game).items()}
+    bumped = places[port].pop()
+    landing = next(s for s in sorted(board.spaces) if s not in board.ports
+                   and s not in places and s not in game.blocked)
+    places[landing] = [bumped]
+    seen = camera.game(game, places)
+    diff = difference(game, seen)
+    assert diff.missing == ((bumped, port),) and diff.extra == ((bumped, landing),)
     # a ship gone from the port it left, which now has a free berth: missing
     places = {p: list(c) for p, c in contents(game).items()}
     gone = places[source].pop()

@@ -108,15 +108,18 @@ def difference(game: Game, observation: BoardObservation) -> Difference:
                        if n > len(board.ports[port].berths)})
     for variant in seen_variants(observation):
         seen = _visible(variant, hidden)
-        missing = expected - seen
+        missing, extra = expected - seen, seen - expected
         if doubled:
+            # unless a ship of that colour is seen where the game has none (the bumped
+            # ship not put back yet: it belongs in the port)
             unseen = Counter(doubled)
+            astray = {color for color, _ in extra}
             for item in sorted(missing.elements(), key=lambda p: (p[0], p[1] or "")):
-                if item[1] is not None and unseen[item[1]] > 0:
+                if item[1] is not None and unseen[item[1]] > 0 and item[0] not in astray:
                     unseen[item[1]] -= 1
                     missing[item] -= 1
             missing = +missing
-        diff = Difference(_sorted(missing), _sorted(seen - expected))
+        diff = Difference(_sorted(missing), _sorted(extra))
         if best is None or len(diff.missing) + len(diff.extra) < len(best.missing) + len(
                 best.extra):
             best = diff
