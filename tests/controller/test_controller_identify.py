@@ -341,3 +341,46 @@ def test_a_port_with_more_ships_than_berths_shows_one_per_berth(board: Board) ->
     gone = places[source].pop()
     seen = camera.game(game, places)
     assert difference(game, seen).missing == ((gone, source),)
+
+
+def test_a_bumped_ship_left_beside_the_mover_while_its_port_is_under_the_cloud(
+        board: Board) -> None:
+    """The ship a move bumps goes back to a port the cloud covers: the camera cannot see the
+    port, and one ship per place on the landing space. The landing space's evidence for the
+    bumped ship's colour beside the mover asks for the put-back; without it, nothing."""
+    from referee_helpers import Camera
+
+    from bermuda_hw.controller.daemon import bumped_beside
+    from bermuda_hw.rules.cover import hidden_circles, observability
+
+    game = Game.new(2, seed=1, board=board)
+    mover, other = game.players
+    port = "LUMBER"
+    found = None
+    for col, row in board.grid.dots():
+        circles = hidden_circles(board, board.grid.dot_mm(col, row))
+        if not all(observability(x, y, circles) == 0.0 for x, y in board.ports[port].berths):
+            continue
+        clear = [s.id for s in board.spaces.values() if s.kind == "path"
+                 and observability(s.x_mm, s.y_mm, circles) >= 1.0]
+        if clear:
+            found = (col, row, clear[0])
+            break
+    assert found is not None, "no dot whose cloud covers the port"
+    col, row, landing = found
+    game.set_cloud(CloudPose(col, row, 0))
+    ship = next(s.id for s in game.ships(mover))
+    bumped = next(s.id for s in game.ships(other))
+    game.set_ship(ship, landing)
+    game.set_ship(bumped, port)
+    camera = Camera(board)
+    places = {p: list(c) for p, c in contents(game).items()}
+    places[port].remove(other)
+    places[landing] = [other, mover]  # the mover set down beside the ship it bumped
+    seen = camera.game(game, places)
+    assert port in seen.hidden_spaces
+    assert not difference(game, seen)  # one ship per place: the hard readings see nothing
+    diff = bumped_beside(game, seen, landing, (bumped,), mover)
+    assert diff.missing == ((other, port),) and diff.extra == ((other, landing),)
+    # put back: nothing left to ask
+    assert not bumped_beside(game, Camera(board).game(game), landing, (bumped,), mover)
