@@ -79,7 +79,6 @@ from bermuda_hw.controller.identify import (
 from bermuda_hw.controller.journal import Journal, JournalWriteError
 from bermuda_hw.controller.notify import Watchdog, sd_notify
 from bermuda_hw.controller.referee import (
-    MARGIN,
     Group,
     Outcome,
     Verdict,
@@ -239,8 +238,6 @@ class Controller:
         self._tied: tuple[Group, ...] = ()  # the groups the pending question chooses between
         self._provisional: list[_Provisional] = []
         self._bump_pending = False  # a move's bumped ships are still to be put back
-        # the last move's landing space, the ships it bumped and the mover's colour
-        self._bumped: tuple[str, tuple[str, ...], str] | None = None
         # a move out of sight waiting for the rest of the board to match (its fix is shown)
         # (the move, its places out of sight, the game and its journal's length then)
         self._waiting: tuple[Candidate, tuple[str, ...], Game, int] | None = None
@@ -823,8 +820,6 @@ class Controller:
         game = self.game
         assert game is not None
         diff = difference(game, observation)
-        if not diff and self._bump_pending and self._bumped is not None:
-            diff = bumped_beside(game, observation, *self._bumped)
         if diff:
             self._show_fix(diff, f"fix the board: {diff.describe()}")
         else:
@@ -876,8 +871,6 @@ class Controller:
         for ship in candidate.bumped:
             self.say(f"    put {ship} back in {game.ship(ship).previous_port}")
         self._bump_pending = bool(candidate.bumped)
-        self._bumped = (candidate.move.end, candidate.bumped, color) if candidate.bumped \
-            else None
         if provisional:
             self.say(f"    provisional: the camera cannot see {', '.join(provisional)}; the "
                      "move is checked when it can")
@@ -1677,31 +1670,6 @@ def unseen_sweep(game: Game, swept: frozenset[str], observation: BoardObservatio
     places = {game.ship(s).location for s in swept}
     return tuple(sorted(p for p in places
                         if p is not None and p in observation.hidden_spaces))
-
-
-def bumped_beside(game: Game, observation: BoardObservation, landing: str,
-                  bumped: tuple[str, ...], mover: str) -> Difference:
-    """Bumped ships still beside the mover on the landing space while their ports are out of
-    sight: the hard readings show one ship per place, so only the landing place's evidence
-    for the bumped ship's colour tells (a bumped ship of the mover's colour cannot be told)."""
-    if landing in game.board.ports:
-        return Difference()
-    evidence = observation_evidence(game.board, observation)
-    try:
-        i = evidence.index(landing)
-    except KeyError:
-        return Difference()
-    missing: list[tuple[str, str | None]] = []
-    extra: list[tuple[str, str | None]] = []
-    for sid in bumped:
-        ship = game.ship(sid)
-        port = ship.location
-        if port is None or port not in observation.hidden_spaces or ship.color == mover:
-            continue
-        if evidence.loglik(i, (mover, ship.color)) - evidence.loglik(i, (mover,)) >= MARGIN:
-            missing.append((ship.color, port))
-            extra.append((ship.color, landing))
-    return Difference(tuple(missing), tuple(extra))
 
 
 def _difference_after(game: Game, candidate: Candidate, observation: BoardObservation
