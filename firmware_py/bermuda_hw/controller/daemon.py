@@ -712,8 +712,8 @@ class Controller:
         verdict = judge(game, observation, self._known_dice())
         self._waiting = None
         best = verdict.accepted or (verdict.tied[0] if verdict.tied else None)
-        pending: Candidate | None = None  # a provisional move waiting for the rest to match
-        verdict_provisional: tuple[str, ...] = ()
+        # a provisional move waiting for the rest to match, and its places out of sight
+        pending: tuple[Candidate, tuple[str, ...]] | None = None
         if best is not None:
             rest = len(_left_over(game, best.best, observation))
             # a move is the board's explanation only if little else differs; one into
@@ -721,8 +721,7 @@ class Controller:
             if rest > MAX_LEFTOVER:
                 verdict = Verdict(Outcome.UNCLEAR)
             elif verdict.provisional and rest and verdict.outcome is Outcome.MOVE:
-                pending = best.best
-                verdict_provisional = verdict.provisional
+                pending = (best.best, verdict.provisional)
                 verdict = Verdict(Outcome.UNCLEAR)
             elif len(verdict.tied) > MAX_OPTIONS:
                 # a ship gone out of sight that could be anywhere: no question, ask to show it
@@ -736,10 +735,11 @@ class Controller:
         elif pending is not None:
             # the move out of sight stays on the table: only what it does not explain is
             # a fix (a misread elsewhere must not make the players undo a real move)
-            diff = _difference_after(game, pending, observation)
-            self._waiting = (pending, verdict_provisional, game, len(game.journal))
-            self._show_fix(diff, f"{game.active}'s move looks like {pending.move} (die "
-                                 f"{pending.die}), taken once the rest matches: fix the "
+            move = pending[0]
+            diff = _difference_after(game, move, observation)
+            self._waiting = (*pending, game, len(game.journal))
+            self._show_fix(diff, f"{game.active}'s move looks like {move.move} (die "
+                                 f"{move.die}), taken once the rest matches: fix the "
                                  f"board: {diff.describe()}")
         else:
             diff = difference(game, observation)

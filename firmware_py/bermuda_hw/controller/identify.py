@@ -100,12 +100,8 @@ def difference(game: Game, observation: BoardObservation) -> Difference:
     board = game.board
     # a port holding more ships than it has berths (a bump back into a full port): the
     # extra ones stand beside others, so at most one ship per berth can be seen there
-    in_port: Counter[str] = Counter()
-    for (_, place), k in expected.items():
-        if place is not None and place in board.ports:
-            in_port[place] += k
-    doubled = Counter({port: n - len(board.ports[port].berths) for port, n in in_port.items()
-                       if n > len(board.ports[port].berths)})
+    doubled = Counter({port: n - len(p.berths) for port, p in board.ports.items()
+                       if (n := len(game.ships_at(port))) > len(p.berths)})
     for variant in seen_variants(observation):
         seen = _visible(variant, hidden)
         missing, extra = expected - seen, seen - expected
