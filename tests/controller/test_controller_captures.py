@@ -218,3 +218,65 @@ def test_a_long_press_never_makes_a_move_computed_for_another_game(
     assert c.accept_board()
     assert not any(e.get("move") == str(move) for e in c.game.journal)
     assert c.status.waiting is None
+
+
+def test_accepting_the_board_asks_for_the_ship_a_move_out_of_sight_bumps(
+        make_table: MakeTable) -> None:
+    """A long press while a move out of sight waits, where that move bumps a ship the
+    players have not put back yet: the bumped ship goes back to its port in the game and
+    is asked for; it is neither taken out of the game nor moved by a hand edit."""
+    table = make_table(with_players=False, seed=1)
+    c = table.controller
+    game: Game = c.game
+    set_out(table)
+    table.run_until(lambda: table.mode() is Mode.READY, limit=80)
+    observation = c.last_observation
+    assert observation is not None
+    hidden = observation.hidden_spaces
+    board: Board = table.board
+    # an opponent's ship on a place the rim hides, the active player's ship beside it
+    target = sorted(s for s in hidden if s not in game.blocked and s not in board.ports)[0]
+    start = sorted(n for n in board.neighbours(target)
+                   if n not in hidden and n not in board.ports)[0]
+    other = next(col for col in game.players if col != game.active)
+    ship, bumped = game.ships(game.active)[0].id, game.ships(other)[0].id
+    game.set_ship(ship, start)
+    game.set_ship(bumped, target)
+    game.set_turn(game.active)
+    assert c._commit()
+    set_out(table)
+    table.run_until(lambda: table.mode() is Mode.READY, limit=80)
+    move = next(m for d in range(1, 7) for m in game.legal_moves(d)
+                if m.ship == ship and m.end == target)
+    port = game.ship(bumped).previous_port
+    # the move is made; the bumped ship is lifted off and not yet put back; a stray token
+    # of the other colour stands on a free space
+    stray = next(s for s in sorted(board.spaces) if s not in board.ports and s not in hidden
+                 and not game.ships_at(s) and s != start)
+    spare = next(s.id for s in game.ships(other) if s.location is not None and s.id != bumped)
+    table.world.remove(ship)
+    table.world.place_ship(ship, *board.spaces[target].position)
+    table.world.remove(bumped)
+    table.world.remove(spare)
+    table.world.place_ship(spare, *board.spaces[stray].position)
+    table.run_until(lambda: table.mode() is Mode.FIX, limit=80)
+    x_mm, y_mm = board.spaces[stray].position
+    for _ in range(3):
+        table.world.remove(spare)
+        table.steps(6)
+        table.world.place_ship(spare, x_mm, y_mm)
+        table.steps(6)
+    assert c.status.fix_attempts >= 3
+    assert c.status.waiting == str(move)
+    assert c.accept_board()
+    assert any(e.get("move") == str(move) for e in c.game.journal)
+    assert c.game.ship(ship).location == target
+    assert c.game.ship(bumped).location == port
+    assert c.game.ship(spare).location == stray
+    table.steps(6)
+    fix = c.status.fix
+    assert fix is not None and (other, port) in fix.missing, c.status.message
+    # once it is put back, the game goes on
+    table.world.place_ship(bumped, *game.ship_positions()[bumped])
+    table.run_until(lambda: table.mode() is Mode.READY, limit=80)
+    assert c.game.ship(bumped).location == port
