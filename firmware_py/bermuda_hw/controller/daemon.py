@@ -13,7 +13,12 @@ never the simulated world's truth. One frame at a time (`step`):
   there); whatever else the board shows that the game does not have is
   reported as its own fix. When two consequences explain the board as well,
   the table is asked one question (mode ASK: k presses of the spin button
-  answer option k, or `answer(k)`). A move into a place the camera cannot see
+  answer option k, or `answer(k)`). When one of them went where the camera
+  cannot see and the others bumped a ship that is not back in its port yet,
+  the active player is first asked to put back any ship the move bumped
+  (without saying which move): a ship put back settles it, and a board that
+  stays as it was for `PUTBACK_WAIT_S` takes the move out of sight,
+  provisionally. A move into a place the camera cannot see
   is provisional: it is checked when the place comes into view and, if the
   board contradicts it, the journal is rewound to before it. After a few
   failed attempts at a fix, a long press accepts the board as seen (a hand
@@ -82,6 +87,7 @@ from bermuda_hw.controller.referee import (
     Group,
     Outcome,
     Verdict,
+    changed_places,
     judge,
     observation_evidence,
     place_observability,
@@ -101,7 +107,7 @@ from bermuda_hw.errors import (
 )
 from bermuda_hw.planning.route import HomingApproach, clear_route, homing_approach
 from bermuda_hw.rules.board import LETTERS, Board, Point
-from bermuda_hw.rules.candidates import Candidate, contents
+from bermuda_hw.rules.candidates import Bump, Candidate, Consequence, contents
 from bermuda_hw.rules.cloud import CloudPose, Spin, plan_spin, swept_ships
 from bermuda_hw.rules.cover import STAND_TOLERANCE_MM
 from bermuda_hw.rules.events import (
@@ -136,6 +142,9 @@ ACCEPT_AFTER_ATTEMPTS = 3  # after this many asks for a fix, a long press accept
 CONFIRM_OBSERVABILITY = 0.9  # a provisional move is checked once its places are seen this well
 MAX_LEFTOVER = 3  # a move leaving more ships unexplained than this is no explanation
 MAX_OPTIONS = 3  # more moves than this explaining the board as well is asked as a fix
+# after asking for the bumped ships to go back, how long an unchanged, clear board waits
+# before the move out of sight is taken instead
+PUTBACK_WAIT_S = 6.0
 
 
 class HomeRefused(HardwareError):
@@ -241,6 +250,9 @@ class Controller:
         # a move out of sight waiting for the rest of the board to match (its fix is shown)
         # (the move, its places out of sight, the game and its journal's length then)
         self._waiting: tuple[Candidate, tuple[str, ...], Game, int] | None = None
+        # a tie the players were asked to settle by putting bumped ships back: the tied
+        # consequences, when they were asked, the game and its journal's length then
+        self._putback: tuple[frozenset[Consequence], float, Game, int] | None = None
         self._stop = threading.Event()
         self.listeners: list[Callable[[str], None]] = []
         self.watchdog = Watchdog()
@@ -271,6 +283,7 @@ class Controller:
         changed = mode is not self.status.mode or message != self.status.message
         if mode is not Mode.FIX:
             self.status.waiting = None
+            self._end_putback()
         self.status.mode = mode
         self.status.message = message
         if changed and message and self._worth_saying(mode, message):
@@ -659,6 +672,8 @@ class Controller:
             self.status.observations += 1
             self.last_observation = observation
             self._observe(observation)
+        elif self._putback is not None:
+            self._putback_step()
         if self._spin_waits and self.status.mode is Mode.SPIN and self._board_clear():
             self._spin_waits = False
             self._spin()
@@ -711,6 +726,8 @@ class Controller:
             return
         verdict = judge(game, observation, self._known_dice())
         self._waiting = None
+        if verdict.outcome is not Outcome.TIE:
+            self._end_putback()
         best = verdict.accepted or (verdict.tied[0] if verdict.tied else None)
         # a provisional move waiting for the rest to match, and its places out of sight
         pending: tuple[Candidate, tuple[str, ...]] | None = None
@@ -731,7 +748,8 @@ class Controller:
             if self._apply(verdict.accepted.best, verdict.provisional):
                 self._check_board(observation)
         elif verdict.outcome is Outcome.TIE:
-            self._ask(verdict)
+            if not self._ask_putback(verdict, observation):
+                self._ask(verdict)
         elif pending is not None:
             # the move out of sight stays on the table: only what it does not explain is
             # a fix (a misread elsewhere must not make the players undo a real move)
@@ -789,6 +807,7 @@ class Controller:
         """Ask for a fix; each ask while the game stays as it is counts as a failed attempt."""
         waiting = self._waiting_move() if mode is Mode.FIX else None
         self.status.waiting = None if waiting is None else str(waiting[0].move)
+        self._end_putback()
         self.status.question = None
         self._tied = ()
         # every ask since the game last changed is a failed attempt (the players may try
@@ -877,6 +896,74 @@ class Controller:
         return committed
 
     # --- questions ----------------------------------------------------------------------
+
+    def _putback_choice(self, verdict: Verdict, observation: BoardObservation
+                        ) -> tuple[Candidate, tuple[str, ...]] | None:
+        """For a tie between one move out of sight and moves whose bumped ships are not
+        back in their ports yet: that move and its places out of sight (not seen well
+        enough to confirm it); else None."""
+        game = self.game
+        assert game is not None
+        settled = [g for g in verdict.tied if g.best.bump in (Bump.NONE, Bump.BACK)]
+        if len(settled) != 1 or len(settled) == len(verdict.tied):
+            return None
+        choice = settled[0].best
+        evidence = observation_evidence(game.board, observation)
+        hidden = tuple(p for p in changed_places(contents(game), choice.contents)
+                       if place_observability(evidence, p) < CONFIRM_OBSERVABILITY)
+        return (choice, hidden) if hidden else None
+
+    def _ask_putback(self, verdict: Verdict, observation: BoardObservation) -> bool:
+        """Ask for bumped ships to go back before asking which move was made (see the
+        module's text); True while that is what the table is asked."""
+        game = self.game
+        assert game is not None
+        if self._putback_choice(verdict, observation) is None:
+            self._end_putback()
+            return False
+        key = frozenset(g.consequence for g in verdict.tied)
+        asked = self._putback
+        if asked is not None and asked[0] == key and asked[2] is game \
+                and asked[3] == len(game.journal):
+            return True  # asked already: wait for the ships, or for the time to pass
+        self._putback = (key, self.clock.monotonic(), game, len(game.journal))
+        self.status.putback = True
+        self.status.fix = None
+        self.status.waiting = None
+        self.status.question = None
+        self._tied = ()
+        self._set(Mode.FIX, f"{game.active}: if your move bumped a ship, put it back in its "
+                            "port", Pattern.FIX)
+        return True
+
+    def _putback_step(self) -> None:
+        """No ship went back while the board stayed clear: the move out of sight it is."""
+        asked = self._putback
+        game = self.game
+        observation = self.last_observation
+        assert asked is not None and game is not None
+        if asked[2] is not game or asked[3] != len(game.journal) or observation is None \
+                or self.status.mode is not Mode.FIX:
+            self._end_putback()
+            return
+        if self.clock.monotonic() - asked[1] < PUTBACK_WAIT_S or not self._board_clear():
+            return
+        verdict = judge(game, observation, self._known_dice())
+        choice = self._putback_choice(verdict, observation) \
+            if verdict.outcome is Outcome.TIE else None
+        self._end_putback()
+        if choice is None:
+            self._observe(observation)
+            return
+        self.say(f"no ship was put back: {game.active}'s move is taken as {choice[0].move} "
+                 f"(die {choice[0].die}), checked once the cloud uncovers "
+                 f"{', '.join(choice[1])}")
+        if self._apply(*choice):
+            self._check_board(observation)
+
+    def _end_putback(self) -> None:
+        self._putback = None
+        self.status.putback = False
 
     def _ask(self, verdict: Verdict) -> None:
         """Ask the table which of the tied moves was made (one question, by die if it can)."""

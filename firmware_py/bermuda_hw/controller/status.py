@@ -67,6 +67,9 @@ class Status:
     # mode FIX: the active player's move the fix is asked beside (it went where the camera
     # cannot see, and is taken once the rest matches); the fix names only the rest
     waiting: str | None = None
+    # mode FIX: a move out of sight and moves that bumped a ship explain the board as well;
+    # the active player is asked to put back any ship their move bumped (no move is named)
+    putback: bool = False
 
 
 class ControllerView(Protocol):

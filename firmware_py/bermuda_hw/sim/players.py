@@ -5,7 +5,8 @@ camera frames, as people do in front of a real camera. They know the rules:
 each keeps a rules engine in step with what the controller announces (its
 public status, as a status page shows it), rolls a virtual die, picks a legal
 move and moves the token by hand. They put bumped ships back (at once, or
-only when the controller asks), take captured ships out of the cloud when it
+only when the controller asks: by naming the ship, or by asking for any
+ship the move bumped), take captured ships out of the cloud when it
 reaches an outside dot, follow the controller's requests to fix the board,
 sometimes reach over the board with a hand, and press the spin button
 through its mock pin.
@@ -79,6 +80,7 @@ class SimulatedPlayers:
         # the move made on the table and the journal's length then: until the controller
         # takes it, the players count it in what the game should show
         self._made: tuple[int, Move, int] | None = None
+        self._moved_token: str | None = None  # the token of that move
         self._answered: Question | None = None
         self.actions: list[str] = []
         #: tokens taken out of the cloud at an outside dot: out of the game for good
@@ -115,6 +117,8 @@ class SimulatedPlayers:
                 # the fix the controller names, even when it was asked after our own move
                 self._undo = {}
                 self._fix(status.fix.missing, status.fix.extra)
+            elif status.putback:
+                self._put_back_bumped()
             self._wait()
         elif mode in (Mode.READY, Mode.SPIN):
             if status.seq == self._acted_seq:
@@ -221,20 +225,33 @@ class SimulatedPlayers:
         self.truth.record(true_move(game, move, die))
         self._move = str(move)
         self._made = (len(game.journal), move, die)
+        self._moved_token = token
         self.actions.append(f"{game.active} rolls {die}: {move}")
         short = move.end not in self.board.ports and move.steps < die
         if short or move.end in self.board.ports:
             return
         if self.rng.random() < self.late_putback_chance:
             return  # the controller will ask for it
+        self._put_back_bumped()
+
+    def _put_back_bumped(self) -> None:
+        """The ships our move (not yet taken by the controller) bumped go back to their
+        ports, from beside our token on the landing space."""
+        made, token = self._made, self._moved_token
+        game = self._know()
+        if made is None or token is None or made[0] != len(game.journal):
+            return
+        move = made[1]
+        positions = self.world.ship_positions()
         for sid in game.ships_at(move.end):
             if sid == move.ship:
                 continue
             ship = game.ship(sid)
             other = self._token_at(ship.color, move.end, exclude=token)
             if other is not None:
-                self._undo[other] = positions[other]
+                self._undo.setdefault(other, positions[other])
                 self.world.place_ship(other, *self._spot(ship.previous_port, other))
+                self.actions.append(f"put back {other} to {ship.previous_port}")
 
     def _fix(self, missing: tuple[tuple[str, str | None], ...],
              extra: tuple[tuple[str, str | None], ...]) -> None:
