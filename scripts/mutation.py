@@ -50,11 +50,8 @@ TARGETS = (
                                               "tests/hardware/test_hw_profile_edges.py")),
     Target("identify", "controller/identify.py",
            ("tests/controller/test_controller_identify.py",)),
-    # the colour lookup grid is made once per process and kept on the class: tests forked
-    # from mutmut's own process (which made it already) would never run the mutated code
     Target("ships", "vision/ships.py", ("tests/vision/test_vision_ships.py",
-                                        "tests/vision/test_vision_ships_boards.py"),
-           (("process_isolation", "forkserver"), ("forkserver_warmup", "none"))),
+                                        "tests/vision/test_vision_ships_boards.py")),
 )
 
 # mutmut's exit codes (mutmut.stats.status_by_exit_code): a mutant is caught when a test

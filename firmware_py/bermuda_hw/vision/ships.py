@@ -87,17 +87,13 @@ class ColorClassifier:
     and two flags: far from the sea's colour, far from the land's colour.
     """
 
-    _grid: Floats | None = None
-
     def __init__(self, calibration: ColorCalibration, margin: float, far: float) -> None:
         self.calibration = calibration
         self.margin = margin
         self.far = far
         self.centres = _weighted(np.array([p.lab for p in calibration.profiles], np.float32))
         self.tolerance = np.array([p.tolerance for p in calibration.profiles], np.float32)
-        if ColorClassifier._grid is None:
-            ColorClassifier._grid = _lut_lab()
-        self.grid = ColorClassifier._grid
+        self.grid = _lut_lab()
         self.grid_w = _weighted(self.grid)
         d = np.sqrt(((self.grid_w[:, None, :] - self.centres[None, :, :]) ** 2).sum(axis=2))
         self.best = np.argmin(d, axis=1)
