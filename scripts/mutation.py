@@ -6,7 +6,8 @@ and the script prints caught/tested per file. mutmut 3 imports the mutated packa
 or `source/`; ours lives under `firmware_py/`. Each target therefore gets its own small
 project under `mutants/<target>/`: `src` and `tests` are links to the real ones, and its
 pyproject.toml is this project's `[tool.pytest.ini_options]` and `[tool.mutmut]` with the
-target's `only_mutate` and test selection added. Runs are niced and use one child process.
+target's `only_mutate` and test selection added. Runs are niced and, unless `--jobs` says
+more, use one child process.
 
     python scripts/mutation.py                 # every target
     python scripts/mutation.py moves profile   # some of them
@@ -50,11 +51,9 @@ TARGETS = (
                                               "tests/hardware/test_hw_profile_edges.py")),
     Target("identify", "controller/identify.py",
            ("tests/controller/test_controller_identify.py",)),
-    # the colour lookup grid is made once per process and kept on the class: tests forked
-    # from mutmut's own process (which made it already) would never run the mutated code
     Target("ships", "vision/ships.py", ("tests/vision/test_vision_ships.py",
-                                        "tests/vision/test_vision_ships_boards.py"),
-           (("process_isolation", "forkserver"), ("forkserver_warmup", "none"))),
+                                        "tests/vision/test_vision_ships_boards.py",
+                                        "tests/vision/test_vision_ships_table.py")),
 )
 
 # mutmut's exit codes (mutmut.stats.status_by_exit_code): a mutant is caught when a test
@@ -142,7 +141,8 @@ def _mutmut(here: Path, target: Target, command: list[str], log_name: str = "run
     log = here / log_name
     with log.open("w", encoding="utf-8") as out:
         done = subprocess.run(command, cwd=here, stdout=out, stderr=subprocess.STDOUT,
-                              env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}, check=False)
+                              env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1",
+                                   "BERMUDA_HW_KEEP_FRAMES": "1"}, check=False)
     return done.returncode
 
 
@@ -152,10 +152,10 @@ def _sample(here: Path, target: Target, sample: int, seed: int) -> list[str]:
     return sorted(random.Random(seed).sample(names, min(sample, len(names))))
 
 
-def run(target: Target, fresh: bool, sample: int = 0, seed: int = 1) -> Score:
+def run(target: Target, fresh: bool, sample: int = 0, seed: int = 1, jobs: int = 1) -> Score:
     here = prepare(target, fresh)
     mutmut = Path(sys.executable).with_name("mutmut")
-    command = ["nice", "-n", "19", str(mutmut), "run", "--max-children", "1"]
+    command = ["nice", "-n", "19", str(mutmut), "run", "--max-children", str(jobs)]
     only: list[str] | None = None
     if fresh and sample:
         # make the mutants (and the tests' coverage) with a name that matches none of them,
@@ -200,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=int, default=0, metavar="N",
                         help="test a random sample of N mutants per file (0: all of them)")
     parser.add_argument("--seed", type=int, default=1, help="the sample's random seed")
+    parser.add_argument("--jobs", type=int, default=1, metavar="N",
+                        help="mutants tested at once (default 1: a machine stays usable)")
     parser.add_argument("--survivors", action="store_true", help="list the surviving mutants")
     parser.add_argument("--report", action="store_true",
                         help="only print the figures of the last run (or of its part done)")
@@ -213,7 +215,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.report:
             result = score(WORK / target.name, target)
         else:
-            result = run(target, fresh=not args.keep, sample=max(0, args.sample), seed=args.seed)
+            result = run(target, fresh=not args.keep, sample=max(0, args.sample), seed=args.seed,
+                         jobs=max(1, args.jobs))
         percent = 100.0 * result.caught / result.total if result.total else 0.0
         other = ", ".join(f"{n} {k}" for k, n in sorted(result.other.items()))
         print(f"{target.module:<24} {f'{result.caught}/{result.total}':>13} {percent:6.1f}% "

@@ -87,25 +87,18 @@ class ColorClassifier:
     and two flags: far from the sea's colour, far from the land's colour.
     """
 
-    _grid: Floats | None = None
-
     def __init__(self, calibration: ColorCalibration, margin: float, far: float) -> None:
         self.calibration = calibration
         self.margin = margin
         self.far = far
         self.centres = _weighted(np.array([p.lab for p in calibration.profiles], np.float32))
         self.tolerance = np.array([p.tolerance for p in calibration.profiles], np.float32)
-        if ColorClassifier._grid is None:
-            ColorClassifier._grid = _lut_lab()
-        self.grid = ColorClassifier._grid
+        self.grid = _lut_lab()
         self.grid_w = _weighted(self.grid)
         d = np.sqrt(((self.grid_w[:, None, :] - self.centres[None, :, :]) ** 2).sum(axis=2))
         self.best = np.argmin(d, axis=1)
         self.d_best = d[np.arange(len(d)), self.best]
-        if d.shape[1] > 1:
-            self.d_second = np.partition(d, 1, axis=1)[:, 1]
-        else:
-            self.d_second = np.full(len(d), np.inf, np.float32)
+        self.d_second = np.partition(d, 1, axis=1)[:, 1]  # a board has two colours or more
         self.neutral = np.sqrt((self.grid[:, 1:] ** 2).sum(axis=1))
         self._luts: list[tuple[tuple[float, ...], npt.NDArray[np.uint8]]] = []
 
@@ -251,7 +244,7 @@ class ShipFinder:
             sel = labels[row] == color
             x_mm = float(self.cols[place][sel].mean() / s)
             y_mm = float(self.rows[place][sel].mean() / s)
-            purity = n / max(1, int(counts[row].sum()))
+            purity = n / int(counts[row].sum())  # n > 0: at least min_fill of the disk
             fill = min(1.0, n / (0.45 * disk))
             hits.append(PlaceHit(int(place), color, x_mm, y_mm, round(purity * fill, 3)))
         return hits
@@ -286,13 +279,13 @@ class ShipFinder:
         clear = np.zeros(allowed.shape, np.uint8)
         for x, y in taken:
             cv2.circle(clear, (round(x * s), round(y * s)), round(self.settings.clear_mm * s),
-                       1, -1)
+                       1, cv2.FILLED)
         for x, y, r in [*blocked, *self.ignore]:
-            cv2.circle(clear, (round(x * s), round(y * s)), round(r * s), 1, -1)
+            cv2.circle(clear, (round(x * s), round(y * s)), round(r * s), 1, cv2.FILLED)
         allowed &= clear == 0
         out: list[tuple[int, float, float, float]] = []
         px_area = 1.0 / (s * s)
-        kernel = np.ones((3, 3), np.uint8)  # removes strokes thinner than ~6 mm
+        kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))  # strokes thinner than ~6 mm
         for color in range(len(self.names)):
             mask = ((labels == color) & allowed).astype(np.uint8)
             if int(mask.sum()) * px_area < self.settings.min_area_mm2:
@@ -300,16 +293,17 @@ class ShipFinder:
             # Fill a token's lighter deck or glint, then drop strokes thinner than a ship.
             mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel)
             mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel)
-            n, _, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
-            for i in range(1, n):
-                area = float(stats[i, cv2.CC_STAT_AREA]) * px_area
+            # 8-connected components: left, top, width, height, area and centre of each,
+            # the background first
+            _, _, stats, centroids = cv2.connectedComponentsWithStats(mask)
+            for _, _, w_px, h_px, n_px, cx, cy in np.column_stack((stats, centroids))[1:]:
+                area = n_px * px_area
                 if not (self.settings.min_area_mm2 <= area <= self.settings.max_area_mm2):
                     continue
-                w = stats[i, cv2.CC_STAT_WIDTH] / s
-                h = stats[i, cv2.CC_STAT_HEIGHT] / s
+                w = w_px / s
+                h = h_px / s
                 if max(w, h) > 45.0 or min(w, h) < 4.0:
                     continue
-                cx, cy = centroids[i]
                 conf = min(1.0, area / 150.0)
                 out.append((color, float(cx / s), float(cy / s), round(conf, 3)))
         return out

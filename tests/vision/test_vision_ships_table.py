@@ -1,0 +1,86 @@
+"""The colour lookup table: one table per frame's background colours, reused while the light
+holds steady and made again when it really changes."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bermuda_hw.vision.colors import ColorCalibration, default_calibration
+from bermuda_hw.vision.ships import LABEL_MASK, LUT_STEP, NONE, ColorClassifier, ShipSettings
+
+SEA = (45.0, -5.0, -30.0)
+LAND = (70.0, 5.0, 30.0)
+PAINT = (80.0, 2.0, 10.0)
+
+
+def _classifier(calibration: ColorCalibration | None = None) -> ColorClassifier:
+    calibration = calibration or default_calibration(("red", "yellow", "green", "blue"))
+    return ColorClassifier(calibration, ShipSettings().margin, 22.0)
+
+
+def _shifted(colour: tuple[float, float, float], axis: int, by: float
+             ) -> tuple[float, float, float]:
+    out = list(colour)
+    out[axis] += by
+    return (out[0], out[1], out[2])
+
+
+def test_a_table_is_reused_while_every_background_colour_stays_within_a_step() -> None:
+    classifier = _classifier()
+    table = classifier.lut(SEA, LAND, PAINT)
+    near = 0.9 * LUT_STEP
+    for axis in range(3):
+        for by in (near, -near):
+            assert classifier.lut(_shifted(SEA, axis, by), LAND, PAINT) is table
+            assert classifier.lut(SEA, _shifted(LAND, axis, by), PAINT) is table
+            assert classifier.lut(SEA, LAND, _shifted(PAINT, axis, by)) is table
+
+
+def test_a_table_is_made_again_when_any_background_colour_moves_a_step() -> None:
+    classifier = _classifier()
+    table = classifier.lut(SEA, LAND, PAINT)
+    far = 1.1 * LUT_STEP
+    for axis in range(3):
+        for by in (far, -far):
+            assert classifier.lut(_shifted(SEA, axis, by), LAND, PAINT) is not table
+            assert classifier.lut(SEA, _shifted(LAND, axis, by), PAINT) is not table
+            assert classifier.lut(SEA, LAND, _shifted(PAINT, axis, by)) is not table
+    # No land or no paint is another background, not the nearest one.
+    assert classifier.lut(SEA, None, PAINT) is not table
+    assert classifier.lut(SEA, LAND, None) is not table
+
+
+def test_the_last_eight_tables_are_kept() -> None:
+    classifier = _classifier()
+    seas = [_shifted(SEA, 0, 2 * LUT_STEP * i) for i in range(9)]
+    tables = [classifier.lut(sea, LAND) for sea in seas[:8]]
+    assert all(classifier.lut(sea, LAND) is t for sea, t in zip(seas[:8], tables, strict=True))
+    classifier.lut(seas[8], LAND)  # a ninth light: the first table is dropped
+    assert all(classifier.lut(sea, LAND) is t
+               for sea, t in zip(seas[1:8], tables[1:], strict=True))
+    first = classifier.lut(seas[0], LAND)
+    assert first is not tables[0]
+    assert np.array_equal(first, tables[0])
+
+
+def test_a_table_made_again_is_the_same_table() -> None:
+    """Reuse is only a saving: the codes depend on the colours, never on what came before."""
+    fresh = _classifier().lut(SEA, LAND, PAINT)
+    used = _classifier()
+    for i in range(12):
+        used.lut(_shifted(SEA, 1, 2 * LUT_STEP * (i - 6)), LAND)
+    assert np.array_equal(used.lut(SEA, LAND, PAINT), fresh)
+
+
+def test_labels_are_the_tables_colour_index_or_none() -> None:
+    """A pixel's label is its code's colour part less one: NONE (-1) where no ship colour
+    holds, and always int8 (the labels of a whole board are kept in one byte each)."""
+    classifier = _classifier()
+    pixels = np.random.default_rng(3).integers(0, 256, (64, 64, 3), dtype=np.uint8)
+    for land, paint in ((LAND, None), (None, PAINT)):
+        labels = classifier.labels(pixels, SEA, land, paint)
+        codes = classifier.codes(pixels, SEA, land, paint)
+        assert labels.dtype == np.int8 and codes.dtype == np.uint8
+        assert np.array_equal(labels, (codes & LABEL_MASK).astype(np.int16) - 1)
+        assert set(np.unique(labels)) <= {NONE, *range(len(classifier.centres))}
+        assert (labels == NONE).any() and (labels != NONE).any()
