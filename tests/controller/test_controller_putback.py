@@ -9,10 +9,14 @@ from typing import Any
 import pytest
 from table_helpers import set_out
 
-from bermuda_hw.controller.daemon import PUTBACK_WAIT_S
+from bermuda_hw.controller.daemon import ACCEPT_AFTER_ATTEMPTS, PUTBACK_WAIT_S
 from bermuda_hw.controller.status import Mode
 from bermuda_hw.rules.game import Game, GameOptions
 from bermuda_hw.rules.moves import Move
+from bermuda_hw.sim.players import SimulatedPlayers
+from bermuda_hw.sim.render import Hand
+from bermuda_hw.sim.scene import WorldScene
+from bermuda_hw.sim.truth import place_of
 
 MakeTable = Callable[..., Any]
 
@@ -99,3 +103,75 @@ def test_a_ship_put_back_settles_the_bump(make_table: MakeTable) -> None:
     table.run_until(lambda: table.mode() is Mode.READY, limit=80)
     assert not c.status.putback
     assert not any("which move" in line for line in table.log)
+
+
+def _taken(c: Any, move: Move) -> bool:
+    return any(e.get("move") == str(move) for e in c.game.journal)
+
+
+def test_the_wait_counts_only_while_the_board_is_quiet(make_table: MakeTable) -> None:
+    """A hand over the board (someone about to put a ship back) near the end of the wait
+    starts it again: the move out of sight is taken only once the board has been clear
+    and unchanged for the whole wait after the hand left."""
+    table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
+    c = table.controller
+    hidden_move, _bump, _b = _own_ship_or_out_of_sight(table)
+    table.world.remove(hidden_move.ship)
+    table.world.place_ship(hidden_move.ship, *table.board.spaces[hidden_move.end].position)
+    table.run_until(lambda: c.status.putback, limit=80)
+    asked = c.clock.monotonic()
+    table.run_until(lambda: c.clock.monotonic() - asked >= 0.7 * PUTBACK_WAIT_S, limit=200)
+    table.backend.scene.hand = Hand(250.0, 250.0, side="S")
+    table.run_until(lambda: c.clock.monotonic() - asked >= 1.2 * PUTBACK_WAIT_S, limit=200)
+    assert not _taken(c, hidden_move) and c.status.putback
+    table.backend.scene.hand = None
+    left = c.clock.monotonic()
+    table.run_until(lambda: _taken(c, hidden_move), limit=400)
+    assert c.clock.monotonic() - left >= PUTBACK_WAIT_S
+
+
+def test_no_long_press_accepts_the_board_while_a_put_back_is_asked(
+        make_table: MakeTable) -> None:
+    table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
+    c = table.controller
+    hidden_move, _bump, _b = _own_ship_or_out_of_sight(table)
+    table.world.remove(hidden_move.ship)
+    table.world.place_ship(hidden_move.ship, *table.board.spaces[hidden_move.end].position)
+    table.run_until(lambda: c.status.putback, limit=80)
+    count = len(c.game.journal)
+    c.status.fix_attempts = ACCEPT_AFTER_ATTEMPTS
+    assert not c.accept_board()
+    assert len(c.game.journal) == count and c.status.putback
+
+
+def test_simulated_players_put_back_only_what_their_move_bumped(make_table: MakeTable) -> None:
+    """The players' answer to the request: the ship their move (not yet taken) bumped goes
+    back to its port; after a move the controller took already, or one that bumps
+    nobody, nothing is moved."""
+    table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
+    c = table.controller
+    game: Game = c.game
+    hidden_move, bump, b = _own_ship_or_out_of_sight(table)
+    port = game.ship(b).previous_port
+    x_mm, y_mm = table.board.spaces[bump.end].position
+    table.world.remove(bump.ship)
+    table.world.place_ship(bump.ship, x_mm + 6.0, y_mm)
+    players = SimulatedPlayers(c, table.world, WorldScene(table.world, table.board),
+                               table.backend.pin(table.config.controls.spin_button_pin),
+                               seed=1)
+    assert game.die is not None
+    before = dict(table.world.ship_positions())
+    # a move already taken by the controller, or one that bumps nobody: nothing moves
+    players._made, players._moved_token = (len(game.journal) - 1, bump, game.die), bump.ship
+    players._put_back_bumped()
+    assert table.world.ship_positions() == before
+    players._made = (len(game.journal), hidden_move, game.die)
+    players._put_back_bumped()
+    assert table.world.ship_positions() == before
+    players._moved_token = bump.ship
+    players._made = (len(game.journal), bump, game.die)
+    players._put_back_bumped()
+    after = table.world.ship_positions()
+    assert place_of(table.board, after[b]) == port
+    assert {s: p for s, p in after.items() if s != b} == {
+        s: p for s, p in before.items() if s != b}

@@ -17,16 +17,16 @@ never the simulated world's truth. One frame at a time (`step`):
   cannot see and the others bumped a ship that is not back in its port yet,
   the active player is first asked to put back any ship the move bumped
   (without saying which move): a ship put back settles it, and a board that
-  stays as it was for `PUTBACK_WAIT_S` takes the move out of sight,
-  provisionally. A move into a place the camera cannot see
-  is provisional: it is checked when the place comes into view and, if the
-  board contradicts it, the journal is rewound to before it. After a few
-  failed attempts at a fix, a long press accepts the board as seen (a hand
-  edit of the position, journalled). With `die = "table"` a press in the
-  ship phase is a pass, accepted only if some die value leaves the active
-  player without any move; with `die = "virtual"` a press rolls the die for
-  the active player (the LED flashes the number) and a roll with no move
-  passes.
+  reads the same, clear of hands, for `PUTBACK_WAIT_S` takes the move out of
+  sight, provisionally (a board never that quiet is asked about). A move
+  into a place the camera cannot see is provisional: it is checked when the
+  place comes into view and, if the board contradicts it, the journal is
+  rewound to before it. After a few failed attempts at a fix, a long press
+  accepts the board as seen (a hand edit of the position, journalled). With
+  `die = "table"` a press in the ship phase is a pass, accepted only if some
+  die value leaves the active player without any move; with `die =
+  "virtual"` a press rolls the die for the active player (the LED flashes the
+  number) and a roll with no move passes.
 - **cloud phase**: the LED says "press spin"; a press spins (the game's seeded
   spinner), turns and moves the cloud, and the next stable observation decides
   the captures: swept ships the camera no longer sees are captured, the others
@@ -142,9 +142,11 @@ ACCEPT_AFTER_ATTEMPTS = 3  # after this many asks for a fix, a long press accept
 CONFIRM_OBSERVABILITY = 0.9  # a provisional move is checked once its places are seen this well
 MAX_LEFTOVER = 3  # a move leaving more ships unexplained than this is no explanation
 MAX_OPTIONS = 3  # more moves than this explaining the board as well is asked as a fix
-# after asking for the bumped ships to go back, how long an unchanged, clear board waits
-# before the move out of sight is taken instead
+# after asking for the bumped ships to go back, how long the board must read the same, clear
+# of hands, before the move out of sight is taken instead; and when a board never that quiet
+# is asked about
 PUTBACK_WAIT_S = 6.0
+PUTBACK_GIVE_UP_S = 60.0
 
 
 class HomeRefused(HardwareError):
@@ -200,6 +202,18 @@ class _PendingSpin:
     letter_retries: int = 0
 
 
+@dataclass
+class _PutBack:
+    """A tie the table is asked to settle by putting bumped ships back."""
+
+    consequence: Consequence  # of the move out of sight that a quiet board takes
+    game: Game
+    count: int  # the journal's length when asked
+    asked_s: float
+    state: object | None  # what the board read at its last stable state
+    quiet_s: float  # since when it has read that way, clear of hands
+
+
 class Controller:
     """The daemon's state machine over a journal, a camera, the cloud mover and the controls."""
 
@@ -252,7 +266,7 @@ class Controller:
         self._waiting: tuple[Candidate, tuple[str, ...], Game, int] | None = None
         # a tie the players were asked to settle by putting bumped ships back: the tied
         # consequences, when they were asked, the game and its journal's length then
-        self._putback: tuple[frozenset[Consequence], float, Game, int] | None = None
+        self._putback: _PutBack | None = None
         self._stop = threading.Event()
         self.listeners: list[Callable[[str], None]] = []
         self.watchdog = Watchdog()
@@ -900,8 +914,8 @@ class Controller:
     def _putback_choice(self, verdict: Verdict, observation: BoardObservation
                         ) -> tuple[Candidate, tuple[str, ...]] | None:
         """For a tie between one move out of sight and moves whose bumped ships are not
-        back in their ports yet: that move and its places out of sight (not seen well
-        enough to confirm it); else None."""
+        back in their ports yet: that move and the places it arrives at that are not seen
+        well enough to confirm it (none: None, the table is asked)."""
         game = self.game
         assert game is not None
         settled = [g for g in verdict.tied if g.best.bump in (Bump.NONE, Bump.BACK)]
@@ -910,23 +924,36 @@ class Controller:
         choice = settled[0].best
         evidence = observation_evidence(game.board, observation)
         hidden = tuple(p for p in changed_places(contents(game), choice.contents)
-                       if place_observability(evidence, p) < CONFIRM_OBSERVABILITY)
+                       if choice.contents.get(p)
+                       and place_observability(evidence, p) < CONFIRM_OBSERVABILITY)
         return (choice, hidden) if hidden else None
+
+    def _reading_state(self) -> object | None:
+        """What this frame reads (ships by place, cloud pose); None if a hand is over the
+        board or the board is not seen."""
+        reading = self.stream.last_reading if self.stream is not None else None
+        if reading is None or not reading.board_found or reading.occluded:
+            return None
+        return reading.state_key()
 
     def _ask_putback(self, verdict: Verdict, observation: BoardObservation) -> bool:
         """Ask for bumped ships to go back before asking which move was made (see the
         module's text); True while that is what the table is asked."""
         game = self.game
         assert game is not None
-        if self._putback_choice(verdict, observation) is None:
+        choice = self._putback_choice(verdict, observation)
+        if choice is None:
             self._end_putback()
             return False
-        key = frozenset(g.consequence for g in verdict.tied)
+        now = self.clock.monotonic()
         asked = self._putback
-        if asked is not None and asked[0] == key and asked[2] is game \
-                and asked[3] == len(game.journal):
-            return True  # asked already: wait for the ships, or for the time to pass
-        self._putback = (key, self.clock.monotonic(), game, len(game.journal))
+        if asked is not None and asked.consequence == choice[0].consequence \
+                and asked.game is game and asked.count == len(game.journal):
+            # asked already; the board settled anew: quiet from now
+            asked.state, asked.quiet_s = self._reading_state(), now
+            return True
+        self._putback = _PutBack(choice[0].consequence, game, len(game.journal), now,
+                                 self._reading_state(), now)
         self.status.putback = True
         self.status.fix = None
         self.status.waiting = None
@@ -937,28 +964,38 @@ class Controller:
         return True
 
     def _putback_step(self) -> None:
-        """No ship went back while the board stayed clear: the move out of sight it is."""
+        """A frame with no new stable board while a put-back is asked for: once the board
+        has read the same, clear of hands, for `PUTBACK_WAIT_S`, no ship went back and
+        the move out of sight is taken; a board never quiet that long is asked about."""
         asked = self._putback
         game = self.game
         observation = self.last_observation
         assert asked is not None and game is not None
-        if asked[2] is not game or asked[3] != len(game.journal) or observation is None \
-                or self.status.mode is not Mode.FIX:
+        if asked.game is not game or asked.count != len(game.journal) \
+                or observation is None or self.status.mode is not Mode.FIX:
             self._end_putback()
             return
-        if self.clock.monotonic() - asked[1] < PUTBACK_WAIT_S or not self._board_clear():
+        now = self.clock.monotonic()
+        state = self._reading_state()
+        if state is None or state != asked.state:
+            asked.quiet_s = now  # a hand over the board, or it reads otherwise for now
+        quiet = now - asked.quiet_s >= PUTBACK_WAIT_S
+        if not quiet and now - asked.asked_s < PUTBACK_GIVE_UP_S:
             return
         verdict = judge(game, observation, self._known_dice())
         choice = self._putback_choice(verdict, observation) \
             if verdict.outcome is Outcome.TIE else None
         self._end_putback()
-        if choice is None:
-            self._observe(observation)
+        if choice is None or not quiet:
+            if verdict.outcome is Outcome.TIE:
+                self._ask(verdict)
+            else:
+                self._observe(observation)
             return
-        self.say(f"no ship was put back: {game.active}'s move is taken as {choice[0].move} "
-                 f"(die {choice[0].die}), checked once the cloud uncovers "
-                 f"{', '.join(choice[1])}")
         if self._apply(*choice):
+            self.say(f"no ship was put back: {game.active}'s move is taken as "
+                     f"{choice[0].move} (die {choice[0].die}), checked once the cloud "
+                     f"uncovers {', '.join(choice[1])}")
             self._check_board(observation)
 
     def _end_putback(self) -> None:
@@ -1036,6 +1073,10 @@ class Controller:
         game = self.game
         observation = self.last_observation
         assert game is not None
+        if self._putback is not None:
+            self.say("a long press accepts no board while the table is asked to put back "
+                     "bumped ships: put them back, or wait")
+            return False
         if observation is None or self.status.fix_attempts < ACCEPT_AFTER_ATTEMPTS:
             self.say("a long press accepts the board as seen only after a fix has been "
                      f"asked for {ACCEPT_AFTER_ATTEMPTS} times")

@@ -241,17 +241,21 @@ class SimulatedPlayers:
         game = self._know()
         if made is None or token is None or made[0] != len(game.journal):
             return
-        move = made[1]
+        _, move, die = made
+        try:
+            after = _after(game, move, die)
+        except (RulesError, ValueError):
+            return
         positions = self.world.ship_positions()
         for sid in game.ships_at(move.end):
-            if sid == move.ship:
-                continue
-            ship = game.ship(sid)
-            other = self._token_at(ship.color, move.end, exclude=token)
+            port = after.ship(sid).location
+            if sid == move.ship or port == move.end or port is None:
+                continue  # the mover, or a ship the move leaves where it is
+            other = self._token_at(game.ship(sid).color, move.end, exclude=token)
             if other is not None:
                 self._undo.setdefault(other, positions[other])
-                self.world.place_ship(other, *self._spot(ship.previous_port, other))
-                self.actions.append(f"put back {other} to {ship.previous_port}")
+                self.world.place_ship(other, *self._spot(port, other))
+                self.actions.append(f"put back {other} to {port}")
 
     def _fix(self, missing: tuple[tuple[str, str | None], ...],
              extra: tuple[tuple[str, str | None], ...]) -> None:
