@@ -77,8 +77,8 @@ def test_labels_are_the_tables_colour_index_or_none() -> None:
     holds, and always int8 (the labels of a whole board are kept in one byte each)."""
     classifier = _classifier()
     pixels = np.random.default_rng(3).integers(0, 256, (64, 64, 3), dtype=np.uint8)
-    for land, paint in ((LAND, None), (None, PAINT)):
-        labels = classifier.labels(pixels, SEA, land, paint)
+    for land, paint in ((LAND, None), (None, PAINT), (LAND, PAINT)):
+        labels = classifier.labels(pixels, SEA, paint)
         codes = classifier.codes(pixels, SEA, land, paint)
         assert labels.dtype == np.int8 and codes.dtype == np.uint8
         assert np.array_equal(labels, (codes & LABEL_MASK).astype(np.int16) - 1)

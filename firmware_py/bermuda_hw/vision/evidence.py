@@ -170,11 +170,11 @@ def measure(finder: ShipFinder, rect: npt.NDArray[np.uint8], norm: Normalised,
     use = np.nonzero(obs > 0.0)[0]
     if len(use):
         pix = norm.pixels(rect, finder.rows[use], finder.cols[use])
-        labels = finder.classifier.labels(pix, norm.sea_lab, norm.land_lab)
+        labels = finder.classifier.labels(pix, norm.sea_lab)
         in_port = finder.in_port[use]
         if norm.port_lab is not None and in_port.any():
             labels[in_port] = finder.classifier.labels(pix[in_port], norm.sea_lab,
-                                                       norm.land_lab, norm.port_lab)
+                                                       norm.port_lab)
         valid = finder.valid[use]
         labels[~valid] = NONE
         disk = finder.valid_count[use].astype(np.float64)

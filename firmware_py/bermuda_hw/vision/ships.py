@@ -147,11 +147,15 @@ class ColorClassifier:
         out: npt.NDArray[np.uint8] = self.lut(sea, land, paint)[lut_index(bgr)]
         return out
 
-    def labels(self, bgr: Image, sea: Lab, land: Lab | None,
-               paint: Lab | None = None) -> Labels:
-        """Ship colour index of every pixel, or NONE."""
-        codes = self.codes(bgr, sea, land, paint) & LABEL_MASK
-        return (codes.astype(np.int8) - 1).astype(np.int8)
+    def labels(self, bgr: Image, sea: Lab, paint: Lab | None = None) -> Labels:
+        """Ship colour index of every pixel, or NONE (the land's colour plays no part)."""
+        return colour_labels(self.codes(bgr, sea, None, paint))
+
+
+def colour_labels(codes: npt.NDArray[np.uint8]) -> Labels:
+    """The ship colour index of lookup-table codes, or NONE."""
+    labels: Labels = (codes & LABEL_MASK).astype(np.int8) - np.int8(1)
+    return labels
 
 
 @dataclass(frozen=True)
@@ -221,11 +225,10 @@ class ShipFinder:
         if len(use) == 0:
             return []
         pix = norm.pixels(rect, self.rows[use], self.cols[use])  # P x D x 3
-        labels = self.classifier.labels(pix, norm.sea_lab, norm.land_lab)  # P x D
+        labels = self.classifier.labels(pix, norm.sea_lab)  # P x D
         in_port = self.in_port[use]
         if norm.port_lab is not None and in_port.any() and board is None:
-            labels[in_port] = self.classifier.labels(pix[in_port], norm.sea_lab, norm.land_lab,
-                                                     norm.port_lab)
+            labels[in_port] = self.classifier.labels(pix[in_port], norm.sea_lab, norm.port_lab)
         if board is not None:
             expected, known = board.at(self.rows[use], self.cols[use])
             veto_board_colours(labels, to_lab(pix), expected, known, self.classifier.centres,
@@ -253,10 +256,10 @@ class ShipFinder:
                     board: BackgroundComparison | None = None) -> Labels:
         """Half-resolution labels of the whole board; in the ports, against their paint,
         or, with the learned board, against the board's own colour at every pixel."""
-        labels = ((codes & LABEL_MASK).astype(np.int8) - 1).astype(np.int8)
+        labels = colour_labels(codes)
         if norm.port_lab is not None and board is None:
             labels[self.port_half] = self.classifier.labels(
-                norm.half[self.port_half], norm.sea_lab, norm.land_lab, norm.port_lab)
+                norm.half[self.port_half], norm.sea_lab, norm.port_lab)
         if board is not None:
             veto_board_colours(labels, board.lab, board.expected, board.background.known,
                                self.classifier.centres, 0.0)
@@ -276,13 +279,14 @@ class ShipFinder:
         """
         s = self.layout.px_per_mm / 2
         allowed = (self.search_allowed if allowed is None else allowed).copy()
-        clear = np.zeros(allowed.shape, np.uint8)
+        # around found ships, blocked places and printed spots: not searched (drawn as 0)
+        keep = np.ones_like(allowed, np.uint8)
         for x, y in taken:
-            cv2.circle(clear, (round(x * s), round(y * s)), round(self.settings.clear_mm * s),
-                       1, cv2.FILLED)
+            cv2.circle(keep, (round(x * s), round(y * s)), round(self.settings.clear_mm * s),
+                       0, cv2.FILLED)
         for x, y, r in [*blocked, *self.ignore]:
-            cv2.circle(clear, (round(x * s), round(y * s)), round(r * s), 1, cv2.FILLED)
-        allowed &= clear == 0
+            cv2.circle(keep, (round(x * s), round(y * s)), round(r * s), 0, cv2.FILLED)
+        allowed &= keep.view(bool)
         out: list[tuple[int, float, float, float]] = []
         px_area = 1.0 / (s * s)
         kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))  # strokes thinner than ~6 mm
