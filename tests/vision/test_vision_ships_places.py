@@ -71,8 +71,8 @@ def test_the_one_place_in_view_is_read(classic_board: Board) -> None:
 
 
 def test_a_ship_after_things_of_its_colour_that_are_no_ship(classic_board: Board) -> None:
-    """The search looks at every blob of a colour: a red bead too small for a ship, and a
-    red stroke longer than any ship, found before a red ship (above it on the board), do
+    """The search looks at every blob of a colour: a red bead too small for a ship, or a
+    red stroke longer than any ship, found before a red ship (above it on the board), does
     not hide the ship."""
     board = classic_board
     reader = BoardReader(board)
@@ -88,15 +88,19 @@ def test_a_ship_after_things_of_its_colour_that_are_no_ship(classic_board: Board
     found = finder.search(labels, [], [])
     assert [(c, round(x), round(y)) for c, x, y, _ in found
             if math.dist((x, y), (ship.x_mm, ship.y_mm)) < 6.0] != []
-    # a red stroke 60 mm long and 8 mm wide on the sea, above the ship
+    # above the ship on the sea: a red stroke 60 mm long and 8 mm wide, or a red bead 6 mm
+    # wide (labelled as a red ship would be)
     s = reader.layout.px_per_mm / 2
-    stroke = labels.copy()
+    stroke, bead = labels.copy(), labels.copy()
     cv2.line(stroke, (round(290 * s), round(290 * s)), (round(350 * s), round(290 * s)),
              red, round(8 * s))
-    blobs = finder.search(stroke, [], [])
-    near = [b for b in blobs if math.dist((b[1], b[2]), (ship.x_mm, ship.y_mm)) < 6.0]
-    assert len(near) == 1 and near[0][0] == red
-    assert all(b[2] > 320.0 for b in blobs)  # the stroke itself is no ship
+    cv2.circle(bead, (round(320 * s), round(290 * s)), round(3 * s), red, cv2.FILLED)
+    for painted in (stroke, bead):
+        assert (painted == red).sum() > (labels == red).sum() + 20
+        blobs = finder.search(painted, [], [])
+        near = [b for b in blobs if math.dist((b[1], b[2]), (ship.x_mm, ship.y_mm)) < 6.0]
+        assert len(near) == 1 and near[0][0] == red
+        assert all(b[2] > 320.0 for b in blobs)  # the stroke or the bead is no ship
 
 
 def test_blobs_snap_to_a_free_place_once_and_keep_its_berth(classic_board: Board) -> None:

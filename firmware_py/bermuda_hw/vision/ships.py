@@ -280,7 +280,7 @@ class ShipFinder:
         s = self.layout.px_per_mm / 2
         allowed = (self.search_allowed if allowed is None else allowed).copy()
         # around found ships, blocked places and printed spots: not searched (drawn as 0)
-        keep = np.ones_like(allowed, np.uint8)
+        keep = np.ones(allowed.shape, np.uint8)
         for x, y in taken:
             cv2.circle(keep, (round(x * s), round(y * s)), round(self.settings.clear_mm * s),
                        0, cv2.FILLED)
