@@ -53,7 +53,8 @@ TARGETS = (
            ("tests/controller/test_controller_identify.py",)),
     Target("ships", "vision/ships.py", ("tests/vision/test_vision_ships.py",
                                         "tests/vision/test_vision_ships_boards.py",
-                                        "tests/vision/test_vision_ships_table.py")),
+                                        "tests/vision/test_vision_ships_table.py",
+                                        "tests/vision/test_vision_ships_places.py")),
 )
 
 # mutmut's exit codes (mutmut.stats.status_by_exit_code): a mutant is caught when a test
