@@ -77,6 +77,9 @@ def test_no_ship_put_back_takes_the_move_out_of_sight(make_table: MakeTable, die
     assert entry.get("provisional") == [hidden_move.end]
     assert not c.status.putback and c.status.question is None
     assert not any("which move" in line or "did you roll" in line for line in table.log)
+    color = hidden_move.ship.rpartition("-")[0]
+    assert any(line.startswith(f"no ship was put back: {color}'s move is taken as "
+                               f"{hidden_move}") for line in table.log), table.log[-5:]
 
 
 def test_a_ship_put_back_settles_the_bump(make_table: MakeTable) -> None:

@@ -992,8 +992,9 @@ class Controller:
             else:
                 self._observe(observation)
             return
+        color = game.active
         if self._apply(*choice):
-            self.say(f"no ship was put back: {game.active}'s move is taken as "
+            self.say(f"no ship was put back: {color}'s move is taken as "
                      f"{choice[0].move} (die {choice[0].die}), checked once the cloud "
                      f"uncovers {', '.join(choice[1])}")
             self._check_board(observation)
