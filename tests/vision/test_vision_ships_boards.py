@@ -416,17 +416,18 @@ def test_ports_painted_in_a_ship_colour_read_with_the_board_file_alone(
 ) -> None:
     """Yellow-sand ports, not learned: each pixel in a port is judged against the paint
     measured around its berths, so the sand left between yellow and red ships in their
-    berths is no ship off the berths."""
+    berths is no ship off the berths; out on the sea the paint is no background, and a
+    yellow ship there is found."""
     board = classic_board
     palette = Palette(port=(120, 225, 250))
     ships = (in_berth(board, "OIL", 1, "yellow"), in_berth(board, "HOME", 3, "yellow"),
-             in_berth(board, "OIL", 2, "red"))
+             in_berth(board, "OIL", 2, "red"), ShipToken("yellow", 320.0, 364.0, 30.0))
     for camera in (CameraModel(), TILTED):
         assert _placed(BoardReader(board), render(board, Scene(), camera, seed=2,
                                                   palette=palette)) == []
         assert _placed(BoardReader(board), render(board, Scene(ships), camera, seed=3,
                                                   palette=palette)) == [
-            ("red", "OIL"), ("yellow", "HOME"), ("yellow", "OIL")]
+            ("red", "OIL"), ("yellow", None), ("yellow", "HOME"), ("yellow", "OIL")]
 
 
 def test_a_learned_board_with_ports_painted_in_a_ship_colour(classic_board: Board) -> None:

@@ -88,7 +88,6 @@ class ColorClassifier:
     """
 
     def __init__(self, calibration: ColorCalibration, margin: float, far: float) -> None:
-        self.calibration = calibration
         self.margin = margin
         self.far = far
         self.centres = _weighted(np.array([p.lab for p in calibration.profiles], np.float32))
