@@ -104,7 +104,7 @@ def test_a_ship_after_things_of_its_colour_that_are_no_ship(classic_board: Board
 
 
 def test_blobs_snap_to_a_free_place_once_and_keep_its_berth(classic_board: Board) -> None:
-    """Two blobs by one free space: the nearer is put on it, the other stays off the
+    """Two blobs by one free space: the first found is put on it, the other stays off the
     spaces; a blob by a free berth of a port is put in that berth."""
     board = classic_board
     finder = BoardReader(board).ships

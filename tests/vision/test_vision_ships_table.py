@@ -4,9 +4,18 @@ holds steady and made again when it really changes."""
 from __future__ import annotations
 
 import numpy as np
+import numpy.typing as npt
 
-from bermuda_hw.vision.colors import ColorCalibration, default_calibration
-from bermuda_hw.vision.ships import LABEL_MASK, LUT_STEP, NONE, ColorClassifier, ShipSettings
+from bermuda_hw.vision.colors import LIGHTNESS_WEIGHT, ColorCalibration, default_calibration
+from bermuda_hw.vision.ships import (
+    FAR_LAND,
+    FAR_SEA,
+    LABEL_MASK,
+    LUT_STEP,
+    NONE,
+    ColorClassifier,
+    ShipSettings,
+)
 
 SEA = (45.0, -5.0, -30.0)
 LAND = (70.0, 5.0, 30.0)
@@ -84,3 +93,35 @@ def test_labels_are_the_tables_colour_index_or_none() -> None:
         assert np.array_equal(labels, (codes & LABEL_MASK).astype(np.int16) - 1)
         assert set(np.unique(labels)) <= {NONE, *range(len(classifier.centres))}
         assert (labels == NONE).any() and (labels != NONE).any()
+
+
+def _weighted_distance(grid: npt.NDArray[np.float32], colour: tuple[float, float, float]
+                       ) -> npt.NDArray[np.float64]:
+    """Distance in L*a*b* with the lightness weighted as the profiles are compared."""
+    d = grid.astype(np.float64) - np.array(colour)
+    d[:, 0] *= LIGHTNESS_WEIGHT
+    out: npt.NDArray[np.float64] = np.sqrt((d ** 2).sum(axis=1))
+    return out
+
+
+def test_the_far_flags_mark_colours_far_from_the_sea_and_from_the_land() -> None:
+    """The flags hand detection reads: set on colours well beyond the classifier's far
+    distance from the sea (or the land), darker or lighter, and clear on colours near
+    them; a grey a little lighter than the sea is far from a blue sea (no glare)."""
+    far = 22.0
+    classifier = ColorClassifier(default_calibration(("red", "yellow", "green", "blue")),
+                                 ShipSettings().margin, far)
+    table = classifier.lut(SEA, LAND)
+    grid = classifier.grid
+    chroma = np.hypot(grid[:, 1], grid[:, 2])
+    not_glare = grid[:, 0] < SEA[0] + 5.0
+    for colour, flag in ((SEA, FAR_SEA), (LAND, FAR_LAND)):
+        d = _weighted_distance(grid, colour)
+        near, beyond = d < 0.8 * far, (d > 1.25 * far) & not_glare
+        assert near.sum() > 50 and beyond.sum() > 1000
+        assert not (table[near] & flag).any()
+        assert (table[beyond] & flag).all()
+        darker = beyond & (grid[:, 0] < colour[0] - 10.0)
+        assert darker.sum() > 100 and (table[darker] & flag).all()
+    greys = (chroma < 4.0) & (grid[:, 0] > SEA[0]) & (grid[:, 0] < SEA[0] + 5.0)
+    assert greys.any() and (table[greys] & FAR_SEA).all()
