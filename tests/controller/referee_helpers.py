@@ -60,16 +60,28 @@ class Camera:
         self.seed = 0
 
     def observe(self, scene_tokens: tuple[ShipToken, ...], cloud: CloudState | None,
-                frames: int = 3) -> BoardObservation | None:
-        """Show the same board for some frames; the last new stable observation."""
+                frames: int = 3, limit: int = 12) -> BoardObservation | None:
+        """Show the same board for some frames; the last new stable observation, or, when
+        the last frames agree on the state observed before, that observation again. A
+        place that flickers between frames (the cloud's rim) is watched longer, up to
+        `limit` frames, as the controller keeps reading until the board settles."""
         got = None
-        for _ in range(frames):
+        keys: list[object] = []
+        count = 0
+        while count < frames or (got is None and count < limit):
+            count += 1
             self.seed += 1
             self.t += 0.1
             frame = render(self.board, Scene(ships=scene_tokens, cloud=cloud), self.camera,
                            seed=self.seed, palette=self.palette)
-            out = self.stabilizer.push(self.reader.read(frame, self.t))
-            got = out or got
+            reading = self.reader.read(frame, self.t)
+            keys.append(reading.state_key() if reading.board_found and not reading.occluded
+                        else None)
+            got = self.stabilizer.push(reading) or got
+            if got is None and count >= frames and keys[-1] is not None \
+                    and keys[-1] == keys[-2]:
+                # settled where it was: the camera sees no change
+                return self.stabilizer.current
         return got
 
     def game(self, game: Game, places: Mapping[str, Sequence[str]] | None = None,
