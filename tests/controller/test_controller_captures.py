@@ -173,6 +173,16 @@ def test_a_move_out_of_sight_stays_while_a_stray_token_is_fixed(make_table: Make
     assert entry.get("provisional") == [move.end]
 
 
+def _fix_fails_three_times(table: Any, spare: str, stray: str) -> None:
+    """Each attempt at the fix lifts the stray token and puts it down on the same space."""
+    x_mm, y_mm = table.board.spaces[stray].position
+    for _ in range(3):
+        table.world.remove(spare)
+        table.steps(6)
+        table.world.place_ship(spare, x_mm, y_mm)
+        table.steps(6)
+
+
 def test_accepting_the_board_keeps_the_move_out_of_sight(make_table: MakeTable) -> None:
     """A long press while a move out of sight waits for a stray to be fixed: the move is
     made as a move (its die, its consequence, provisional), and only the stray becomes a
@@ -182,13 +192,7 @@ def test_accepting_the_board_keeps_the_move_out_of_sight(make_table: MakeTable) 
     move, _other, stray, spare = _move_out_of_sight_and_a_stray(table)
     table.run_until(lambda: table.mode() is Mode.FIX, limit=80)
     assert not c.accept_board()  # not before the fix has been asked for a few times
-    # each attempt lifts the stray and puts it down on the same space again
-    x_mm, y_mm = table.board.spaces[stray].position
-    for _ in range(3):
-        table.world.remove(spare)
-        table.steps(6)
-        table.world.place_ship(spare, x_mm, y_mm)
-        table.steps(6)
+    _fix_fails_three_times(table, spare, stray)
     assert c.status.fix_attempts >= 3
     assert f"looks like {move}" in c.status.message
     assert c.accept_board()
@@ -260,12 +264,7 @@ def test_accepting_the_board_asks_for_the_ship_a_move_out_of_sight_bumps(
     table.world.remove(spare)
     table.world.place_ship(spare, *board.spaces[stray].position)
     table.run_until(lambda: table.mode() is Mode.FIX, limit=80)
-    x_mm, y_mm = board.spaces[stray].position
-    for _ in range(3):
-        table.world.remove(spare)
-        table.steps(6)
-        table.world.place_ship(spare, x_mm, y_mm)
-        table.steps(6)
+    _fix_fails_three_times(table, spare, stray)
     assert c.status.fix_attempts >= 3
     assert c.status.waiting == str(move)
     assert c.accept_board()

@@ -58,6 +58,13 @@ def _own_ship_or_out_of_sight(table: Any) -> tuple[Move, Move, str]:
     pytest.fail("no such position with the cloud at its start")
 
 
+def _set_down_beside(table: Any, bump: Move) -> None:
+    """The bump made on the table: the mover set down beside the ship on its landing space."""
+    x_mm, y_mm = table.board.spaces[bump.end].position
+    table.world.remove(bump.ship)
+    table.world.place_ship(bump.ship, x_mm + 6.0, y_mm)
+
+
 @pytest.mark.parametrize("die", ["table", "virtual"])
 def test_no_ship_put_back_takes_the_move_out_of_sight(make_table: MakeTable, die: str) -> None:
     table = make_table(with_players=False, seed=1, options=GameOptions(die=die))
@@ -88,9 +95,7 @@ def test_a_ship_put_back_settles_the_bump(make_table: MakeTable) -> None:
     game: Game = c.game
     _hidden_move, bump, b = _own_ship_or_out_of_sight(table)
     port = game.ship(b).previous_port
-    x_mm, y_mm = table.board.spaces[bump.end].position
-    table.world.remove(bump.ship)
-    table.world.place_ship(bump.ship, x_mm + 6.0, y_mm)  # beside B, which stays for now
+    _set_down_beside(table, bump)  # beside B, which stays for now
     table.run_until(lambda: c.status.putback, limit=80)
     asked = c.clock.monotonic()
     table.steps(3)
@@ -156,9 +161,7 @@ def test_simulated_players_put_back_only_what_their_move_bumped(make_table: Make
     game: Game = c.game
     hidden_move, bump, b = _own_ship_or_out_of_sight(table)
     port = game.ship(b).previous_port
-    x_mm, y_mm = table.board.spaces[bump.end].position
-    table.world.remove(bump.ship)
-    table.world.place_ship(bump.ship, x_mm + 6.0, y_mm)
+    _set_down_beside(table, bump)
     players = SimulatedPlayers(c, table.world, WorldScene(table.world, table.board),
                                table.backend.pin(table.config.controls.spin_button_pin),
                                seed=1)
