@@ -18,7 +18,10 @@ never the simulated world's truth. One frame at a time (`step`):
   the active player is first asked to put back any ship the move bumped
   (without saying which move): a ship put back settles it, and a board that
   reads the same, clear of hands, for `PUTBACK_WAIT_S` takes the move out of
-  sight, provisionally (a board never that quiet is asked about). A move
+  sight, provisionally (a board never that quiet is asked about). The same
+  request settles a tie between moves whose bumped ships are all still out
+  of their ports when their put-back boards differ: the board with the ships
+  back tells which move it was (a board that stays as it is is asked about). A move
   into a place the camera cannot see is provisional: it is checked when the
   place comes into view and, if the board contradicts it, the journal is
   rewound to before it. After a few failed attempts at a fix, a long press
@@ -87,10 +90,12 @@ from bermuda_hw.controller.referee import (
     Group,
     Outcome,
     Verdict,
+    back_boards,
     changed_places,
     judge,
     observation_evidence,
     place_observability,
+    settle_putback,
 )
 from bermuda_hw.controller.seams import Controls, Mover
 from bermuda_hw.controller.signals import Pattern, TableSignals
@@ -107,7 +112,7 @@ from bermuda_hw.errors import (
 )
 from bermuda_hw.planning.route import HomingApproach, clear_route, homing_approach
 from bermuda_hw.rules.board import LETTERS, Board, Point
-from bermuda_hw.rules.candidates import Bump, Candidate, Consequence, contents
+from bermuda_hw.rules.candidates import Bump, Candidate, contents
 from bermuda_hw.rules.cloud import CloudPose, Spin, plan_spin, swept_ships
 from bermuda_hw.rules.cover import STAND_TOLERANCE_MM
 from bermuda_hw.rules.events import (
@@ -206,12 +211,13 @@ class _PendingSpin:
 class _PutBack:
     """A tie the table is asked to settle by putting bumped ships back."""
 
-    consequence: Consequence  # of the move out of sight that a quiet board takes
+    consequence: object  # of the move out of sight that a quiet board takes (or the tie's)
     game: Game
     count: int  # the journal's length when asked
     asked_s: float
     state: object | None  # what the board read at its last stable state
     quiet_s: float  # since when it has read that way, clear of hands
+    tied: tuple[Group, ...] = ()  # moves whose bumped ships are out of their ports: the tie
 
 
 class Controller:
@@ -731,6 +737,9 @@ class Controller:
             # player's ship leaving a port looks like a bumped ship not yet put back)
             self._check_board(observation)
             return
+        if self._putback is not None and self._putback.tied and self._settle_putback(
+                observation):
+            return
         if self.status.mode is Mode.SETUP:
             # the board is checked against the game (a game's start, after the cloud's
             # phase, after a rewind) before anyone is told to move: what differs is a fix,
@@ -942,18 +951,26 @@ class Controller:
         game = self.game
         assert game is not None
         choice = self._putback_choice(verdict, observation)
+        tied: tuple[Group, ...] = ()
         if choice is None:
-            self._end_putback()
-            return False
+            # moves that all bumped ships, some not back yet, each leaving its own board
+            # once they are: the put-back tells them apart
+            if back_boards(verdict.tied) is None or all(
+                    g.best.bump is Bump.BACK for g in verdict.tied):
+                self._end_putback()
+                return False
+            tied = verdict.tied
+        key = choice[0].consequence if choice is not None else tuple(
+            g.consequence for g in tied)
         now = self.clock.monotonic()
         asked = self._putback
-        if asked is not None and asked.consequence == choice[0].consequence \
+        if asked is not None and asked.consequence == key \
                 and asked.game is game and asked.count == len(game.journal):
             # asked already; the board settled anew: quiet from now
             asked.state, asked.quiet_s = self._reading_state(), now
             return True
-        self._putback = _PutBack(choice[0].consequence, game, len(game.journal), now,
-                                 self._reading_state(), now)
+        self._putback = _PutBack(key, game, len(game.journal), now,
+                                 self._reading_state(), now, tied)
         self.status.putback = True
         self.status.fix = None
         self.status.waiting = None
@@ -982,6 +999,11 @@ class Controller:
         quiet = now - asked.quiet_s >= PUTBACK_WAIT_S
         if not quiet and now - asked.asked_s < PUTBACK_GIVE_UP_S:
             return
+        if asked.tied:
+            # the board never showed one move's ships put back: ask which move it was
+            self._end_putback()
+            self._ask(Verdict(Outcome.TIE, tied=asked.tied))
+            return
         verdict = judge(game, observation, self._known_dice())
         choice = self._putback_choice(verdict, observation) \
             if verdict.outcome is Outcome.TIE else None
@@ -998,6 +1020,26 @@ class Controller:
                      f"{choice[0].move} (die {choice[0].die}), checked once the cloud "
                      f"uncovers {', '.join(choice[1])}")
             self._check_board(observation)
+
+    def _settle_putback(self, observation: BoardObservation) -> bool:
+        """A stable board while the table is asked to put back the ships of one of several
+        moves that all bumped ships: the move whose ships it shows back is taken; True
+        while the request stands or once it is settled."""
+        asked = self._putback
+        game = self.game
+        assert asked is not None and game is not None
+        if asked.game is not game or asked.count != len(game.journal):
+            self._end_putback()
+            return False
+        settled = settle_putback(game, observation, asked.tied)
+        if settled is None:
+            # not yet (or not as any of the moves would have it): quiet from now
+            asked.state, asked.quiet_s = self._reading_state(), self.clock.monotonic()
+            return True
+        self._end_putback()
+        if self._apply(*settled):
+            self._check_board(observation)
+        return True
 
     def _end_putback(self) -> None:
         self._putback = None

@@ -30,7 +30,15 @@ import numpy as np
 
 from bermuda_hw.controller.identify import Difference, difference
 from bermuda_hw.rules.board import Board
-from bermuda_hw.rules.candidates import Candidate, Consequence, Content, Kind, candidates
+from bermuda_hw.rules.candidates import (
+    Bump,
+    Candidate,
+    Consequence,
+    Content,
+    Kind,
+    candidates,
+    contents,
+)
 from bermuda_hw.rules.game import Game, Phase
 from bermuda_hw.vision.evidence import BoardEvidence
 from bermuda_hw.vision.types import BoardObservation
@@ -245,6 +253,46 @@ def judge(game: Game, observation: BoardObservation, dice: frozenset[int] | None
                         if place_observability(evidence, p) < PROVISIONAL_BELOW)
     return Verdict(Outcome.MOVE, accepted=best, none_score=none.score, best_score=best.score,
                    provisional=provisional)
+
+
+def back_boards(groups: Sequence[Group]) -> list[Mapping[str, Content]] | None:
+    """The board each tied group leaves once its bumped ships are back in their ports, if
+    every group bumps ships and these boards all differ (a put-back then tells them
+    apart); otherwise None."""
+    boards: list[Mapping[str, Content]] = []
+    for group in groups:
+        back = next((c for c in group.members if c.bump is Bump.BACK), None)
+        if back is None or any(dict(back.contents) == dict(b) for b in boards):
+            return None
+        boards.append(back.contents)
+    return boards
+
+
+def settle_putback(game: Game, observation: BoardObservation, groups: Sequence[Group],
+                   margin: float = MARGIN) -> tuple[Candidate, tuple[str, ...]] | None:
+    """Of groups tied while their bumped ships were still out of their ports: the one whose
+    ships the board now shows put back, if it explains the board better than every other
+    group (in any of their boards) by `margin`, with its changed places the camera does
+    not see well; None while the board does not tell.
+
+    "No change" is not a rival here: the move was seen made, and a ship put back in the
+    port its mover left restores the board exactly.
+    """
+    evidence = observation_evidence(game.board, observation)
+    scorer = Scorer(game.board, evidence)
+    base = contents(game)
+    scored = sorted(((scorer.relative(base, m.contents), m) for g in groups for m in g.members),
+                    key=lambda sm: -sm[0])
+    if not scored:
+        return None
+    score, best = scored[0]
+    if best.bump is not Bump.BACK:
+        return None
+    if any(s > score - margin for s, c in scored[1:] if c.consequence != best.consequence):
+        return None
+    provisional = tuple(p for p in changed_places(base, best.contents)
+                        if place_observability(evidence, p) < PROVISIONAL_BELOW)
+    return best, provisional
 
 
 def leftover(game_after: Game, observation: BoardObservation) -> Difference:
