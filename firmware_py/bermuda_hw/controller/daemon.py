@@ -19,10 +19,10 @@ never the simulated world's truth. One frame at a time (`step`):
   (without saying which move): a ship put back settles it, and a board that
   reads the same, clear of hands, for `PUTBACK_WAIT_S` takes the move out of
   sight, provisionally (a board never that quiet is asked about). The same
-  request settles a tie between moves whose bumped ships are all still out
-  of their ports when their put-back boards differ: the board with the ships
-  back tells which move it was (a board that stays as it is is asked about). A move
-  into a place the camera cannot see is provisional: it is checked when the
+  request settles a tie between moves that all bumped ships, some not back in
+  their ports yet, when their put-back boards differ: the board with one
+  move's ships back takes that move (a board that stays as it is is asked
+  about). A move into a place the camera cannot see is provisional: it is checked when the
   place comes into view and, if the board contradicts it, the journal is
   rewound to before it. After a few failed attempts at a fix, a long press
   accepts the board as seen (a hand edit of the position, journalled). With
