@@ -12,20 +12,22 @@ import pytest
 from table_helpers import set_out
 
 from bermuda_hw.controller.daemon import PUTBACK_WAIT_S
-from bermuda_hw.controller.referee import back_boards
+from bermuda_hw.controller.referee import putback_tells
 from bermuda_hw.controller.status import Mode
 from bermuda_hw.rules.game import Game, GameOptions
 from bermuda_hw.rules.moves import Move
+from bermuda_hw.sim.render import Hand
 
 MakeTable = Callable[..., Any]
 
 
-def _two_bumps(table: Any, *, from_port: bool, same_port: bool = False
+def _two_bumps(table: Any, *, own: bool = False, from_port: bool = False
                ) -> tuple[Move, Move, str, str]:
-    """The active player's ship A where the die takes it onto their own ship B or, the
-    other way, onto their own ship C, both in plain view; B's previous port is A's port
-    (when A starts in one and `from_port`), C's another one (or B's, with `same_port`).
-    Returns (the bump onto B, the bump onto C, B, C) with the die rolled."""
+    """The active player's ship A where the die takes it onto ship B of the next player or,
+    the other way, onto their own ship D, both in plain view (with `own`, B is theirs too).
+    With `from_port` A starts in a port and D's previous port is that port; B's previous
+    port is always another one. Returns (the bump onto B, the bump onto D, B, D) with the
+    die rolled."""
     c = table.controller
     game: Game = c.game
     board = table.board
@@ -35,7 +37,9 @@ def _two_bumps(table: Any, *, from_port: bool, same_port: bool = False
     assert observation is not None
     hidden = observation.hidden_spaces
     color = game.active
-    a, b, d = (s.id for s in game.ships(color)[:3])
+    other = game.players[(game.players.index(color) + 1) % len(game.players)]
+    a, d = (s.id for s in game.ships(color)[:2])
+    b = game.ships(color)[2].id if own else game.ships(other)[0].id
     paths = [s for s in sorted(board.spaces) if s not in board.ports and s not in hidden]
     starts = sorted(board.ports) if from_port else paths
     for die in range(1, 7):
@@ -48,9 +52,8 @@ def _two_bumps(table: Any, *, from_port: bool, same_port: bool = False
             if len(ends) < 2:
                 continue
             x, y = ends[:2]
-            port_b = start if from_port else sorted(board.ports)[0]
-            port_d = port_b if same_port else next(p for p in sorted(board.ports)
-                                                   if p != port_b)
+            port_d = start if from_port else sorted(board.ports)[0]
+            port_b = next(p for p in sorted(board.ports) if p not in (start, port_d))
             game.set_ship(b, x, previous_port=port_b)
             game.set_ship(d, y, previous_port=port_d)
             game.set_turn(color)
@@ -66,11 +69,15 @@ def _two_bumps(table: Any, *, from_port: bool, same_port: bool = False
     pytest.fail("no such position with the cloud at its start")
 
 
-def _set_down_beside(table: Any, move: Move) -> None:
-    """The mover set down beside the ship on its landing space, which stays there for now."""
+def _set_down_under(table: Any, move: Move, bumped: str) -> None:
+    """The mover set down on its landing space and the ship there nudged back over it: the
+    camera sees the bumped ship on top and hardly any of the mover (as after a move whose
+    bumped ship was straightened before going back)."""
     x_mm, y_mm = table.board.spaces[move.end].position
     table.world.remove(move.ship)
-    table.world.place_ship(move.ship, x_mm + 6.0, y_mm)
+    table.world.place_ship(move.ship, x_mm + 2.0, y_mm)
+    table.world.remove(bumped)
+    table.world.place_ship(bumped, x_mm, y_mm)
 
 
 def _put_in_port(table: Any, ship: str, port: str) -> None:
@@ -85,44 +92,45 @@ def _taken(c: Any) -> list[str]:
     return [str(e["move"]) for e in c.game.journal if "move" in e]
 
 
-@pytest.mark.parametrize("from_port", [False, True])
-def test_the_ship_put_back_tells_which_bump_it_was(make_table: MakeTable,
-                                                  from_port: bool) -> None:
-    """The bumped ship goes back to its port: that bump is taken, no question asked. With
-    the mover leaving the very port the bumped ship goes back to, the board then reads
-    exactly as before the move, and it is still that bump, not "no change"."""
+@pytest.mark.parametrize("onto", ["other", "own"])
+def test_the_ship_put_back_tells_which_bump_it_was(make_table: MakeTable, onto: str) -> None:
+    """The mover set down beside the ship it bumps: both moves explain the board (the
+    token below barely shows), so the table is asked to put back; the bumped ship back in
+    its port takes that move, no question asked."""
     table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
     c = table.controller
     game: Game = c.game
-    onto_b, onto_d, b, _d = _two_bumps(table, from_port=from_port)
-    port = game.ship(b).previous_port
+    onto_b, onto_d, b, d = _two_bumps(table)
+    move, bumped = (onto_b, b) if onto == "other" else (onto_d, d)
+    port = game.ship(bumped).previous_port
     before = len(_taken(c))
-    _set_down_beside(table, onto_b)
+    _set_down_under(table, move, bumped)
     table.run_until(lambda: c.status.putback, limit=80)
     assert table.mode() is Mode.FIX and c.status.question is None
     assert "if your move bumped a ship, put it back" in c.status.message
     assert str(onto_b) not in c.status.message and str(onto_d) not in c.status.message
     asked = c.clock.monotonic()
     table.steps(3)
-    _put_in_port(table, b, port)
+    _put_in_port(table, bumped, port)
     table.run_until(lambda: len(_taken(c)) > before, limit=200)
-    assert _taken(c)[-1] == str(onto_b)
+    assert _taken(c)[-1] == str(move)
     assert c.clock.monotonic() - asked < PUTBACK_WAIT_S
-    assert c.game.ship(onto_b.ship).location == onto_b.end
-    assert c.game.ship(b).location == port
+    assert c.game.ship(move.ship).location == move.end
+    assert c.game.ship(bumped).location == port
     table.run_until(lambda: table.mode() is Mode.READY, limit=80)
     assert not c.status.putback
     assert not any("which move" in line or "did you roll" in line for line in table.log)
 
 
-def test_a_board_left_as_it_is_is_asked_about(make_table: MakeTable) -> None:
+def test_a_board_left_as_it_is_is_asked_about_once(make_table: MakeTable) -> None:
     """Nobody puts the bumped ship back: once the board has stayed as it is for the wait,
-    the table is asked which of the two moves was made."""
+    the table is asked which of the two moves was made, and a hand over the board then
+    does not bring the request back."""
     table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
     c = table.controller
-    onto_b, onto_d, _b, _d = _two_bumps(table, from_port=False)
+    onto_b, onto_d, b, _d = _two_bumps(table)
     before = len(_taken(c))
-    _set_down_beside(table, onto_b)
+    _set_down_under(table, onto_b, b)
     table.run_until(lambda: c.status.putback, limit=80)
     asked = c.clock.monotonic()
     table.run_until(lambda: table.mode() is Mode.ASK, limit=400)
@@ -131,20 +139,72 @@ def test_a_board_left_as_it_is_is_asked_about(make_table: MakeTable) -> None:
     question = c.status.question
     assert question is not None and "which move" in question.text
     assert set(question.options) == {str(onto_b), str(onto_d)}
+    table.backend.scene.hand = Hand(250.0, 250.0, side="S")
+    table.steps(4)
+    table.backend.scene.hand = None
+    table.steps(12)
+    assert table.mode() is Mode.ASK and not c.status.putback
+    # the same board settling anew (after a misread elsewhere, say) keeps the question
+    c._observe(c.last_observation)
+    assert table.mode() is Mode.ASK and not c.status.putback
+    assert c.status.question is not None
     c.answer(question.options.index(str(onto_b)) + 1)
     table.run_until(lambda: len(_taken(c)) > before, limit=80)
     assert _taken(c)[-1] == str(onto_b)
 
 
-def test_bumped_ships_of_one_port_are_asked_about_at_once(make_table: MakeTable) -> None:
-    """Both bumped ships go back to the same port: putting one back cannot tell the moves
-    apart, so no put-back is asked for; the question comes straight away."""
+def test_own_ships_that_a_wrong_port_could_swap_are_asked_about_at_once(
+        make_table: MakeTable) -> None:
+    """Both moves bump the player's own ships: a ship put back in the wrong port would
+    make the board show the other move exactly, so no put-back is asked for; the question
+    comes straight away."""
     table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
     c = table.controller
-    onto_b, onto_d, _b, _d = _two_bumps(table, from_port=False, same_port=True)
-    _set_down_beside(table, onto_b)
+    onto_b, onto_d, b, _d = _two_bumps(table, own=True)
+    _set_down_under(table, onto_b, b)
     table.run_until(lambda: table.mode() is Mode.ASK or c.status.putback, limit=80)
     assert not c.status.putback
     question = c.status.question
     assert question is not None and set(question.options) == {str(onto_b), str(onto_d)}
-    assert back_boards(c._tied) is None
+    assert not putback_tells(c.game, c._tied)
+
+
+def test_the_move_taken_back_ends_the_request(make_table: MakeTable) -> None:
+    """The player takes the mover back to where it was: no move is taken, and it is still
+    their turn with the same die."""
+    table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
+    c = table.controller
+    game: Game = c.game
+    onto_b, _onto_d, b, _d = _two_bumps(table)
+    start = game.ship(onto_b.ship).location
+    assert start is not None
+    before, active, die = len(_taken(c)), game.active, game.die
+    _set_down_under(table, onto_b, b)
+    table.run_until(lambda: c.status.putback, limit=80)
+    table.world.remove(onto_b.ship)
+    table.world.place_ship(onto_b.ship, *table.board.spaces[start].position)
+    table.run_until(lambda: table.mode() is Mode.READY, limit=200)
+    assert not c.status.putback and c.status.question is None
+    assert len(_taken(c)) == before and game.active == active and game.die == die
+
+
+def test_a_ship_put_back_into_the_port_its_mover_left_is_asked_about(
+        make_table: MakeTable) -> None:
+    """The mover left a port and the own ship it bumped goes back into that port: the board
+    then reads exactly as before the move, which the move taken back would show too; the
+    table is asked which move was made."""
+    table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
+    c = table.controller
+    game: Game = c.game
+    onto_b, onto_d, _b, d = _two_bumps(table, from_port=True)
+    port = game.ship(d).previous_port
+    assert port == game.ship(onto_d.ship).location
+    before = len(_taken(c))
+    _set_down_under(table, onto_d, d)
+    table.run_until(lambda: c.status.putback, limit=80)
+    table.steps(3)
+    _put_in_port(table, d, port)
+    table.run_until(lambda: table.mode() is Mode.ASK, limit=200)
+    question = c.status.question
+    assert question is not None and set(question.options) == {str(onto_b), str(onto_d)}
+    assert len(_taken(c)) == before and not c.status.putback

@@ -19,13 +19,15 @@ never the simulated world's truth. One frame at a time (`step`):
   (without saying which move): a ship put back settles it, and a board that
   reads the same, clear of hands, for `PUTBACK_WAIT_S` takes the move out of
   sight, provisionally (a board never that quiet is asked about). The same
-  request settles a tie between moves that all bumped ships, some not back in
-  their ports yet, when their put-back boards differ: the board with one
-  move's ships back takes that move (a board that stays as it is is asked
-  about). A move into a place the camera cannot see is provisional: it is checked when the
-  place comes into view and, if the board contradicts it, the journal is
-  rewound to before it. After a few failed attempts at a fix, a long press
-  accepts the board as seen (a hand edit of the position, journalled). With
+  request settles a tie between moves that all bumped ships, none back in
+  its port yet, when no put-back (even into a wrong port) makes one move's
+  board look like another's: the board with one move's ships back is judged
+  as usual and takes that move; a board that stays as it is, or reads
+  exactly as before the move, is asked about. A move into a place the camera
+  cannot see is provisional: it is checked when the place comes into view
+  and, if the board contradicts it, the journal is rewound to before it.
+  After a few failed attempts at a fix, a long press accepts the board as
+  seen (a hand edit of the position, journalled). With
   `die = "table"` a press in the ship phase is a pass, accepted only if some
   die value leaves the active player without any move; with `die =
   "virtual"` a press rolls the die for the active player (the LED flashes the
@@ -90,12 +92,11 @@ from bermuda_hw.controller.referee import (
     Group,
     Outcome,
     Verdict,
-    back_boards,
     changed_places,
     judge,
     observation_evidence,
     place_observability,
-    settle_putback,
+    putback_tells,
 )
 from bermuda_hw.controller.seams import Controls, Mover
 from bermuda_hw.controller.signals import Pattern, TableSignals
@@ -112,7 +113,7 @@ from bermuda_hw.errors import (
 )
 from bermuda_hw.planning.route import HomingApproach, clear_route, homing_approach
 from bermuda_hw.rules.board import LETTERS, Board, Point
-from bermuda_hw.rules.candidates import Bump, Candidate, contents
+from bermuda_hw.rules.candidates import Bump, Candidate, Consequence, contents
 from bermuda_hw.rules.cloud import CloudPose, Spin, plan_spin, swept_ships
 from bermuda_hw.rules.cover import STAND_TOLERANCE_MM
 from bermuda_hw.rules.events import (
@@ -211,7 +212,8 @@ class _PendingSpin:
 class _PutBack:
     """A tie the table is asked to settle by putting bumped ships back."""
 
-    consequence: object  # of the move out of sight that a quiet board takes (or the tie's)
+    #: the move out of sight's, which a quiet board takes; or the tied moves' (`tied`)
+    consequence: Consequence | tuple[Consequence, ...]
     game: Game
     count: int  # the journal's length when asked
     asked_s: float
@@ -273,6 +275,8 @@ class Controller:
         # a tie the players were asked to settle by putting bumped ships back: the tied
         # consequences, when they were asked, the game and its journal's length then
         self._putback: _PutBack | None = None
+        # the put-back request that ran out, for its game and journal length: not made again
+        self._putback_asked: tuple[object, Game, int] | None = None
         self._stop = threading.Event()
         self.listeners: list[Callable[[str], None]] = []
         self.watchdog = Watchdog()
@@ -953,15 +957,18 @@ class Controller:
         choice = self._putback_choice(verdict, observation)
         tied: tuple[Group, ...] = ()
         if choice is None:
-            # moves that all bumped ships, some not back yet, each leaving its own board
-            # once they are: the put-back tells them apart
-            if back_boards(verdict.tied) is None or all(
-                    g.best.bump is Bump.BACK for g in verdict.tied):
+            # moves that all bumped ships, none back yet, whose boards the ships put back
+            # tell apart (even put in a wrong port)
+            if not putback_tells(game, verdict.tied):
                 self._end_putback()
                 return False
             tied = verdict.tied
         key = choice[0].consequence if choice is not None else tuple(
             g.consequence for g in tied)
+        if self._putback_asked == (key, game, len(game.journal)):
+            # this request ran out once already: the table is asked which move instead
+            self._end_putback()
+            return False
         now = self.clock.monotonic()
         asked = self._putback
         if asked is not None and asked.consequence == key \
@@ -983,7 +990,9 @@ class Controller:
     def _putback_step(self) -> None:
         """A frame with no new stable board while a put-back is asked for: once the board
         has read the same, clear of hands, for `PUTBACK_WAIT_S`, no ship went back and
-        the move out of sight is taken; a board never quiet that long is asked about."""
+        the move out of sight is taken (for a tie between bumps: the table is asked which
+        move it was); a board never quiet that long is asked about. A request that ended
+        in a question is not made again for the same tie."""
         asked = self._putback
         game = self.game
         observation = self.last_observation
@@ -1001,6 +1010,7 @@ class Controller:
             return
         if asked.tied:
             # the board never showed one move's ships put back: ask which move it was
+            self._putback_asked = (asked.consequence, game, asked.count)
             self._end_putback()
             self._ask(Verdict(Outcome.TIE, tied=asked.tied))
             return
@@ -1010,6 +1020,7 @@ class Controller:
         self._end_putback()
         if choice is None or not quiet:
             if verdict.outcome is Outcome.TIE:
+                self._putback_asked = (asked.consequence, game, asked.count)
                 self._ask(verdict)
             else:
                 self._observe(observation)
@@ -1023,23 +1034,34 @@ class Controller:
 
     def _settle_putback(self, observation: BoardObservation) -> bool:
         """A stable board while the table is asked to put back the ships of one of several
-        moves that all bumped ships: the move whose ships it shows back is taken; True
-        while the request stands or once it is settled."""
+        moves that all bumped ships: True while the request stands (the board still shows
+        the same tie) or once it became the question; False when the board says something
+        else (a move with a ship put back, or any other), which is then judged as usual.
+
+        A board that reads exactly as the game has it (a ship bumped back into the port
+        its mover left, or the move taken back) is asked about: the camera cannot tell
+        these apart."""
         asked = self._putback
         game = self.game
         assert asked is not None and game is not None
         if asked.game is not game or asked.count != len(game.journal):
             self._end_putback()
             return False
-        settled = settle_putback(game, observation, asked.tied)
-        if settled is None:
-            # not yet (or not as any of the moves would have it): quiet from now
+        verdict = judge(game, observation, self._known_dice())
+        tied = {g.consequence for g in asked.tied}
+        if verdict.outcome is Outcome.TIE and {g.consequence for g in verdict.tied} == tied:
+            # not yet: quiet from now
             asked.state, asked.quiet_s = self._reading_state(), self.clock.monotonic()
             return True
         self._end_putback()
-        if self._apply(*settled):
-            self._check_board(observation)
-        return True
+        now = contents(game)
+        if verdict.outcome is Outcome.NONE and any(
+                dict(c.contents) == now for g in asked.tied for c in g.members
+                if c.bump is Bump.BACK):
+            self._putback_asked = (asked.consequence, game, asked.count)
+            self._ask(Verdict(Outcome.TIE, tied=asked.tied))
+            return True
+        return False
 
     def _end_putback(self) -> None:
         self._putback = None

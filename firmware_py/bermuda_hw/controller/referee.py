@@ -37,7 +37,6 @@ from bermuda_hw.rules.candidates import (
     Content,
     Kind,
     candidates,
-    contents,
 )
 from bermuda_hw.rules.game import Game, Phase
 from bermuda_hw.vision.evidence import BoardEvidence
@@ -255,44 +254,32 @@ def judge(game: Game, observation: BoardObservation, dice: frozenset[int] | None
                    provisional=provisional)
 
 
-def back_boards(groups: Sequence[Group]) -> list[Mapping[str, Content]] | None:
-    """The board each tied group leaves once its bumped ships are back in their ports, if
-    every group bumps ships and these boards all differ (a put-back then tells them
-    apart); otherwise None."""
-    boards: list[Mapping[str, Content]] = []
+def putback_tells(game: Game, groups: Sequence[Group]) -> bool:
+    """Whether putting bumped ships back tells tied moves apart: every group bumps ships,
+    none has them back yet, and no group's ships put back in any port (the right one or a
+    wrong one) leave another group's board with its ships back. Otherwise a player who
+    puts a ship in the wrong port would make the board show the other move exactly."""
+    landing: list[Candidate] = []
+    backs: list[dict[str, Content]] = []
     for group in groups:
+        land = next((c for c in group.members if c.bump is Bump.LANDING), None)
         back = next((c for c in group.members if c.bump is Bump.BACK), None)
-        if back is None or any(dict(back.contents) == dict(b) for b in boards):
-            return None
-        boards.append(back.contents)
-    return boards
-
-
-def settle_putback(game: Game, observation: BoardObservation, groups: Sequence[Group],
-                   margin: float = MARGIN) -> tuple[Candidate, tuple[str, ...]] | None:
-    """Of groups tied while their bumped ships were still out of their ports: the one whose
-    ships the board now shows put back, if it explains the board better than every other
-    group (in any of their boards) by `margin`, with its changed places the camera does
-    not see well; None while the board does not tell.
-
-    "No change" is not a rival here: the move was seen made, and a ship put back in the
-    port its mover left restores the board exactly.
-    """
-    evidence = observation_evidence(game.board, observation)
-    scorer = Scorer(game.board, evidence)
-    base = contents(game)
-    scored = sorted(((scorer.relative(base, m.contents), m) for g in groups for m in g.members),
-                    key=lambda sm: -sm[0])
-    if not scored:
-        return None
-    score, best = scored[0]
-    if best.bump is not Bump.BACK:
-        return None
-    if any(s > score - margin for s, c in scored[1:] if c.consequence != best.consequence):
-        return None
-    provisional = tuple(p for p in changed_places(base, best.contents)
-                        if place_observability(evidence, p) < PROVISIONAL_BELOW)
-    return best, provisional
+        if land is None or back is None or group.best.bump is Bump.BACK:
+            return False
+        landing.append(land)
+        backs.append(dict(back.contents))
+    for i, land in enumerate(landing):
+        assert land.move is not None
+        colors = [game.ship(sid).color for sid in land.bumped]
+        for ports in itertools.product(sorted(game.board.ports), repeat=len(colors)):
+            board = {p: list(c) for p, c in land.contents.items()}
+            for color, port in zip(colors, ports, strict=True):
+                board[land.move.end].remove(color)
+                board.setdefault(port, []).append(color)
+            made = {p: tuple(sorted(c)) for p, c in board.items() if c}
+            if any(made == other for j, other in enumerate(backs) if j != i):
+                return False
+    return True
 
 
 def leftover(game_after: Game, observation: BoardObservation) -> Difference:
