@@ -731,7 +731,8 @@ class Controller:
             # after an undo: the board must be set back as it was; no move is taken from it
             self._check_board(observation)
             return
-        if self._check_provisional(observation):
+        if self._check_provisional(observation) or self._correct_provisional_move(
+                observation):
             return
         if game.phase is not Phase.SHIPS:
             self._check_board(observation)
@@ -1294,6 +1295,92 @@ class Controller:
             self._reset_stream()  # the board did not change: check it on a fresh observation
             self._set(Mode.SETUP, f"round {fixed.round}: the captures were corrected; "
                                   "checking the board", Pattern.FIX)
+        return True
+
+    def _correct_provisional_move(self, observation: BoardObservation) -> bool:
+        """The last move taken into places out of sight, against a board that now shows a
+        ship of its colour the game does not have: if another move of that turn explains
+        the board (the ship was held in a hand, or misread, while the camera saw where it
+        had left, then shows where it went), that move replaces it and the ship moves
+        made since are replayed; the journal keeps both (an undo entry, then the
+        corrected rows). Only a move the board shows whole (no ship it bumps left on its
+        landing space or lifted off) replaces it, and only if the corrected game explains
+        every place that move changes, leaves nothing of that colour unexplained and
+        explains more of the board than before. True if the game was corrected."""
+        game = self.game
+        assert game is not None
+        moves = [p for p in self._provisional if not p.captures]
+        if not moves or self._putback is not None or self.status.mode is Mode.ASK:
+            return False
+        item = moves[-1]
+        color = split_ship_id(item.move.split(" ", 1)[0])[0]
+        now = difference(game, observation)
+        if not any(c == color for c, _ in now.extra):
+            return False
+        record = game_record(game)
+        entries = list(record["journal"])
+        made = next((i for i in range(item.count, len(entries)) if "move" in entries[i]), None)
+        if made is None or entries[made].get("move") != item.move \
+                or "provisional" not in entries[made]:
+            return False
+        rest = entries[made + 1:]
+        if any(set(e) - {"roll", "engine", "move"} for e in rest):
+            return False  # a cloud phase, an edit or another move out of sight since
+        try:
+            before = replay({**record, "journal": entries[:item.count]}, self.board)
+        except (RulesError, StateError):
+            return False
+        if before.phase is not Phase.SHIPS or before.active != color or (
+                self.die_mode == "virtual" and before.die is None):
+            return False
+        dice = None if before.die is None else frozenset({before.die})
+        verdict = judge(before, observation, dice)
+        if verdict.outcome is not Outcome.MOVE or verdict.accepted is None \
+                or verdict.provisional:
+            return False
+        other = verdict.accepted.best
+        assert other.move is not None and other.die is not None
+        if str(other.move) == item.move or other.bump not in (Bump.NONE, Bump.BACK):
+            return False
+        head = before.copy()
+        try:
+            if head.die is None:
+                head.set_die(other.die)
+            events = head.push(other.move)
+            fixed = replay({**record, "journal": [
+                *entries[:item.count], *game_record(head)["journal"][item.count:], *rest]},
+                self.board)
+        except (RulesError, StateError, ValueError):
+            return False
+        if fixed.is_over():
+            return False  # an end the table is better asked about than told
+        # what is left must be what others did since (the next player's move not yet taken)
+        own = set(changed_places(contents(before), contents(head)))
+        left = difference(fixed, observation)
+        if any(p[1] in own or p[0] == color for p in (*left.missing, *left.extra)) \
+                or len(left.missing) + len(left.extra) >= len(now.missing) + len(now.extra):
+            return False
+        try:
+            self.journal.rewrite(self.game_id, item.count, fixed)
+        except StateError as exc:
+            self._fault(str(exc))
+            return True
+        self._provisional = [p for p in self._provisional if p.count < item.count]
+        self.status.provisional = tuple(p.move for p in self._provisional)
+        self.game = fixed
+        self.status.seq = len(fixed.journal)
+        self.status.fix_attempts = 0
+        self._bump_pending = False
+        self.say(f"{item.move} is not where the ship went: the board shows {other.move} "
+                 f"(die {other.die}); the game is corrected from that move")
+        for event in events[1:]:
+            self.say(f"    {event}")
+        totals = fixed.totals()
+        self.say("totals: " + ", ".join(f"{c} {usd(totals[c])}" for c in fixed.players))
+        # the board is judged anew on a fresh observation: a move made since and not yet
+        # taken is taken as usual
+        self._reset_stream()
+        self._settled()
         return True
 
     def _rewind(self, item: _Provisional, wrong: list[str]) -> None:
