@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from table_helpers import set_out
+from table_helpers import set_out, set_out_ready
 
 from bermuda_hw.controller.status import Mode
 from bermuda_hw.rules.game import Game, GameOptions
@@ -25,11 +25,7 @@ def _out_of_sight_or_in_view(table: Any, occupied: str | None = None) -> tuple[M
     c = table.controller
     game: Game = c.game
     board = table.board
-    set_out(table)
-    table.run_until(lambda: table.mode() is Mode.READY, limit=80)
-    observation = c.last_observation
-    assert observation is not None
-    hidden = observation.hidden_spaces
+    hidden = set_out_ready(table)
     color = game.active
     a = game.ships(color)[0].id
     paths = sorted(s for s in board.spaces if s not in board.ports)

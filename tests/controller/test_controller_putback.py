@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from table_helpers import set_out
+from table_helpers import set_out, set_out_ready
 
 from bermuda_hw.controller.daemon import ACCEPT_AFTER_ATTEMPTS, PUTBACK_WAIT_S
 from bermuda_hw.controller.status import Mode
@@ -28,11 +28,7 @@ def _own_ship_or_out_of_sight(table: Any) -> tuple[Move, Move, str]:
     c = table.controller
     game: Game = c.game
     board = table.board
-    set_out(table)
-    table.run_until(lambda: table.mode() is Mode.READY, limit=80)
-    observation = c.last_observation
-    assert observation is not None
-    hidden = observation.hidden_spaces
+    hidden = set_out_ready(table)
     color = game.active
     a, b = (s.id for s in game.ships(color)[:2])
     paths = sorted(s for s in board.spaces if s not in board.ports)

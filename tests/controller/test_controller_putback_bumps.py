@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from table_helpers import set_out
+from table_helpers import set_out, set_out_ready
 
 from bermuda_hw.controller.daemon import PUTBACK_WAIT_S
 from bermuda_hw.controller.referee import putback_tells
@@ -31,11 +31,7 @@ def _two_bumps(table: Any, *, own: bool = False, from_port: bool = False
     c = table.controller
     game: Game = c.game
     board = table.board
-    set_out(table)
-    table.run_until(lambda: table.mode() is Mode.READY, limit=80)
-    observation = c.last_observation
-    assert observation is not None
-    hidden = observation.hidden_spaces
+    hidden = set_out_ready(table)
     color = game.active
     other = game.players[(game.players.index(color) + 1) % len(game.players)]
     a, d = (s.id for s in game.ships(color)[:2])
