@@ -23,9 +23,13 @@ never the simulated world's truth. One frame at a time (`step`):
   its port yet, when no put-back (even into a wrong port) makes one move's
   board look like another's: the board with one move's ships back is judged
   as usual and takes that move; a board that stays as it is, or reads
-  exactly as before the move, is asked about. A move into a place the camera
-  cannot see is provisional: it is checked when the place comes into view
-  and, if the board contradicts it, the journal is rewound to before it.
+  exactly as before the move, is asked about. The same request comes first
+  for a bump in doubt (its bumped ship still on the landing space, and its
+  own ship not seen there, or something else left over): the board with the
+  ship back, or any new board, is judged as usual, and a quiet board takes
+  the bump. A move into a place the camera cannot see is provisional: it is
+  checked when the place comes into view and, if the board contradicts it,
+  the journal is rewound to before it.
   After a few failed attempts at a fix, a long press accepts the board as
   seen (a hand edit of the position, journalled). With
   `die = "table"` a press in the ship phase is a pass, accepted only if some
@@ -74,6 +78,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from typing import Any
 
 from bermuda_hw.backends.camera import CameraSource, Frame
@@ -89,8 +94,11 @@ from bermuda_hw.controller.identify import (
 from bermuda_hw.controller.journal import Journal, JournalWriteError
 from bermuda_hw.controller.notify import Watchdog, sd_notify
 from bermuda_hw.controller.referee import (
+    MARGIN,
+    PROVISIONAL_BELOW,
     Group,
     Outcome,
+    Scorer,
     Verdict,
     changed_places,
     judge,
@@ -208,11 +216,24 @@ class _PendingSpin:
     letter_retries: int = 0
 
 
+class _Request(StrEnum):
+    """Why the table is asked to put bumped ships back."""
+
+    OUT_OF_SIGHT = "out of sight"  # a tie between a move out of sight and bumps not back
+    BUMPS = "bumps"  # a tie between moves that all bumped ships, none back (`tied`)
+    #: a move whose bumped ship is still on the landing space, in doubt: its own ship not
+    #: seen there, or something else on the board the move does not explain
+    DOUBTFUL_BUMP = "doubtful bump"
+
+
 @dataclass
 class _PutBack:
-    """A tie the table is asked to settle by putting bumped ships back."""
+    """A tie, or a move the board does not show whole, that the table is asked to settle by
+    putting bumped ships back."""
 
-    #: the move out of sight's, which a quiet board takes; or the tied moves' (`tied`)
+    kind: _Request
+    #: the move's, which a quiet board takes (out of sight, doubtful bump); or the tied
+    #: moves' (bumps)
     consequence: Consequence | tuple[Consequence, ...]
     game: Game
     count: int  # the journal's length when asked
@@ -742,8 +763,8 @@ class Controller:
             # player's ship leaving a port looks like a bumped ship not yet put back)
             self._check_board(observation)
             return
-        if self._putback is not None and self._putback.tied and self._settle_putback(
-                observation):
+        if self._putback is not None and self._putback.kind is _Request.BUMPS \
+                and self._settle_putback(observation):
             return
         if self.status.mode is Mode.SETUP:
             # the board is checked against the game (a game's start, after the cloud's
@@ -754,7 +775,9 @@ class Controller:
             return
         verdict = judge(game, observation, self._known_dice())
         self._waiting = None
-        if verdict.outcome is not Outcome.TIE:
+        if verdict.outcome is not Outcome.TIE and not (
+                verdict.accepted is not None and self._bump_in_doubt(verdict.accepted.best,
+                                                                     observation)):
             self._end_putback()
         best = verdict.accepted or (verdict.tied[0] if verdict.tied else None)
         # a provisional move waiting for the rest to match, and its places out of sight
@@ -773,6 +796,9 @@ class Controller:
                 verdict = Verdict(Outcome.UNCLEAR)
         if verdict.outcome is Outcome.MOVE:
             assert verdict.accepted is not None
+            if self._bump_in_doubt(verdict.accepted.best, observation) \
+                    and self._ask_putback_doubtful(verdict.accepted):
+                return
             if self._apply(verdict.accepted.best, verdict.provisional):
                 self._check_board(observation)
         elif verdict.outcome is Outcome.TIE:
@@ -956,18 +982,60 @@ class Controller:
         game = self.game
         assert game is not None
         choice = self._putback_choice(verdict, observation)
-        tied: tuple[Group, ...] = ()
-        if choice is None:
-            # moves that all bumped ships, none back yet, whose boards the ships put back
-            # tell apart (even put in a wrong port)
-            if not putback_tells(game, verdict.tied):
-                self._end_putback()
-                return False
-            tied = verdict.tied
-        key = choice[0].consequence if choice is not None else tuple(
-            g.consequence for g in tied)
+        if choice is not None:
+            return self._request_putback(_Request.OUT_OF_SIGHT, choice[0].consequence)
+        # moves that all bumped ships, none back yet, whose boards the ships put back tell
+        # apart (even put in a wrong port)
+        if not putback_tells(game, verdict.tied):
+            self._end_putback()
+            return False
+        return self._request_putback(_Request.BUMPS, tuple(g.consequence for g in verdict.tied),
+                                     verdict.tied)
+
+    def _bump_in_doubt(self, candidate: Candidate, observation: BoardObservation) -> bool:
+        """Whether a move that leaves the ship it bumped on its landing space is in doubt: its
+        own ship is not seen there (it could be under that ship, or nowhere: held in a
+        hand, or lost in a glare where it left), or the board shows something else the
+        move does not explain (a ship seen in the wrong colour there, say, while the move
+        truly made shows elsewhere). The board with the bumped ship back shows the move
+        whole."""
+        game = self.game
+        assert game is not None
+        move = candidate.move
+        if candidate.bump is not Bump.LANDING or move is None or move.end is None:
+            return False
+        evidence = observation_evidence(game.board, observation)
+        if place_observability(evidence, move.end) < PROVISIONAL_BELOW:
+            return False  # out of sight: the move is provisional, checked when seen
+        if _bump_left_over(game, candidate, observation):
+            return True
+        there = list(candidate.contents.get(move.end, ()))
+        if game.active not in there:
+            return False
+        scorer = Scorer(game.board, evidence)
+        without = list(there)
+        without.remove(game.active)
+        return scorer.place_score(move.end, tuple(there)) \
+            - scorer.place_score(move.end, tuple(without)) < MARGIN
+
+    def _ask_putback_doubtful(self, accepted: Group) -> bool:
+        """A move in doubt that bumped a ship (`_bump_in_doubt`): the player is asked to put
+        back any ship the move bumped, and the board with it back is judged as usual. A
+        board that stays as it is takes the move as seen; one that reads as before, or as
+        another move, is judged as usual. True while that is what the table is asked;
+        False once it ran out (the move is taken)."""
+        return self._request_putback(_Request.DOUBTFUL_BUMP, accepted.consequence)
+
+    def _request_putback(self, kind: _Request,
+                         key: Consequence | tuple[Consequence, ...],
+                         tied: tuple[Group, ...] = ()) -> bool:
+        """Ask the active player to put back any ship the move bumped (without saying which
+        move); True while that is what the table is asked, False if this request ran out
+        once already for the same game."""
+        game = self.game
+        assert game is not None
         if self._putback_asked == (key, game, len(game.journal)):
-            # this request ran out once already: the table is asked which move instead
+            # this request ran out once already: the table is asked, or the move taken
             self._end_putback()
             return False
         now = self.clock.monotonic()
@@ -977,7 +1045,7 @@ class Controller:
             # asked already; the board settled anew: quiet from now
             asked.state, asked.quiet_s = self._reading_state(), now
             return True
-        self._putback = _PutBack(key, game, len(game.journal), now,
+        self._putback = _PutBack(kind, key, game, len(game.journal), now,
                                  self._reading_state(), now, tied)
         self.status.putback = True
         self.status.fix = None
@@ -992,8 +1060,10 @@ class Controller:
         """A frame with no new stable board while a put-back is asked for: once the board
         has read the same, clear of hands, for `PUTBACK_WAIT_S`, no ship went back and
         the move out of sight is taken (for a tie between bumps: the table is asked which
-        move it was); a board never quiet that long is asked about. A request that ended
-        in a question is not made again for the same tie."""
+        move it was; for a bump in doubt: the board is judged again and the bump taken);
+        a board never quiet that long is asked about (a bump in doubt: taken). A request
+        that ended in a question, or in the bump taken, is not made again for the same
+        board."""
         asked = self._putback
         game = self.game
         observation = self.last_observation
@@ -1009,7 +1079,13 @@ class Controller:
         quiet = now - asked.quiet_s >= PUTBACK_WAIT_S
         if not quiet and now - asked.asked_s < PUTBACK_GIVE_UP_S:
             return
-        if asked.tied:
+        if asked.kind is _Request.DOUBTFUL_BUMP:
+            # no ship went back: the board is judged again, and the move it shows taken
+            self._putback_asked = (asked.consequence, game, asked.count)
+            self._end_putback()
+            self._observe(observation)
+            return
+        if asked.kind is _Request.BUMPS:
             # the board never showed one move's ships put back: ask which move it was
             self._putback_asked = (asked.consequence, game, asked.count)
             self._end_putback()
@@ -1961,6 +2037,35 @@ def _difference_after(game: Game, candidate: Candidate, observation: BoardObserv
     after.set_die(candidate.die)
     after.push(candidate.move)
     return difference(after, observation)
+
+
+def _bump_left_over(game: Game, candidate: Candidate, observation: BoardObservation
+                    ) -> list[tuple[str, str | None]]:
+    """What a move that left its bumped ships on the landing space does not explain: the
+    difference once it is made, less those ships still there and not yet in their ports,
+    and less its own ship not seen under them."""
+    assert candidate.move is not None
+    diff = _difference_after(game, candidate, observation)
+    end = candidate.move.end
+    owed: Counter[tuple[str, str | None]] = Counter(
+        (game.ship(s).color, game.ship(s).previous_port) for s in candidate.bumped)
+    there: Counter[tuple[str, str | None]] = Counter(
+        (game.ship(s).color, end) for s in candidate.bumped)
+    there[(game.active, end)] += 1
+    out: list[tuple[str, str | None]] = []
+    for item in diff.missing:
+        if owed[item] > 0:
+            owed[item] -= 1
+        elif item[1] == end and there[item] > 0:
+            there[item] -= 1
+        else:
+            out.append(item)
+    for item in diff.extra:
+        if there[item] > 0:
+            there[item] -= 1
+        else:
+            out.append(item)
+    return out
 
 
 def _left_over(game: Game, candidate: Candidate, observation: BoardObservation) -> list[object]:

@@ -1,0 +1,194 @@
+"""A move onto another ship, seen only as that ship still on the landing space: the mover
+may be under it, or nowhere (held in a hand, or a glare where it left). The board shows a
+ship gone from its start and nothing else, so the move is not taken at once: the player is
+asked to put back any ship the move bumped, and the board then decides."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from table_helpers import set_out, set_out_ready
+
+from bermuda_hw.controller.daemon import PUTBACK_WAIT_S
+from bermuda_hw.controller.status import Mode
+from bermuda_hw.rules.game import Game, GameOptions
+from bermuda_hw.rules.moves import Move
+from bermuda_hw.sim.render.scene import Scene
+
+MakeTable = Callable[..., Any]
+
+
+def _one_bump(table: Any, *, two: bool = False) -> tuple[Move, str, str]:
+    """The active player's ship A where the die takes it onto the next player's ship B, in
+    plain view, and onto no other ship (with `two`, also onto a free space in plain view).
+    Returns (the bump, B, A's start) with the die rolled."""
+    c = table.controller
+    game: Game = c.game
+    board = table.board
+    hidden = set_out_ready(table)
+    color = game.active
+    other = game.players[(game.players.index(color) + 1) % len(game.players)]
+    a = game.ships(color)[0].id
+    b = game.ships(other)[0].id
+    paths = [s for s in sorted(board.spaces) if s not in board.ports and s not in hidden]
+    for die in range(1, 7):
+        for start in paths:
+            if game.ships_at(start):
+                continue
+            game.set_ship(a, start)
+            ends = sorted({m.end for m in game.legal_moves(die) if m.ship == a
+                           and m.end in paths and not game.ships_at(m.end)})
+            if len(ends) < (2 if two else 1):
+                continue
+            port_b = next(p for p in sorted(board.ports) if p != game.ship(b).location)
+            game.set_ship(b, ends[0], previous_port=port_b)
+            game.set_turn(color)
+            game.set_die(die)
+            onto = [m for m in game.legal_moves(die) if m.ship == a and m.end == ends[0]]
+            if not onto:
+                continue
+            assert c._commit()
+            set_out(table)
+            table.run_until(lambda: table.mode() is Mode.READY, limit=80)
+            return onto[0], b, start
+    pytest.fail("no such position with the cloud at its start")
+
+
+def _set_down_under(table: Any, move: Move, bumped: str) -> None:
+    """The mover set down on its landing space with the bumped ship back over it."""
+    x_mm, y_mm = table.board.spaces[move.end].position
+    table.world.remove(move.ship)
+    table.world.place_ship(move.ship, x_mm + 2.0, y_mm)
+    table.world.remove(bumped)
+    table.world.place_ship(bumped, x_mm, y_mm)
+
+
+def _put_in_port(table: Any, ship: str, port: str) -> None:
+    table.world.remove(ship)
+    free = next(p for p in table.board.ports[port].berths
+                if all(abs(p[0] - q[0]) + abs(p[1] - q[1]) > 4
+                       for q in table.world.ship_positions().values()))
+    table.world.place_ship(ship, *free)
+
+
+def _taken(c: Any) -> list[str]:
+    return [str(e["move"]) for e in c.game.journal if "move" in e]
+
+
+def test_the_ship_put_back_shows_the_mover_and_takes_the_move(make_table: MakeTable) -> None:
+    table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
+    c = table.controller
+    game: Game = c.game
+    move, bumped, _start = _one_bump(table)
+    port = game.ship(bumped).previous_port
+    before = len(_taken(c))
+    _set_down_under(table, move, bumped)
+    table.run_until(lambda: c.status.putback, limit=80)
+    assert table.mode() is Mode.FIX and len(_taken(c)) == before
+    assert "if your move bumped a ship, put it back" in c.status.message
+    asked = c.clock.monotonic()
+    table.steps(3)
+    _put_in_port(table, bumped, port)
+    table.run_until(lambda: len(_taken(c)) > before, limit=200)
+    assert _taken(c)[-1] == str(move)
+    assert c.clock.monotonic() - asked < PUTBACK_WAIT_S
+    assert game.ship(move.ship).location == move.end and game.ship(bumped).location == port
+    table.run_until(lambda: table.mode() is Mode.READY, limit=80)
+    assert not any("did you roll" in line or "which move" in line for line in table.log)
+
+
+def test_a_board_left_as_it_is_takes_the_move_after_the_wait(make_table: MakeTable) -> None:
+    """Nobody puts the bumped ship back: after the wait the move is taken as seen, and the
+    bumped ship is named to go back, as for any bump."""
+    table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
+    c = table.controller
+    game: Game = c.game
+    move, bumped, _start = _one_bump(table)
+    before = len(_taken(c))
+    _set_down_under(table, move, bumped)
+    table.run_until(lambda: c.status.putback, limit=80)
+    asked = c.clock.monotonic()
+    table.run_until(lambda: len(_taken(c)) > before, limit=400)
+    assert c.clock.monotonic() - asked >= PUTBACK_WAIT_S
+    assert _taken(c)[-1] == str(move) and not c.status.putback
+    assert table.mode() is Mode.FIX and game.ship(move.ship).location == move.end
+    assert any(f"put {bumped} back" in line for line in table.log)
+
+
+def test_a_ship_gone_from_sight_is_not_taken_as_a_bump(make_table: MakeTable) -> None:
+    """The mover's ship vanishes from its start (held in a hand, or lost in a glare) while
+    the ship it could have bumped stays where it was: the board reads as that bump. The
+    request comes first; the ship seen again where it was takes nothing."""
+    table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
+    c = table.controller
+    game: Game = c.game
+    move, _bumped, start = _one_bump(table)
+    before, active, die = len(_taken(c)), game.active, game.die
+    table.world.remove(move.ship)
+    table.run_until(lambda: c.status.putback, limit=80)
+    assert len(_taken(c)) == before
+    table.steps(3)
+    table.world.place_ship(move.ship, *table.board.spaces[start].position)
+    table.run_until(lambda: table.mode() is Mode.READY, limit=200)
+    assert not c.status.putback and len(_taken(c)) == before
+    assert game.active == active and game.die == die
+
+
+def test_a_bump_seen_on_top_is_taken_at_once(make_table: MakeTable) -> None:
+    """The mover set down on top of the ship it bumps shows: the move is taken without the
+    request, and the bumped ship is named to go back."""
+    table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
+    c = table.controller
+    move, bumped, _start = _one_bump(table)
+    before = len(_taken(c))
+    x_mm, y_mm = table.board.spaces[move.end].position
+    table.world.remove(move.ship)
+    table.world.place_ship(move.ship, x_mm + 2.0, y_mm)
+    table.run_until(lambda: len(_taken(c)) > before or c.status.putback, limit=80)
+    assert not c.status.putback and _taken(c)[-1] == str(move)
+    assert any(f"put {bumped} back" in line for line in table.log)
+
+
+def test_a_ship_seen_in_the_movers_colour_is_not_taken_as_a_bump(
+        make_table: MakeTable) -> None:
+    """A glare draws the ship on one landing space in the mover's colour while the mover
+    truly went to the other: the board reads as the bump (its ship on top there) with a
+    ship left over, or as the move with a wrong colour. The bump is not taken: the request
+    comes first, and the board seen without the glare takes the move truly made."""
+    glare: dict[str, Any] = {}
+
+    def wrapper(scene: Callable[[], Scene]) -> Callable[[], Scene]:
+        def glared() -> Scene:
+            made = scene()
+            at, color = glare.get("at"), glare.get("color")
+            if at is None:
+                return made
+            ships = tuple(dataclasses.replace(t, color=color)
+                          if abs(t.x_mm - at[0]) + abs(t.y_mm - at[1]) < 6.0 else t
+                          for t in made.ships)
+            return dataclasses.replace(made, ships=ships)
+        return glared
+
+    table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"),
+                       start=False)
+    table.backend.scene_wrapper = wrapper
+    table.controller.start()
+    c = table.controller
+    game: Game = c.game
+    onto, bumped, _start = _one_bump(table, two=True)
+    free = next(m for m in game.legal_moves(game.die) if m.ship == onto.ship
+                and m.end != onto.end and m.end in table.board.spaces
+                and m.end not in table.board.ports and not game.ships_at(m.end))
+    before = len(_taken(c))
+    glare.update(at=table.board.spaces[onto.end].position, color=game.active)
+    table.world.remove(free.ship)
+    table.world.place_ship(free.ship, *table.board.spaces[free.end].position)
+    table.run_until(lambda: c.status.putback or len(_taken(c)) > before, limit=80)
+    assert c.status.putback and len(_taken(c)) == before
+    glare.clear()
+    table.run_until(lambda: len(_taken(c)) > before, limit=200)
+    assert _taken(c)[-1] == str(free)
+    assert game.ship(bumped).location == onto.end
