@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from table_helpers import set_out, set_out_ready
 
-from bermuda_hw.controller.daemon import PUTBACK_WAIT_S
+from bermuda_hw.controller.daemon import PUTBACK_GIVE_UP_S, PUTBACK_WAIT_S, _Request
 from bermuda_hw.controller.status import Mode
 from bermuda_hw.rules.game import Game, GameOptions
 from bermuda_hw.rules.moves import Move
@@ -21,10 +21,11 @@ from bermuda_hw.sim.render.scene import Scene
 MakeTable = Callable[..., Any]
 
 
-def _one_bump(table: Any, *, two: bool = False) -> tuple[Move, str, str]:
+def _one_bump(table: Any, *, two: bool = False) -> tuple[Move, str, str, str | None]:
     """The active player's ship A where the die takes it onto the next player's ship B, in
-    plain view, and onto no other ship (with `two`, also onto a free space in plain view).
-    Returns (the bump, B, A's start) with the die rolled."""
+    plain view, onto no other ship, and into no place out of sight (with `two`, also onto a
+    free space in plain view). Returns (the bump, B, A's start, that free space) with the
+    die rolled."""
     c = table.controller
     game: Game = c.game
     board = table.board
@@ -39,8 +40,10 @@ def _one_bump(table: Any, *, two: bool = False) -> tuple[Move, str, str]:
             if game.ships_at(start):
                 continue
             game.set_ship(a, start)
-            ends = sorted({m.end for m in game.legal_moves(die) if m.ship == a
-                           and m.end in paths and not game.ships_at(m.end)})
+            reach = {m.end for m in game.legal_moves(die) if m.ship == a}
+            if reach & hidden:
+                continue
+            ends = sorted(e for e in reach if e in paths and not game.ships_at(e))
             if len(ends) < (2 if two else 1):
                 continue
             port_b = next(p for p in sorted(board.ports) if p != game.ship(b).location)
@@ -53,7 +56,7 @@ def _one_bump(table: Any, *, two: bool = False) -> tuple[Move, str, str]:
             assert c._commit()
             set_out(table)
             table.run_until(lambda: table.mode() is Mode.READY, limit=80)
-            return onto[0], b, start
+            return onto[0], b, start, ends[1] if two else None
     pytest.fail("no such position with the cloud at its start")
 
 
@@ -82,7 +85,7 @@ def test_the_ship_put_back_shows_the_mover_and_takes_the_move(make_table: MakeTa
     table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
     c = table.controller
     game: Game = c.game
-    move, bumped, _start = _one_bump(table)
+    move, bumped, _start, _free = _one_bump(table)
     port = game.ship(bumped).previous_port
     before = len(_taken(c))
     _set_down_under(table, move, bumped)
@@ -106,7 +109,7 @@ def test_a_board_left_as_it_is_takes_the_move_after_the_wait(make_table: MakeTab
     table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
     c = table.controller
     game: Game = c.game
-    move, bumped, _start = _one_bump(table)
+    move, bumped, _start, _free = _one_bump(table)
     before = len(_taken(c))
     _set_down_under(table, move, bumped)
     table.run_until(lambda: c.status.putback, limit=80)
@@ -125,11 +128,11 @@ def test_a_ship_gone_from_sight_is_not_taken_as_a_bump(make_table: MakeTable) ->
     table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
     c = table.controller
     game: Game = c.game
-    move, _bumped, start = _one_bump(table)
+    move, _bumped, start, _free = _one_bump(table)
     before, active, die = len(_taken(c)), game.active, game.die
     table.world.remove(move.ship)
     table.run_until(lambda: c.status.putback, limit=80)
-    assert len(_taken(c)) == before
+    assert len(_taken(c)) == before and c._putback.kind is _Request.DOUBTFUL_BUMP
     table.steps(3)
     table.world.place_ship(move.ship, *table.board.spaces[start].position)
     table.run_until(lambda: table.mode() is Mode.READY, limit=200)
@@ -142,7 +145,7 @@ def test_a_bump_seen_on_top_is_taken_at_once(make_table: MakeTable) -> None:
     request, and the bumped ship is named to go back."""
     table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
     c = table.controller
-    move, bumped, _start = _one_bump(table)
+    move, bumped, _start, _free = _one_bump(table)
     before = len(_taken(c))
     x_mm, y_mm = table.board.spaces[move.end].position
     table.world.remove(move.ship)
@@ -178,10 +181,8 @@ def test_a_ship_seen_in_the_movers_colour_is_not_taken_as_a_bump(
     table.controller.start()
     c = table.controller
     game: Game = c.game
-    onto, bumped, _start = _one_bump(table, two=True)
-    free = next(m for m in game.legal_moves(game.die) if m.ship == onto.ship
-                and m.end != onto.end and m.end in table.board.spaces
-                and m.end not in table.board.ports and not game.ships_at(m.end))
+    onto, bumped, _start, end = _one_bump(table, two=True)
+    free = next(m for m in game.legal_moves(game.die) if m.ship == onto.ship and m.end == end)
     before = len(_taken(c))
     glare.update(at=table.board.spaces[onto.end].position, color=game.active)
     table.world.remove(free.ship)
@@ -192,3 +193,77 @@ def test_a_ship_seen_in_the_movers_colour_is_not_taken_as_a_bump(
     table.run_until(lambda: len(_taken(c)) > before, limit=200)
     assert _taken(c)[-1] == str(free)
     assert game.ship(bumped).location == onto.end
+
+
+def test_a_board_never_quiet_takes_the_bump_a_minute_after_the_first_request(
+        make_table: MakeTable) -> None:
+    """Boards that keep changing (a stray token set down and lifted again, elsewhere) end
+    the request and bring it back; the bump is taken a minute after the first request, not
+    put off for ever."""
+    table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
+    c = table.controller
+    game: Game = c.game
+    move, bumped, _start, _free = _one_bump(table)
+    before = len(_taken(c))
+    _set_down_under(table, move, bumped)
+    table.run_until(lambda: c.status.putback, limit=80)
+    first = c.clock.monotonic()
+    stray = next(s.id for s in game.ships(game.active) if s.id != move.ship)
+    home = table.world.ship_positions()[stray]
+    spot = next(table.board.spaces[s].position for s in sorted(table.board.spaces)
+                if s not in table.board.ports and not game.ships_at(s) and s != move.end
+                and s not in c.last_observation.hidden_spaces)
+    for _ in range(40):
+        if len(_taken(c)) > before:
+            break
+        table.world.remove(stray)
+        table.world.place_ship(stray, *spot)
+        table.steps(25)
+        table.world.remove(stray)
+        table.world.place_ship(stray, *home)
+        table.steps(25)
+    assert _taken(c)[before:] == [str(move)]
+    assert PUTBACK_GIVE_UP_S <= c.clock.monotonic() - first < 2 * PUTBACK_GIVE_UP_S
+
+
+def test_an_own_ship_bumped_into_the_port_its_mover_left_is_taken_at_once(
+        make_table: MakeTable) -> None:
+    """The player's ship leaves a port and lands on their own ship whose previous port is
+    that one: put back, the board would read as before the move, so no put-back is asked
+    for; the move is taken, and the ship put back ends it."""
+    table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
+    c = table.controller
+    game: Game = c.game
+    board = table.board
+    hidden = set_out_ready(table)
+    color = game.active
+    a, d = (s.id for s in game.ships(color)[:2])
+    paths = [s for s in sorted(board.spaces) if s not in board.ports and s not in hidden]
+    for die in range(1, 7):
+        port = game.ship(a).location
+        assert port in board.ports
+        reach = {m.end for m in game.legal_moves(die) if m.ship == a}
+        ends = sorted(e for e in reach if e in paths and not game.ships_at(e))
+        if not ends or reach & hidden:
+            continue
+        game.set_ship(d, ends[0], previous_port=port)
+        game.set_turn(color)
+        game.set_die(die)
+        onto = [m for m in game.legal_moves(die) if m.ship == a and m.end == ends[0]]
+        if onto:
+            break
+    else:
+        pytest.fail("no such position with the cloud at its start")
+    assert c._commit()
+    set_out(table)
+    table.run_until(lambda: table.mode() is Mode.READY, limit=80)
+    move = onto[0]
+    before = len(_taken(c))
+    x_mm, y_mm = board.spaces[move.end].position
+    table.world.remove(move.ship)
+    table.world.place_ship(move.ship, x_mm + 2.0, y_mm)
+    table.run_until(lambda: len(_taken(c)) > before or c.status.putback, limit=80)
+    assert not c.status.putback and _taken(c)[-1] == str(move)
+    _put_in_port(table, d, port)
+    table.run_until(lambda: table.mode() is Mode.READY, limit=200)
+    assert game.ship(d).location == port and game.ship(move.ship).location == move.end

@@ -157,8 +157,9 @@ CONFIRM_OBSERVABILITY = 0.9  # a provisional move is checked once its places are
 MAX_LEFTOVER = 3  # a move leaving more ships unexplained than this is no explanation
 MAX_OPTIONS = 3  # more moves than this explaining the board as well is asked as a fix
 # after asking for the bumped ships to go back, how long the board must read the same, clear
-# of hands, before the move out of sight is taken instead; and when a board never that quiet
-# is asked about
+# of hands, before the move out of sight (or the bump in doubt) is taken instead, or the tie
+# between bumps asked about; and when a board never that quiet is (counted from the first
+# request for the same move or tie)
 PUTBACK_WAIT_S = 6.0
 PUTBACK_GIVE_UP_S = 60.0
 
@@ -293,11 +294,14 @@ class Controller:
         # a move out of sight waiting for the rest of the board to match (its fix is shown)
         # (the move, its places out of sight, the game and its journal's length then)
         self._waiting: tuple[Candidate, tuple[str, ...], Game, int] | None = None
-        # a tie the players were asked to settle by putting bumped ships back: the tied
-        # consequences, when they were asked, the game and its journal's length then
+        # a tie, or a bump in doubt, the players were asked to settle by putting bumped ships
+        # back: the consequences, when they were asked, the game and its journal's length
         self._putback: _PutBack | None = None
         # the put-back request that ran out, for its game and journal length: not made again
         self._putback_asked: tuple[object, Game, int] | None = None
+        # the first request for a consequence (or tie), its game and journal length, and
+        # when it was made: a request made again counts its give-up from then
+        self._putback_first: tuple[object, Game, int, float] | None = None
         self._stop = threading.Event()
         self.listeners: list[Callable[[str], None]] = []
         self.watchdog = Watchdog()
@@ -1005,8 +1009,13 @@ class Controller:
         if candidate.bump is not Bump.LANDING or move is None or move.end is None:
             return False
         evidence = observation_evidence(game.board, observation)
-        if place_observability(evidence, move.end) < PROVISIONAL_BELOW:
+        seen = place_observability(evidence, move.end)
+        if seen < PROVISIONAL_BELOW:
             return False  # out of sight: the move is provisional, checked when seen
+        if _back_board(game, candidate) == contents(game):
+            # its ships put back, the board reads as before the move (an own ship bumped
+            # back into the port its mover left): the put-back would tell nothing
+            return False
         if _bump_left_over(game, candidate, observation):
             return True
         there = list(candidate.contents.get(move.end, ()))
@@ -1016,7 +1025,7 @@ class Controller:
         without = list(there)
         without.remove(game.active)
         return scorer.place_score(move.end, tuple(there)) \
-            - scorer.place_score(move.end, tuple(without)) < MARGIN
+            - scorer.place_score(move.end, tuple(without)) < MARGIN * seen
 
     def _ask_putback_doubtful(self, accepted: Group) -> bool:
         """A move in doubt that bumped a ship (`_bump_in_doubt`): the player is asked to put
@@ -1045,7 +1054,11 @@ class Controller:
             # asked already; the board settled anew: quiet from now
             asked.state, asked.quiet_s = self._reading_state(), now
             return True
-        self._putback = _PutBack(kind, key, game, len(game.journal), now,
+        first = self._putback_first
+        if first is None or first[:3] != (key, game, len(game.journal)):
+            # (a request ended by another board and made again gives up as the first would)
+            first = self._putback_first = (key, game, len(game.journal), now)
+        self._putback = _PutBack(kind, key, game, len(game.journal), first[3],
                                  self._reading_state(), now, tied)
         self.status.putback = True
         self.status.fix = None
@@ -2037,6 +2050,18 @@ def _difference_after(game: Game, candidate: Candidate, observation: BoardObserv
     after.set_die(candidate.die)
     after.push(candidate.move)
     return difference(after, observation)
+
+
+def _back_board(game: Game, candidate: Candidate) -> dict[str, tuple[str, ...]]:
+    """The board a move that left its bumped ships on the landing space shows once they are
+    back in their ports."""
+    assert candidate.move is not None
+    board = {p: list(c) for p, c in candidate.contents.items()}
+    for sid in candidate.bumped:
+        ship = game.ship(sid)
+        board[candidate.move.end].remove(ship.color)
+        board.setdefault(ship.previous_port, []).append(ship.color)
+    return {p: tuple(sorted(c)) for p, c in board.items() if c}
 
 
 def _bump_left_over(game: Game, candidate: Candidate, observation: BoardObservation
