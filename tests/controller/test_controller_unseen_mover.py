@@ -140,6 +140,28 @@ def test_a_ship_gone_from_sight_is_not_taken_as_a_bump(make_table: MakeTable) ->
     assert game.active == active and game.die == die
 
 
+def test_a_request_made_again_after_the_board_matched_waits_again(
+        make_table: MakeTable) -> None:
+    """A ship lifted and set back at its start ends the request with the board as the game
+    has it; lifted again more than a minute later, the request waits its full time again
+    (it does not give up at once from the first request's time)."""
+    table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
+    c = table.controller
+    move, _bumped, start, _free = _one_bump(table)
+    before = len(_taken(c))
+    table.world.remove(move.ship)
+    table.run_until(lambda: c.status.putback, limit=80)
+    table.world.place_ship(move.ship, *table.board.spaces[start].position)
+    table.run_until(lambda: table.mode() is Mode.READY, limit=200)
+    back = c.clock.monotonic()
+    table.run_until(lambda: c.clock.monotonic() - back > PUTBACK_GIVE_UP_S, limit=5000)
+    table.world.remove(move.ship)
+    table.run_until(lambda: c.status.putback, limit=80)
+    asked = c.clock.monotonic()
+    table.run_until(lambda: c.clock.monotonic() - asked > PUTBACK_WAIT_S / 2, limit=400)
+    assert c.status.putback and len(_taken(c)) == before
+
+
 def test_a_bump_seen_on_top_is_taken_at_once(make_table: MakeTable) -> None:
     """The mover set down on top of the ship it bumps shows: the move is taken without the
     request, and the bumped ship is named to go back."""

@@ -25,13 +25,14 @@ never the simulated world's truth. One frame at a time (`step`):
   as usual and takes that move; a board that stays as it is, or reads
   exactly as before the move, is asked about. The same request comes first
   for a bump in doubt (its bumped ship still on the landing space, and its
-  own ship not seen there, or something else left over): the board with the
-  ship back, or any new board, is judged as usual, and a quiet board takes
-  the bump. A move into a place the camera cannot see is provisional: it is
-  checked when the place comes into view and, if the board contradicts it,
-  the journal is rewound to before it.
-  After a few failed attempts at a fix, a long press accepts the board as
-  seen (a hand edit of the position, journalled). With
+  own ship not seen there, or something else left over; not an own ship
+  bumped back into the port its mover left): the board with the ship back,
+  or any new board, is judged as usual, and a quiet board takes the bump.
+  A move into a place the camera cannot see is provisional: it is checked
+  when the place comes into view and, if the board contradicts it, the
+  journal is rewound to before it. After a few failed attempts at a fix, a
+  long press accepts the board as seen (a hand edit of the position,
+  journalled). With
   `die = "table"` a press in the ship phase is a pass, accepted only if some
   die value leaves the active player without any move; with `die =
   "virtual"` a press rolls the die for the active player (the LED flashes the
@@ -299,9 +300,9 @@ class Controller:
         self._putback: _PutBack | None = None
         # the put-back request that ran out, for its game and journal length: not made again
         self._putback_asked: tuple[object, Game, int] | None = None
-        # the first request for a consequence (or tie), its game and journal length, and
-        # when it was made: a request made again counts its give-up from then
-        self._putback_first: tuple[object, Game, int, float] | None = None
+        # when each request was first made, for a game and journal length, until the board
+        # next matches the game: a request made again counts its give-up from then
+        self._putback_first: tuple[Game, int, dict[object, float]] | None = None
         self._stop = threading.Event()
         self.listeners: list[Callable[[str], None]] = []
         self.watchdog = Watchdog()
@@ -911,6 +912,7 @@ class Controller:
         self._restoring = False
         self.status.fix_attempts = 0
         self._bump_pending = False
+        self._putback_first = None
         self.status.question = None
         self.status.die = game.die
         if game.is_over():
@@ -1002,7 +1004,9 @@ class Controller:
         hand, or lost in a glare where it left), or the board shows something else the
         move does not explain (a ship seen in the wrong colour there, say, while the move
         truly made shows elsewhere). The board with the bumped ship back shows the move
-        whole."""
+        whole. Not in doubt, whatever else the board shows: an own ship bumped back into
+        the port its mover left, whose board with the ship back reads as before the move
+        (the request could then tell nothing; the move is taken as before)."""
         game = self.game
         assert game is not None
         move = candidate.move
@@ -1055,10 +1059,11 @@ class Controller:
             asked.state, asked.quiet_s = self._reading_state(), now
             return True
         first = self._putback_first
-        if first is None or first[:3] != (key, game, len(game.journal)):
-            # (a request ended by another board and made again gives up as the first would)
-            first = self._putback_first = (key, game, len(game.journal), now)
-        self._putback = _PutBack(kind, key, game, len(game.journal), first[3],
+        if first is None or first[0] is not game or first[1] != len(game.journal):
+            first = self._putback_first = (game, len(game.journal), {})
+        # (a request ended by another board and made again gives up as the first would)
+        since = first[2].setdefault(key, now)
+        self._putback = _PutBack(kind, key, game, len(game.journal), since,
                                  self._reading_state(), now, tied)
         self.status.putback = True
         self.status.fix = None
