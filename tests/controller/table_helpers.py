@@ -6,6 +6,7 @@ from typing import Any
 
 from bermuda_hw.controller.status import Mode
 from bermuda_hw.rules.game import Game
+from bermuda_hw.rules.moves import Move
 
 
 def set_out(table: Any) -> None:
@@ -25,3 +26,29 @@ def set_out_ready(table: Any) -> frozenset[str]:
     observation = table.controller.last_observation
     assert observation is not None
     return frozenset(observation.hidden_spaces)
+
+
+def set_down_under(table: Any, move: Move, bumped: str) -> None:
+    """The mover set down on its landing space and the ship there nudged back over it: the
+    camera sees the bumped ship on top and hardly any of the mover (as after a move whose
+    bumped ship was straightened before going back)."""
+    assert move.end is not None
+    x_mm, y_mm = table.board.spaces[move.end].position
+    table.world.remove(move.ship)
+    table.world.place_ship(move.ship, x_mm + 2.0, y_mm)
+    table.world.remove(bumped)
+    table.world.place_ship(bumped, x_mm, y_mm)
+
+
+def put_in_port(table: Any, ship: str, port: str) -> None:
+    """A ship put in a free berth of a port."""
+    table.world.remove(ship)
+    free = next(p for p in table.board.ports[port].berths
+                if all(abs(p[0] - q[0]) + abs(p[1] - q[1]) > 4
+                       for q in table.world.ship_positions().values()))
+    table.world.place_ship(ship, *free)
+
+
+def taken_moves(c: Any) -> list[str]:
+    """The moves the controller's journal holds, in order."""
+    return [str(e["move"]) for e in c.game.journal if "move" in e]

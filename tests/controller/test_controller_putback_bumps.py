@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from table_helpers import set_out, set_out_ready
+from table_helpers import put_in_port, set_down_under, set_out, set_out_ready, taken_moves
 
 from bermuda_hw.controller.daemon import PUTBACK_WAIT_S
 from bermuda_hw.controller.referee import putback_tells
@@ -65,27 +65,7 @@ def _two_bumps(table: Any, *, own: bool = False, from_port: bool = False
     pytest.fail("no such position with the cloud at its start")
 
 
-def _set_down_under(table: Any, move: Move, bumped: str) -> None:
-    """The mover set down on its landing space and the ship there nudged back over it: the
-    camera sees the bumped ship on top and hardly any of the mover (as after a move whose
-    bumped ship was straightened before going back)."""
-    x_mm, y_mm = table.board.spaces[move.end].position
-    table.world.remove(move.ship)
-    table.world.place_ship(move.ship, x_mm + 2.0, y_mm)
-    table.world.remove(bumped)
-    table.world.place_ship(bumped, x_mm, y_mm)
 
-
-def _put_in_port(table: Any, ship: str, port: str) -> None:
-    table.world.remove(ship)
-    free = next(p for p in table.board.ports[port].berths
-                if all(abs(p[0] - q[0]) + abs(p[1] - q[1]) > 4
-                       for q in table.world.ship_positions().values()))
-    table.world.place_ship(ship, *free)
-
-
-def _taken(c: Any) -> list[str]:
-    return [str(e["move"]) for e in c.game.journal if "move" in e]
 
 
 @pytest.mark.parametrize("onto", ["other", "own"])
@@ -99,17 +79,17 @@ def test_the_ship_put_back_tells_which_bump_it_was(make_table: MakeTable, onto: 
     onto_b, onto_d, b, d = _two_bumps(table)
     move, bumped = (onto_b, b) if onto == "other" else (onto_d, d)
     port = game.ship(bumped).previous_port
-    before = len(_taken(c))
-    _set_down_under(table, move, bumped)
+    before = len(taken_moves(c))
+    set_down_under(table, move, bumped)
     table.run_until(lambda: c.status.putback, limit=80)
     assert table.mode() is Mode.FIX and c.status.question is None
     assert "if your move bumped a ship, put it back" in c.status.message
     assert str(onto_b) not in c.status.message and str(onto_d) not in c.status.message
     asked = c.clock.monotonic()
     table.steps(3)
-    _put_in_port(table, bumped, port)
-    table.run_until(lambda: len(_taken(c)) > before, limit=200)
-    assert _taken(c)[-1] == str(move)
+    put_in_port(table, bumped, port)
+    table.run_until(lambda: len(taken_moves(c)) > before, limit=200)
+    assert taken_moves(c)[-1] == str(move)
     assert c.clock.monotonic() - asked < PUTBACK_WAIT_S
     assert c.game.ship(move.ship).location == move.end
     assert c.game.ship(bumped).location == port
@@ -125,13 +105,13 @@ def test_a_board_left_as_it_is_is_asked_about_once(make_table: MakeTable) -> Non
     table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
     c = table.controller
     onto_b, onto_d, b, _d = _two_bumps(table)
-    before = len(_taken(c))
-    _set_down_under(table, onto_b, b)
+    before = len(taken_moves(c))
+    set_down_under(table, onto_b, b)
     table.run_until(lambda: c.status.putback, limit=80)
     asked = c.clock.monotonic()
     table.run_until(lambda: table.mode() is Mode.ASK, limit=400)
     assert c.clock.monotonic() - asked >= PUTBACK_WAIT_S
-    assert not c.status.putback and len(_taken(c)) == before
+    assert not c.status.putback and len(taken_moves(c)) == before
     question = c.status.question
     assert question is not None and "which move" in question.text
     assert set(question.options) == {str(onto_b), str(onto_d)}
@@ -145,8 +125,8 @@ def test_a_board_left_as_it_is_is_asked_about_once(make_table: MakeTable) -> Non
     assert table.mode() is Mode.ASK and not c.status.putback
     assert c.status.question is not None
     c.answer(question.options.index(str(onto_b)) + 1)
-    table.run_until(lambda: len(_taken(c)) > before, limit=80)
-    assert _taken(c)[-1] == str(onto_b)
+    table.run_until(lambda: len(taken_moves(c)) > before, limit=80)
+    assert taken_moves(c)[-1] == str(onto_b)
 
 
 def test_own_ships_that_a_wrong_port_could_swap_are_asked_about_at_once(
@@ -157,7 +137,7 @@ def test_own_ships_that_a_wrong_port_could_swap_are_asked_about_at_once(
     table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
     c = table.controller
     onto_b, onto_d, b, _d = _two_bumps(table, own=True)
-    _set_down_under(table, onto_b, b)
+    set_down_under(table, onto_b, b)
     table.run_until(lambda: table.mode() is Mode.ASK or c.status.putback, limit=80)
     assert not c.status.putback
     question = c.status.question
@@ -174,14 +154,14 @@ def test_the_move_taken_back_ends_the_request(make_table: MakeTable) -> None:
     onto_b, _onto_d, b, _d = _two_bumps(table)
     start = game.ship(onto_b.ship).location
     assert start is not None
-    before, active, die = len(_taken(c)), game.active, game.die
-    _set_down_under(table, onto_b, b)
+    before, active, die = len(taken_moves(c)), game.active, game.die
+    set_down_under(table, onto_b, b)
     table.run_until(lambda: c.status.putback, limit=80)
     table.world.remove(onto_b.ship)
     table.world.place_ship(onto_b.ship, *table.board.spaces[start].position)
     table.run_until(lambda: table.mode() is Mode.READY, limit=200)
     assert not c.status.putback and c.status.question is None
-    assert len(_taken(c)) == before and game.active == active and game.die == die
+    assert len(taken_moves(c)) == before and game.active == active and game.die == die
 
 
 def test_a_ship_put_back_into_the_port_its_mover_left_is_asked_about(
@@ -195,12 +175,12 @@ def test_a_ship_put_back_into_the_port_its_mover_left_is_asked_about(
     onto_b, onto_d, _b, d = _two_bumps(table, from_port=True)
     port = game.ship(d).previous_port
     assert port == game.ship(onto_d.ship).location
-    before = len(_taken(c))
-    _set_down_under(table, onto_d, d)
+    before = len(taken_moves(c))
+    set_down_under(table, onto_d, d)
     table.run_until(lambda: c.status.putback, limit=80)
     table.steps(3)
-    _put_in_port(table, d, port)
+    put_in_port(table, d, port)
     table.run_until(lambda: table.mode() is Mode.ASK, limit=200)
     question = c.status.question
     assert question is not None and set(question.options) == {str(onto_b), str(onto_d)}
-    assert len(_taken(c)) == before and not c.status.putback
+    assert len(taken_moves(c)) == before and not c.status.putback

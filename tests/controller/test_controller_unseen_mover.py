@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from table_helpers import set_out, set_out_ready
+from table_helpers import put_in_port, set_down_under, set_out, set_out_ready, taken_moves
 
 from bermuda_hw.controller.daemon import PUTBACK_GIVE_UP_S, PUTBACK_WAIT_S, _Request
 from bermuda_hw.controller.status import Mode
@@ -60,25 +60,7 @@ def _one_bump(table: Any, *, two: bool = False) -> tuple[Move, str, str, str | N
     pytest.fail("no such position with the cloud at its start")
 
 
-def _set_down_under(table: Any, move: Move, bumped: str) -> None:
-    """The mover set down on its landing space with the bumped ship back over it."""
-    x_mm, y_mm = table.board.spaces[move.end].position
-    table.world.remove(move.ship)
-    table.world.place_ship(move.ship, x_mm + 2.0, y_mm)
-    table.world.remove(bumped)
-    table.world.place_ship(bumped, x_mm, y_mm)
 
-
-def _put_in_port(table: Any, ship: str, port: str) -> None:
-    table.world.remove(ship)
-    free = next(p for p in table.board.ports[port].berths
-                if all(abs(p[0] - q[0]) + abs(p[1] - q[1]) > 4
-                       for q in table.world.ship_positions().values()))
-    table.world.place_ship(ship, *free)
-
-
-def _taken(c: Any) -> list[str]:
-    return [str(e["move"]) for e in c.game.journal if "move" in e]
 
 
 def test_the_ship_put_back_shows_the_mover_and_takes_the_move(make_table: MakeTable) -> None:
@@ -87,16 +69,16 @@ def test_the_ship_put_back_shows_the_mover_and_takes_the_move(make_table: MakeTa
     game: Game = c.game
     move, bumped, _start, _free = _one_bump(table)
     port = game.ship(bumped).previous_port
-    before = len(_taken(c))
-    _set_down_under(table, move, bumped)
+    before = len(taken_moves(c))
+    set_down_under(table, move, bumped)
     table.run_until(lambda: c.status.putback, limit=80)
-    assert table.mode() is Mode.FIX and len(_taken(c)) == before
+    assert table.mode() is Mode.FIX and len(taken_moves(c)) == before
     assert "if your move bumped a ship, put it back" in c.status.message
     asked = c.clock.monotonic()
     table.steps(3)
-    _put_in_port(table, bumped, port)
-    table.run_until(lambda: len(_taken(c)) > before, limit=200)
-    assert _taken(c)[-1] == str(move)
+    put_in_port(table, bumped, port)
+    table.run_until(lambda: len(taken_moves(c)) > before, limit=200)
+    assert taken_moves(c)[-1] == str(move)
     assert c.clock.monotonic() - asked < PUTBACK_WAIT_S
     assert game.ship(move.ship).location == move.end and game.ship(bumped).location == port
     table.run_until(lambda: table.mode() is Mode.READY, limit=80)
@@ -110,13 +92,13 @@ def test_a_board_left_as_it_is_takes_the_move_after_the_wait(make_table: MakeTab
     c = table.controller
     game: Game = c.game
     move, bumped, _start, _free = _one_bump(table)
-    before = len(_taken(c))
-    _set_down_under(table, move, bumped)
+    before = len(taken_moves(c))
+    set_down_under(table, move, bumped)
     table.run_until(lambda: c.status.putback, limit=80)
     asked = c.clock.monotonic()
-    table.run_until(lambda: len(_taken(c)) > before, limit=400)
+    table.run_until(lambda: len(taken_moves(c)) > before, limit=400)
     assert c.clock.monotonic() - asked >= PUTBACK_WAIT_S
-    assert _taken(c)[-1] == str(move) and not c.status.putback
+    assert taken_moves(c)[-1] == str(move) and not c.status.putback
     assert table.mode() is Mode.FIX and game.ship(move.ship).location == move.end
     assert any(f"put {bumped} back" in line for line in table.log)
 
@@ -129,14 +111,14 @@ def test_a_ship_gone_from_sight_is_not_taken_as_a_bump(make_table: MakeTable) ->
     c = table.controller
     game: Game = c.game
     move, _bumped, start, _free = _one_bump(table)
-    before, active, die = len(_taken(c)), game.active, game.die
+    before, active, die = len(taken_moves(c)), game.active, game.die
     table.world.remove(move.ship)
     table.run_until(lambda: c.status.putback, limit=80)
-    assert len(_taken(c)) == before and c._putback.kind is _Request.DOUBTFUL_BUMP
+    assert len(taken_moves(c)) == before and c._putback.kind is _Request.DOUBTFUL_BUMP
     table.steps(3)
     table.world.place_ship(move.ship, *table.board.spaces[start].position)
     table.run_until(lambda: table.mode() is Mode.READY, limit=200)
-    assert not c.status.putback and len(_taken(c)) == before
+    assert not c.status.putback and len(taken_moves(c)) == before
     assert game.active == active and game.die == die
 
 
@@ -148,7 +130,7 @@ def test_a_request_made_again_after_the_board_matched_waits_again(
     table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
     c = table.controller
     move, _bumped, start, _free = _one_bump(table)
-    before = len(_taken(c))
+    before = len(taken_moves(c))
     table.world.remove(move.ship)
     table.run_until(lambda: c.status.putback, limit=80)
     table.world.place_ship(move.ship, *table.board.spaces[start].position)
@@ -159,7 +141,7 @@ def test_a_request_made_again_after_the_board_matched_waits_again(
     table.run_until(lambda: c.status.putback, limit=80)
     asked = c.clock.monotonic()
     table.run_until(lambda: c.clock.monotonic() - asked > PUTBACK_WAIT_S / 2, limit=400)
-    assert c.status.putback and len(_taken(c)) == before
+    assert c.status.putback and len(taken_moves(c)) == before
 
 
 def test_a_bump_seen_on_top_is_taken_at_once(make_table: MakeTable) -> None:
@@ -168,12 +150,12 @@ def test_a_bump_seen_on_top_is_taken_at_once(make_table: MakeTable) -> None:
     table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
     c = table.controller
     move, bumped, _start, _free = _one_bump(table)
-    before = len(_taken(c))
+    before = len(taken_moves(c))
     x_mm, y_mm = table.board.spaces[move.end].position
     table.world.remove(move.ship)
     table.world.place_ship(move.ship, x_mm + 2.0, y_mm)
-    table.run_until(lambda: len(_taken(c)) > before or c.status.putback, limit=80)
-    assert not c.status.putback and _taken(c)[-1] == str(move)
+    table.run_until(lambda: len(taken_moves(c)) > before or c.status.putback, limit=80)
+    assert not c.status.putback and taken_moves(c)[-1] == str(move)
     assert any(f"put {bumped} back" in line for line in table.log)
 
 
@@ -205,15 +187,15 @@ def test_a_ship_seen_in_the_movers_colour_is_not_taken_as_a_bump(
     game: Game = c.game
     onto, bumped, _start, end = _one_bump(table, two=True)
     free = next(m for m in game.legal_moves(game.die) if m.ship == onto.ship and m.end == end)
-    before = len(_taken(c))
+    before = len(taken_moves(c))
     glare.update(at=table.board.spaces[onto.end].position, color=game.active)
     table.world.remove(free.ship)
     table.world.place_ship(free.ship, *table.board.spaces[free.end].position)
-    table.run_until(lambda: c.status.putback or len(_taken(c)) > before, limit=80)
-    assert c.status.putback and len(_taken(c)) == before
+    table.run_until(lambda: c.status.putback or len(taken_moves(c)) > before, limit=80)
+    assert c.status.putback and len(taken_moves(c)) == before
     glare.clear()
-    table.run_until(lambda: len(_taken(c)) > before, limit=200)
-    assert _taken(c)[-1] == str(free)
+    table.run_until(lambda: len(taken_moves(c)) > before, limit=200)
+    assert taken_moves(c)[-1] == str(free)
     assert game.ship(bumped).location == onto.end
 
 
@@ -226,8 +208,8 @@ def test_a_board_never_quiet_takes_the_bump_a_minute_after_the_first_request(
     c = table.controller
     game: Game = c.game
     move, bumped, _start, _free = _one_bump(table)
-    before = len(_taken(c))
-    _set_down_under(table, move, bumped)
+    before = len(taken_moves(c))
+    set_down_under(table, move, bumped)
     table.run_until(lambda: c.status.putback, limit=80)
     first = c.clock.monotonic()
     stray = next(s.id for s in game.ships(game.active) if s.id != move.ship)
@@ -236,7 +218,7 @@ def test_a_board_never_quiet_takes_the_bump_a_minute_after_the_first_request(
                 if s not in table.board.ports and not game.ships_at(s) and s != move.end
                 and s not in c.last_observation.hidden_spaces)
     for _ in range(40):
-        if len(_taken(c)) > before:
+        if len(taken_moves(c)) > before:
             break
         table.world.remove(stray)
         table.world.place_ship(stray, *spot)
@@ -244,7 +226,7 @@ def test_a_board_never_quiet_takes_the_bump_a_minute_after_the_first_request(
         table.world.remove(stray)
         table.world.place_ship(stray, *home)
         table.steps(25)
-    assert _taken(c)[before:] == [str(move)]
+    assert taken_moves(c)[before:] == [str(move)]
     assert PUTBACK_GIVE_UP_S <= c.clock.monotonic() - first < 2 * PUTBACK_GIVE_UP_S
 
 
@@ -280,12 +262,12 @@ def test_an_own_ship_bumped_into_the_port_its_mover_left_is_taken_at_once(
     set_out(table)
     table.run_until(lambda: table.mode() is Mode.READY, limit=80)
     move = onto[0]
-    before = len(_taken(c))
+    before = len(taken_moves(c))
     x_mm, y_mm = board.spaces[move.end].position
     table.world.remove(move.ship)
     table.world.place_ship(move.ship, x_mm + 2.0, y_mm)
-    table.run_until(lambda: len(_taken(c)) > before or c.status.putback, limit=80)
-    assert not c.status.putback and _taken(c)[-1] == str(move)
-    _put_in_port(table, d, port)
+    table.run_until(lambda: len(taken_moves(c)) > before or c.status.putback, limit=80)
+    assert not c.status.putback and taken_moves(c)[-1] == str(move)
+    put_in_port(table, d, port)
     table.run_until(lambda: table.mode() is Mode.READY, limit=200)
     assert game.ship(d).location == port and game.ship(move.ship).location == move.end
