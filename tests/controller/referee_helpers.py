@@ -17,8 +17,10 @@ BESIDE_MM = 9.0  # a second token on a space stands beside the first, never on i
 
 
 def tokens(board: Board, places: Mapping[str, Sequence[str]],
-           off_board: Sequence[tuple[str, float, float]] = ()) -> tuple[ShipToken, ...]:
-    """Ship tokens for colours by place: a port's ships in its berths, a space's side by side."""
+           off_board: Sequence[tuple[str, float, float]] = (),
+           nudge: Mapping[str, float] = {}) -> tuple[ShipToken, ...]:
+    """Ship tokens for colours by place: a port's ships in its berths, a space's side by side
+    (`nudge` sets a space's tokens that many mm across its heading: set down off its centre)."""
     out: list[ShipToken] = []
     for place, colors in sorted(places.items()):
         port = board.ports.get(place)
@@ -32,7 +34,7 @@ def tokens(board: Board, places: Mapping[str, Sequence[str]],
         heading = space.heading_deg
         for k, color in enumerate(colors):
             # side by side, across the space's heading
-            along = (k - (len(colors) - 1) / 2) * BESIDE_MM
+            along = (k - (len(colors) - 1) / 2) * BESIDE_MM + nudge.get(place, 0.0)
             dx = along * math.cos(math.radians(heading))
             dy = along * math.sin(math.radians(heading))
             out.append(ShipToken(color, space.x_mm + dx, space.y_mm + dy, heading))
@@ -84,10 +86,17 @@ class Camera:
                 return self.stabilizer.current
         return got
 
+    def forget(self) -> None:
+        """Forget the last stable state: the next board is reported even if its ships read
+        the same (a token set down elsewhere on its place)."""
+        self.stabilizer.reset()
+        self.stabilizer.current = None
+
     def game(self, game: Game, places: Mapping[str, Sequence[str]] | None = None,
-             off_board: Sequence[tuple[str, float, float]] = ()) -> BoardObservation:
+             off_board: Sequence[tuple[str, float, float]] = (),
+             nudge: Mapping[str, float] = {}) -> BoardObservation:
         """The stable observation of a board: the game's own placement unless given."""
         seen = self.observe(tokens(self.board, places if places is not None
-                                   else contents(game), off_board), cloud_of(game))
+                                   else contents(game), off_board, nudge), cloud_of(game))
         assert seen is not None, "the board did not settle"
         return seen

@@ -28,6 +28,17 @@ def set_out_ready(table: Any) -> frozenset[str]:
     return frozenset(observation.hidden_spaces)
 
 
+def set_out_seen(table: Any) -> None:
+    """Set the tokens out as the game has them and wait until the controller has seen them
+    so and is ready for a move (the board it matched last is the one the referee compares
+    the tokens with)."""
+    c = table.controller
+    set_out(table)
+    seen = c.status.observations
+    table.run_until(lambda: c.status.observations > seen and table.mode() is Mode.READY,
+                    limit=120)
+
+
 def set_down_under(table: Any, move: Move, bumped: str) -> None:
     """The mover set down on its landing space and the ship there nudged back over it: the
     camera sees the bumped ship on top and hardly any of the mover (as after a move whose

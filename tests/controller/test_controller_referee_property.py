@@ -1,9 +1,13 @@
 """Property: on rendered boards, the referee commits the true consequence or asks, never another.
 
 Random reachable positions (whole rounds played by the engine), a random legal
-move with a random die, bumped ships put back at once or not yet, a random
-camera and printing: the board is rendered before and after the move and read
-through the reader and the stabiliser, as the controller reads it.
+move with a random die, bumped ships put back at once or not yet, the mover set
+down anywhere from exactly on its space's centre to beside it, a random camera
+and printing: the board is rendered before and after the move and read through
+the reader and the stabiliser, as the controller reads it; the board before is
+the referee's reference for the tokens. With the die known, the player may have
+been told to leave a ship landed on where the camera could not tell its bump
+from another move (`same_board_bumps`): told, the player does.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from referee_helpers import Camera
 
-from bermuda_hw.controller.referee import Outcome, judge
+from bermuda_hw.controller.referee import Outcome, judge, same_board_bumps
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.candidates import consequence, contents
 from bermuda_hw.rules.game import Game, Phase
@@ -43,9 +47,11 @@ def reachable(players: int, seed: int, turns: int) -> Game:
 @settings(max_examples=8, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(players=st.integers(2, 4), seed=st.integers(0, 10_000), turns=st.integers(0, 40),
-       pick=st.randoms(use_true_random=False), put_back=st.booleans())
+       pick=st.randoms(use_true_random=False), put_back=st.booleans(),
+       set_down_mm=st.floats(-7.0, 7.0), told=st.booleans())
 def test_the_true_consequence_or_a_question(players: int, seed: int, turns: int,
-                                            pick: random.Random, put_back: bool) -> None:
+                                            pick: random.Random, put_back: bool,
+                                            set_down_mm: float, told: bool) -> None:
     game = reachable(players, seed, turns)
     if game.is_over() or game.phase is not Phase.SHIPS:
         return
@@ -59,6 +65,10 @@ def test_the_true_consequence_or_a_question(players: int, seed: int, turns: int,
     done.push(move)
     board = {p: list(c) for p, c in contents(done).items()}
     short = move.end not in BOARD.ports and move.steps < die
+    dice = frozenset({die}) if told else None
+    held = same_board_bumps(game, die) if told else frozenset()
+    if move.end in held:
+        put_back = False  # told to leave the ship landed on, the player does
     if bumped and not short and move.end not in BOARD.ports and not put_back:
         for sid in bumped:
             color = game.ship(sid).color
@@ -68,8 +78,10 @@ def test_the_true_consequence_or_a_question(players: int, seed: int, turns: int,
             board.setdefault(move.end, []).append(color)
     camera = Camera(BOARD, CameraModel.random(pick, BOARD), Palette.random(pick))
     before = camera.game(game)
-    seen = camera.game(game, board)
-    verdict = judge(game, seen)
+    nudge = {move.end: set_down_mm} if move.end in BOARD.spaces \
+        and move.end not in BOARD.ports else {}
+    seen = camera.game(game, board, nudge=nudge)
+    verdict = judge(game, seen, dice, reference=before, held=held)
     truth = consequence(done)
     if verdict.outcome is Outcome.MOVE:
         assert verdict.accepted is not None and verdict.accepted.consequence == truth

@@ -117,3 +117,39 @@ def test_the_controller_may_name_another_ship_with_the_same_consequence(board: B
     before = dict(world.ship_positions())
     players._fix(((color, port),), ((other, port),))
     assert dict(world.ship_positions()) == before
+
+
+def test_told_to_leave_a_ship_landed_on_the_players_leave_it(board: Board) -> None:
+    """With the virtual die, told with the roll to leave a ship they land on at a space, the
+    players leave it beside theirs (to be put back when asked); told nothing, these players
+    (who never wait on their own) put it back at once."""
+    from bermuda_hw.rules.game import GameOptions
+    from bermuda_hw.sim.truth import place_of
+
+    left: dict[bool, int] = {True: 0, False: 0}
+    for seed in range(40):
+        game = Game.new(2, seed=1, board=board, first_player="yellow",
+                        options=GameOptions(die="virtual"))
+        for ship in game.ships("yellow"):
+            game.set_ship(ship.id, None)
+        x = sorted(board.neighbours("SUGAR") - set(board.ports))[0]
+        z = sorted(s for s in board.neighbours(x) if s not in board.ports)[0]
+        game.set_ship("yellow-1", x, "SUGAR")
+        game.set_ship("yellow-2", z, "SUGAR")
+        game.set_turn("yellow")
+        world = World(board)
+        for sid, (px, py) in game.ship_positions().items():
+            world.place_ship(sid, px, py)
+        told = seed % 2 == 0
+        view = _View(board, game, Status(die=1, hold=(z,) if told else ()))
+        players = SimulatedPlayers(view, world, cast(Any, None), None, seed=seed,
+                                   hand_chance=0.0, late_putback_chance=0.0)
+        players._turn()
+        made = players._made
+        assert made is not None
+        if made[1].end != z:
+            continue  # the dock: nothing landed on
+        stays = place_of(board, world.ship_positions()["yellow-2"]) == z
+        assert stays == told, (seed, players.actions)
+        left[told] += 1
+    assert left[True] and left[False]

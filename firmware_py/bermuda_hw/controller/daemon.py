@@ -28,6 +28,14 @@ never the simulated world's truth. One frame at a time (`step`):
   own ship not seen there, or something else left over; not an own ship
   bumped back into the port its mover left): the board with the ship back,
   or any new board, is judged as usual, and a quiet board takes the bump.
+  Moves that leave the same colours on every place (a dock, against an own
+  ship bumped back into the port docked at) are told apart by the tokens:
+  a ship read elsewhere on its space than on the last board that matched the
+  game was set down there anew, which only the bump explains; with the
+  virtual die the roll names the spaces where such a tie could come, and the
+  player is told to leave a ship landed on there until asked to put it back,
+  so that the first board after the move shows the bump, and a board with
+  the ship back already and its token unmoved is the dock.
   A move into a place the camera cannot see is provisional: it is checked
   when the place comes into view and, if the board contradicts it, the
   journal is rewound to before it. After a few failed attempts at a fix, a
@@ -106,6 +114,7 @@ from bermuda_hw.controller.referee import (
     observation_evidence,
     place_observability,
     putback_tells,
+    same_board_bumps,
 )
 from bermuda_hw.controller.seams import Controls, Mover
 from bermuda_hw.controller.signals import Pattern, TableSignals
@@ -303,6 +312,12 @@ class Controller:
         # when each request was first made, for a game and journal length, until the board
         # next matches the game: a request made again counts its give-up from then
         self._putback_first: tuple[Game, int, dict[object, float]] | None = None
+        # the last board that matched the game, for the game and the placement it matched
+        self._reference: tuple[Game, dict[str, tuple[str, ...]], BoardObservation] | None = None
+        # with the virtual die: the landing spaces where the player was told, with the roll,
+        # to leave a ship landed on until asked to put it back (for the game and placement
+        # then), until the first board that shows a move
+        self._hold: tuple[Game, dict[str, tuple[str, ...]], frozenset[str]] | None = None
         self._stop = threading.Event()
         self.listeners: list[Callable[[str], None]] = []
         self.watchdog = Watchdog()
@@ -778,7 +793,7 @@ class Controller:
             # moved under another)
             self._check_setup(observation)
             return
-        verdict = judge(game, observation, self._known_dice())
+        verdict = self._judge(observation)
         self._waiting = None
         if verdict.outcome is not Outcome.TIE and not (
                 verdict.accepted is not None and self._bump_in_doubt(verdict.accepted.best,
@@ -854,6 +869,23 @@ class Controller:
             return
         log.info("learned the board's look from the start layout")
 
+    def _judge(self, observation: BoardObservation) -> Verdict:
+        """The referee's verdict on an observation for the game as it is, with the die if
+        it is known and the last board that matched the game's placement (a die rolled
+        since changes no ship)."""
+        game = self.game
+        assert game is not None
+        now = contents(game)
+        ref, hold = self._reference, self._hold
+        reference = ref[2] if ref is not None and ref[0] is game and ref[1] == now else None
+        held = hold[2] if hold is not None and hold[0] is game and hold[1] == now \
+            else frozenset()
+        verdict = judge(game, observation, self._known_dice(), reference=reference, held=held)
+        if hold is not None and (not held or verdict.outcome is not Outcome.NONE):
+            self._hold = None  # told for the first board that shows a move only
+            self.status.hold = ()
+        return verdict
+
     def _known_dice(self) -> frozenset[int] | None:
         game = self.game
         assert game is not None
@@ -913,6 +945,8 @@ class Controller:
         self.status.fix_attempts = 0
         self._bump_pending = False
         self._putback_first = None
+        if self.last_observation is not None:
+            self._reference = (game, contents(game), self.last_observation)
         self.status.question = None
         self.status.die = game.die
         if game.is_over():
@@ -920,10 +954,8 @@ class Controller:
         elif game.phase is Phase.CLOUD:
             self._set(Mode.SPIN, f"round {game.round}: every player has moved; press spin",
                       Pattern.PRESS_SPIN)
-        elif game.die is not None:
-            self._set(Mode.READY, f"{game.active} to move (die {game.die})", Pattern.READY)
         else:
-            self._set(Mode.READY, f"{game.active} to move", Pattern.READY)
+            self._set(Mode.READY, self._to_move(), Pattern.READY)
 
     def _apply(self, candidate: Candidate, provisional: tuple[str, ...] = ()) -> bool:
         """Make a candidate's move in the game and journal it (provisional if it went where
@@ -936,6 +968,8 @@ class Controller:
             game.set_die(candidate.die)
         self.status.question = None
         self._tied = ()
+        self._hold = None
+        self.status.hold = ()
         events = game.push(candidate.move)
         if provisional:
             game.journal[-1] = {**game.journal[-1], "provisional": list(provisional)}
@@ -1109,7 +1143,7 @@ class Controller:
             self._end_putback()
             self._ask(Verdict(Outcome.TIE, tied=asked.tied))
             return
-        verdict = judge(game, observation, self._known_dice())
+        verdict = self._judge(observation)
         choice = self._putback_choice(verdict, observation) \
             if verdict.outcome is Outcome.TIE else None
         self._end_putback()
@@ -1142,7 +1176,7 @@ class Controller:
         if asked.game is not game or asked.count != len(game.journal):
             self._end_putback()
             return False
-        verdict = judge(game, observation, self._known_dice())
+        verdict = self._judge(observation)
         tied = {g.consequence for g in asked.tied}
         if verdict.outcome is Outcome.TIE and {g.consequence for g in verdict.tied} == tied:
             # not yet: quiet from now
@@ -1704,8 +1738,26 @@ class Controller:
         self.say(f"{game.active} rolls {die}")
         if game.legal_moves(die) == [Move.pass_turn(game.active)]:
             self._pass()
-        else:
-            self._set(Mode.READY, f"{game.active} to move (die {die})")
+            return
+        held = same_board_bumps(game, die)
+        if held:
+            # the camera could not tell such a bump, its ship put back, from another move
+            self._hold = (game, contents(game), held)
+            self.status.hold = tuple(sorted(held))
+        self._set(Mode.READY, self._to_move())
+
+    def _to_move(self) -> str:
+        """The line for the active player's turn: the die when it is known, and where a ship
+        landed on must stay for now."""
+        game = self.game
+        assert game is not None
+        if game.die is None:
+            return f"{game.active} to move"
+        message = f"{game.active} to move (die {game.die})"
+        if self.status.hold:
+            message += (f": if you land on your ship at {_either(self.status.hold)}, leave "
+                        "both there until you are asked to put one back")
+        return message
 
     def _on_estop(self) -> None:
         # gpiozero's event thread: stop the motors now; the main loop reports the fault

@@ -15,6 +15,19 @@ another group comes as close, the verdict is a tie (ask the table, or use the
 die if known); when nothing beats "no change", the board has not changed in a
 way the rules allow, and what differs is left to the caller to report.
 
+Where a tie is between moves that leave the same colours on every place (a
+dock, against a bump of an own ship back into the same port), the tokens
+themselves can still tell: a ship read on a space clearly elsewhere than on
+the last settled board was lifted and set down, or another token of its
+colour stands there now (`moved_spaces`). A tied move that touches no such
+space (neither leaves it nor lands on it) cannot explain that, and drops out
+of the tie. A token read where it stood does not tell by itself (a bumped
+ship's place may have been taken exactly); it does on the first board after
+the player, knowing the die, was told to leave a ship landed on there until
+asked to put it back (`same_board_bumps`, `held`): the bump then shows its
+ship still on the landing space first, so a board with it back already and
+the token unmoved is the other move.
+
 What the accepted candidate does not explain (a stray token, a bumped ship not
 yet put back) is reported apart from the move, as its own fix.
 """
@@ -22,6 +35,8 @@ yet put back) is reported apart from the move, as its own fix.
 from __future__ import annotations
 
 import itertools
+import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -40,7 +55,7 @@ from bermuda_hw.rules.candidates import (
 )
 from bermuda_hw.rules.game import Game, Phase
 from bermuda_hw.vision.evidence import BoardEvidence
-from bermuda_hw.vision.types import BoardObservation
+from bermuda_hw.vision.types import BoardObservation, ShipReading
 
 #: How much better (in log-likelihood) the accepted group must explain the board than
 #: "no change" and than any group with another consequence: about half a place.
@@ -49,6 +64,14 @@ MARGIN = 2.0
 PROVISIONAL_BELOW = 0.5
 #: The colour fraction a hard reading stands for when an observation has no evidence.
 READING_FILL = 0.45
+#: A ship read this much further from where it stood on the last settled board was lifted
+#: and set down again (a still token reads within a few tenths of a millimetre)...
+MOVED_MM = 2.5
+#: ... judged only on a space seen this well on both boards ...
+MOVED_SEEN = 0.9
+#: ... with no other ship read within this distance of it changed (a ship set down beside
+#: a place can pull the reading of the one on it)
+MOVED_CLEAR_MM = 30.0
 
 
 class Outcome(StrEnum):
@@ -219,9 +242,108 @@ def observation_evidence(board: Board, observation: BoardObservation) -> BoardEv
     return evidence_from_readings(board, observation, board.ship_colors)
 
 
+def _ships_by_space(observation: BoardObservation) -> dict[str, list[ShipReading]]:
+    out: dict[str, list[ShipReading]] = {}
+    for ship in observation.ships:
+        if not ship.hidden and ship.space is not None:
+            out.setdefault(ship.space, []).append(ship)
+    return out
+
+
+def moved_spaces(board: Board, reference: BoardObservation,
+                 observation: BoardObservation) -> frozenset[str]:
+    """Path spaces whose one ship is read, in the same colour, at least `MOVED_MM` from where
+    it was read on `reference` (the last board that matched the game): a token there was
+    lifted and set down, or another of its colour stands there now. Only spaces seen well on
+    both boards count, and only where no other ship read near the space changed."""
+    before, now = _ships_by_space(reference), _ships_by_space(observation)
+    seen_before = observation_evidence(board, reference)
+    seen_now = observation_evidence(board, observation)
+
+    def stands(ship: ShipReading) -> tuple[float, float]:
+        port = board.ports.get(ship.space or "")
+        if port is not None and ship.berth is not None and ship.berth < len(port.berths):
+            return port.berths[ship.berth]
+        space = board.spaces.get(ship.space or "")
+        return space.position if space is not None else (ship.x_mm, ship.y_mm)
+
+    def near(obs: BoardObservation, space: str) -> Counter[tuple[str, str | None]]:
+        centre = board.spaces[space].position
+        return Counter((s.color, s.space) for s in obs.ships if not s.hidden
+                       and s.space != space
+                       and min(math.dist(centre, (s.x_mm, s.y_mm)),
+                               math.dist(centre, stands(s))) < MOVED_CLEAR_MM)
+
+    out = set()
+    for space, ships in now.items():
+        if space in board.ports or space not in board.spaces or len(ships) != 1:
+            continue
+        was = before.get(space, [])
+        if len(was) != 1 or was[0].color != ships[0].color:
+            continue
+        if math.hypot(was[0].x_mm - ships[0].x_mm, was[0].y_mm - ships[0].y_mm) < MOVED_MM:
+            continue
+        if min(place_observability(seen_before, space),
+               place_observability(seen_now, space)) < MOVED_SEEN:
+            continue
+        if near(reference, space) != near(observation, space):
+            continue
+        out.add(space)
+    return frozenset(out)
+
+
+def _touches(candidate: Candidate, spaces: frozenset[str]) -> bool:
+    """Whether a candidate's move leaves or lands on every one of the spaces."""
+    move = candidate.move
+    return move is not None and spaces <= {move.start, move.end}
+
+
+def _narrow(tied: tuple[Group, ...], none: Group, margin: float, moved: frozenset[str],
+            held: frozenset[str]) -> tuple[Group, ...]:
+    """A tie narrowed by the tokens: to the moves that touch every space whose token moved;
+    then, with `held` (the landing spaces where the player was told to leave a ship landed
+    on until asked to put it back), without the moves whose board shows such a ship back
+    already while the token on its landing space did not move. The narrowed tie only if
+    its best still beats "no change" by the margin."""
+    keep = tied
+    if moved:
+        keep = tuple(g for g in keep if any(_touches(c, moved) for c in g.members)) or keep
+    if held:
+        keep = tuple(g for g in keep if not (
+            g.best.bump is Bump.BACK and g.best.move is not None
+            and g.best.move.end in held and g.best.move.end not in moved)) or keep
+    if len(keep) < len(tied) and keep[0].score - none.score >= margin:
+        return keep
+    return tied
+
+
+def same_board_bumps(game: Game, die: int) -> frozenset[str]:
+    """The landing spaces where, with this die, a ship bumped back into its port leaves the
+    board exactly as another move with another consequence does (an own ship bumped back
+    into the port that another of its ships docks at): once the bumped ship is back, the
+    colours on every place are the same."""
+    cands = [c for c in candidates(game, frozenset({die}))
+             if c.kind is Kind.MOVE and c.bump in (Bump.NONE, Bump.BACK)]
+    out = set()
+    for cand in cands:
+        if cand.bump is not Bump.BACK or cand.move is None or cand.move.end is None:
+            continue
+        board = dict(cand.contents)
+        if any(other.consequence != cand.consequence and dict(other.contents) == board
+               for other in cands):
+            out.add(cand.move.end)
+    return frozenset(out)
+
+
 def judge(game: Game, observation: BoardObservation, dice: frozenset[int] | None = None,
-          margin: float = MARGIN) -> Verdict:
-    """Score the turn's candidate boards against the observation; see the module's text."""
+          margin: float = MARGIN, reference: BoardObservation | None = None,
+          held: frozenset[str] = frozenset()) -> Verdict:
+    """Score the turn's candidate boards against the observation; see the module's text.
+
+    `reference` is the last board that matched the game (the position before this turn):
+    with it, a tie is narrowed to the moves that touch the spaces whose tokens moved, and,
+    on the first board after the player was told to leave a ship landed on at one of the
+    `held` spaces, without the moves that show it back already (`same_board_bumps`)."""
     if game.phase is not Phase.SHIPS:
         return Verdict(Outcome.NONE)
     evidence = observation_evidence(game.board, observation)
@@ -244,6 +366,10 @@ def judge(game: Game, observation: BoardObservation, dice: frozenset[int] | None
     if best.score - none.score < margin:
         return Verdict(Outcome.UNCLEAR, none_score=none.score, best_score=best.score)
     rivals = tuple(g for g in made[1:] if g is not none and g.score > best.score - margin)
+    if rivals and reference is not None:
+        best, *rest = _narrow((best, *rivals), none, margin,
+                              moved_spaces(game.board, reference, observation), held)
+        rivals = tuple(rest)
     if rivals:
         return Verdict(Outcome.TIE, tied=(best, *rivals), none_score=none.score,
                        best_score=best.score)
@@ -285,3 +411,4 @@ def putback_tells(game: Game, groups: Sequence[Group]) -> bool:
 def leftover(game_after: Game, observation: BoardObservation) -> Difference:
     """What the board shows that the game (after the accepted move) does not have."""
     return difference(game_after, observation)
+

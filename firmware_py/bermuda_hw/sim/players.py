@@ -6,7 +6,8 @@ each keeps a rules engine in step with what the controller announces (its
 public status, as a status page shows it), rolls a virtual die, picks a legal
 move and moves the token by hand. They put bumped ships back (at once, or
 only when the controller asks: by naming the ship, or by asking for any
-ship the move bumped), take captured ships out of the cloud when it
+ship the move bumped; always then when it told them, with the roll, to leave
+a ship they land on where it is), take captured ships out of the cloud when it
 reaches an outside dot, follow the controller's requests to fix the board,
 sometimes reach over the board with a hand, and press the spin button
 through its mock pin.
@@ -230,8 +231,8 @@ class SimulatedPlayers:
         short = move.end not in self.board.ports and move.steps < die
         if short or move.end in self.board.ports:
             return
-        if self.rng.random() < self.late_putback_chance:
-            return  # the controller will ask for it
+        if move.end in status.hold or self.rng.random() < self.late_putback_chance:
+            return  # the controller will ask for it (or told us to leave it for now)
         self._put_back_bumped()
 
     def _put_back_bumped(self) -> None:

@@ -1,0 +1,157 @@
+"""A dock and a bump of an own ship back into the same port leave the same colours on every
+place: the rendered table tells them apart by the tokens, with no question asked."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from table_helpers import put_in_port, set_out_ready, set_out_seen, taken_moves
+
+from bermuda_hw.controller.referee import same_board_bumps
+from bermuda_hw.controller.status import Mode
+from bermuda_hw.geometry import heading_vector
+from bermuda_hw.rules.board import Point
+from bermuda_hw.rules.game import Game, GameOptions
+from bermuda_hw.rules.moves import MAX_DIE, Move
+
+MakeTable = Callable[..., Any]
+
+SET_DOWN_MM = 6.0  # a token set down beside another stands this far across the space
+
+
+def next_roll(game: Game) -> int:
+    """The die the virtual die's next press rolls (the game's seeded random source)."""
+    rng = random.Random()
+    rng.setstate(game.rng.getstate())
+    return rng.randint(1, MAX_DIE)
+
+
+def beside(table: Any, space: str, side: float = 1.0) -> Point:
+    """Where a token set down beside the one on a space stands."""
+    s = table.board.spaces[space]
+    ux, uy = heading_vector(s.heading_deg + 90.0)
+    return (s.x_mm + side * SET_DOWN_MM * ux, s.y_mm + side * SET_DOWN_MM * uy)
+
+
+def dock_or_bump(table: Any, die: int) -> tuple[Move, Move, str, str]:
+    """The active player's ship A beside a port P it may enter, their ship B (from P) where
+    the die takes A: A docks at P, or lands on B, which goes back to P, and both leave the
+    same colours everywhere. Returns (the dock, the bump, B, P), the tokens set out."""
+    c = table.controller
+    game: Game = c.game
+    board = table.board
+    hidden = set_out_ready(table)
+    color = game.active
+    a, b = (s.id for s in game.ships(color)[:2])
+    for port in sorted(board.ports):
+        for x in sorted(board.neighbours(port) - set(board.ports)):
+            if x in hidden or game.ships_at(x):
+                continue
+            game.set_ship(a, x, previous_port=port)
+            for bump in [m for m in game.legal_moves(die) if m.ship == a]:
+                z = bump.end
+                if z is None or z in board.ports or z in hidden or game.ships_at(z):
+                    continue
+                game.set_ship(b, z, previous_port=port)
+                game.set_turn(color)
+                if z not in same_board_bumps(game, die):
+                    game.set_ship(b, None)
+                    continue
+                dock = next(m for m in game.legal_moves(die) if m.ship == a and m.end == port)
+                assert c._commit()
+                set_out_seen(table)
+                return dock, bump, b, port
+    pytest.fail(f"no dock beside a bump with a {die} and the cloud at its start")
+
+
+def rolled(table: Any) -> tuple[Move, Move, str, str]:
+    """With the virtual die: the position for the die the next press rolls, and the press."""
+    c = table.controller
+    die = next_roll(c.game)
+    found = dock_or_bump(table, die)
+    table.press()
+    table.run_until(lambda: c.status.die is not None, limit=20)
+    assert c.status.die == die
+    return found
+
+
+def asked(table: Any) -> bool:
+    return any("which move" in line or "did you roll" in line for line in table.log)
+
+
+def test_told_to_leave_the_ship_landed_on_the_bump_shows_first(make_table: MakeTable) -> None:
+    """The roll names the space: a player who lands there leaves both ships, then puts one
+    back when asked; the bump is taken, no question."""
+    table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
+    c = table.controller
+    _dock, bump, b, port = rolled(table)
+    assert c.status.hold == (bump.end,)
+    assert f"if you land on your ship at {bump.end}, leave both there" in c.status.message
+    before = len(taken_moves(c))
+    assert bump.end is not None
+    table.world.place_ship(bump.ship, *beside(table, bump.end))
+    table.run_until(lambda: c.status.putback, limit=80)
+    put_in_port(table, b, port)
+    table.run_until(lambda: len(taken_moves(c)) > before, limit=200)
+    assert taken_moves(c)[-1] == str(bump)
+    assert c.game.ship(b).location == port and c.game.ship(bump.ship).location == bump.end
+    table.run_until(lambda: table.mode() is Mode.READY, limit=80)
+    assert not asked(table) and c.status.hold == ()
+
+
+def test_told_to_leave_the_ship_landed_on_the_same_board_is_the_dock(
+        make_table: MakeTable) -> None:
+    table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
+    c = table.controller
+    dock, _bump, _b, port = rolled(table)
+    before = len(taken_moves(c))
+    put_in_port(table, dock.ship, port)
+    table.run_until(lambda: len(taken_moves(c)) > before, limit=200)
+    assert taken_moves(c)[-1] == str(dock)
+    assert c.game.ship(dock.ship).location == port
+    assert not asked(table) and c.status.hold == ()
+
+
+def test_a_ship_landed_on_that_shows_first_ends_what_was_told(make_table: MakeTable) -> None:
+    """What the roll told holds for the first board that shows a move only: once the board
+    showed the ship landed on still there, its put-back is judged as usual (here the mover
+    set down where the bumped ship stood: a question, never the dock unasked)."""
+    table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
+    c = table.controller
+    dock, bump, b, port = rolled(table)
+    assert bump.end is not None
+    table.world.place_ship(bump.ship, *beside(table, bump.end))
+    table.run_until(lambda: c.status.putback, limit=80)
+    assert c.status.hold == ()
+    before = len(taken_moves(c))
+    put_in_port(table, b, port)
+    table.world.place_ship(bump.ship, *table.board.spaces[bump.end].position)
+    table.run_until(lambda: table.mode() is Mode.ASK or len(taken_moves(c)) > before,
+                    limit=200)
+    assert len(taken_moves(c)) == before
+    question = c.status.question
+    assert question is not None and set(question.options) == {str(dock), str(bump)}
+
+
+@pytest.mark.parametrize("die", ["table", "virtual"])
+def test_a_bump_put_back_at_once_shows_in_its_mover_set_down_off_centre(
+        make_table: MakeTable, die: str) -> None:
+    """The player does not wait: the bumped ship back at once, the mover still where it was
+    set down beside it. The ship on the landing space is read off where the bumped one stood:
+    the dock does not touch that space, and the bump is taken unasked, in both die modes."""
+    table = make_table(with_players=False, seed=1, options=GameOptions(die=die))
+    c = table.controller
+    if die == "virtual":
+        _dock, bump, b, port = rolled(table)
+    else:
+        _dock, bump, b, port = dock_or_bump(table, 1)
+    assert bump.end is not None
+    before = len(taken_moves(c))
+    table.world.place_ship(bump.ship, *beside(table, bump.end))
+    put_in_port(table, b, port)
+    table.run_until(lambda: len(taken_moves(c)) > before, limit=200)
+    assert taken_moves(c)[-1] == str(bump)
+    assert not asked(table)
