@@ -36,6 +36,10 @@ never the simulated world's truth. One frame at a time (`step`):
   player is told to leave a ship landed on there until asked to put it back,
   so that the first board after the move shows the bump, and a board with
   the ship back already and its token unmoved is the dock.
+  A ship bumped back into a port the cloud covers and left beside the mover
+  shows only in the landing place's evidence (one ship per place is read):
+  the players are asked to put it back, and the board is read again every
+  stable run while they do.
   A move into a place the camera cannot see is provisional: it is checked
   when the place comes into view and, if the board contradicts it, the
   journal is rewound to before it. After a few failed attempts at a fix, a
@@ -109,6 +113,7 @@ from bermuda_hw.controller.referee import (
     Outcome,
     Scorer,
     Verdict,
+    bumped_beside,
     changed_places,
     judge,
     observation_evidence,
@@ -227,6 +232,19 @@ class _PendingSpin:
     letter_retries: int = 0
 
 
+@dataclass
+class _Bumped:
+    """The ships the last move bumped, until the board shows them back in their ports."""
+
+    game: Game
+    count: int  # the journal's length after the move
+    landing: str
+    ships: tuple[str, ...]
+    #: since when the camera has seen a bumped ship still beside the mover while its port
+    #: is out of sight
+    beside_s: float | None = None
+
+
 class _Request(StrEnum):
     """Why the table is asked to put bumped ships back."""
 
@@ -301,6 +319,7 @@ class Controller:
         self._tied: tuple[Group, ...] = ()  # the groups the pending question chooses between
         self._provisional: list[_Provisional] = []
         self._bump_pending = False  # a move's bumped ships are still to be put back
+        self._bumped: _Bumped | None = None  # ... and which, from which landing space
         # a move out of sight waiting for the rest of the board to match (its fix is shown)
         # (the move, its places out of sight, the game and its journal's length then)
         self._waiting: tuple[Candidate, tuple[str, ...], Game, int] | None = None
@@ -932,8 +951,36 @@ class Controller:
         diff = difference(game, observation)
         if diff:
             self._show_fix(diff, f"fix the board: {diff.describe()}")
-        else:
+        elif not (self._bump_pending and self._bumped_beside(observation)):
             self._settled()
+
+    def _bumped_beside(self, observation: BoardObservation) -> bool:
+        """A ship the last move bumped back into a port the camera cannot see, still beside
+        the mover on the landing space (one ship per place shows there, only the place's
+        evidence tells): the players are asked to put it back, and the board is read again
+        every stable run while they do (its ships read the same). True while that is asked;
+        after `PUTBACK_GIVE_UP_S` the board is taken as it reads."""
+        game = self.game
+        bumped = self._bumped
+        assert game is not None
+        if bumped is None or bumped.game is not game or bumped.count != len(game.journal):
+            return False
+        diff = bumped_beside(game, observation, bumped.landing, bumped.ships)
+        if not diff:
+            return False
+        now = self.clock.monotonic()
+        if bumped.beside_s is None:
+            bumped.beside_s = now
+        if now - bumped.beside_s >= PUTBACK_GIVE_UP_S:
+            self.say(f"the camera still sees {diff.describe()}: check it, the game goes on")
+            return False
+        assert self.stream is not None
+        self.stream.forget()  # the next stable run is reported though its ships read the same
+        if self.status.mode is not Mode.FIX or self.status.fix != diff:
+            hidden = sorted({space for _, space in diff.missing if space is not None})
+            self._show_fix(diff, f"fix the board: {diff.describe()} (the cloud covers "
+                                 f"{_either(tuple(hidden))})")
+        return True
 
     def _settled(self) -> None:
         """The board matches the game: wait for the next move, or for the spin button."""
@@ -944,6 +991,7 @@ class Controller:
         self._restoring = False
         self.status.fix_attempts = 0
         self._bump_pending = False
+        self._bumped = None
         self._putback_first = None
         if self.last_observation is not None:
             self._reference = (game, contents(game), self.last_observation)
@@ -984,6 +1032,8 @@ class Controller:
         for ship in candidate.bumped:
             self.say(f"    put {ship} back in {game.ship(ship).previous_port}")
         self._bump_pending = bool(candidate.bumped)
+        self._bumped = _Bumped(game, len(game.journal), candidate.move.end or "",
+                               candidate.bumped) if candidate.bumped else None
         if provisional:
             self.say(f"    provisional: the camera cannot see {', '.join(provisional)}; the "
                      "move is checked when it can")

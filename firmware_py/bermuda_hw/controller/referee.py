@@ -52,6 +52,7 @@ from bermuda_hw.rules.candidates import (
     Content,
     Kind,
     candidates,
+    contents,
 )
 from bermuda_hw.rules.game import Game, Phase
 from bermuda_hw.vision.evidence import BoardEvidence
@@ -412,3 +413,30 @@ def leftover(game_after: Game, observation: BoardObservation) -> Difference:
     """What the board shows that the game (after the accepted move) does not have."""
     return difference(game_after, observation)
 
+
+def bumped_beside(game: Game, observation: BoardObservation, landing: str,
+                  bumped: Sequence[str]) -> Difference:
+    """The bumped ships still beside the mover on `landing` whose ports the camera cannot see
+    (the game has them there already): one ship per place shows in the readings, so only
+    the landing place's evidence for the bumped ship's colour tells. (A port in view shows
+    a missing ship in `difference` itself; a bumped ship of the mover's colour adds nothing
+    to the evidence of the mover, so it is never asked for.)"""
+    if landing not in game.board.spaces or landing in game.board.ports:
+        return Difference()
+    evidence = observation_evidence(game.board, observation)
+    try:
+        i = evidence.index(landing)
+    except KeyError:
+        return Difference()
+    on = contents(game).get(landing, ())
+    missing: list[tuple[str, str | None]] = []
+    extra: list[tuple[str, str | None]] = []
+    for sid in bumped:
+        ship = game.ship(sid)
+        port = ship.location
+        if port is None or port not in observation.hidden_spaces:
+            continue
+        if evidence.loglik(i, (*on, ship.color)) - evidence.loglik(i, on) >= MARGIN:
+            missing.append((ship.color, port))
+            extra.append((ship.color, landing))
+    return Difference(tuple(missing), tuple(extra))

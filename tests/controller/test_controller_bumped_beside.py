@@ -1,0 +1,177 @@
+"""A ship bumped back into a port the cloud covers, left beside the mover on the landing
+space: the camera cannot see the port, and the readings show one ship per place, so only
+the landing place's evidence tells. The players are asked to put it back, and the board is
+read again while they do, though its ships read the same."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from referee_helpers import Camera
+from table_helpers import put_in_port, set_out_seen, taken_moves
+
+from bermuda_hw.controller.daemon import PUTBACK_GIVE_UP_S
+from bermuda_hw.controller.identify import difference
+from bermuda_hw.controller.referee import bumped_beside
+from bermuda_hw.controller.status import Mode
+from bermuda_hw.geometry import heading_vector
+from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.candidates import contents
+from bermuda_hw.rules.cloud import CloudPose
+from bermuda_hw.rules.cover import hidden_circles, observability
+from bermuda_hw.rules.game import Game
+from bermuda_hw.rules.moves import Move
+
+MakeTable = Callable[..., Any]
+
+
+def covered_port(board: Board) -> tuple[CloudPose, str, list[str]]:
+    """A cloud pose whose cloud hides every berth of a port, and the path spaces in clear view
+    then."""
+    for port in sorted(board.ports):
+        for col, row in board.grid.dots():
+            circles = hidden_circles(board, board.grid.dot_mm(col, row))
+            if any(observability(x, y, circles) > 0.0 for x, y in board.ports[port].berths):
+                continue
+            clear = [s.id for s in board.spaces.values() if s.kind == "path"
+                     and observability(s.x_mm, s.y_mm, circles) >= 1.0]
+            if clear:
+                return CloudPose(col, row, 0), port, clear
+    raise AssertionError("no dot whose cloud covers a port")
+
+
+def bump_into_covered_port(game: Game) -> tuple[Move, str, str]:
+    """With the cloud over a port P: the active player's ship set where a 2 takes it onto
+    the next player's ship, whose previous port is P. Returns (the move, that ship, P)."""
+    board = game.board
+    pose, port, clear = covered_port(board)
+    game.set_cloud(pose)
+    mover = game.active
+    other = next(c for c in game.players if c != mover)
+    ship, bumped = game.ships(mover)[0].id, game.ships(other)[0].id
+    for start in clear:
+        if game.ships_at(start):
+            continue
+        game.set_ship(ship, start)
+        for move in game.legal_moves(2):
+            if move.ship != ship or move.end not in clear or game.ships_at(move.end):
+                continue
+            game.set_ship(bumped, move.end, previous_port=port)
+            game.set_turn(mover)
+            game.set_die(2)
+            if move in game.legal_moves(2):
+                return move, bumped, port
+            game.set_ship(bumped, None)
+    raise AssertionError("no bump into the covered port")
+
+
+def beside_the_bumped(board: Board, move: Move) -> tuple[float, float]:
+    assert move.end is not None
+    s = board.spaces[move.end]
+    ux, uy = heading_vector(s.heading_deg + 90.0)
+    return (s.x_mm + 6.0 * ux, s.y_mm + 6.0 * uy)
+
+
+def test_the_evidence_of_a_ship_left_beside_the_mover(board: Board) -> None:
+    """The landing space's evidence shows the bumped ship's colour beside the mover on top;
+    once it is back (under the cloud), nothing is left to ask."""
+    game = Game.new(2, seed=1, board=board)
+    move, bumped, port = bump_into_covered_port(game)
+    done = game.copy()
+    done.push(move)
+    assert done.ship(bumped).location == port
+    places = {p: list(c) for p, c in contents(done).items()}
+    places[port].remove(game.ship(bumped).color)
+    assert move.end is not None
+    places[move.end] = [game.ship(bumped).color, game.active]  # the mover beside, on top
+    seen = Camera(board).game(done, places)
+    assert port in seen.hidden_spaces
+    assert not difference(done, seen)  # one ship per place: the readings show nothing
+    diff = bumped_beside(done, seen, move.end, (bumped,))
+    assert diff.missing == ((game.ship(bumped).color, port),)
+    assert diff.extra == ((game.ship(bumped).color, move.end),)
+    assert not bumped_beside(done, Camera(board).game(done), move.end, (bumped,))
+
+
+def _made(table: Any) -> tuple[Move, str, str]:
+    """The bump made on the table, the bumped ship left where it was."""
+    c = table.controller
+    move, bumped, port = bump_into_covered_port(c.game)
+    assert c._commit()
+    c._place_cloud()
+    set_out_seen(table)
+    table.world.place_ship(move.ship, *beside_the_bumped(table.board, move))
+    return move, bumped, port
+
+
+def test_the_players_are_asked_and_the_board_read_again(make_table: MakeTable) -> None:
+    table = make_table(with_players=False, seed=1)
+    c = table.controller
+    before = len(taken_moves(c))
+    move, bumped, port = _made(table)
+    color = c.game.ship(bumped).color
+    table.run_until(lambda: len(taken_moves(c)) > before, limit=200)
+    assert taken_moves(c)[-1] == str(move)
+    table.run_until(lambda: table.mode() is Mode.FIX, limit=40)
+    fix = c.status.fix
+    assert fix is not None and fix.missing == ((color, port),)
+    assert f"the cloud covers {port}" in c.status.message
+    attempts = c.status.fix_attempts
+    table.steps(30)  # read again and again while nobody acts: one ask
+    assert table.mode() is Mode.FIX and c.status.fix_attempts == attempts
+    put_in_port(table, bumped, port)
+    table.run_until(lambda: table.mode() is Mode.READY, limit=60)
+    assert c.status.fix is None
+
+
+def test_a_board_that_keeps_showing_it_goes_on_after_a_while(make_table: MakeTable) -> None:
+    """Nobody puts it back (or the camera keeps seeing something there): after the give-up
+    time the game goes on, with a line saying what the camera still sees."""
+    table = make_table(with_players=False, seed=1)
+    c = table.controller
+    before = len(taken_moves(c))
+    move, _bumped, _port = _made(table)
+    table.run_until(lambda: len(taken_moves(c)) > before, limit=200)
+    table.run_until(lambda: table.mode() is Mode.FIX, limit=40)
+    asked = c.clock.monotonic()
+    table.run_until(lambda: table.mode() is Mode.READY, limit=5000)
+    assert c.clock.monotonic() - asked >= PUTBACK_GIVE_UP_S - 1.0
+    assert any("the camera still sees" in line and move.end in line for line in table.log)
+
+
+def test_a_ship_of_the_movers_colour_is_not_asked_for(board: Board) -> None:
+    """A bumped ship of the mover's colour cannot be told from the mover: the same evidence
+    asks for no ship of that colour."""
+    game = Game.new(2, seed=1, board=board)
+    move, bumped, port = bump_into_covered_port(game)
+    done = game.copy()
+    done.push(move)
+    assert move.end is not None
+    places = {p: list(c) for p, c in contents(done).items()}
+    places[port].remove(game.ship(bumped).color)
+    places[move.end] = [game.ship(bumped).color, game.active]
+    seen = Camera(board).game(done, places)
+    mine = next(s.id for s in done.ships(game.active) if s.id != move.ship)
+    done.set_ship(mine, port, previous_port=port)
+    assert bumped_beside(done, seen, move.end, (bumped,))
+    assert not bumped_beside(done, seen, move.end, (mine,))
+
+
+def test_a_port_in_view_is_left_to_the_difference(board: Board) -> None:
+    """With the port in view, the ship missing there is an ordinary difference: the
+    evidence check adds nothing."""
+    game = Game.new(2, seed=1, board=board)
+    move, bumped, port = bump_into_covered_port(game)
+    game.set_cloud(CloudPose(*board.grid.centre, 0))
+    assert move in game.legal_moves(2)
+    done = game.copy()
+    done.push(move)
+    assert move.end is not None
+    places = {p: list(c) for p, c in contents(done).items()}
+    places[port].remove(game.ship(bumped).color)
+    places[move.end] = [game.ship(bumped).color, game.active]
+    seen = Camera(board).game(done, places)
+    assert port not in seen.hidden_spaces
+    assert difference(done, seen).missing == ((game.ship(bumped).color, port),)
+    assert not bumped_beside(done, seen, move.end, (bumped,))
