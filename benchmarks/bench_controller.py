@@ -8,25 +8,31 @@ rendered frames (one visible ship's colour flipped, or the ship dropped, in
 single frames or in whole stable runs, with probability p per frame).
 
     python benchmarks/bench_controller.py [--games N] [--fault-games N] [--die table,virtual]
+                                          [--jobs N]
 
-`BENCH_GAMES` and `BENCH_FAULT_GAMES` in the environment set the same
-counts (`make bench` uses the defaults: 30 games, and 3 games per fault setting).
+`BENCH_GAMES`, `BENCH_FAULT_GAMES` and `BENCH_JOBS` in the environment set the
+same (`make bench` uses the defaults: 30 games, 3 games per fault setting, and
+one game at a time per CPU, each in its own process).
 """
 
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
-import tempfile
 import time
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 
-from bermuda_hw.config import Config, load_config
-from bermuda_hw.rules.board import Board
+from bermuda_hw.config import load_config
 from bermuda_hw.rules.boardfile import load_board
-from bermuda_hw.sim.faults import FaultMode, SceneFaults
-from bermuda_hw.sim.session import MAX_ROUNDS, GameReport, game_options, play_game, simulate_config
+from bermuda_hw.sim.faults import FaultMode
+from bermuda_hw.sim.session import (
+    MAX_ROUNDS,
+    GameReport,
+    game_options,
+    play_fresh,
+)
 
 GOAL_GAME_S = 180.0
 GAMES = 30
@@ -40,16 +46,19 @@ def games(n: int) -> list[tuple[int, int]]:
     return [(2 + i % 3, 1 + i // 3) for i in range(n)]
 
 
-def sim_config() -> Config:
-    """The configuration `bermuda-hw run --simulate` uses: as fast as it can, small frames."""
-    return simulate_config(load_config(None))
+# (players, seed, die mode, (p, fault mode) or None, round limit): one game to play
+Task = tuple[int, int, "str | None", "tuple[float, FaultMode] | None", int]
 
 
-def play(board: Board, config: Config, players: int, seed: int, *, die: str | None,
-         faults: SceneFaults | None = None, max_rounds: int = MAX_ROUNDS) -> GameReport:
-    with tempfile.TemporaryDirectory() as state:
-        return play_game(board, config, Path(state), players=players, seed=seed,
-                         options=game_options(die), faults=faults, max_rounds=max_rounds)
+def _played(tasks: Sequence[Task], jobs: int) -> Iterator[GameReport]:
+    """The reports of the tasks' games, in order: in this process, or `jobs` at a time in
+    fresh processes (each game builds its own simulated table)."""
+    if jobs <= 1:
+        for task in tasks:
+            yield play_fresh(*task)
+        return
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        yield from pool.map(play_fresh, *zip(*tasks, strict=True))
 
 
 def _line(r: GameReport) -> str:
@@ -137,35 +146,37 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--loop-frames", type=int, default=60,
                         help="frames to time the reading loop on (0: skip it)")
     parser.add_argument("--verbose", action="store_true", help="one line per game")
+    parser.add_argument("--jobs", type=int,
+                        default=int(os.environ.get("BENCH_JOBS", os.cpu_count() or 1)),
+                        help="games played at once, one process each (default: one per CPU)")
     args = parser.parse_args([] if argv is None else argv)
-    board = load_board()
-    config = sim_config()
     if args.loop_frames > 0:
         print("reading loop (render 640x480 + vision + stability): "
               f"{_loop_rate(args.loop_frames):.1f} frames/s")
     print("simulated table: whole games (renderer 640x480 -> vision -> controller -> gantry)")
+    # every game of every set, in the order they are reported
+    sets: list[tuple[str, list[Task]]] = []
     for die in die_modes(args.die):
-        reports = []
-        for players, seed in games(args.games):
-            report = play(board, config, players, seed, die=die, max_rounds=args.rounds)
-            reports.append(report)
-            if args.verbose or not report.finished or report.wrong or report.violations:
-                print(_line(report), flush=True)
         label = "die " + die if die else "die as the rules have it"
-        print(summary(f"{len(reports)} games, {label}", reports), flush=True)
+        sets.append((f"{args.games} games, {label}",
+                     [(n, s, die, None, args.rounds) for n, s in games(args.games)]))
         if args.fault_games <= 0:
             continue
         for p, mode in FAULT_SETTINGS:
-            reports = []
-            for players, seed in games(args.fault_games):
-                faults = SceneFaults(board.ship_colors, p, mode=mode, seed=seed)
-                report = play(board, config, players, seed, die=die, faults=faults,
-                              max_rounds=args.rounds)
-                reports.append(report)
-                if args.verbose or not report.finished or report.wrong:
-                    print(_line(report), flush=True)
-            print(summary(f"faults p={p:g} {mode}, {len(reports)} games, {label}", reports),
-                  flush=True)
+            sets.append((f"faults p={p:g} {mode}, {args.fault_games} games, {label}",
+                         [(n, s, die, (p, mode), args.rounds)
+                          for n, s in games(args.fault_games)]))
+    started = time.perf_counter()
+    results = _played([task for _, tasks in sets for task in tasks], args.jobs)
+    for title, tasks in sets:
+        reports = [next(results) for _ in tasks]
+        for report in reports:
+            if args.verbose or not report.finished or report.wrong or report.violations:
+                print(_line(report), flush=True)
+        print(summary(title, reports), flush=True)
+    print(f"  {sum(len(tasks) for _, tasks in sets)} games in "
+          f"{time.perf_counter() - started:.0f} s, {max(1, args.jobs)} at a time "
+          "(the wall figures above are each game's own)", flush=True)
 
 
 if __name__ == "__main__":

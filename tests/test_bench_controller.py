@@ -17,10 +17,12 @@ def test_bench_controller_smoke(capsys: pytest.CaptureFixture[str]) -> None:
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
     assert bench.games(5) == [(2, 1), (3, 1), (4, 1), (2, 2), (3, 2)]
+    # two games at a time, in processes of their own, reported in the sets' order
     bench.main(["--games", "1", "--fault-games", "1", "--rounds", "1", "--loop-frames", "0",
-                "--verbose"])
+                "--verbose", "--jobs", "2"])
     out = capsys.readouterr().out
     assert "1 games, die" in out and "round limit" in out
     # four fault settings for each die mode the rules offer (table and virtual)
     assert out.count("faults p=") == 4 * len(bench.die_modes(None))
     assert "0 stalled" in out
+    assert "10 games in" in out and "2 at a time" in out

@@ -24,7 +24,7 @@ from bermuda_hw.controller.status import Mode
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.game import GameOptions
 from bermuda_hw.rules.record import record
-from bermuda_hw.sim.faults import SceneFaults
+from bermuda_hw.sim.faults import FaultMode, SceneFaults
 from bermuda_hw.sim.table import SimTable
 from bermuda_hw.sim.truth import InvariantWatch, MoveCheck, TableDifference, compare_moves
 from bermuda_hw.sim.world import World
@@ -156,3 +156,22 @@ def play_game(
     report.wall_s = time.perf_counter() - started
     return report
 
+
+def play_fresh(players: int, seed: int, die: str | None = None,
+               fault: tuple[float, FaultMode] | None = None,
+               max_rounds: int = MAX_ROUNDS) -> GameReport:
+    """One game on the default board and configuration of `run --simulate`, in a fresh state
+    directory, with `fault` = (p, mode) frame faults if given: a task a process pool can run
+    (its arguments and its report cross processes)."""
+    import tempfile
+
+    from bermuda_hw.config import load_config
+    from bermuda_hw.rules.boardfile import load_board
+
+    board = load_board()
+    faults = SceneFaults(board.ship_colors, fault[0], mode=fault[1],
+                         seed=seed) if fault is not None else None
+    with tempfile.TemporaryDirectory() as state:
+        return play_game(board, simulate_config(load_config(None)), Path(state),
+                         players=players, seed=seed, options=game_options(die),
+                         faults=faults, max_rounds=max_rounds)
