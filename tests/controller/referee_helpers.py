@@ -89,8 +89,7 @@ class Camera:
     def forget(self) -> None:
         """Forget the last stable state: the next board is reported even if its ships read
         the same (a token set down elsewhere on its place)."""
-        self.stabilizer.reset()
-        self.stabilizer.current = None
+        self.stabilizer.forget()
 
     def game(self, game: Game, places: Mapping[str, Sequence[str]] | None = None,
              off_board: Sequence[tuple[str, float, float]] = (),

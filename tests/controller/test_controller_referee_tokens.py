@@ -1,13 +1,15 @@
-"""Ties the colours cannot settle, settled by the tokens: a ship set down elsewhere on its
-space, and the ship landed on that the player was told to leave (rendered boards)."""
+"""Ties the colours cannot settle: a dock and a bump of an own ship back into the same port
+with the same die. With the die on the table they are asked; with the virtual die the roll
+tells the player to leave a ship landed on, and the first board after it is read as told
+(rendered boards)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import pytest
-from referee_helpers import Camera
+from referee_helpers import BESIDE_MM, Camera
 
 from bermuda_hw.controller.referee import (
     MOVED_CLEAR_MM,
@@ -15,8 +17,8 @@ from bermuda_hw.controller.referee import (
     MOVED_SEEN,
     Outcome,
     judge,
-    moved_spaces,
     same_board_bumps,
+    token_shift,
 )
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.boardfile import load_board
@@ -64,11 +66,40 @@ def look(camera: Camera, game: Game, places: Mapping[str, Sequence[str]] | None 
     return camera.game(game, places, nudge=nudge)
 
 
+Position = tuple[Game, str, str, BoardObservation, Camera]
+
+
 @pytest.fixture(scope="module")
-def position(board: Board) -> tuple[Game, str, str, BoardObservation, Camera]:
+def position(board: Board) -> Position:
     game, x, z = dock_or_bump(board)
     camera = Camera(board)
     return game, x, z, camera.game(game), camera
+
+
+def boards(board: Board, position: Position) -> dict[str, BoardObservation]:
+    """The boards the turn may leave, rendered: the dock; the bump with its ship back and
+    the mover set down where the bumped ship stood, or beside it; the bump with its ship
+    still beside the mover; the mover lifted and nothing else."""
+    game, x, z, _, camera = position
+    dock = contents(after(game, Move("yellow-1", (x, "SUGAR")), 1))
+    landing = {p: list(c) for p, c in contents(game).items()}
+    landing.pop(x)
+    landing[z] = ["yellow", "yellow"]
+    lifted = {p: list(c) for p, c in contents(game).items()}
+    lifted.pop(x)
+    return {
+        "dock": look(camera, game, dock),
+        "back, on the spot": look(camera, game, dock),
+        "back, beside": look(camera, game, dock, nudge={z: SET_DOWN_MM}),
+        # the bumped ship where it stood, the mover set down beside it
+        "landing": look(camera, game, landing, nudge={z: BESIDE_MM / 2}),
+        "lifted": look(camera, game, lifted),
+    }
+
+
+@pytest.fixture(scope="module")
+def seen(board: Board, position: Position) -> dict[str, BoardObservation]:
+    return boards(board, position)
 
 
 def test_the_same_board_is_known_from_the_die(board: Board) -> None:
@@ -81,15 +112,15 @@ def test_the_same_board_is_known_from_the_die(board: Board) -> None:
     assert same_board_bumps(game, 4) == frozenset()
 
 
-def test_a_token_set_down_off_where_it_stood_is_moved(
-        board: Board, position: tuple[Game, str, str, BoardObservation, Camera]) -> None:
+def test_a_token_set_down_off_where_it_stood_is_read_elsewhere(
+        board: Board, position: Position) -> None:
     game, _, z, before, camera = position
     for side in (SET_DOWN_MM, -SET_DOWN_MM):
-        seen = look(camera, game, nudge={z: side})
-        assert moved_spaces(board, before, seen) == {z}, side
-    # a token read where it stood, and one barely pushed, did not move
-    assert moved_spaces(board, before, look(camera, game)) == frozenset()
-    assert moved_spaces(board, before, look(camera, game, nudge={z: 0.5})) == frozenset()
+        shift = token_shift(board, before, look(camera, game, nudge={z: side}), z)
+        assert shift is not None and shift >= MOVED_MM, side
+    for still in (0.0, 0.5):
+        shift = token_shift(board, before, look(camera, game, nudge={z: still}), z)
+        assert shift is not None and shift < MOVED_MM, still
 
 
 def test_a_new_ship_beside_a_space_leaves_its_token_unjudged(board: Board) -> None:
@@ -103,66 +134,11 @@ def test_a_new_ship_beside_a_space_leaves_its_token_unjudged(board: Board) -> No
     camera = Camera(board)
     before = camera.game(game)
     places = {p: list(c) for p, c in contents(game).items()}
-    assert look(camera, game, places, nudge={a: SET_DOWN_MM}).ships_at(a)
-    assert moved_spaces(board, before, look(camera, game, places, nudge={a: SET_DOWN_MM})) \
-        == {a}
+    shift = token_shift(board, before, look(camera, game, places, nudge={a: SET_DOWN_MM}), a)
+    assert shift is not None and shift >= MOVED_MM
     places[b] = ["blue"]
-    assert a not in moved_spaces(board, before, look(camera, game, places,
-                                                     nudge={a: SET_DOWN_MM}))
-
-
-def test_the_bump_shows_in_its_token_put_down_elsewhere(
-        board: Board, position: tuple[Game, str, str, BoardObservation, Camera]) -> None:
-    game, x, z, before, camera = position
-    dock = after(game, Move("yellow-1", (x, "SUGAR")), 1)
-    bump = after(game, Move("yellow-1", (x, z)), 1)
-    one = frozenset({1})
-    unmoved = look(camera, game, contents(dock))
-    # the colours alone: a tie, with or without the board before
-    for reference in (None, before):
-        verdict = judge(game, unmoved, one, reference=reference)
-        assert verdict.outcome is Outcome.TIE
-        assert {g.consequence for g in verdict.tied} == {consequence(dock), consequence(bump)}
-    # the ship on z set down elsewhere than yellow-2 stood: the dock does not touch z
-    moved = look(camera, game, contents(bump), nudge={z: SET_DOWN_MM})
-    verdict = judge(game, moved, one, reference=before)
-    assert verdict.outcome is Outcome.MOVE and verdict.accepted is not None
-    assert verdict.accepted.consequence == consequence(bump)
-    # without the board before, it cannot tell
-    assert judge(game, moved, one).outcome is Outcome.TIE
-
-
-def test_a_ship_landed_on_left_there_as_told_tells_the_dock(
-        board: Board, position: tuple[Game, str, str, BoardObservation, Camera]) -> None:
-    """Told to leave a ship landed on at z, a player who bumped shows it there first: the
-    board with it back already and z's token where it stood is the dock; one with z's token
-    set down elsewhere is still the bump (the player did not wait)."""
-    game, x, z, before, camera = position
-    dock = after(game, Move("yellow-1", (x, "SUGAR")), 1)
-    bump = after(game, Move("yellow-1", (x, z)), 1)
-    one, held = frozenset({1}), frozenset({z})
-    unmoved = look(camera, game, contents(dock))
-    verdict = judge(game, unmoved, one, reference=before, held=held)
-    assert verdict.outcome is Outcome.MOVE and verdict.accepted is not None
-    assert verdict.accepted.consequence == consequence(dock)
-    moved = look(camera, game, contents(bump), nudge={z: SET_DOWN_MM})
-    verdict = judge(game, moved, one, reference=before, held=held)
-    assert verdict.outcome is Outcome.MOVE and verdict.accepted is not None
-    assert verdict.accepted.consequence == consequence(bump)
-    # without the board before, the token cannot be judged: still a tie
-    assert judge(game, unmoved, one, held=held).outcome is Outcome.TIE
-
-
-def test_the_die_unknown_keeps_the_other_ties(
-        board: Board, position: tuple[Game, str, str, BoardObservation, Camera]) -> None:
-    """With the die unknown, the docks of every die are one group (one consequence), which
-    touches z no more than the dock with a 1: the bump is taken from the moved token."""
-    game, x, z, before, camera = position
-    bump = after(game, Move("yellow-1", (x, z)), 1)
-    moved = look(camera, game, contents(bump), nudge={z: SET_DOWN_MM})
-    verdict = judge(game, moved, reference=before)
-    assert verdict.outcome is Outcome.MOVE and verdict.accepted is not None
-    assert verdict.accepted.consequence == consequence(bump)
+    assert token_shift(board, before, look(camera, game, places, nudge={a: SET_DOWN_MM}),
+                       a) is None
 
 
 def test_a_token_in_the_clouds_rim_is_not_judged(board: Board) -> None:
@@ -187,4 +163,94 @@ def test_a_token_in_the_clouds_rim_is_not_judged(board: Board) -> None:
     was, now = before.ships_at(space), seen.ships_at(space)
     assert was and now  # read on both boards, and read elsewhere
     assert math.dist((was[0].x_mm, was[0].y_mm), (now[0].x_mm, now[0].y_mm)) >= MOVED_MM
-    assert space not in moved_spaces(board, before, seen)
+    assert token_shift(board, before, seen, space) is None
+
+
+def test_with_nothing_told_the_tokens_decide_nothing(
+        board: Board, position: Position, seen: dict[str, BoardObservation]) -> None:
+    """The dock and the bump with its ship back: a tie, whether or not the token on the
+    landing space moved (a nudge before a dock moves it too), and with or without the die."""
+    game, x, z, before, _ = position
+    dock = consequence(after(game, Move("yellow-1", (x, "SUGAR")), 1))
+    bump = consequence(after(game, Move("yellow-1", (x, z)), 1))
+    for name in ("dock", "back, beside"):
+        for dice in (None, frozenset({1})):
+            verdict = judge(game, seen[name], dice, reference=before)
+            assert verdict.outcome is Outcome.TIE, (name, dice)
+            assert {dock, bump} <= {g.consequence for g in verdict.tied}
+
+
+def test_the_first_board_after_the_roll_is_read_as_told(
+        board: Board, position: Position, seen: dict[str, BoardObservation]) -> None:
+    """Told to leave a ship landed on at z: the ship still beside the mover is the bump (at
+    once, no put-back asked first); the ship back already with z's token where it stood is
+    the dock; anything else stays a question or waits."""
+    game, x, z, before, _ = position
+    dock = consequence(after(game, Move("yellow-1", (x, "SUGAR")), 1))
+    bump = consequence(after(game, Move("yellow-1", (x, z)), 1))
+    one, held = frozenset({1}), frozenset({z})
+
+    verdict = judge(game, seen["landing"], one, reference=before, held=held)
+    assert verdict.outcome is Outcome.MOVE and verdict.accepted is not None
+    assert verdict.accepted.consequence == bump and verdict.told
+
+    verdict = judge(game, seen["dock"], one, reference=before, held=held)
+    assert verdict.outcome is Outcome.MOVE and verdict.accepted is not None
+    assert verdict.accepted.consequence == dock and not verdict.told
+
+    # the ship back already and the mover set down beside where it stood: the player did
+    # not wait, or nudged the token before docking; asked
+    verdict = judge(game, seen["back, beside"], one, reference=before, held=held)
+    assert verdict.outcome is Outcome.TIE
+    assert {dock, bump} <= {g.consequence for g in verdict.tied}
+
+    # the mover lifted, nothing else: not what was told of either move; never the bump
+    verdict = judge(game, seen["lifted"], one, reference=before, held=held)
+    assert not verdict.told
+    assert verdict.outcome is not Outcome.MOVE or verdict.accepted is None \
+        or verdict.accepted.consequence != dock
+
+    # without the board before, nothing is read as told
+    for name in ("landing", "dock"):
+        assert not judge(game, seen[name], one, held=held).told
+    assert judge(game, seen["dock"], one, held=held).outcome is Outcome.TIE
+
+
+def rim_port_positions(board: Board) -> Iterator[tuple[Game, str, str, str]]:
+    """`dock_or_bump` at any port with a berth in the cloud's rim band, the port still
+    enterable and both spaces in clear view: (game, x, z, port)."""
+    for port in sorted(board.ports):
+        for col, row in board.grid.dots():
+            circles = hidden_circles(board, board.grid.dot_mm(col, row))
+            seen = [observability(bx, by, circles) for bx, by in board.ports[port].berths]
+            if not 0.0 < min(seen) < MOVED_SEEN:
+                continue
+            for x in sorted(board.neighbours(port) - set(board.ports)):
+                for z in sorted(s for s in board.neighbours(x) if s not in board.ports):
+                    if any(observability(*board.spaces[s].position, circles) < 1.0
+                           for s in (x, z)):
+                        continue
+                    game = Game.new(2, seed=1, board=board, first_player="yellow")
+                    game.set_cloud(CloudPose(col, row, 0))
+                    for ship in game.ships("yellow"):
+                        game.set_ship(ship.id, None)
+                    game.set_ship("yellow-1", x, port)
+                    game.set_ship("yellow-2", z, port)
+                    game.set_turn("yellow")
+                    if z in same_board_bumps(game, 1):
+                        yield game, x, z, port
+
+
+def test_a_port_not_seen_well_is_not_read_as_the_dock(board: Board) -> None:
+    """The ship back already, but a berth of its port in the cloud's rim: the port's new
+    ship may not show, so the board is not taken as the dock."""
+    found = next(rim_port_positions(board), None)
+    assert found is not None, "no cloud pose leaves a port in the rim band, enterable"
+    game, x, z, port = found
+    camera = Camera(board)
+    before = camera.game(game)
+    dock = after(game, Move("yellow-1", (x, port)), 1)
+    verdict = judge(game, look(camera, game, contents(dock)), frozenset({1}),
+                    reference=before, held=frozenset({z}))
+    assert not (verdict.outcome is Outcome.MOVE and verdict.accepted is not None
+                and verdict.accepted.consequence == consequence(dock)), verdict

@@ -83,8 +83,8 @@ def asked(table: Any) -> bool:
 
 
 def test_told_to_leave_the_ship_landed_on_the_bump_shows_first(make_table: MakeTable) -> None:
-    """The roll names the space: a player who lands there leaves both ships, then puts one
-    back when asked; the bump is taken, no question."""
+    """The roll names the space: a player who lands there leaves both ships; the board shows
+    the bump as told and it is taken at once (the bumped ship then named), no question."""
     table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
     c = table.controller
     _dock, bump, b, port = rolled(table)
@@ -93,12 +93,12 @@ def test_told_to_leave_the_ship_landed_on_the_bump_shows_first(make_table: MakeT
     before = len(taken_moves(c))
     assert bump.end is not None
     table.world.place_ship(bump.ship, *beside(table, bump.end))
-    table.run_until(lambda: c.status.putback, limit=80)
-    put_in_port(table, b, port)
     table.run_until(lambda: len(taken_moves(c)) > before, limit=200)
-    assert taken_moves(c)[-1] == str(bump)
-    assert c.game.ship(b).location == port and c.game.ship(bump.ship).location == bump.end
+    assert taken_moves(c)[-1] == str(bump) and not c.status.putback
+    assert f"put {b} back in {port}" in "\n".join(table.log)
+    put_in_port(table, b, port)
     table.run_until(lambda: table.mode() is Mode.READY, limit=80)
+    assert c.game.ship(b).location == port and c.game.ship(bump.ship).location == bump.end
     assert not asked(table) and c.status.hold == ()
 
 
@@ -115,20 +115,20 @@ def test_told_to_leave_the_ship_landed_on_the_same_board_is_the_dock(
     assert not asked(table) and c.status.hold == ()
 
 
-def test_a_ship_landed_on_that_shows_first_ends_what_was_told(make_table: MakeTable) -> None:
-    """What the roll told holds for the first board that shows a move only: once the board
-    showed the ship landed on still there, its put-back is judged as usual (here the mover
-    set down where the bumped ship stood: a question, never the dock unasked)."""
+def test_what_the_roll_told_holds_for_the_first_board_only(make_table: MakeTable) -> None:
+    """The mover set down half on the ship landed on (read where that ship stood): not the
+    bump as told, so the put-back is asked for; the board with the bumped ship back and the
+    mover on the spot is then judged as usual: a question, never the dock unasked."""
     table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
     c = table.controller
     dock, bump, b, port = rolled(table)
     assert bump.end is not None
-    table.world.place_ship(bump.ship, *beside(table, bump.end))
+    x_mm, y_mm = table.board.spaces[bump.end].position
+    table.world.place_ship(bump.ship, x_mm + 1.0, y_mm)
     table.run_until(lambda: c.status.putback, limit=80)
     assert c.status.hold == ()
     before = len(taken_moves(c))
     put_in_port(table, b, port)
-    table.world.place_ship(bump.ship, *table.board.spaces[bump.end].position)
     table.run_until(lambda: table.mode() is Mode.ASK or len(taken_moves(c)) > before,
                     limit=200)
     assert len(taken_moves(c)) == before
@@ -137,21 +137,24 @@ def test_a_ship_landed_on_that_shows_first_ends_what_was_told(make_table: MakeTa
 
 
 @pytest.mark.parametrize("die", ["table", "virtual"])
-def test_a_bump_put_back_at_once_shows_in_its_mover_set_down_off_centre(
-        make_table: MakeTable, die: str) -> None:
-    """The player does not wait: the bumped ship back at once, the mover still where it was
-    set down beside it. The ship on the landing space is read off where the bumped one stood:
-    the dock does not touch that space, and the bump is taken unasked, in both die modes."""
+def test_a_bump_whose_ship_went_back_at_once_is_asked(make_table: MakeTable, die: str) -> None:
+    """The player does not wait: the bumped ship back at once, the mover beside where it
+    stood. A token read elsewhere proves no bump (a nudge before a dock reads the same), so
+    the table is asked, in both die modes; the answer takes the bump."""
     table = make_table(with_players=False, seed=1, options=GameOptions(die=die))
     c = table.controller
     if die == "virtual":
-        _dock, bump, b, port = rolled(table)
+        dock, bump, b, port = rolled(table)
     else:
-        _dock, bump, b, port = dock_or_bump(table, 1)
+        dock, bump, b, port = dock_or_bump(table, 1)
     assert bump.end is not None
     before = len(taken_moves(c))
     table.world.place_ship(bump.ship, *beside(table, bump.end))
     put_in_port(table, b, port)
-    table.run_until(lambda: len(taken_moves(c)) > before, limit=200)
+    table.run_until(lambda: table.mode() is Mode.ASK, limit=200)
+    question = c.status.question
+    assert question is not None and len(taken_moves(c)) == before
+    assert {str(dock), str(bump)} <= set(question.options)
+    c.answer(question.options.index(str(bump)) + 1)
+    table.run_until(lambda: len(taken_moves(c)) > before, limit=80)
     assert taken_moves(c)[-1] == str(bump)
-    assert not asked(table)

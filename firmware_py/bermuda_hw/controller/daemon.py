@@ -29,13 +29,13 @@ never the simulated world's truth. One frame at a time (`step`):
   bumped back into the port its mover left): the board with the ship back,
   or any new board, is judged as usual, and a quiet board takes the bump.
   Moves that leave the same colours on every place (a dock, against an own
-  ship bumped back into the port docked at) are told apart by the tokens:
-  a ship read elsewhere on its space than on the last board that matched the
-  game was set down there anew, which only the bump explains; with the
-  virtual die the roll names the spaces where such a tie could come, and the
-  player is told to leave a ship landed on there until asked to put it back,
-  so that the first board after the move shows the bump, and a board with
-  the ship back already and its token unmoved is the dock.
+  ship bumped back into the port docked at, with the same die) cannot be
+  told apart by the board after them; with the virtual die the roll names
+  the spaces where such a tie could come, and the player is told to leave a
+  ship landed on there until asked to put it back: the first board after the
+  roll then shows the bump (the ship still there beside the mover, taken at
+  once), or shows the ship back already with the token on the landing space
+  where it stood (the other move).
   A ship bumped back into a port the cloud covers and left beside the mover
   shows only in the landing place's evidence (one ship per place is read):
   the players are asked to put it back, and the board is read again every
@@ -318,8 +318,8 @@ class Controller:
         self._answer: int | None = None  # an answer given through `answer()`
         self._tied: tuple[Group, ...] = ()  # the groups the pending question chooses between
         self._provisional: list[_Provisional] = []
-        self._bump_pending = False  # a move's bumped ships are still to be put back
-        self._bumped: _Bumped | None = None  # ... and which, from which landing space
+        # the last move's bumped ships, still to be put back
+        self._bumped: _Bumped | None = None
         # a move out of sight waiting for the rest of the board to match (its fix is shown)
         # (the move, its places out of sight, the game and its journal's length then)
         self._waiting: tuple[Candidate, tuple[str, ...], Game, int] | None = None
@@ -501,7 +501,7 @@ class Controller:
         self.game_id = self.journal.start(game)
         self.status = Status(seq=len(game.journal))
         self._provisional = []
-        self._bump_pending = False
+        self._bumped = None
         self._tied = ()
         self.say(f"new game {self.game_id}: {len(game.players)} players "
                  f"({', '.join(game.order)} in turn order), seed {seed}; "
@@ -797,7 +797,7 @@ class Controller:
         if game.phase is not Phase.SHIPS:
             self._check_board(observation)
             return
-        if self._bump_pending:
+        if self._bumped is not None:
             # the bumped ships go back first: until then a change is no new move (the next
             # player's ship leaving a port looks like a bumped ship not yet put back)
             self._check_board(observation)
@@ -814,9 +814,9 @@ class Controller:
             return
         verdict = self._judge(observation)
         self._waiting = None
-        if verdict.outcome is not Outcome.TIE and not (
-                verdict.accepted is not None and self._bump_in_doubt(verdict.accepted.best,
-                                                                     observation)):
+        doubt = verdict.accepted is not None and not verdict.told \
+            and self._bump_in_doubt(verdict.accepted.best, observation)
+        if verdict.outcome is not Outcome.TIE and not doubt:
             self._end_putback()
         best = verdict.accepted or (verdict.tied[0] if verdict.tied else None)
         # a provisional move waiting for the rest to match, and its places out of sight
@@ -835,8 +835,7 @@ class Controller:
                 verdict = Verdict(Outcome.UNCLEAR)
         if verdict.outcome is Outcome.MOVE:
             assert verdict.accepted is not None
-            if self._bump_in_doubt(verdict.accepted.best, observation) \
-                    and self._ask_putback_doubtful(verdict.accepted):
+            if doubt and self._ask_putback_doubtful(verdict.accepted):
                 return
             if self._apply(verdict.accepted.best, verdict.provisional):
                 self._check_board(observation)
@@ -894,16 +893,29 @@ class Controller:
         since changes no ship)."""
         game = self.game
         assert game is not None
-        now = contents(game)
-        ref, hold = self._reference, self._hold
-        reference = ref[2] if ref is not None and ref[0] is game and ref[1] == now else None
-        held = hold[2] if hold is not None and hold[0] is game and hold[1] == now \
-            else frozenset()
+        ref = self._reference
+        reference = ref[2] if ref is not None and ref[0] is game \
+            and ref[1] == contents(game) else None
+        held = self._hold_spaces()
         verdict = judge(game, observation, self._known_dice(), reference=reference, held=held)
-        if hold is not None and (not held or verdict.outcome is not Outcome.NONE):
-            self._hold = None  # told for the first board that shows a move only
-            self.status.hold = ()
+        if held and verdict.outcome is not Outcome.NONE:
+            self._tell_hold(frozenset())  # told for the first board that shows a move only
         return verdict
+
+    def _hold_spaces(self) -> frozenset[str]:
+        """The landing spaces where the active player was told, with the roll, to leave a
+        ship landed on, while the game is still as it was then."""
+        hold, game = self._hold, self.game
+        if hold is not None and (hold[0] is not game or game is None
+                                 or hold[1] != contents(game)):
+            self._tell_hold(frozenset())
+        return self._hold[2] if self._hold is not None else frozenset()
+
+    def _tell_hold(self, spaces: frozenset[str]) -> None:
+        game = self.game
+        assert game is not None
+        self._hold = (game, contents(game), spaces) if spaces else None
+        self.status.hold = tuple(sorted(spaces))
 
     def _known_dice(self) -> frozenset[int] | None:
         game = self.game
@@ -951,7 +963,7 @@ class Controller:
         diff = difference(game, observation)
         if diff:
             self._show_fix(diff, f"fix the board: {diff.describe()}")
-        elif not (self._bump_pending and self._bumped_beside(observation)):
+        elif not self._bumped_beside(observation):
             self._settled()
 
     def _bumped_beside(self, observation: BoardObservation) -> bool:
@@ -990,11 +1002,11 @@ class Controller:
         self.status.waiting = None
         self._restoring = False
         self.status.fix_attempts = 0
-        self._bump_pending = False
         self._bumped = None
         self._putback_first = None
-        if self.last_observation is not None:
-            self._reference = (game, contents(game), self.last_observation)
+        seen = self.last_observation
+        if seen is not None and not difference(game, seen):
+            self._reference = (game, contents(game), seen)
         self.status.question = None
         self.status.die = game.die
         if game.is_over():
@@ -1016,8 +1028,6 @@ class Controller:
             game.set_die(candidate.die)
         self.status.question = None
         self._tied = ()
-        self._hold = None
-        self.status.hold = ()
         events = game.push(candidate.move)
         if provisional:
             game.journal[-1] = {**game.journal[-1], "provisional": list(provisional)}
@@ -1031,7 +1041,6 @@ class Controller:
             self.say(f"    {event}")
         for ship in candidate.bumped:
             self.say(f"    put {ship} back in {game.ship(ship).previous_port}")
-        self._bump_pending = bool(candidate.bumped)
         self._bumped = _Bumped(game, len(game.journal), candidate.move.end or "",
                                candidate.bumped) if candidate.bumped else None
         if provisional:
@@ -1548,7 +1557,7 @@ class Controller:
         self.game = fixed
         self.status.seq = len(fixed.journal)
         self.status.fix_attempts = 0
-        self._bump_pending = False
+        self._bumped = None
         self.say(f"{item.move} is not where the ship went: the board shows {other.move} "
                  f"(die {other.die}); the game is corrected from that move")
         for event in events[1:]:
@@ -1575,7 +1584,7 @@ class Controller:
         self._provisional = [p for p in self._provisional if p.count < item.count]
         self.status.provisional = tuple(p.move for p in self._provisional)
         self.status.seq = len(self.game.journal)
-        self._bump_pending = False
+        self._bumped = None
         self.say(f"{item.move} is not on the board ({', '.join(wrong)} seen without it): the "
                  f"game goes back to before it, round {self.game.round}, "
                  f"{self.game.active} to move")
@@ -1703,7 +1712,7 @@ class Controller:
         self.status.provisional = ()
         self.status.question = None
         self._tied = ()
-        self._bump_pending = False
+        self._bumped = None
         self._reset_stream()
         text = f"undone: {what}; set the board as it was before it"
         self._set(Mode.SETUP, text, Pattern.FIX)
@@ -1789,11 +1798,8 @@ class Controller:
         if game.legal_moves(die) == [Move.pass_turn(game.active)]:
             self._pass()
             return
-        held = same_board_bumps(game, die)
-        if held:
-            # the camera could not tell such a bump, its ship put back, from another move
-            self._hold = (game, contents(game), held)
-            self.status.hold = tuple(sorted(held))
+        # the camera could not tell such a bump, its ship put back, from another move
+        self._tell_hold(same_board_bumps(game, die))
         self._set(Mode.READY, self._to_move())
 
     def _to_move(self) -> str:
@@ -1804,9 +1810,10 @@ class Controller:
         if game.die is None:
             return f"{game.active} to move"
         message = f"{game.active} to move (die {game.die})"
-        if self.status.hold:
-            message += (f": if you land on your ship at {_either(self.status.hold)}, leave "
-                        "both there until you are asked to put one back")
+        held = tuple(sorted(self._hold_spaces()))
+        if held:
+            message += (f": if you land on your ship at {_either(held)}, leave both there "
+                        "until you are asked to put one back")
         return message
 
     def _on_estop(self) -> None:

@@ -15,18 +15,18 @@ another group comes as close, the verdict is a tie (ask the table, or use the
 die if known); when nothing beats "no change", the board has not changed in a
 way the rules allow, and what differs is left to the caller to report.
 
-Where a tie is between moves that leave the same colours on every place (a
-dock, against a bump of an own ship back into the same port), the tokens
-themselves can still tell: a ship read on a space clearly elsewhere than on
-the last settled board was lifted and set down, or another token of its
-colour stands there now (`moved_spaces`). A tied move that touches no such
-space (neither leaves it nor lands on it) cannot explain that, and drops out
-of the tie. A token read where it stood does not tell by itself (a bumped
-ship's place may have been taken exactly); it does on the first board after
-the player, knowing the die, was told to leave a ship landed on there until
-asked to put it back (`same_board_bumps`, `held`): the bump then shows its
-ship still on the landing space first, so a board with it back already and
-the token unmoved is the other move.
+Some moves leave the same colours on every place: a dock, against a bump of an
+own ship back into the port docked at, with the same die. Nothing on the board
+after them tells which was made, and a token read elsewhere on its space than
+on the last settled board proves nothing either (a player may have nudged it
+before docking, or set the mover down exactly where the bumped ship stood).
+With the die known before the move (the virtual die), the roll names such
+landing spaces (`same_board_bumps`) and the player is told to leave a ship
+landed on there until asked to put it back; the first board after the roll is
+then read as told (`_as_told`): the ship landed on still there beside the
+mover (its token read elsewhere) is the bump; the ship back in its port
+already, with the token on the landing space where it stood, is the other
+move. Anything else is asked.
 
 What the accepted candidate does not explain (a stray token, a bumped ship not
 yet put back) is reported apart from the move, as its own fix.
@@ -110,6 +110,9 @@ class Verdict:
     none_score: float = 0.0
     best_score: float = 0.0
     provisional: tuple[str, ...] = ()  # MOVE: changed places the camera does not see well
+    #: MOVE: a bump the board shows as the player was told to make it (its ship left on the
+    #: landing space, beside the mover): taken as it is, no put-back asked first
+    told: bool = False
 
 
 def places_of(board: Board) -> tuple[tuple[str, int | None], ...]:
@@ -251,71 +254,87 @@ def _ships_by_space(observation: BoardObservation) -> dict[str, list[ShipReading
     return out
 
 
-def moved_spaces(board: Board, reference: BoardObservation,
-                 observation: BoardObservation) -> frozenset[str]:
-    """Path spaces whose one ship is read, in the same colour, at least `MOVED_MM` from where
-    it was read on `reference` (the last board that matched the game): a token there was
-    lifted and set down, or another of its colour stands there now. Only spaces seen well on
-    both boards count, and only where no other ship read near the space changed."""
-    before, now = _ships_by_space(reference), _ships_by_space(observation)
-    seen_before = observation_evidence(board, reference)
-    seen_now = observation_evidence(board, observation)
+def token_shift(board: Board, reference: BoardObservation, observation: BoardObservation,
+                space: str) -> float | None:
+    """How far (mm) the one ship on a path space is read from where the one ship there was
+    read on `reference` (the last board that matched the game); None where that cannot be
+    judged: not one ship of one colour on it on both boards, the space not seen well on
+    both (`MOVED_SEEN`), or another ship read near it changed (a ship set down near a place
+    can pull the reading of the one on it)."""
+    if space in board.ports or space not in board.spaces:
+        return None
+    was, now = _ships_by_space(reference).get(space, []), _ships_by_space(observation).get(
+        space, [])
+    if len(was) != 1 or len(now) != 1 or was[0].color != now[0].color:
+        return None
+    if min(place_observability(observation_evidence(board, reference), space),
+           place_observability(observation_evidence(board, observation), space)) < MOVED_SEEN:
+        return None
 
     def stands(ship: ShipReading) -> tuple[float, float]:
         port = board.ports.get(ship.space or "")
         if port is not None and ship.berth is not None and ship.berth < len(port.berths):
             return port.berths[ship.berth]
-        space = board.spaces.get(ship.space or "")
-        return space.position if space is not None else (ship.x_mm, ship.y_mm)
+        place = board.spaces.get(ship.space or "")
+        return place.position if place is not None else (ship.x_mm, ship.y_mm)
 
-    def near(obs: BoardObservation, space: str) -> Counter[tuple[str, str | None]]:
-        centre = board.spaces[space].position
+    centre = board.spaces[space].position
+
+    def near(obs: BoardObservation) -> Counter[tuple[str, str | None]]:
         return Counter((s.color, s.space) for s in obs.ships if not s.hidden
                        and s.space != space
                        and min(math.dist(centre, (s.x_mm, s.y_mm)),
                                math.dist(centre, stands(s))) < MOVED_CLEAR_MM)
 
-    out = set()
-    for space, ships in now.items():
-        if space in board.ports or space not in board.spaces or len(ships) != 1:
-            continue
-        was = before.get(space, [])
-        if len(was) != 1 or was[0].color != ships[0].color:
-            continue
-        if math.hypot(was[0].x_mm - ships[0].x_mm, was[0].y_mm - ships[0].y_mm) < MOVED_MM:
-            continue
-        if min(place_observability(seen_before, space),
-               place_observability(seen_now, space)) < MOVED_SEEN:
-            continue
-        if near(reference, space) != near(observation, space):
-            continue
-        out.add(space)
-    return frozenset(out)
+    if near(reference) != near(observation):
+        return None
+    return math.hypot(was[0].x_mm - now[0].x_mm, was[0].y_mm - now[0].y_mm)
 
 
-def _touches(candidate: Candidate, spaces: frozenset[str]) -> bool:
-    """Whether a candidate's move leaves or lands on every one of the spaces."""
-    move = candidate.move
-    return move is not None and spaces <= {move.start, move.end}
+def _port_seen(evidence: BoardEvidence, port: str | None) -> bool:
+    """Whether every berth of a port is seen well (a ship set into any of them shows)."""
+    berths = evidence.berths(port) if port is not None else []
+    return bool(berths) and all(float(evidence.observable[i]) >= MOVED_SEEN for i in berths)
 
 
-def _narrow(tied: tuple[Group, ...], none: Group, margin: float, moved: frozenset[str],
-            held: frozenset[str]) -> tuple[Group, ...]:
-    """A tie narrowed by the tokens: to the moves that touch every space whose token moved;
-    then, with `held` (the landing spaces where the player was told to leave a ship landed
-    on until asked to put it back), without the moves whose board shows such a ship back
-    already while the token on its landing space did not move. The narrowed tie only if
-    its best still beats "no change" by the margin."""
+def _as_told(game: Game, tied: tuple[Group, ...], none: Group, margin: float,
+             reference: BoardObservation, observation: BoardObservation,
+             held: frozenset[str]) -> tuple[tuple[Group, ...], bool]:
+    """The first board after the player was told to leave a ship landed on at one of the
+    `held` spaces until asked to put it back, read as told: (the groups still in play, and
+    whether the board showed the bump as told).
+
+    - The best group lands on a held space and shows the bumped ship still there (or
+      lifted), and the token read there moved (the mover set down beside it): that bump
+      is the move, whatever else explains the board as well.
+    - A group shows the ship landed on back in its port already, with the token on the
+      landing space read where it stood and every berth of that port seen well: that is
+      the other move
+      (a bump made as told would show its ship on the landing space first), so it drops out.
+
+    Anything else (a token that cannot be judged; one that moved while the board shows the
+    ship back already, which a player who did not wait and a nudge before a dock both make)
+    leaves the groups as they are."""
     keep = tied
-    if moved:
-        keep = tuple(g for g in keep if any(_touches(c, moved) for c in g.members)) or keep
-    if held:
-        keep = tuple(g for g in keep if not (
-            g.best.bump is Bump.BACK and g.best.move is not None
-            and g.best.move.end in held and g.best.move.end not in moved)) or keep
-    if len(keep) < len(tied) and keep[0].score - none.score >= margin:
-        return keep
-    return tied
+    evidence = observation_evidence(game.board, observation)
+    for space in sorted(held):
+        shift = token_shift(game.board, reference, observation, space)
+        if shift is None:
+            continue
+        top = keep[0].best
+        if shift >= MOVED_MM:
+            if top.bump in (Bump.LANDING, Bump.LIFTED) and top.move is not None \
+                    and top.move.end == space:
+                return (keep[0],), True
+            continue
+        back = tuple(g for g in keep if g.best.bump is Bump.BACK and g.best.move is not None
+                     and g.best.move.end == space
+                     and all(_port_seen(evidence, game.ship(sid).previous_port)
+                             for sid in g.best.bumped))
+        rest = tuple(g for g in keep if g not in back)
+        if back and rest and rest[0].score - none.score >= margin:
+            keep = rest
+    return keep, False
 
 
 def same_board_bumps(game: Game, die: int) -> frozenset[str]:
@@ -341,10 +360,10 @@ def judge(game: Game, observation: BoardObservation, dice: frozenset[int] | None
           held: frozenset[str] = frozenset()) -> Verdict:
     """Score the turn's candidate boards against the observation; see the module's text.
 
-    `reference` is the last board that matched the game (the position before this turn):
-    with it, a tie is narrowed to the moves that touch the spaces whose tokens moved, and,
-    on the first board after the player was told to leave a ship landed on at one of the
-    `held` spaces, without the moves that show it back already (`same_board_bumps`)."""
+    `reference` is the last board that matched the game (the position before this turn);
+    `held` the landing spaces where the player was told to leave a ship landed on until
+    asked to put it back (`same_board_bumps`), given for the first board after the roll
+    only: that board is read as told (`_as_told`)."""
     if game.phase is not Phase.SHIPS:
         return Verdict(Outcome.NONE)
     evidence = observation_evidence(game.board, observation)
@@ -367,9 +386,10 @@ def judge(game: Game, observation: BoardObservation, dice: frozenset[int] | None
     if best.score - none.score < margin:
         return Verdict(Outcome.UNCLEAR, none_score=none.score, best_score=best.score)
     rivals = tuple(g for g in made[1:] if g is not none and g.score > best.score - margin)
-    if rivals and reference is not None:
-        best, *rest = _narrow((best, *rivals), none, margin,
-                              moved_spaces(game.board, reference, observation), held)
+    told = False
+    if held and reference is not None:
+        (best, *rest), told = _as_told(game, (best, *rivals), none, margin, reference,
+                                       observation, held)
         rivals = tuple(rest)
     if rivals:
         return Verdict(Outcome.TIE, tied=(best, *rivals), none_score=none.score,
@@ -378,7 +398,7 @@ def judge(game: Game, observation: BoardObservation, dice: frozenset[int] | None
     provisional = tuple(p for p in changed
                         if place_observability(evidence, p) < PROVISIONAL_BELOW)
     return Verdict(Outcome.MOVE, accepted=best, none_score=none.score, best_score=best.score,
-                   provisional=provisional)
+                   provisional=provisional, told=told)
 
 
 def putback_tells(game: Game, groups: Sequence[Group]) -> bool:

@@ -46,6 +46,11 @@ class Stabilizer:
     def reset(self) -> None:
         self._run.clear()
 
+    def forget(self) -> None:
+        """Forget the last stable state: the next one is reported even if it looks the same."""
+        self.reset()
+        self.current = None
+
     def push(self, reading: FrameReading) -> BoardObservation | None:
         """Add a reading; return a new observation when the board has settled in a new state."""
         if not reading.board_found or reading.occluded:
@@ -157,8 +162,7 @@ class ObservationStream:
 
     def forget(self) -> None:
         """Forget the last stable state: the next one is reported even if it looks the same."""
-        self.stabilizer.reset()
-        self.stabilizer.current = None
+        self.stabilizer.forget()
 
     def __iter__(self) -> Iterator[BoardObservation]:
         while True:
