@@ -1,28 +1,25 @@
 """Property: on rendered boards, the referee commits the true consequence or asks, never another.
 
 Random reachable positions (whole rounds played by the engine), a random legal
-move with a random die, bumped ships put back at once or not yet, the mover set
-down anywhere from exactly where the ship it lands on stood to beside it (on an
-empty space, on its centre give or take a millimetre), another token nudged by
-a hand, a random camera and printing: the board is rendered before and
-after the move and read through the reader and the stabiliser, as the controller
-reads it. With the die known, the player may have been told to leave a ship
-landed on where the camera could not tell that bump from another move
-(`same_board_bumps`); the board before is the referee's reference for the
-tokens. A told player may not wait either, but one who puts the bumped ship back
-first and sets the mover down where it stood is the one case the referee is
-documented to take for the other move: it is left out.
+move with a random die (known to the referee or not), bumped ships put back at
+once (the mover set down anywhere from where the bumped ship stood to beside
+it) or not yet (the bumped ship where it stood, the mover beside it), a mover
+on an empty space on its centre give or take a millimetre, another token nudged
+by a hand, a random camera and printing: the board is rendered before and after
+the move and read through the reader and the stabiliser, as the controller
+reads it; the board before is the referee's reference for the tokens.
 """
 
 from __future__ import annotations
 
+import math
 import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from referee_helpers import Camera
+from referee_helpers import BESIDE_MM, Camera
 
-from bermuda_hw.controller.referee import Outcome, judge, same_board_bumps
+from bermuda_hw.controller.referee import Outcome, judge
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.candidates import consequence, contents
 from bermuda_hw.rules.game import Game, Phase
@@ -52,11 +49,10 @@ def reachable(players: int, seed: int, turns: int) -> Game:
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(players=st.integers(2, 4), seed=st.integers(0, 10_000), turns=st.integers(0, 40),
        pick=st.randoms(use_true_random=False), put_back=st.booleans(),
-       set_down_mm=st.floats(-7.0, 7.0), told=st.booleans(), obey=st.booleans(),
-       nudge_mm=st.floats(-4.0, 4.0))
+       set_down_mm=st.floats(-7.0, 7.0), known=st.booleans(), nudge_mm=st.floats(-4.0, 4.0))
 def test_the_true_consequence_or_a_question(players: int, seed: int, turns: int,
                                             pick: random.Random, put_back: bool,
-                                            set_down_mm: float, told: bool, obey: bool,
+                                            set_down_mm: float, known: bool,
                                             nudge_mm: float) -> None:
     game = reachable(players, seed, turns)
     if game.is_over() or game.phase is not Phase.SHIPS:
@@ -71,13 +67,7 @@ def test_the_true_consequence_or_a_question(players: int, seed: int, turns: int,
     done.push(move)
     board = {p: list(c) for p, c in contents(done).items()}
     short = move.end not in BOARD.ports and move.steps < die
-    dice = frozenset({die}) if told else None
-    held = same_board_bumps(game, die) if told else frozenset()
-    if move.end in held:
-        if obey:
-            put_back = False  # told to leave the ship landed on, the player does
-        elif put_back and abs(set_down_mm) < 5.0:
-            return  # the documented case: not waiting, the mover set down on the spot
+    dice = frozenset({die}) if known else None
     if bumped and not short and move.end not in BOARD.ports and not put_back:
         for sid in bumped:
             color = game.ship(sid).color
@@ -87,9 +77,11 @@ def test_the_true_consequence_or_a_question(players: int, seed: int, turns: int,
             board.setdefault(move.end, []).append(color)
     camera = Camera(BOARD, CameraModel.random(pick, BOARD), Palette.random(pick))
     before = camera.game(game)
-    # the mover set down beside the ship it lands on (anywhere from on its spot to a
-    # token's beam away), or on an empty space's centre give or take a millimetre
-    landing = set_down_mm if bumped else max(-1.0, min(1.0, set_down_mm))
+    # the mover set down where the ship it landed on stood, or beside it, once that ship is
+    # back; beside it while it is still there; on an empty space's centre give or take a mm
+    landing = max(-1.0, min(1.0, set_down_mm))
+    if bumped and not short and move.end not in BOARD.ports:
+        landing = set_down_mm if put_back else math.copysign(BESIDE_MM / 2, set_down_mm)
     nudge = {move.end: landing} if move.end in BOARD.spaces \
         and move.end not in BOARD.ports else {}
     # a hand nudges another token, one the move does not touch (a held space's too)
@@ -98,7 +90,7 @@ def test_the_true_consequence_or_a_question(players: int, seed: int, turns: int,
     if others:
         nudge[pick.choice(others)] = nudge_mm
     seen = camera.game(game, board, nudge=nudge)
-    verdict = judge(game, seen, dice, reference=before, held=held)
+    verdict = judge(game, seen, dice, reference=before)
     truth = consequence(done)
     if verdict.outcome is Outcome.MOVE:
         assert verdict.accepted is not None and verdict.accepted.consequence == truth

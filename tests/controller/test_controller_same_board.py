@@ -84,12 +84,14 @@ def asked(table: Any) -> bool:
 
 def test_told_to_leave_the_ship_landed_on_the_bump_shows_first(make_table: MakeTable) -> None:
     """The roll names the space: a player who lands there leaves both ships; the board shows
-    the bump as told and it is taken at once (the bumped ship then named), no question."""
+    the bump whole (a second token beside the first) and it is taken at once (the bumped
+    ship then named), no question."""
     table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
     c = table.controller
     _dock, bump, b, port = rolled(table)
     assert c.status.hold == (bump.end,)
-    assert f"if you land on your ship at {bump.end}, leave both there" in c.status.message
+    assert f"if you land on your ship at {bump.end}, set yours down beside it" \
+        in c.status.message
     before = len(taken_moves(c))
     assert bump.end is not None
     table.world.place_ship(bump.ship, *beside(table, bump.end))
@@ -102,23 +104,29 @@ def test_told_to_leave_the_ship_landed_on_the_bump_shows_first(make_table: MakeT
     assert not asked(table) and c.status.hold == ()
 
 
-def test_told_to_leave_the_ship_landed_on_the_same_board_is_the_dock(
-        make_table: MakeTable) -> None:
+def test_the_same_board_after_a_dock_is_asked(make_table: MakeTable) -> None:
+    """The dock leaves the board a bump with its ship back at once would: asked, never taken
+    either way unasked; the answer takes the dock."""
     table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
     c = table.controller
-    dock, _bump, _b, port = rolled(table)
+    dock, bump, _b, port = rolled(table)
     before = len(taken_moves(c))
     put_in_port(table, dock.ship, port)
-    table.run_until(lambda: len(taken_moves(c)) > before, limit=200)
+    table.run_until(lambda: table.mode() is Mode.ASK, limit=200)
+    question = c.status.question
+    assert question is not None and len(taken_moves(c)) == before
+    assert {str(dock), str(bump)} <= set(question.options)
+    c.answer(question.options.index(str(dock)) + 1)
+    table.run_until(lambda: len(taken_moves(c)) > before, limit=80)
     assert taken_moves(c)[-1] == str(dock)
     assert c.game.ship(dock.ship).location == port
-    assert not asked(table) and c.status.hold == ()
 
 
-def test_what_the_roll_told_holds_for_the_first_board_only(make_table: MakeTable) -> None:
-    """The mover set down half on the ship landed on (read where that ship stood): not the
-    bump as told, so the put-back is asked for; the board with the bumped ship back and the
-    mover on the spot is then judged as usual: a question, never the dock unasked."""
+def test_a_mover_set_down_on_the_ship_it_lands_on_is_asked_for_the_put_back(
+        make_table: MakeTable) -> None:
+    """The mover set down half on the ship landed on (no second token shows): the bump is
+    not shown whole, so the put-back is asked for; the board with the bumped ship back is
+    then a question, never the dock unasked."""
     table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
     c = table.controller
     dock, bump, b, port = rolled(table)
@@ -126,7 +134,6 @@ def test_what_the_roll_told_holds_for_the_first_board_only(make_table: MakeTable
     x_mm, y_mm = table.board.spaces[bump.end].position
     table.world.place_ship(bump.ship, x_mm + 1.0, y_mm)
     table.run_until(lambda: c.status.putback, limit=80)
-    assert c.status.hold == ()
     before = len(taken_moves(c))
     put_in_port(table, b, port)
     table.run_until(lambda: table.mode() is Mode.ASK or len(taken_moves(c)) > before,

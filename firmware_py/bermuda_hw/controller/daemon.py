@@ -28,14 +28,14 @@ never the simulated world's truth. One frame at a time (`step`):
   own ship not seen there, or something else left over; not an own ship
   bumped back into the port its mover left): the board with the ship back,
   or any new board, is judged as usual, and a quiet board takes the bump.
-  Moves that leave the same colours on every place (a dock, against an own
-  ship bumped back into the port docked at, with the same die) cannot be
-  told apart by the board after them; with the virtual die the roll names
-  the spaces where such a tie could come, and the player is told to leave a
-  ship landed on there until asked to put it back: the first board after the
-  roll then shows the bump (the ship still there beside the mover, taken at
-  once), or shows the ship back already with the token on the landing space
-  where it stood (the other move).
+  A bump whose bumped ship shows beside the mover (a second token in the
+  landing place's wider disk) is taken at once. Moves that leave the same
+  colours on every place (a dock, against an own ship bumped back into the
+  port docked at, with the same die) cannot be told apart once the bumped
+  ship is back, and are asked about; with the virtual die the roll names the
+  spaces where such a tie could come, and tells the player to set the mover
+  down beside a ship landed on there and leave both until asked to put one
+  back, so that such a bump shows itself first.
   A ship bumped back into a port the cloud covers and left beside the mover
   shows only in the landing place's evidence (one ship per place is read):
   the players are asked to put it back, and the board is read again every
@@ -333,10 +333,6 @@ class Controller:
         self._putback_first: tuple[Game, int, dict[object, float]] | None = None
         # the last board that matched the game, for the game and the placement it matched
         self._reference: tuple[Game, dict[str, tuple[str, ...]], BoardObservation] | None = None
-        # with the virtual die: the landing spaces where the player was told, with the roll,
-        # to leave a ship landed on until asked to put it back (for the game and placement
-        # then), until the first board that shows a move
-        self._hold: tuple[Game, dict[str, tuple[str, ...]], frozenset[str]] | None = None
         self._stop = threading.Event()
         self.listeners: list[Callable[[str], None]] = []
         self.watchdog = Watchdog()
@@ -814,7 +810,7 @@ class Controller:
             return
         verdict = self._judge(observation)
         self._waiting = None
-        doubt = verdict.accepted is not None and not verdict.told \
+        doubt = verdict.accepted is not None and not verdict.shown \
             and self._bump_in_doubt(verdict.accepted.best, observation)
         if verdict.outcome is not Outcome.TIE and not doubt:
             self._end_putback()
@@ -896,26 +892,17 @@ class Controller:
         ref = self._reference
         reference = ref[2] if ref is not None and ref[0] is game \
             and ref[1] == contents(game) else None
-        held = self._hold_spaces()
-        verdict = judge(game, observation, self._known_dice(), reference=reference, held=held)
-        if held and verdict.outcome is not Outcome.NONE:
-            self._tell_hold(frozenset())  # told for the first board that shows a move only
-        return verdict
+        return judge(game, observation, self._known_dice(), reference=reference)
 
-    def _hold_spaces(self) -> frozenset[str]:
-        """The landing spaces where the active player was told, with the roll, to leave a
-        ship landed on, while the game is still as it was then."""
-        hold, game = self._hold, self.game
-        if hold is not None and (hold[0] is not game or game is None
-                                 or hold[1] != contents(game)):
-            self._tell_hold(frozenset())
-        return self._hold[2] if self._hold is not None else frozenset()
-
-    def _tell_hold(self, spaces: frozenset[str]) -> None:
+    def _hold(self) -> tuple[str, ...]:
+        """With the virtual die rolled: the landing spaces where a ship the active player
+        lands on must stay beside theirs until they are asked to put it back (the camera
+        could not tell that bump, its ship put back at once, from another move of the die)."""
         game = self.game
         assert game is not None
-        self._hold = (game, contents(game), spaces) if spaces else None
-        self.status.hold = tuple(sorted(spaces))
+        if self.die_mode != "virtual" or game.die is None or game.phase is not Phase.SHIPS:
+            return ()
+        return tuple(sorted(same_board_bumps(game, game.die)))
 
     def _known_dice(self) -> frozenset[int] | None:
         game = self.game
@@ -1028,6 +1015,7 @@ class Controller:
             game.set_die(candidate.die)
         self.status.question = None
         self._tied = ()
+        self.status.hold = ()
         events = game.push(candidate.move)
         if provisional:
             game.journal[-1] = {**game.journal[-1], "provisional": list(provisional)}
@@ -1798,8 +1786,6 @@ class Controller:
         if game.legal_moves(die) == [Move.pass_turn(game.active)]:
             self._pass()
             return
-        # the camera could not tell such a bump, its ship put back, from another move
-        self._tell_hold(same_board_bumps(game, die))
         self._set(Mode.READY, self._to_move())
 
     def _to_move(self) -> str:
@@ -1808,12 +1794,13 @@ class Controller:
         game = self.game
         assert game is not None
         if game.die is None:
+            self.status.hold = ()
             return f"{game.active} to move"
         message = f"{game.active} to move (die {game.die})"
-        held = tuple(sorted(self._hold_spaces()))
+        held = self.status.hold = self._hold()
         if held:
-            message += (f": if you land on your ship at {_either(held)}, leave both there "
-                        "until you are asked to put one back")
+            message += (f": if you land on your ship at {_either(held)}, set yours down "
+                        "beside it and leave both there until you are asked to put one back")
         return message
 
     def _on_estop(self) -> None:

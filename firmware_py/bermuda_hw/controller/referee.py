@@ -15,18 +15,22 @@ another group comes as close, the verdict is a tie (ask the table, or use the
 die if known); when nothing beats "no change", the board has not changed in a
 way the rules allow, and what differs is left to the caller to report.
 
-Some moves leave the same colours on every place: a dock, against a bump of an
-own ship back into the port docked at, with the same die. Nothing on the board
-after them tells which was made, and a token read elsewhere on its space than
-on the last settled board proves nothing either (a player may have nudged it
-before docking, or set the mover down exactly where the bumped ship stood).
-With the die known before the move (the virtual die), the roll names such
-landing spaces (`same_board_bumps`) and the player is told to leave a ship
-landed on there until asked to put it back; the first board after the roll is
-then read as told (`_as_told`): the ship landed on still there beside the
-mover (its token read elsewhere) is the bump; the ship back in its port
-already, with the token on the landing space where it stood, is the other
-move. Anything else is asked.
+A bump whose bumped ship is still on the landing space, beside the mover, can
+read as one ship there (one ship per place is read; an own ship bumped looks
+like the mover). The place's wider disk tells: compared with the last board
+that matched the game, it shows a second token of the colour beside the first
+(`second_token`), which a nudged token does not; then only the moves landing
+there explain the board, and the bump is shown whole.
+
+Some moves leave the same colours on every place once a bumped ship is back: a
+dock, against a bump of an own ship back into the port docked at, with the
+same die. Nothing on the board tells which was made (a token read elsewhere on
+its space may have been nudged before a dock; read where it stood, the mover
+may have been set down exactly where the bumped ship was): such a tie is asked.
+With the die known before the move (the virtual die) the roll names such
+landing spaces (`same_board_bumps`) and tells the player to leave a ship
+landed on there until asked to put it back, so that a bump shows its bumped
+ship beside the mover first.
 
 What the accepted candidate does not explain (a stray token, a bumped ship not
 yet put back) is reported apart from the move, as its own fix.
@@ -65,14 +69,15 @@ MARGIN = 2.0
 PROVISIONAL_BELOW = 0.5
 #: The colour fraction a hard reading stands for when an observation has no evidence.
 READING_FILL = 0.45
-#: A ship read this much further from where it stood on the last settled board was lifted
-#: and set down again (a still token reads within a few tenths of a millimetre)...
-MOVED_MM = 2.5
+#: A space's wider disk showing this many times the colour it showed with one token on it
+#: holds a second token of that colour (one set down beside another reads 1.6-1.9 times;
+#: one token nudged across its space, 0.95-1.1)...
+SECOND_TOKEN = 1.35
 #: ... judged only on a space seen this well on both boards ...
-MOVED_SEEN = 0.9
-#: ... with no other ship read within this distance of it changed (a ship set down beside
-#: a place can pull the reading of the one on it)
-MOVED_CLEAR_MM = 30.0
+SECOND_SEEN = 0.9
+#: ... with no other ship read within this distance of it changed (a ship set down near a
+#: place adds to its wider disk)
+SECOND_CLEAR_MM = 30.0
 
 
 class Outcome(StrEnum):
@@ -110,9 +115,9 @@ class Verdict:
     none_score: float = 0.0
     best_score: float = 0.0
     provisional: tuple[str, ...] = ()  # MOVE: changed places the camera does not see well
-    #: MOVE: a bump the board shows as the player was told to make it (its ship left on the
-    #: landing space, beside the mover): taken as it is, no put-back asked first
-    told: bool = False
+    #: MOVE: a bump the board shows whole: its bumped ship still on the landing space, a
+    #: second token beside the mover's (`second_token`), so no put-back is asked first
+    shown: bool = False
 
 
 def places_of(board: Board) -> tuple[tuple[str, int | None], ...]:
@@ -246,95 +251,69 @@ def observation_evidence(board: Board, observation: BoardObservation) -> BoardEv
     return evidence_from_readings(board, observation, board.ship_colors)
 
 
-def _ships_by_space(observation: BoardObservation) -> dict[str, list[ShipReading]]:
-    out: dict[str, list[ShipReading]] = {}
-    for ship in observation.ships:
-        if not ship.hidden and ship.space is not None:
-            out.setdefault(ship.space, []).append(ship)
-    return out
-
-
-def token_shift(board: Board, reference: BoardObservation, observation: BoardObservation,
-                space: str) -> float | None:
-    """How far (mm) the one ship on a path space is read from where the one ship there was
-    read on `reference` (the last board that matched the game); None where that cannot be
-    judged: not one ship of one colour on it on both boards, the space not seen well on
-    both (`MOVED_SEEN`), or another ship read near it changed (a ship set down near a place
-    can pull the reading of the one on it)."""
+def second_token(board: Board, reference: BoardObservation, observation: BoardObservation,
+                 space: str) -> bool | None:
+    """Whether a path space that held one ship on `reference` (the last board that matched
+    the game) holds a second of its colour now: its wider disk (`BoardEvidence.reach`)
+    shows `SECOND_TOKEN` times that colour. None where that cannot be judged: not one
+    reading of one colour there on both boards, no wider disk measured, the space not seen
+    well on both (`SECOND_SEEN`), or another ship read near it changed."""
     if space in board.ports or space not in board.spaces:
         return None
-    was, now = _ships_by_space(reference).get(space, []), _ships_by_space(observation).get(
-        space, [])
-    if len(was) != 1 or len(now) != 1 or was[0].color != now[0].color:
+    was, now = reference.ships_at(space), observation.ships_at(space)
+    if len(was) != 1 or len(now) != 1 or was[0].color != now[0].color \
+            or was[0].hidden or now[0].hidden:
         return None
-    if min(place_observability(observation_evidence(board, reference), space),
-           place_observability(observation_evidence(board, observation), space)) < MOVED_SEEN:
+    before, after = observation_evidence(board, reference), observation_evidence(board,
+                                                                               observation)
+    if before.reach is None or after.reach is None or min(
+            place_observability(before, space), place_observability(after, space)) < SECOND_SEEN:
         return None
-
-    def stands(ship: ShipReading) -> tuple[float, float]:
-        port = board.ports.get(ship.space or "")
-        if port is not None and ship.berth is not None and ship.berth < len(port.berths):
-            return port.berths[ship.berth]
-        place = board.spaces.get(ship.space or "")
-        return place.position if place is not None else (ship.x_mm, ship.y_mm)
-
     centre = board.spaces[space].position
 
     def near(obs: BoardObservation) -> Counter[tuple[str, str | None]]:
         return Counter((s.color, s.space) for s in obs.ships if not s.hidden
-                       and s.space != space
-                       and min(math.dist(centre, (s.x_mm, s.y_mm)),
-                               math.dist(centre, stands(s))) < MOVED_CLEAR_MM)
+                       and s.space != space and min(
+                           math.dist(centre, (s.x_mm, s.y_mm)),
+                           math.dist(centre, _stands(board, s))) < SECOND_CLEAR_MM)
 
     if near(reference) != near(observation):
         return None
-    return math.hypot(was[0].x_mm - now[0].x_mm, was[0].y_mm - now[0].y_mm)
+    i, c = before.index(space), before.colors.index(now[0].color)
+    one = float(before.reach[i, c])
+    return one > 0.0 and float(after.reach[i, c]) >= SECOND_TOKEN * one
 
 
-def _port_seen(evidence: BoardEvidence, port: str | None) -> bool:
-    """Whether every berth of a port is seen well (a ship set into any of them shows)."""
-    berths = evidence.berths(port) if port is not None else []
-    return bool(berths) and all(float(evidence.observable[i]) >= MOVED_SEEN for i in berths)
+def _stands(board: Board, ship: ShipReading) -> tuple[float, float]:
+    """Where a ship read on a place stands: its berth or space, else where it is read."""
+    port = board.ports.get(ship.space or "")
+    if port is not None and ship.berth is not None and ship.berth < len(port.berths):
+        return port.berths[ship.berth]
+    place = board.spaces.get(ship.space or "")
+    return place.position if place is not None else (ship.x_mm, ship.y_mm)
 
 
-def _as_told(game: Game, tied: tuple[Group, ...], none: Group, margin: float,
-             reference: BoardObservation, observation: BoardObservation,
-             held: frozenset[str]) -> tuple[tuple[Group, ...], bool]:
-    """The first board after the player was told to leave a ship landed on at one of the
-    `held` spaces until asked to put it back, read as told: (the groups still in play, and
-    whether the board showed the bump as told).
-
-    - The best group lands on a held space and shows the bumped ship still there (or
-      lifted), and the token read there moved (the mover set down beside it): that bump
-      is the move, whatever else explains the board as well.
-    - A group shows the ship landed on back in its port already, with the token on the
-      landing space read where it stood and every berth of that port seen well: that is
-      the other move
-      (a bump made as told would show its ship on the landing space first), so it drops out.
-
-    Anything else (a token that cannot be judged; one that moved while the board shows the
-    ship back already, which a player who did not wait and a nudge before a dock both make)
-    leaves the groups as they are."""
-    keep = tied
-    evidence = observation_evidence(game.board, observation)
-    for space in sorted(held):
-        shift = token_shift(game.board, reference, observation, space)
-        if shift is None:
-            continue
-        top = keep[0].best
-        if shift >= MOVED_MM:
-            if top.bump in (Bump.LANDING, Bump.LIFTED) and top.move is not None \
-                    and top.move.end == space:
-                return (keep[0],), True
-            continue
-        back = tuple(g for g in keep if g.best.bump is Bump.BACK and g.best.move is not None
-                     and g.best.move.end == space
-                     and all(_port_seen(evidence, game.ship(sid).previous_port)
-                             for sid in g.best.bumped))
-        rest = tuple(g for g in keep if g not in back)
-        if back and rest and rest[0].score - none.score >= margin:
-            keep = rest
-    return keep, False
+def _beside(game: Game, tied: tuple[Group, ...], none: Group, margin: float,
+            reference: BoardObservation, observation: BoardObservation
+            ) -> tuple[tuple[Group, ...], bool]:
+    """The tied groups narrowed by a second token on a landing space: when the best group's
+    move lands on a space that now shows a second ship of the mover's colour beside the one
+    there, only the groups whose moves land there explain it (a bump with its bumped ship
+    still beside the mover; a short move sharing the space). Returns those groups (all of
+    them if nothing narrows) and whether the best is a bump the board shows whole, its
+    bumped ship still on the landing space beside the mover."""
+    top = tied[0].best
+    move = top.move
+    if move is None or move.end is None or not second_token(game.board, reference,
+                                                            observation, move.end):
+        return tied, False
+    end = move.end
+    keep = tuple(g for g in tied if any(c.move is not None and c.move.end == end
+                                        and c.contents.get(end, ()).count(game.active) > 1
+                                        for c in g.members))
+    if not keep or keep[0] is not tied[0] or keep[0].score - none.score < margin:
+        return tied, False
+    return keep, top.bump is Bump.LANDING
 
 
 def same_board_bumps(game: Game, die: int) -> frozenset[str]:
@@ -356,14 +335,12 @@ def same_board_bumps(game: Game, die: int) -> frozenset[str]:
 
 
 def judge(game: Game, observation: BoardObservation, dice: frozenset[int] | None = None,
-          margin: float = MARGIN, reference: BoardObservation | None = None,
-          held: frozenset[str] = frozenset()) -> Verdict:
+          margin: float = MARGIN, reference: BoardObservation | None = None) -> Verdict:
     """Score the turn's candidate boards against the observation; see the module's text.
 
-    `reference` is the last board that matched the game (the position before this turn);
-    `held` the landing spaces where the player was told to leave a ship landed on until
-    asked to put it back (`same_board_bumps`), given for the first board after the roll
-    only: that board is read as told (`_as_told`)."""
+    `reference` is the last board that matched the game (the position before this turn):
+    with it, a second token on a landing space settles a tie for the moves landing there
+    (`_beside`)."""
     if game.phase is not Phase.SHIPS:
         return Verdict(Outcome.NONE)
     evidence = observation_evidence(game.board, observation)
@@ -386,10 +363,10 @@ def judge(game: Game, observation: BoardObservation, dice: frozenset[int] | None
     if best.score - none.score < margin:
         return Verdict(Outcome.UNCLEAR, none_score=none.score, best_score=best.score)
     rivals = tuple(g for g in made[1:] if g is not none and g.score > best.score - margin)
-    told = False
-    if held and reference is not None:
-        (best, *rest), told = _as_told(game, (best, *rivals), none, margin, reference,
-                                       observation, held)
+    shown = False
+    if reference is not None:
+        (best, *rest), shown = _beside(game, (best, *rivals), none, margin, reference,
+                                       observation)
         rivals = tuple(rest)
     if rivals:
         return Verdict(Outcome.TIE, tied=(best, *rivals), none_score=none.score,
@@ -398,7 +375,7 @@ def judge(game: Game, observation: BoardObservation, dice: frozenset[int] | None
     provisional = tuple(p for p in changed
                         if place_observability(evidence, p) < PROVISIONAL_BELOW)
     return Verdict(Outcome.MOVE, accepted=best, none_score=none.score, best_score=best.score,
-                   provisional=provisional, told=told)
+                   provisional=provisional, shown=shown)
 
 
 def putback_tells(game: Game, groups: Sequence[Group]) -> bool:

@@ -9,7 +9,10 @@ For every place (a path space, or one berth of a port) a frame gives:
   against the sea, the neutral greys and, in a port, the port's paint);
 - the fraction that looks like none of them (the place's own background);
 - its observability: 0 under the cloud, partial in the cloud's rim band
-  (`rules.cover`, the model the rules share), 1 in the clear.
+  (`rules.cover`, the model the rules share), 1 in the clear;
+- the fraction of a wider disk, within a token's reach of the place's centre,
+  that looks like each ship colour (`reach`): a token nudged across its place
+  keeps it, a second token set down beside the first adds to it.
 
 A stable run of frames averages its frames' evidence (`combine`), so one noisy
 frame moves the evidence a little instead of breaking the reading.
@@ -64,6 +67,8 @@ class BoardEvidence:
     background: Floats  # places: share like the place's own background
     observable: Floats  # places: 0 (hidden) .. 1 (clear)
     frames: int = 1
+    #: places x colours: share of the place's wider disk like each colour (None: not measured)
+    reach: Floats | None = None
     _index: dict[PlaceKey, int] = field(default_factory=dict, repr=False)
     _cache: dict[tuple[int, Content], float] = field(default_factory=dict, repr=False)
 
@@ -147,9 +152,13 @@ def combine(items: Sequence[BoardEvidence]) -> BoardEvidence:
                      np.zeros_like(items[0].background))
     # a place hidden in any frame of the run stays as doubtful as its worst frame
     observable = np.min(np.stack([e.observable for e in items]), axis=0)
+    reach = None
+    if all(e.reach is not None for e in items):
+        reach = sum((e.reach * e.frames for e in items if e.reach is not None),
+                    np.zeros_like(fractions)) / total
     first = items[0]
     return BoardEvidence(first.places, first.colors, fractions / total, background / total,
-                         observable, int(total))
+                         observable, int(total), reach)
 
 
 def place_observability(layout: BoardLayout, circles: Sequence[Circle]) -> Floats:
@@ -167,19 +176,31 @@ def measure(finder: ShipFinder, rect: npt.NDArray[np.uint8], norm: Normalised,
     obs = place_observability(layout, circles)
     fractions = np.zeros((n, k), np.float64)
     background = np.zeros(n, np.float64)
+    reach = np.zeros((n, k), np.float64)
     use = np.nonzero(obs > 0.0)[0]
     if len(use):
-        pix = norm.pixels(rect, finder.rows[use], finder.cols[use])
-        labels = finder.classifier.labels(pix, norm.sea_lab)
-        in_port = finder.in_port[use]
-        if norm.port_lab is not None and in_port.any():
-            labels[in_port] = finder.classifier.labels(pix[in_port], norm.sea_lab,
-                                                       norm.port_lab)
-        valid = finder.valid[use]
-        labels[~valid] = NONE
+        labels = _labels(finder, rect, norm, finder.rows[use], finder.cols[use],
+                         finder.in_port[use], finder.valid[use])
         disk = finder.valid_count[use].astype(np.float64)
+        wide = _labels(finder, rect, norm, finder.reach_rows[use], finder.reach_cols[use],
+                       finder.reach_in_port[use], finder.reach_valid[use])
+        wide_disk = finder.reach_count[use].astype(np.float64)
         for c in range(k):
             fractions[use, c] = (labels == c).sum(axis=1) / disk
-        background[use] = ((labels == NONE) & valid).sum(axis=1) / disk
+            reach[use, c] = (wide == c).sum(axis=1) / wide_disk
+        background[use] = ((labels == NONE) & finder.valid[use]).sum(axis=1) / disk
     places = tuple((p.space, p.berth) for p in layout.places)
-    return BoardEvidence(places, tuple(finder.names), fractions, background, obs)
+    return BoardEvidence(places, tuple(finder.names), fractions, background, obs, reach=reach)
+
+
+def _labels(finder: ShipFinder, rect: npt.NDArray[np.uint8], norm: Normalised,
+            rows: npt.NDArray[np.intp], cols: npt.NDArray[np.intp],
+            in_port: npt.NDArray[np.bool_], valid: npt.NDArray[np.bool_]) -> npt.NDArray[np.int8]:
+    """Ship colour labels of some places' disk pixels (NONE inland), judged against the sea,
+    and in a port against its paint too."""
+    pix = norm.pixels(rect, rows, cols)
+    labels = finder.classifier.labels(pix, norm.sea_lab)
+    if norm.port_lab is not None and in_port.any():
+        labels[in_port] = finder.classifier.labels(pix[in_port], norm.sea_lab, norm.port_lab)
+    labels[~valid] = NONE
+    return labels

@@ -42,6 +42,9 @@ class ShipSettings:
     max_area_mm2: float = 900.0
     snap_mm: float = 15.0  # a blob this close to a free place is on that place
     clear_mm: float = 15.0  # around a found ship, no second ship is searched
+    #: a place's wider disk, within a token's reach of its centre: how much of each colour
+    #: stands there (one token, or a second set down beside it)
+    reach_radius_mm: float = 15.0
 
 
 def _weighted(lab: Floats) -> Floats:
@@ -194,6 +197,13 @@ class ShipFinder:
         self.valid_count = np.maximum(self.valid.sum(axis=1), 1)
         # Disk pixels on a port's paint are judged against that paint too.
         self.in_port = layout.port_box[rows, cols]
+        # The wider disk of every place, the same way.
+        ry, rx = layout.disk_offsets(settings.reach_radius_mm)
+        self.reach_rows = np.clip(cy[:, None] + ry[None, :], 0, layout.height_px - 1)
+        self.reach_cols = np.clip(cx[:, None] + rx[None, :], 0, layout.width_px - 1)
+        self.reach_valid = ~layout.land_inland[self.reach_rows, self.reach_cols]
+        self.reach_count = np.maximum(self.reach_valid.sum(axis=1), 1)
+        self.reach_in_port = layout.port_box[self.reach_rows, self.reach_cols]
         self.port_half = cv2.resize(layout.port_box.astype(np.uint8),
                                     (layout.width_px // 2, layout.height_px // 2),
                                     interpolation=cv2.INTER_NEAREST).astype(bool)
