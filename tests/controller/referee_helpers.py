@@ -18,9 +18,11 @@ BESIDE_MM = 9.0  # a second token on a space stands beside the first, never on i
 
 def tokens(board: Board, places: Mapping[str, Sequence[str]],
            off_board: Sequence[tuple[str, float, float]] = (),
-           nudge: Mapping[str, float] = {}) -> tuple[ShipToken, ...]:
+           nudge: Mapping[str, float] = {},
+           along: Mapping[str, float] = {}) -> tuple[ShipToken, ...]:
     """Ship tokens for colours by place: a port's ships in its berths, a space's side by side
-    (`nudge` sets a space's tokens that many mm across its heading: set down off its centre)."""
+    (`nudge` sets a space's tokens that many mm across its heading, `along` that many along
+    it: set down off its centre)."""
     out: list[ShipToken] = []
     for place, colors in sorted(places.items()):
         port = board.ports.get(place)
@@ -34,9 +36,10 @@ def tokens(board: Board, places: Mapping[str, Sequence[str]],
         heading = space.heading_deg
         for k, color in enumerate(colors):
             # side by side, across the space's heading
-            along = (k - (len(colors) - 1) / 2) * BESIDE_MM + nudge.get(place, 0.0)
-            dx = along * math.cos(math.radians(heading))
-            dy = along * math.sin(math.radians(heading))
+            across = (k - (len(colors) - 1) / 2) * BESIDE_MM + nudge.get(place, 0.0)
+            ahead = along.get(place, 0.0)
+            dx = across * math.cos(math.radians(heading)) + ahead * math.sin(math.radians(heading))
+            dy = across * math.sin(math.radians(heading)) - ahead * math.cos(math.radians(heading))
             out.append(ShipToken(color, space.x_mm + dx, space.y_mm + dy, heading))
     out.extend(ShipToken(c, x, y, 0.0) for c, x, y in off_board)
     return tuple(out)
@@ -93,9 +96,11 @@ class Camera:
 
     def game(self, game: Game, places: Mapping[str, Sequence[str]] | None = None,
              off_board: Sequence[tuple[str, float, float]] = (),
-             nudge: Mapping[str, float] = {}) -> BoardObservation:
+             nudge: Mapping[str, float] = {},
+             along: Mapping[str, float] = {}) -> BoardObservation:
         """The stable observation of a board: the game's own placement unless given."""
         seen = self.observe(tokens(self.board, places if places is not None
-                                   else contents(game), off_board, nudge), cloud_of(game))
+                                   else contents(game), off_board, nudge, along),
+                            cloud_of(game))
         assert seen is not None, "the board did not settle"
         return seen

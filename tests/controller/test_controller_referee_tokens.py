@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 import pytest
 from referee_helpers import BESIDE_MM, Camera
 
+from bermuda_hw.controller.identify import difference
 from bermuda_hw.controller.referee import (
     SECOND_CLEAR_MM,
     SECOND_SEEN,
@@ -24,6 +25,7 @@ from bermuda_hw.rules.cloud import CloudPose
 from bermuda_hw.rules.cover import hidden_circles, observability
 from bermuda_hw.rules.game import Game
 from bermuda_hw.rules.moves import Move
+from bermuda_hw.sim.render import CameraModel
 from bermuda_hw.vision.types import BoardObservation
 
 SET_DOWN_MM = 6.0  # a ship set down beside the one it bumps stands this far across its space
@@ -57,10 +59,10 @@ def dock_or_bump(board: Board) -> tuple[Game, str, str]:
 
 
 def look(camera: Camera, game: Game, places: Mapping[str, Sequence[str]] | None = None,
-         nudge: Mapping[str, float] = {}) -> BoardObservation:
+         nudge: Mapping[str, float] = {}, along: Mapping[str, float] = {}) -> BoardObservation:
     """A fresh stable observation of a board (reported even if its ships read as before)."""
     camera.forget()
-    return camera.game(game, places, nudge=nudge)
+    return camera.game(game, places, nudge=nudge, along=along)
 
 
 Position = tuple[Game, str, str, BoardObservation, Camera]
@@ -116,6 +118,9 @@ def test_a_second_token_beside_the_first_is_seen(board: Board, position: Positio
     for nudge_mm in (0.0, 0.5, 3.0, -5.0):
         seen = look(camera, game, nudge={z: nudge_mm})
         assert second_token(board, before, seen, z) is False, nudge_mm
+    for along_mm in (5.0, -8.0):
+        seen = look(camera, game, along={z: along_mm})
+        assert second_token(board, before, seen, z) is False, along_mm
 
 
 def test_a_new_ship_beside_a_space_leaves_it_unjudged(board: Board) -> None:
@@ -134,6 +139,15 @@ def test_a_new_ship_beside_a_space_leaves_it_unjudged(board: Board) -> None:
     places[b] = ["yellow"]
     assert second_token(board, before, look(camera, game, places,
                                             nudge={a: BESIDE_MM / 2}), a) is None
+    # a ship near the space on both boards, pushed by a hand: not judged either
+    game.set_ship("yellow-2", b, "SUGAR")
+    before = look(camera, game)
+    places = {p: list(c) for p, c in contents(game).items()}
+    places[a] = ["yellow", "yellow"]
+    assert second_token(board, before, look(camera, game, places, nudge={a: BESIDE_MM / 2}),
+                        a) is True
+    assert second_token(board, before, look(camera, game, places, nudge={
+        a: BESIDE_MM / 2, b: 4.0}), a) is None
 
 
 def test_a_space_in_the_clouds_rim_is_not_judged(board: Board) -> None:
@@ -200,3 +214,28 @@ def test_a_mover_in_hand_and_a_nudged_token_show_no_bump(
         verdict = judge(game, look(camera, game, lifted, nudge={z: nudge_mm}),
                         frozenset({1}), reference=before)
         assert not verdict.shown, nudge_mm
+
+
+@pytest.mark.parametrize("then", ["set back along its length", "under a shadow"])
+def test_a_token_that_showed_little_of_itself_then_is_not_judged(board: Board,
+                                                                  then: str) -> None:
+    """The board that matched the game showed z's token poorly (set 10 mm back along its
+    length, or a person's shadow over it); now it shows it whole. That is no second token:
+    the dock stays a question, and the mover lifted while the player decides shows no bump."""
+    game, x, z = dock_or_bump(board)
+    zx, zy = board.spaces[z].position
+    if then == "under a shadow":
+        before = Camera(board, CameraModel(shadows=((zx, zy, 25.0, 0.5),))).game(game)
+    else:
+        before = Camera(board).game(game, along={z: -10.0})
+    assert not difference(game, before)
+    camera = Camera(board)
+    dock = after(game, Move("yellow-1", (x, "SUGAR")), 1)
+    bump = after(game, Move("yellow-1", (x, z)), 1)
+    verdict = judge(game, look(camera, game, contents(dock)), frozenset({1}), reference=before)
+    assert verdict.outcome is Outcome.TIE
+    assert {consequence(dock), consequence(bump)} <= {g.consequence for g in verdict.tied}
+    lifted = {p: list(c) for p, c in contents(game).items()}
+    lifted.pop(x)
+    assert not judge(game, look(camera, game, lifted), frozenset({1}),
+                     reference=before).shown

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -69,15 +68,19 @@ MARGIN = 2.0
 PROVISIONAL_BELOW = 0.5
 #: The colour fraction a hard reading stands for when an observation has no evidence.
 READING_FILL = 0.45
-#: A space's wider disk showing this many times the colour it showed with one token on it
-#: holds a second token of that colour (one set down beside another reads 1.6-1.9 times;
-#: one token nudged across its space, 0.95-1.1)...
-SECOND_TOKEN = 1.35
+#: A space's wider disk (`BoardEvidence.reach`) that showed one token's worth of its colour
+#: (at least ONE_TOKEN; one token alone shows 0.21-0.25) holds a second one beside it when
+#: it shows SECOND_TOKEN times that and SECOND_GAIN more (a second token beside the first
+#: reads 1.5-1.9 times, +0.11-0.20; one token nudged or turned, 0.55-1.15 times)...
+ONE_TOKEN = 0.18
+SECOND_TOKEN = 1.4
+SECOND_GAIN = 0.10
 #: ... judged only on a space seen this well on both boards ...
 SECOND_SEEN = 0.9
-#: ... with no other ship read within this distance of it changed (a ship set down near a
-#: place adds to its wider disk)
+#: ... with every other ship read within this distance of it where it was (a ship set down
+#: or pushed near a place adds to its wider disk)
 SECOND_CLEAR_MM = 30.0
+STILL_MM = 2.0  # a ship read this close to where it was read then is where it was
 
 
 class Outcome(StrEnum):
@@ -255,9 +258,10 @@ def second_token(board: Board, reference: BoardObservation, observation: BoardOb
                  space: str) -> bool | None:
     """Whether a path space that held one ship on `reference` (the last board that matched
     the game) holds a second of its colour now: its wider disk (`BoardEvidence.reach`)
-    shows `SECOND_TOKEN` times that colour. None where that cannot be judged: not one
-    reading of one colour there on both boards, no wider disk measured, the space not seen
-    well on both (`SECOND_SEEN`), or another ship read near it changed."""
+    shows `SECOND_TOKEN` times, and `SECOND_GAIN` more of, that colour. None where that
+    cannot be judged: not one reading of one colour there on both boards, no wider disk
+    measured, the space not seen well on both (`SECOND_SEEN`), another ship read near it
+    changed or moved, or the token showing less than `ONE_TOKEN` of itself then."""
     if space in board.ports or space not in board.spaces:
         return None
     was, now = reference.ships_at(space), observation.ships_at(space)
@@ -271,17 +275,25 @@ def second_token(board: Board, reference: BoardObservation, observation: BoardOb
         return None
     centre = board.spaces[space].position
 
-    def near(obs: BoardObservation) -> Counter[tuple[str, str | None]]:
-        return Counter((s.color, s.space) for s in obs.ships if not s.hidden
-                       and s.space != space and min(
-                           math.dist(centre, (s.x_mm, s.y_mm)),
-                           math.dist(centre, _stands(board, s))) < SECOND_CLEAR_MM)
+    def near(obs: BoardObservation) -> list[ShipReading]:
+        return [s for s in obs.ships if not s.hidden and s.space != space and min(
+            math.dist(centre, (s.x_mm, s.y_mm)),
+            math.dist(centre, _stands(board, s))) < SECOND_CLEAR_MM]
 
-    if near(reference) != near(observation):
+    then = near(reference)
+    for ship in near(observation):
+        twin = next((t for t in then if (t.color, t.space) == (ship.color, ship.space)
+                     and math.dist((t.x_mm, t.y_mm), (ship.x_mm, ship.y_mm)) < STILL_MM), None)
+        if twin is None:
+            return None
+        then.remove(twin)
+    if then:
         return None
     i, c = before.index(space), before.colors.index(now[0].color)
-    one = float(before.reach[i, c])
-    return one > 0.0 and float(after.reach[i, c]) >= SECOND_TOKEN * one
+    one, two = float(before.reach[i, c]), float(after.reach[i, c])
+    if one < ONE_TOKEN:
+        return None  # the token showed little of itself then: nothing to compare with
+    return two >= SECOND_TOKEN * one and two - one >= SECOND_GAIN
 
 
 def _stands(board: Board, ship: ShipReading) -> tuple[float, float]:
@@ -296,22 +308,28 @@ def _stands(board: Board, ship: ShipReading) -> tuple[float, float]:
 def _beside(game: Game, tied: tuple[Group, ...], none: Group, margin: float,
             reference: BoardObservation, observation: BoardObservation
             ) -> tuple[tuple[Group, ...], bool]:
-    """The tied groups narrowed by a second token on a landing space: when the best group's
-    move lands on a space that now shows a second ship of the mover's colour beside the one
-    there, only the groups whose moves land there explain it (a bump with its bumped ship
-    still beside the mover; a short move sharing the space). Returns those groups (all of
-    them if nothing narrows) and whether the best is a bump the board shows whole, its
-    bumped ship still on the landing space beside the mover."""
+    """The tied groups narrowed by a second token on a landing space: when the best
+    explanation has two ships of the mover's colour on its landing space (a bump with its
+    bumped ship still beside the mover; a short move sharing the space) and that space now
+    shows a second token beside the one it had, only the groups with such a board explain
+    it. Returns those groups (all of them if nothing narrows) and whether the best is a bump
+    the board shows whole."""
     top = tied[0].best
     move = top.move
-    if move is None or move.end is None or not second_token(game.board, reference,
-                                                            observation, move.end):
+    if move is None or move.end is None:
         return tied, False
     end = move.end
-    keep = tuple(g for g in tied if any(c.move is not None and c.move.end == end
-                                        and c.contents.get(end, ()).count(game.active) > 1
-                                        for c in g.members))
-    if not keep or keep[0] is not tied[0] or keep[0].score - none.score < margin:
+
+    def two_there(candidate: Candidate) -> bool:
+        return candidate.move is not None and candidate.move.end == end \
+            and candidate.contents.get(end, ()).count(game.active) > 1
+
+    # the best explanation itself must have the second ship there (a bump with its ship
+    # back already is the board a dock leaves, whatever the disk shows)
+    if not two_there(top) or not second_token(game.board, reference, observation, end):
+        return tied, False
+    keep = tuple(g for g in tied if any(two_there(c) for c in g.members))
+    if keep[0].score - none.score < margin:
         return tied, False
     return keep, top.bump is Bump.LANDING
 
@@ -353,6 +371,8 @@ def judge(game: Game, observation: BoardObservation, dice: frozenset[int] | None
             (scorer.relative(base, cand.contents), cand))
     made = []
     for key, members in groups.items():
+        # best first; among equals, in the order the rules list them (a bump's ship still
+        # on the landing space before the same bump's ship lifted off)
         members.sort(key=lambda sc: -sc[0])
         made.append(Group(key, members[0][1], members[0][0], tuple(c for _, c in members)))
     made.sort(key=lambda g: -g.score)

@@ -168,39 +168,30 @@ def place_observability(layout: BoardLayout, circles: Sequence[Circle]) -> Float
 
 
 def measure(finder: ShipFinder, rect: npt.NDArray[np.uint8], norm: Normalised,
-            circles: Sequence[Circle]) -> BoardEvidence:
-    """One frame's evidence for every place of the finder's layout."""
+            circles: Sequence[Circle], half_labels: npt.NDArray[np.int8] | None = None
+            ) -> BoardEvidence:
+    """One frame's evidence for every place of the finder's layout (with the whole board's
+    half-resolution labels, the wider disks of the path spaces too)."""
     layout = finder.layout
     k = len(finder.names)
     n = len(layout.places)
     obs = place_observability(layout, circles)
     fractions = np.zeros((n, k), np.float64)
     background = np.zeros(n, np.float64)
-    reach = np.zeros((n, k), np.float64)
     use = np.nonzero(obs > 0.0)[0]
     if len(use):
-        labels = _labels(finder, rect, norm, finder.rows[use], finder.cols[use],
-                         finder.in_port[use], finder.valid[use])
+        pix = norm.pixels(rect, finder.rows[use], finder.cols[use])
+        labels = finder.classifier.labels(pix, norm.sea_lab)
+        in_port = finder.in_port[use]
+        if norm.port_lab is not None and in_port.any():
+            labels[in_port] = finder.classifier.labels(pix[in_port], norm.sea_lab,
+                                                       norm.port_lab)
+        valid = finder.valid[use]
+        labels[~valid] = NONE
         disk = finder.valid_count[use].astype(np.float64)
-        wide = _labels(finder, rect, norm, finder.reach_rows[use], finder.reach_cols[use],
-                       finder.reach_in_port[use], finder.reach_valid[use])
-        wide_disk = finder.reach_count[use].astype(np.float64)
         for c in range(k):
             fractions[use, c] = (labels == c).sum(axis=1) / disk
-            reach[use, c] = (wide == c).sum(axis=1) / wide_disk
-        background[use] = ((labels == NONE) & finder.valid[use]).sum(axis=1) / disk
+        background[use] = ((labels == NONE) & valid).sum(axis=1) / disk
     places = tuple((p.space, p.berth) for p in layout.places)
+    reach = finder.reach(half_labels) if half_labels is not None else None
     return BoardEvidence(places, tuple(finder.names), fractions, background, obs, reach=reach)
-
-
-def _labels(finder: ShipFinder, rect: npt.NDArray[np.uint8], norm: Normalised,
-            rows: npt.NDArray[np.intp], cols: npt.NDArray[np.intp],
-            in_port: npt.NDArray[np.bool_], valid: npt.NDArray[np.bool_]) -> npt.NDArray[np.int8]:
-    """Ship colour labels of some places' disk pixels (NONE inland), judged against the sea,
-    and in a port against its paint too."""
-    pix = norm.pixels(rect, rows, cols)
-    labels = finder.classifier.labels(pix, norm.sea_lab)
-    if norm.port_lab is not None and in_port.any():
-        labels[in_port] = finder.classifier.labels(pix[in_port], norm.sea_lab, norm.port_lab)
-    labels[~valid] = NONE
-    return labels

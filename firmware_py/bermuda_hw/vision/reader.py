@@ -231,7 +231,7 @@ class BoardReader:
                                            blocked + self._ignore, board)
         if board is not None and not occluded and not board.background.known.all():
             self._reveal(norm, blocked)
-        evidence = measure(self.ships, rect.rect, norm, blocked)
+        evidence = measure(self.ships, rect.rect, norm, blocked, labels)
         return FrameReading(
             True,
             occluded=occluded,

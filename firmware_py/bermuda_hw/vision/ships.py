@@ -11,6 +11,7 @@ The token's exact shape does not matter, only its colour and rough size.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -197,24 +198,31 @@ class ShipFinder:
         self.valid_count = np.maximum(self.valid.sum(axis=1), 1)
         # Disk pixels on a port's paint are judged against that paint too.
         self.in_port = layout.port_box[rows, cols]
-        # The wider disk of every place, the same way.
-        ry, rx = layout.disk_offsets(settings.reach_radius_mm)
-        self.reach_rows = np.clip(cy[:, None] + ry[None, :], 0, layout.height_px - 1)
-        self.reach_cols = np.clip(cx[:, None] + rx[None, :], 0, layout.width_px - 1)
-        self.reach_valid = ~layout.land_inland[self.reach_rows, self.reach_cols]
-        self.reach_count = np.maximum(self.reach_valid.sum(axis=1), 1)
-        self.reach_in_port = layout.port_box[self.reach_rows, self.reach_cols]
+
         self.port_half = cv2.resize(layout.port_box.astype(np.uint8),
                                     (layout.width_px // 2, layout.height_px // 2),
                                     interpolation=cv2.INTER_NEAREST).astype(bool)
         half = (layout.width_px // 2, layout.height_px // 2)
         self.marker_half = cv2.resize(layout.marker_zone.astype(np.uint8), half,
                                       interpolation=cv2.INTER_NEAREST).astype(bool)
-        self.search_allowed = ~(
-            self.marker_half
-            | cv2.resize(layout.land_inland.astype(np.uint8), half,
-                         interpolation=cv2.INTER_NEAREST).astype(bool)
-        )
+        inland_half = cv2.resize(layout.land_inland.astype(np.uint8), half,
+                                 interpolation=cv2.INTER_NEAREST).astype(bool)
+        self.search_allowed = ~(self.marker_half | inland_half)
+        # Every path space's wider disk in the half-resolution labels (inland never counts).
+        h = s / 2
+        n = math.ceil(settings.reach_radius_mm * h)
+        ry, rx = np.mgrid[-n:n + 1, -n:n + 1]
+        disk = rx * rx + ry * ry <= (settings.reach_radius_mm * h) ** 2
+        ry, rx = ry[disk], rx[disk]
+        self.reach_places = np.array([i for i, p in enumerate(layout.places)
+                                      if p.berth is None], np.intp)
+        xy = layout.place_xy[self.reach_places]
+        self.reach_rows = np.clip(np.round(xy[:, 1] * h).astype(np.intp)[:, None] + ry[None, :],
+                                  0, half[1] - 1)
+        self.reach_cols = np.clip(np.round(xy[:, 0] * h).astype(np.intp)[:, None] + rx[None, :],
+                                  0, half[0] - 1)
+        self.reach_valid = ~inland_half[self.reach_rows, self.reach_cols]
+        self.reach_count = np.maximum(self.reach_valid.sum(axis=1), 1)
         ring, radius = layout.centre_ring
         # The grid's dots are printed dark: blurred into the sea they are dark blue.
         dots = [(*layout.board.grid.dot_mm(c, r), 4.0) for c, r in layout.board.grid.dots()]
@@ -260,6 +268,16 @@ class ShipFinder:
             fill = min(1.0, n / (0.45 * disk))
             hits.append(PlaceHit(int(place), color, x_mm, y_mm, round(purity * fill, 3)))
         return hits
+
+    def reach(self, labels: Labels) -> npt.NDArray[np.float64]:
+        """Share of each path space's wider disk with each ship colour, from the whole
+        board's half-resolution labels (berths: 0)."""
+        out = np.zeros((len(self.layout.places), len(self.names)), np.float64)
+        wide = labels[self.reach_rows, self.reach_cols]
+        wide[~self.reach_valid] = NONE
+        for c in range(len(self.names)):
+            out[self.reach_places, c] = (wide == c).sum(axis=1) / self.reach_count
+        return out
 
     def half_labels(self, norm: Normalised, codes: npt.NDArray[np.uint8],
                     board: BackgroundComparison | None = None) -> Labels:
