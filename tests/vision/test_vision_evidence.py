@@ -12,7 +12,7 @@ from vision_helpers import cloud_at, in_berth, on_space, random_camera
 
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.cover import RIM_BAND_MM, hidden_circles, observability
-from bermuda_hw.sim.render import Scene, render
+from bermuda_hw.sim.render import Scene, ShipToken, render
 from bermuda_hw.vision.evidence import combine
 from bermuda_hw.vision.reader import BoardReader
 from bermuda_hw.vision.stability import StabilitySettings, observations
@@ -84,3 +84,35 @@ def test_a_stable_run_averages_its_frames(classic_board: Board,
     assert one is not None
     both = combine([one, one])
     assert both.frames == 2 and np.allclose(both.fractions, one.fractions)
+    assert both.reach is not None and one.reach is not None
+    assert np.allclose(both.reach, one.reach)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_a_second_token_fills_more_of_a_spaces_wider_disk(classic_board: Board,
+                                                          seed: int) -> None:
+    """The wider disk shows one token's colour alone, more with a second token set down
+    beside it, about as much with the one token nudged; berths are not measured."""
+    board = classic_board
+    camera, palette = random_camera(seed, board)
+    reader = BoardReader(board)
+    space = board.spaces["S16"]
+    ux, uy = math.cos(math.radians(space.heading_deg)), math.sin(math.radians(space.heading_deg))
+
+    def reach(*offsets_mm: float) -> float:
+        ships = tuple(ShipToken("blue", space.x_mm + d * ux, space.y_mm + d * uy,
+                                space.heading_deg) for d in offsets_mm)
+        frame = render(board, Scene(ships=(*ships, in_berth(board, "OIL", 0, "blue"))),
+                       camera, seed=seed, palette=palette)
+        evidence = reader.read(frame).evidence
+        assert evidence is not None and evidence.reach is not None
+        blue = evidence.colors.index("blue")
+        assert evidence.reach[evidence.index("OIL", 0), blue] == 0.0
+        red = evidence.colors.index("red")
+        assert evidence.reach[evidence.index("S16"), red] == 0.0
+        return float(evidence.reach[evidence.index("S16"), blue])
+
+    one = reach(0.0)
+    assert 0.18 <= one <= 0.4
+    assert reach(0.0, 6.0) >= 1.4 * one
+    assert reach(3.0) == pytest.approx(one, rel=0.2)

@@ -68,10 +68,13 @@ MARGIN = 2.0
 PROVISIONAL_BELOW = 0.5
 #: The colour fraction a hard reading stands for when an observation has no evidence.
 READING_FILL = 0.45
-#: A space's wider disk (`BoardEvidence.reach`) that showed one token's worth of its colour
-#: (at least ONE_TOKEN; one token alone shows 0.21-0.25) holds a second one beside it when
-#: it shows SECOND_TOKEN times that and SECOND_GAIN more (a second token beside the first
-#: reads 1.5-1.9 times, +0.11-0.20; one token nudged or turned, 0.55-1.15 times)...
+#: A space's wider disk (`BoardEvidence.reach`) holds a second token beside the one it had
+#: when it shows SECOND_TOKEN times one token's worth of its colour (what the token showed
+#: on the board before, or what a lone token typically showed there if more) and
+#: SECOND_GAIN more than the token showed (a second token beside the first reads 1.5-1.9
+#: times, +0.11-0.20; one token nudged or turned, 0.55-1.15 times). Where no other lone
+#: token shows what one token's worth is, the token must have shown ONE_TOKEN itself (the
+#: classic tokens show 0.21-0.25, bigger ones more)...
 ONE_TOKEN = 0.18
 SECOND_TOKEN = 1.4
 SECOND_GAIN = 0.10
@@ -290,10 +293,31 @@ def second_token(board: Board, reference: BoardObservation, observation: BoardOb
     if then:
         return None
     i, c = before.index(space), before.colors.index(now[0].color)
-    one, two = float(before.reach[i, c]), float(after.reach[i, c])
-    if one < ONE_TOKEN:
+    was_there, two = float(before.reach[i, c]), float(after.reach[i, c])
+    # one token's worth: what this one showed then, or what one token typically showed on
+    # that board if more (this one may have been set back, or in a shadow)
+    alone = _single_tokens(board, reference, before)
+    if len(alone) < 2 and was_there < ONE_TOKEN:
         return None  # the token showed little of itself then: nothing to compare with
-    return two >= SECOND_TOKEN * one and two - one >= SECOND_GAIN
+    one = max([was_there, float(np.median(alone))] if alone else [was_there])
+    return two >= SECOND_TOKEN * one and two - was_there >= SECOND_GAIN
+
+
+def _single_tokens(board: Board, observation: BoardObservation,
+                   evidence: BoardEvidence) -> list[float]:
+    """How much of its colour each lone ship on a path space, seen well, showed in its
+    space's wider disk."""
+    assert evidence.reach is not None
+    out = []
+    for space in board.spaces:
+        ships = observation.ships_at(space)
+        if space in board.ports or len(ships) != 1 or ships[0].hidden:
+            continue
+        if place_observability(evidence, space) < SECOND_SEEN:
+            continue
+        out.append(float(evidence.reach[evidence.index(space),
+                                        evidence.colors.index(ships[0].color)]))
+    return out
 
 
 def _stands(board: Board, ship: ShipReading) -> tuple[float, float]:
