@@ -1002,6 +1002,7 @@ class Controller:
             self._set(Mode.SPIN, f"round {game.round}: every player has moved; press spin",
                       Pattern.PRESS_SPIN)
         else:
+            self.status.hold = self._hold()
             self._set(Mode.READY, self._to_move(), Pattern.READY)
 
     def _apply(self, candidate: Candidate, provisional: tuple[str, ...] = ()) -> bool:
@@ -1786,6 +1787,7 @@ class Controller:
         if game.legal_moves(die) == [Move.pass_turn(game.active)]:
             self._pass()
             return
+        self.status.hold = self._hold()
         self._set(Mode.READY, self._to_move())
 
     def _to_move(self) -> str:
@@ -1794,13 +1796,12 @@ class Controller:
         game = self.game
         assert game is not None
         if game.die is None:
-            self.status.hold = ()
             return f"{game.active} to move"
         message = f"{game.active} to move (die {game.die})"
-        held = self.status.hold = self._hold()
-        if held:
-            message += (f": if you land on your ship at {_either(held)}, set yours down "
-                        "beside it and leave both there until you are asked to put one back")
+        if self.status.hold:
+            message += (f": if you land on your ship at {_either(self.status.hold)}, set "
+                        "yours down beside it and leave both there until you are asked to "
+                        "put one back")
         return message
 
     def _on_estop(self) -> None:
