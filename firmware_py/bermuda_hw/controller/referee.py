@@ -28,9 +28,9 @@ same die. Nothing on the board tells which was made (a token read elsewhere on
 its space may have been nudged before a dock; read where it stood, the mover
 may have been set down exactly where the bumped ship was): such a tie is asked.
 With the die known before the move (the virtual die) the roll names such
-landing spaces (`same_board_bumps`) and tells the player to leave a ship
-landed on there until asked to put it back, so that a bump shows its bumped
-ship beside the mover first.
+landing spaces (`same_board_bumps`) and tells the player to set the mover down
+beside a ship landed on there and leave both until asked to put one back, so
+that such a bump shows itself whole first.
 
 What the accepted candidate does not explain (a stray token, a bumped ship not
 yet put back) is reported apart from the move, as its own fix.
@@ -264,7 +264,8 @@ def second_token(board: Board, reference: BoardObservation, observation: BoardOb
     shows `SECOND_TOKEN` times, and `SECOND_GAIN` more of, that colour. None where that
     cannot be judged: not one reading of one colour there on both boards, no wider disk
     measured, the space not seen well on both (`SECOND_SEEN`), another ship read near it
-    changed or moved, or the token showing less than `ONE_TOKEN` of itself then."""
+    changed or moved, or, with no other lone token on that board to say what one token's
+    worth is, the token showing less than `ONE_TOKEN` of itself then."""
     if space in board.ports or space not in board.spaces:
         return None
     was, now = reference.ships_at(space), observation.ships_at(space)
@@ -299,7 +300,7 @@ def second_token(board: Board, reference: BoardObservation, observation: BoardOb
     alone = _single_tokens(board, reference, before)
     if len(alone) < 2 and was_there < ONE_TOKEN:
         return None  # the token showed little of itself then: nothing to compare with
-    one = max([was_there, float(np.median(alone))] if alone else [was_there])
+    one = max(was_there, float(np.median(alone))) if alone else was_there
     return two >= SECOND_TOKEN * one and two - was_there >= SECOND_GAIN
 
 
