@@ -54,7 +54,8 @@ TARGETS = (
     Target("ships", "vision/ships.py", ("tests/vision/test_vision_ships.py",
                                         "tests/vision/test_vision_ships_boards.py",
                                         "tests/vision/test_vision_ships_table.py",
-                                        "tests/vision/test_vision_ships_places.py")),
+                                        "tests/vision/test_vision_ships_places.py",
+                                        "tests/vision/test_vision_evidence.py")),
 )
 
 # mutmut's exit codes (mutmut.stats.status_by_exit_code): a mutant is caught when a test
