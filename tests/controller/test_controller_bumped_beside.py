@@ -22,6 +22,7 @@ from bermuda_hw.rules.cloud import CloudPose
 from bermuda_hw.rules.cover import hidden_circles, observability
 from bermuda_hw.rules.game import Game
 from bermuda_hw.rules.moves import Move
+from bermuda_hw.vision.types import BoardObservation
 
 MakeTable = Callable[..., Any]
 
@@ -73,19 +74,26 @@ def beside_the_bumped(board: Board, move: Move) -> tuple[float, float]:
     return (s.x_mm + 6.0 * ux, s.y_mm + 6.0 * uy)
 
 
+def left_beside(game: Game, move: Move, bumped: str) -> tuple[Game, BoardObservation]:
+    """The game after the bump, and the board with the bumped ship left beside the mover on
+    the landing space (the mover on top) instead of in its port."""
+    done = game.copy()
+    done.push(move)
+    port = done.ship(bumped).location
+    assert move.end is not None and port is not None
+    places = {p: list(c) for p, c in contents(done).items()}
+    places[port].remove(game.ship(bumped).color)
+    places[move.end] = [game.ship(bumped).color, game.active]
+    return done, Camera(game.board).game(done, places)
+
+
 def test_the_evidence_of_a_ship_left_beside_the_mover(board: Board) -> None:
     """The landing space's evidence shows the bumped ship's colour beside the mover on top;
     once it is back (under the cloud), nothing is left to ask."""
     game = Game.new(2, seed=1, board=board)
     move, bumped, port = bump_into_covered_port(game)
-    done = game.copy()
-    done.push(move)
-    assert done.ship(bumped).location == port
-    places = {p: list(c) for p, c in contents(done).items()}
-    places[port].remove(game.ship(bumped).color)
-    assert move.end is not None
-    places[move.end] = [game.ship(bumped).color, game.active]  # the mover beside, on top
-    seen = Camera(board).game(done, places)
+    done, seen = left_beside(game, move, bumped)
+    assert done.ship(bumped).location == port and move.end is not None
     assert port in seen.hidden_spaces
     assert not difference(done, seen)  # one ship per place: the readings show nothing
     diff = bumped_beside(done, seen, move.end, (bumped,))
@@ -145,13 +153,7 @@ def test_a_ship_of_the_movers_colour_is_not_asked_for(board: Board) -> None:
     asks for no ship of that colour."""
     game = Game.new(2, seed=1, board=board)
     move, bumped, port = bump_into_covered_port(game)
-    done = game.copy()
-    done.push(move)
-    assert move.end is not None
-    places = {p: list(c) for p, c in contents(done).items()}
-    places[port].remove(game.ship(bumped).color)
-    places[move.end] = [game.ship(bumped).color, game.active]
-    seen = Camera(board).game(done, places)
+    done, seen = left_beside(game, move, bumped)
     mine = next(s.id for s in done.ships(game.active) if s.id != move.ship)
     done.set_ship(mine, port, previous_port=port)
     assert bumped_beside(done, seen, move.end, (bumped,))
@@ -165,13 +167,7 @@ def test_a_port_in_view_is_left_to_the_difference(board: Board) -> None:
     move, bumped, port = bump_into_covered_port(game)
     game.set_cloud(CloudPose(*board.grid.centre, 0))
     assert move in game.legal_moves(2)
-    done = game.copy()
-    done.push(move)
-    assert move.end is not None
-    places = {p: list(c) for p, c in contents(done).items()}
-    places[port].remove(game.ship(bumped).color)
-    places[move.end] = [game.ship(bumped).color, game.active]
-    seen = Camera(board).game(done, places)
+    done, seen = left_beside(game, move, bumped)
     assert port not in seen.hidden_spaces
     assert difference(done, seen).missing == ((game.ship(bumped).color, port),)
     assert not bumped_beside(done, seen, move.end, (bumped,))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from referee_helpers import set_dock_or_bump
 from table_helpers import set_out
 
 from bermuda_hw.controller.status import Mode
@@ -42,14 +43,7 @@ def _dock_or_bump(table: Any) -> tuple[Move, str]:
     """Yellow to move: yellow-1 beside SUGAR, yellow-2 (from SUGAR) one step further on."""
     c = table.controller
     game: Game = c.game
-    board = table.board
-    for ship in game.ships("yellow"):
-        game.set_ship(ship.id, None)
-    x = sorted(board.neighbours("SUGAR") - set(board.ports))[0]
-    z = sorted(s for s in board.neighbours(x) if s not in board.ports)[0]
-    game.set_ship("yellow-1", x, "SUGAR")
-    game.set_ship("yellow-2", z, "SUGAR")
-    game.set_turn("yellow")
+    x, _ = set_dock_or_bump(game)
     c._commit()
     return Move("yellow-1", (x, "SUGAR")), x
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from referee_helpers import Camera
+from referee_helpers import Camera, after, set_dock_or_bump
 
 from bermuda_hw.controller.referee import Outcome, judge, leftover
 from bermuda_hw.rules.board import Board
@@ -18,13 +18,6 @@ from bermuda_hw.rules.moves import Move
 @pytest.fixture(scope="module")
 def board() -> Board:
     return load_board()
-
-
-def after(game: Game, move: Move, die: int) -> Game:
-    done = game.copy()
-    done.set_die(die)
-    done.push(move)
-    return done
 
 
 def test_an_unchanged_board_is_no_move(board: Board) -> None:
@@ -81,13 +74,7 @@ def test_a_bumped_ship_still_on_the_landing_space(board: Board) -> None:
 def dock_or_bump(board: Board) -> Game:
     """Yellow to move: yellow-1 beside SUGAR, yellow-2 (from SUGAR) one step further on."""
     game = Game.new(2, seed=1, board=board, first_player="yellow")
-    for ship in game.ships("yellow"):
-        game.set_ship(ship.id, None)
-    x = sorted(board.neighbours("SUGAR") - set(board.ports))[0]
-    z = sorted(s for s in board.neighbours(x) if s not in board.ports)[0]
-    game.set_ship("yellow-1", x, "SUGAR")
-    game.set_ship("yellow-2", z, "SUGAR")
-    game.set_turn("yellow")
+    set_dock_or_bump(game)
     return game
 
 

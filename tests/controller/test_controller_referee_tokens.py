@@ -7,7 +7,7 @@ import math
 from collections.abc import Mapping, Sequence
 
 import pytest
-from referee_helpers import BESIDE_MM, Camera
+from referee_helpers import BESIDE_MM, Camera, after, set_dock_or_bump
 
 from bermuda_hw.controller.identify import difference
 from bermuda_hw.controller.referee import (
@@ -36,26 +36,10 @@ def board() -> Board:
     return load_board()
 
 
-def after(game: Game, move: Move, die: int) -> Game:
-    done = game.copy()
-    done.set_die(die)
-    done.push(move)
-    return done
-
-
 def dock_or_bump(board: Board) -> tuple[Game, str, str]:
-    """Yellow to move with a 1: yellow-1 on x beside SUGAR docks there, or lands on yellow-2
-    (from SUGAR) one space further on, z, which goes back to SUGAR: the same colours on every
-    place either way."""
+    """`set_dock_or_bump` on a new game: (game, x, z)."""
     game = Game.new(2, seed=1, board=board, first_player="yellow")
-    for ship in game.ships("yellow"):
-        game.set_ship(ship.id, None)
-    x = sorted(board.neighbours("SUGAR") - set(board.ports))[0]
-    z = sorted(s for s in board.neighbours(x) if s not in board.ports)[0]
-    game.set_ship("yellow-1", x, "SUGAR")
-    game.set_ship("yellow-2", z, "SUGAR")
-    game.set_turn("yellow")
-    return game, x, z
+    return (game, *set_dock_or_bump(game))
 
 
 def look(camera: Camera, game: Game, places: Mapping[str, Sequence[str]] | None = None,

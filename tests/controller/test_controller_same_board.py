@@ -78,6 +78,19 @@ def rolled(table: Any) -> tuple[Move, Move, str, str]:
     return found
 
 
+def answer_either(table: Any, dock: Move, bump: Move, made: Move, before: int) -> None:
+    """The table is asked which of the two moves was made, no move taken since the journal
+    held `before`; the answer takes the move made."""
+    c = table.controller
+    table.run_until(lambda: table.mode() is Mode.ASK, limit=200)
+    question = c.status.question
+    assert question is not None and len(taken_moves(c)) == before
+    assert {str(dock), str(bump)} <= set(question.options)
+    c.answer(question.options.index(str(made)) + 1)
+    table.run_until(lambda: len(taken_moves(c)) > before, limit=80)
+    assert taken_moves(c)[-1] == str(made)
+
+
 def asked(table: Any) -> bool:
     return any("which move" in line or "did you roll" in line for line in table.log)
 
@@ -112,13 +125,7 @@ def test_the_same_board_after_a_dock_is_asked(make_table: MakeTable) -> None:
     dock, bump, _b, port = rolled(table)
     before = len(taken_moves(c))
     put_in_port(table, dock.ship, port)
-    table.run_until(lambda: table.mode() is Mode.ASK, limit=200)
-    question = c.status.question
-    assert question is not None and len(taken_moves(c)) == before
-    assert {str(dock), str(bump)} <= set(question.options)
-    c.answer(question.options.index(str(dock)) + 1)
-    table.run_until(lambda: len(taken_moves(c)) > before, limit=80)
-    assert taken_moves(c)[-1] == str(dock)
+    answer_either(table, dock, bump, dock, before)
     assert c.game.ship(dock.ship).location == port
 
 
@@ -158,10 +165,4 @@ def test_a_bump_whose_ship_went_back_at_once_is_asked(make_table: MakeTable, die
     before = len(taken_moves(c))
     table.world.place_ship(bump.ship, *beside(table, bump.end))
     put_in_port(table, b, port)
-    table.run_until(lambda: table.mode() is Mode.ASK, limit=200)
-    question = c.status.question
-    assert question is not None and len(taken_moves(c)) == before
-    assert {str(dock), str(bump)} <= set(question.options)
-    c.answer(question.options.index(str(bump)) + 1)
-    table.run_until(lambda: len(taken_moves(c)) > before, limit=80)
-    assert taken_moves(c)[-1] == str(bump)
+    answer_either(table, dock, bump, bump, before)

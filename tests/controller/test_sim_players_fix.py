@@ -123,6 +123,8 @@ def test_told_to_leave_a_ship_landed_on_the_players_leave_it(board: Board) -> No
     """With the virtual die, told with the roll to leave a ship they land on at a space, the
     players leave it beside theirs (to be put back when asked); told nothing, these players
     (who never wait on their own) put it back at once."""
+    from referee_helpers import set_dock_or_bump
+
     from bermuda_hw.rules.game import GameOptions
     from bermuda_hw.sim.truth import place_of
 
@@ -130,13 +132,7 @@ def test_told_to_leave_a_ship_landed_on_the_players_leave_it(board: Board) -> No
     for seed in range(40):
         game = Game.new(2, seed=1, board=board, first_player="yellow",
                         options=GameOptions(die="virtual"))
-        for ship in game.ships("yellow"):
-            game.set_ship(ship.id, None)
-        x = sorted(board.neighbours("SUGAR") - set(board.ports))[0]
-        z = sorted(s for s in board.neighbours(x) if s not in board.ports)[0]
-        game.set_ship("yellow-1", x, "SUGAR")
-        game.set_ship("yellow-2", z, "SUGAR")
-        game.set_turn("yellow")
+        _, z = set_dock_or_bump(game)
         world = World(board)
         for sid, (px, py) in game.ship_positions().items():
             world.place_ship(sid, px, py)
