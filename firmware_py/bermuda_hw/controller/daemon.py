@@ -850,7 +850,7 @@ class Controller:
         else:
             diff = difference(game, observation)
             if not diff:
-                self._settled()
+                self._settled(observation)
             else:
                 self._show_fix(diff, explain(game, diff))
 
@@ -862,7 +862,7 @@ class Controller:
         if not diff:
             self.say(f"the board matches the game; round {game.round}")
             self._learn_start_layout()
-            self._settled()
+            self._settled(observation)
         else:
             self._show_fix(diff, f"set the board as the game has it: {diff.describe()}",
                            Mode.SETUP)
@@ -951,7 +951,7 @@ class Controller:
         if diff:
             self._show_fix(diff, f"fix the board: {diff.describe()}")
         elif not self._bumped_beside(observation):
-            self._settled()
+            self._settled(observation)
 
     def _bumped_beside(self, observation: BoardObservation) -> bool:
         """A ship the last move bumped back into a port the camera cannot see, still beside
@@ -981,8 +981,11 @@ class Controller:
                                  f"{_either(tuple(hidden))})")
         return True
 
-    def _settled(self) -> None:
-        """The board matches the game: wait for the next move, or for the spin button."""
+    def _settled(self, matched: BoardObservation | None = None) -> None:
+        """The board matches the game: wait for the next move, or for the spin button.
+        `matched`: the observation just found to show the game, kept as the board the
+        referee compares the next move's tokens with (without it, the last observation is
+        kept if it shows the game)."""
         game = self.game
         assert game is not None
         self.status.fix = None
@@ -992,7 +995,9 @@ class Controller:
         self._bumped = None
         self._putback_first = None
         seen = self.last_observation
-        if seen is not None and not difference(game, seen):
+        if matched is not None:
+            self._reference = (game, contents(game), matched)
+        elif seen is not None and not difference(game, seen):
             self._reference = (game, contents(game), seen)
         self.status.question = None
         self.status.die = game.die
