@@ -3,7 +3,8 @@
 Random reachable positions (whole rounds played by the engine), a random legal
 move with a random die (known to the referee or not), bumped ships put back at
 once (the mover set down anywhere from where the bumped ship stood to beside
-it) or not yet (the bumped ship where it stood, the mover beside it), a mover
+it) or not yet (the bumped ship where it stood, the mover beside it; always not
+yet where the virtual die's roll told the player so, `same_board_bumps`), a mover
 on an empty space on its centre give or take a millimetre, another token nudged
 by a hand, a random camera and printing: the board is rendered before and after
 the move and read through the reader and the stabiliser, as the controller
@@ -19,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from referee_helpers import BESIDE_MM, Camera
 
-from bermuda_hw.controller.referee import Outcome, judge
+from bermuda_hw.controller.referee import Outcome, judge, same_board_bumps
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.candidates import consequence, contents
 from bermuda_hw.rules.game import Game, Phase
@@ -49,11 +50,12 @@ def reachable(players: int, seed: int, turns: int) -> Game:
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(players=st.integers(2, 4), seed=st.integers(0, 10_000), turns=st.integers(0, 40),
        pick=st.randoms(use_true_random=False), put_back=st.booleans(),
-       set_down_mm=st.floats(-7.0, 7.0), known=st.booleans(), nudge_mm=st.floats(-4.0, 4.0))
+       set_down_mm=st.floats(-7.0, 7.0), known=st.booleans(), nudge_mm=st.floats(-4.0, 4.0),
+       told=st.booleans())
 def test_the_true_consequence_or_a_question(players: int, seed: int, turns: int,
                                             pick: random.Random, put_back: bool,
                                             set_down_mm: float, known: bool,
-                                            nudge_mm: float) -> None:
+                                            nudge_mm: float, told: bool) -> None:
     game = reachable(players, seed, turns)
     if game.is_over() or game.phase is not Phase.SHIPS:
         return
@@ -68,6 +70,11 @@ def test_the_true_consequence_or_a_question(players: int, seed: int, turns: int,
     board = {p: list(c) for p, c in contents(done).items()}
     short = move.end not in BOARD.ports and move.steps < die
     dice = frozenset({die}) if known else None
+    # the virtual die rolled before the move: the roll names the spaces where a ship landed
+    # on must stay until asked for, and the player does so
+    held = same_board_bumps(game, die) if known and told else frozenset()
+    if move.end in held:
+        put_back = False
     if bumped and not short and move.end not in BOARD.ports and not put_back:
         for sid in bumped:
             color = game.ship(sid).color
@@ -90,7 +97,7 @@ def test_the_true_consequence_or_a_question(players: int, seed: int, turns: int,
     if others:
         nudge[pick.choice(others)] = nudge_mm
     seen = camera.game(game, board, nudge=nudge)
-    verdict = judge(game, seen, dice, reference=before)
+    verdict = judge(game, seen, dice, reference=before, held=held)
     truth = consequence(done)
     if verdict.outcome is Outcome.MOVE:
         assert verdict.accepted is not None and verdict.accepted.consequence == truth

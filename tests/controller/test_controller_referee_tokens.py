@@ -17,6 +17,7 @@ from bermuda_hw.controller.referee import (
     judge,
     same_board_bumps,
     second_token,
+    untouched,
 )
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.boardfile import load_board
@@ -43,10 +44,11 @@ def dock_or_bump(board: Board) -> tuple[Game, str, str]:
 
 
 def look(camera: Camera, game: Game, places: Mapping[str, Sequence[str]] | None = None,
-         nudge: Mapping[str, float] = {}, along: Mapping[str, float] = {}) -> BoardObservation:
+         nudge: Mapping[str, float] = {}, along: Mapping[str, float] = {},
+         off_board: Sequence[tuple[str, float, float]] = ()) -> BoardObservation:
     """A fresh stable observation of a board (reported even if its ships read as before)."""
     camera.forget()
-    return camera.game(game, places, nudge=nudge, along=along)
+    return camera.game(game, places, off_board, nudge=nudge, along=along)
 
 
 Position = tuple[Game, str, str, BoardObservation, Camera]
@@ -223,3 +225,64 @@ def test_a_token_that_showed_little_of_itself_then_is_not_judged(board: Board,
     lifted.pop(x)
     assert not judge(game, look(camera, game, lifted), frozenset({1}),
                      reference=before).shown
+
+
+def test_a_ship_left_as_it_stood_is_untouched(board: Board, position: Position) -> None:
+    """The ship on z read where it stood, showing what it showed: untouched (read again and
+    again). Moved a millimetre across its space or a few along it, with a second token
+    beside it, or with a ship set down near it: not."""
+    game, _, z, before, camera = position
+    for _ in range(3):
+        assert untouched(board, before, look(camera, game), z)
+    for nudge_mm in (1.0, -3.0):
+        assert not untouched(board, before, look(camera, game, nudge={z: nudge_mm}), z)
+    for along_mm in (3.0, -5.0):
+        assert not untouched(board, before, look(camera, game, along={z: along_mm}), z)
+    places = {p: list(c) for p, c in contents(game).items()}
+    places[z] = ["yellow", "yellow"]
+    assert not untouched(board, before, look(camera, game, places,
+                                             nudge={z: BESIDE_MM / 2}), z)
+    # a ship set down beside the space, off every space (read near it, on none)
+    zx, zy = board.spaces[z].position
+    places = {p: list(c) for p, c in contents(game).items()}
+    seen = look(camera, game, places, off_board=[("blue", zx + 20.0, zy)])
+    assert any(s.color == "blue" and math.dist((s.x_mm, s.y_mm), (zx, zy)) < SECOND_CLEAR_MM
+               for s in seen.ships), "the ship set down near z is read"
+    assert not untouched(board, before, seen, z)
+
+
+def test_a_token_that_showed_little_of_itself_then_is_not_untouched(board: Board) -> None:
+    """Set back along its length then, or under a shadow then, and shown whole now: the
+    ship was moved, or the board then says too little; not untouched."""
+    game, _x, z = dock_or_bump(board)
+    zx, zy = board.spaces[z].position
+    camera = Camera(board)
+    shaded = Camera(board, CameraModel(shadows=((zx, zy, 25.0, 0.5),))).game(game)
+    assert not untouched(board, shaded, look(camera, game), z)
+    set_back = Camera(board).game(game, along={z: -10.0})
+    assert not untouched(board, set_back, look(camera, game), z)
+
+
+def test_told_to_leave_both_an_untouched_ship_takes_the_dock(
+        board: Board, position: Position, seen: dict[str, BoardObservation]) -> None:
+    """The roll named z (`held`): the player who lands there leaves both ships until asked.
+    The dock leaves z's ship untouched: the dock is taken, z named as untouched. The bump
+    with its ship back and the mover beside where it stood (the instruction not followed)
+    stays a question; without the board before, or with z not named, the dock is asked."""
+    game, x, z, before, _ = position
+    dock = consequence(after(game, Move("yellow-1", (x, "SUGAR")), 1))
+    bump = consequence(after(game, Move("yellow-1", (x, z)), 1))
+    held = frozenset({z})
+    verdict = judge(game, seen["dock"], frozenset({1}), reference=before, held=held)
+    assert verdict.outcome is Outcome.MOVE and verdict.accepted is not None
+    assert verdict.accepted.consequence == dock and verdict.untouched == (z,)
+    verdict = judge(game, seen["back, beside"], frozenset({1}), reference=before, held=held)
+    assert verdict.outcome is Outcome.TIE
+    assert {dock, bump} <= {g.consequence for g in verdict.tied}
+    assert judge(game, seen["dock"], frozenset({1}), held=held).outcome is Outcome.TIE
+    assert judge(game, seen["dock"], frozenset({1}), reference=before,
+                 held=frozenset({x})).outcome is Outcome.TIE
+    # the bump shown whole is taken as before
+    verdict = judge(game, seen["landing"], frozenset({1}), reference=before, held=held)
+    assert verdict.accepted is not None and verdict.accepted.consequence == bump
+    assert verdict.shown and verdict.untouched == ()

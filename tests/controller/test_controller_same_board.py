@@ -117,12 +117,31 @@ def test_told_to_leave_the_ship_landed_on_the_bump_shows_first(make_table: MakeT
     assert not asked(table) and c.status.hold == ()
 
 
-def test_the_same_board_after_a_dock_is_asked(make_table: MakeTable) -> None:
-    """The dock leaves the board a bump with its ship back at once would: asked, never taken
-    either way unasked; the answer takes the dock."""
+def test_told_to_leave_both_the_dock_is_taken_from_the_untouched_ship(
+        make_table: MakeTable) -> None:
+    """The roll named the space; the dock leaves the ship there untouched: no ship landed on
+    it (a player who did would have left both there), so the dock is taken, no question,
+    and the line says why."""
     table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
     c = table.controller
-    dock, bump, _b, port = rolled(table)
+    dock, bump, b, port = rolled(table)
+    before = len(taken_moves(c))
+    put_in_port(table, dock.ship, port)
+    table.run_until(lambda: len(taken_moves(c)) > before, limit=200)
+    assert taken_moves(c)[-1] == str(dock) and not asked(table)
+    assert f"the ship on {bump.end} was not touched: no ship landed on it" \
+        in "\n".join(table.log)
+    assert c.game.ship(dock.ship).location == port and c.game.ship(b).location == bump.end
+
+
+def test_the_same_board_after_a_dock_is_asked_with_the_table_die(
+        make_table: MakeTable) -> None:
+    """With the table's die nobody was told to leave a ship landed on: the dock leaves the
+    board a bump with its ship back at once would, so it is asked, never taken either way
+    unasked; the answer takes the dock."""
+    table = make_table(with_players=False, seed=1, options=GameOptions(die="table"))
+    c = table.controller
+    dock, bump, _b, port = dock_or_bump(table, 1)
     before = len(taken_moves(c))
     put_in_port(table, dock.ship, port)
     answer_either(table, dock, bump, dock, before)

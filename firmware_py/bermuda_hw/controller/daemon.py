@@ -834,6 +834,8 @@ class Controller:
             if doubt and self._ask_putback_doubtful(verdict.accepted):
                 return
             if self._apply(verdict.accepted.best, verdict.provisional):
+                for space in verdict.untouched:
+                    self.say(f"    the ship on {space} was not touched: no ship landed on it")
                 self._check_board(observation)
         elif verdict.outcome is Outcome.TIE:
             if not self._ask_putback(verdict, observation):
@@ -892,7 +894,18 @@ class Controller:
         ref = self._reference
         reference = ref[2] if ref is not None and ref[0] is game \
             and ref[1] == contents(game) else None
-        return judge(game, observation, self._known_dice(), reference=reference)
+        return judge(game, observation, self._known_dice(), reference=reference,
+                     held=self._told_to_leave())
+
+    def _told_to_leave(self) -> frozenset[str]:
+        """The spaces the roll told the player to leave a ship landed on, both ships there,
+        until asked to put one back: none once a put-back has been asked for this turn."""
+        game = self.game
+        assert game is not None
+        first = self._putback_first
+        if first is not None and first[0] is game and first[1] == len(game.journal):
+            return frozenset()
+        return frozenset(self.status.hold)
 
     def _hold(self) -> tuple[str, ...]:
         """With the virtual die rolled: the landing spaces where a ship the active player

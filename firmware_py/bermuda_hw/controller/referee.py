@@ -30,7 +30,12 @@ may have been set down exactly where the bumped ship was): such a tie is asked.
 With the die known before the move (the virtual die) the roll names such
 landing spaces (`same_board_bumps`) and tells the player to set the mover down
 beside a ship landed on there and leave both until asked to put one back, so
-that such a bump shows itself whole first.
+that such a bump shows itself whole first. Until a put-back is asked for, the
+spaces so named are `held`: a ship on one that stands untouched (`untouched`:
+read where it stood to a third of a millimetre, its wider disk showing what it
+showed, no ship set down near it) rules out a bump there with its ship back
+already, so the other move is taken; a token moved at all leaves the tie to be
+asked.
 
 What the accepted candidate does not explain (a stray token, a bumped ship not
 yet put back) is reported apart from the move, as its own fix.
@@ -84,6 +89,13 @@ SECOND_SEEN = 0.9
 #: or pushed near a place adds to its wider disk)
 SECOND_CLEAR_MM = 30.0
 STILL_MM = 2.0  # a ship read this close to where it was read then is where it was
+#: A ship stands untouched on a space where it reads within UNTOUCHED_MM of where it
+#: stood (an untouched token reads within 0.1 mm from one stable run to the next; one moved
+#: 1 mm across its space reads 0.8 mm off, 3 mm along it 0.7 mm off) and its wider disk
+#: shows what it showed then within UNTOUCHED_REACH of it (a second token beside it shows
+#: half as much again or more)
+UNTOUCHED_MM = 0.35
+UNTOUCHED_REACH = 0.1
 
 
 class Outcome(StrEnum):
@@ -124,6 +136,8 @@ class Verdict:
     #: MOVE: a bump the board shows whole: its bumped ship still on the landing space, a
     #: second token beside the mover's (`second_token`), so no put-back is asked first
     shown: bool = False
+    #: held spaces whose ship stood untouched, ruling out a bump there with its ship back
+    untouched: tuple[str, ...] = ()
 
 
 def places_of(board: Board) -> tuple[tuple[str, int | None], ...]:
@@ -304,6 +318,55 @@ def second_token(board: Board, reference: BoardObservation, observation: BoardOb
     return two >= SECOND_TOKEN * one and two - was_there >= SECOND_GAIN
 
 
+def untouched(board: Board, reference: BoardObservation, observation: BoardObservation,
+              space: str) -> bool:
+    """Whether the one ship on a path space stands as it stood on `reference` (the last
+    board that matched the game): one reading of one colour there on both boards, read
+    within `UNTOUCHED_MM` of where it was, its wider disk showing what it showed then
+    (within `UNTOUCHED_REACH`), the space seen well on both, and no ship read within
+    `SECOND_CLEAR_MM` of it that was not there then (a ship leaving the space's
+    surroundings takes nothing from this one). False wherever that cannot be judged."""
+    if space in board.ports or space not in board.spaces:
+        return False
+    was, now = reference.ships_at(space), observation.ships_at(space)
+    if len(was) != 1 or len(now) != 1 or was[0].color != now[0].color \
+            or was[0].hidden or now[0].hidden \
+            or math.dist((was[0].x_mm, was[0].y_mm), (now[0].x_mm, now[0].y_mm)) \
+            >= UNTOUCHED_MM:
+        return False
+    before, after = observation_evidence(board, reference), observation_evidence(board,
+                                                                               observation)
+    if before.reach is None or after.reach is None or min(
+            place_observability(before, space), place_observability(after, space)) < SECOND_SEEN:
+        return False
+    centre = board.spaces[space].position
+
+    def near(obs: BoardObservation) -> list[ShipReading]:
+        return [s for s in obs.ships if not s.hidden and s.space != space and min(
+            math.dist(centre, (s.x_mm, s.y_mm)),
+            math.dist(centre, _stands(board, s))) < SECOND_CLEAR_MM]
+
+    then = near(reference)
+    for ship in near(observation):
+        if not any((t.color, t.space) == (ship.color, ship.space)
+                   and math.dist((t.x_mm, t.y_mm), (ship.x_mm, ship.y_mm)) < STILL_MM
+                   for t in then):
+            return False
+    i, c = before.index(space), before.colors.index(now[0].color)
+    was_there, there = float(before.reach[i, c]), float(after.reach[i, c])
+    return was_there > 0.0 and abs(there - was_there) <= UNTOUCHED_REACH * was_there
+
+
+def _held_back(game: Game, candidate: Candidate, held: frozenset[str]) -> str | None:
+    """The held landing space of a bump of the mover's own ships with them back already."""
+    move = candidate.move
+    if candidate.bump is not Bump.BACK or move is None or move.end not in held:
+        return None
+    if any(game.ship(sid).color != game.active for sid in candidate.bumped):
+        return None
+    return move.end
+
+
 def _single_tokens(board: Board, observation: BoardObservation,
                    evidence: BoardEvidence) -> list[float]:
     """How much of its colour each lone ship on a path space, seen well, showed in its
@@ -378,12 +441,15 @@ def same_board_bumps(game: Game, die: int) -> frozenset[str]:
 
 
 def judge(game: Game, observation: BoardObservation, dice: frozenset[int] | None = None,
-          margin: float = MARGIN, reference: BoardObservation | None = None) -> Verdict:
+          margin: float = MARGIN, reference: BoardObservation | None = None,
+          held: frozenset[str] = frozenset()) -> Verdict:
     """Score the turn's candidate boards against the observation; see the module's text.
 
     `reference` is the last board that matched the game (the position before this turn):
     with it, a second token on a landing space settles a tie for the moves landing there
-    (`_beside`)."""
+    (`_beside`). `held`: the landing spaces where the player was told to leave a ship they
+    land on until asked to put one back (and no put-back has been asked for since): an
+    untouched ship on one rules out a bump there with its ship back (`untouched`)."""
     if game.phase is not Phase.SHIPS:
         return Verdict(Outcome.NONE)
     evidence = observation_evidence(game.board, observation)
@@ -391,9 +457,20 @@ def judge(game: Game, observation: BoardObservation, dice: frozenset[int] | None
     cands = [c for c in candidates(game, dice) if c.kind is not Kind.PASS]
     base = cands[0].contents
     groups: dict[Consequence, list[tuple[float, Candidate]]] = {}
+    still: dict[str, bool] = {}
+    dropped: list[tuple[float, Candidate]] = []
     for cand in cands:
-        groups.setdefault(cand.consequence, []).append(
-            (scorer.relative(base, cand.contents), cand))
+        score = scorer.relative(base, cand.contents)
+        end = _held_back(game, cand, held) if reference is not None else None
+        if end is not None:
+            if end not in still:
+                assert reference is not None
+                still[end] = untouched(game.board, reference, observation, end)
+            if still[end]:
+                # told to leave both there, the player left the ship there untouched
+                dropped.append((score, cand))
+                continue
+        groups.setdefault(cand.consequence, []).append((score, cand))
     made = []
     for key, members in groups.items():
         # best first; among equals, in the order the rules list them (a bump's ship still
@@ -419,8 +496,12 @@ def judge(game: Game, observation: BoardObservation, dice: frozenset[int] | None
     changed = changed_places(base, best.best.contents)
     provisional = tuple(p for p in changed
                         if place_observability(evidence, p) < PROVISIONAL_BELOW)
+    ruled_out = tuple(sorted({c.move.end for score, c in dropped
+                              if c.move is not None and c.move.end is not None
+                              and c.consequence != best.consequence
+                              and score > best.score - margin}))
     return Verdict(Outcome.MOVE, accepted=best, none_score=none.score, best_score=best.score,
-                   provisional=provisional, shown=shown)
+                   provisional=provisional, shown=shown, untouched=ruled_out)
 
 
 def putback_tells(game: Game, groups: Sequence[Group]) -> bool:
