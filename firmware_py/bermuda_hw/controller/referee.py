@@ -271,6 +271,14 @@ def observation_evidence(board: Board, observation: BoardObservation) -> BoardEv
     return evidence_from_readings(board, observation, board.ship_colors)
 
 
+def _near(board: Board, obs: BoardObservation, space: str) -> list[ShipReading]:
+    """The ships read off a path space but within `SECOND_CLEAR_MM` of it."""
+    centre = board.spaces[space].position
+    return [s for s in obs.ships if not s.hidden and s.space != space and min(
+        math.dist(centre, (s.x_mm, s.y_mm)),
+        math.dist(centre, _stands(board, s))) < SECOND_CLEAR_MM]
+
+
 def second_token(board: Board, reference: BoardObservation, observation: BoardObservation,
                  space: str) -> bool | None:
     """Whether a path space that held one ship on `reference` (the last board that matched
@@ -291,15 +299,8 @@ def second_token(board: Board, reference: BoardObservation, observation: BoardOb
     if before.reach is None or after.reach is None or min(
             place_observability(before, space), place_observability(after, space)) < SECOND_SEEN:
         return None
-    centre = board.spaces[space].position
-
-    def near(obs: BoardObservation) -> list[ShipReading]:
-        return [s for s in obs.ships if not s.hidden and s.space != space and min(
-            math.dist(centre, (s.x_mm, s.y_mm)),
-            math.dist(centre, _stands(board, s))) < SECOND_CLEAR_MM]
-
-    then = near(reference)
-    for ship in near(observation):
+    then = _near(board, reference, space)
+    for ship in _near(board, observation, space):
         twin = next((t for t in then if (t.color, t.space) == (ship.color, ship.space)
                      and math.dist((t.x_mm, t.y_mm), (ship.x_mm, ship.y_mm)) < STILL_MM), None)
         if twin is None:
@@ -339,15 +340,8 @@ def untouched(board: Board, reference: BoardObservation, observation: BoardObser
     if before.reach is None or after.reach is None or min(
             place_observability(before, space), place_observability(after, space)) < SECOND_SEEN:
         return False
-    centre = board.spaces[space].position
-
-    def near(obs: BoardObservation) -> list[ShipReading]:
-        return [s for s in obs.ships if not s.hidden and s.space != space and min(
-            math.dist(centre, (s.x_mm, s.y_mm)),
-            math.dist(centre, _stands(board, s))) < SECOND_CLEAR_MM]
-
-    then = near(reference)
-    for ship in near(observation):
+    then = _near(board, reference, space)
+    for ship in _near(board, observation, space):
         if not any((t.color, t.space) == (ship.color, ship.space)
                    and math.dist((t.x_mm, t.y_mm), (ship.x_mm, ship.y_mm)) < STILL_MM
                    for t in then):
