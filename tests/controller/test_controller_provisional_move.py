@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from table_helpers import set_out, set_out_ready
 
-from bermuda_hw.controller.status import Mode
+from bermuda_hw.controller.status import NONE_OF_THESE, NOT_YET, Mode
 from bermuda_hw.rules.game import Game, GameOptions
 from bermuda_hw.rules.moves import Move
 
@@ -57,11 +57,19 @@ def _moves(c: Any) -> list[str]:
 
 
 def _lift(table: Any, into: Move) -> None:
-    """The ship lifted off its space: with nothing else changed, the move out of sight is
-    all that explains the board, and it is taken, provisionally."""
+    """The ship lifted off its space: with nothing else changed, the move out of sight
+    explains the board, and so does the ship in a hand (or a bump whose ship is not back):
+    the table is asked (nothing is taken for a quiet board), and the player names the move
+    out of sight, which is taken provisionally."""
     c = table.controller
     table.world.remove(into.ship)
-    table.run_until(lambda: str(into) in c.status.provisional, limit=200)
+    table.run_until(lambda: str(into) in c.status.provisional or table.mode() is Mode.ASK,
+                    limit=200)
+    if table.mode() is Mode.ASK:
+        question = c.status.question
+        assert question is not None and question.options[-2:] == (NONE_OF_THESE, NOT_YET)
+        c.answer(next(k for k, moves in enumerate(question.moves, 1) if str(into) in moves))
+        table.run_until(lambda: str(into) in c.status.provisional, limit=20)
     entry = [e for e in c.game.journal if "move" in e][-1]
     assert entry["move"] == str(into) and entry.get("provisional") == [into.end]
 

@@ -10,7 +10,7 @@ import pytest
 from table_helpers import set_out, set_out_ready
 
 from bermuda_hw.controller.daemon import ACCEPT_AFTER_ATTEMPTS, PUTBACK_WAIT_S
-from bermuda_hw.controller.status import Mode
+from bermuda_hw.controller.status import NONE_OF_THESE, NOT_YET, Mode
 from bermuda_hw.rules.game import Game, GameOptions
 from bermuda_hw.rules.moves import Move
 from bermuda_hw.sim.players import SimulatedPlayers
@@ -62,7 +62,8 @@ def _set_down_beside(table: Any, bump: Move) -> None:
 
 
 @pytest.mark.parametrize("die", ["table", "virtual"])
-def test_no_ship_put_back_takes_the_move_out_of_sight(make_table: MakeTable, die: str) -> None:
+def test_no_ship_put_back_is_asked_about_never_taken_by_the_wait(
+        make_table: MakeTable, die: str) -> None:
     table = make_table(with_players=False, seed=1, options=GameOptions(die=die))
     c = table.controller
     hidden_move, bump, _b = _own_ship_or_out_of_sight(table)
@@ -73,16 +74,20 @@ def test_no_ship_put_back_takes_the_move_out_of_sight(make_table: MakeTable, die
     assert "if your move bumped a ship, put it back" in c.status.message
     assert str(bump) not in c.status.message and str(hidden_move) not in c.status.message
     asked = c.clock.monotonic()
-    table.run_until(lambda: any(e.get("move") == str(hidden_move) for e in c.game.journal),
-                    limit=400)
+    table.run_until(lambda: table.mode() is Mode.ASK, limit=400)
+    # the quiet board took nothing: the table is asked, with "none of these" and "not yet"
     assert c.clock.monotonic() - asked >= PUTBACK_WAIT_S
+    assert not _taken(c, hidden_move) and not _taken(c, bump)
+    question = c.status.question
+    assert question is not None and question.options[-2:] == (NONE_OF_THESE, NOT_YET)
+    table.steps(40)
+    assert table.mode() is Mode.ASK and not _taken(c, hidden_move)
+    k = next(i for i, moves in enumerate(question.moves, 1) if str(hidden_move) in moves)
+    c.answer(k)
+    table.run_until(lambda: _taken(c, hidden_move), limit=50)
     entry = next(e for e in c.game.journal if e.get("move") == str(hidden_move))
     assert entry.get("provisional") == [hidden_move.end]
     assert not c.status.putback and c.status.question is None
-    assert not any("which move" in line or "did you roll" in line for line in table.log)
-    color = hidden_move.ship.rpartition("-")[0]
-    assert any(line.startswith(f"no ship was put back: {color}'s move is taken as "
-                               f"{hidden_move}") for line in table.log), table.log[-5:]
 
 
 def test_a_ship_put_back_settles_the_bump(make_table: MakeTable) -> None:
@@ -115,8 +120,8 @@ def _taken(c: Any, move: Move) -> bool:
 
 def test_the_wait_counts_only_while_the_board_is_quiet(make_table: MakeTable) -> None:
     """A hand over the board (someone about to put a ship back) near the end of the wait
-    starts it again: the move out of sight is taken only once the board has been clear
-    and unchanged for the whole wait after the hand left."""
+    starts it again: the table is asked only once the board has been clear and unchanged
+    for the whole wait after the hand left; nothing is ever taken by the wait."""
     table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
     c = table.controller
     hidden_move, _bump, _b = _own_ship_or_out_of_sight(table)
@@ -127,11 +132,12 @@ def test_the_wait_counts_only_while_the_board_is_quiet(make_table: MakeTable) ->
     table.run_until(lambda: c.clock.monotonic() - asked >= 0.7 * PUTBACK_WAIT_S, limit=200)
     table.backend.scene.hand = Hand(250.0, 250.0, side="S")
     table.run_until(lambda: c.clock.monotonic() - asked >= 1.2 * PUTBACK_WAIT_S, limit=200)
-    assert not _taken(c, hidden_move) and c.status.putback
+    assert table.mode() is not Mode.ASK and c.status.putback
     table.backend.scene.hand = None
     left = c.clock.monotonic()
-    table.run_until(lambda: _taken(c, hidden_move), limit=400)
+    table.run_until(lambda: table.mode() is Mode.ASK, limit=400)
     assert c.clock.monotonic() - left >= PUTBACK_WAIT_S
+    assert not _taken(c, hidden_move)
 
 
 def test_no_long_press_accepts_the_board_while_a_put_back_is_asked(

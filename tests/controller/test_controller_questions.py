@@ -9,7 +9,8 @@ from typing import Any
 from referee_helpers import set_dock_or_bump
 from table_helpers import set_out
 
-from bermuda_hw.controller.status import Mode
+from bermuda_hw.controller.daemon import REPEAT_S
+from bermuda_hw.controller.status import NONE_OF_THESE, NOT_YET, Mode
 from bermuda_hw.rules.candidates import candidates
 from bermuda_hw.rules.game import Game, GameOptions
 from bermuda_hw.rules.moves import Move
@@ -206,3 +207,53 @@ def test_a_ship_gone_while_the_board_is_checked_is_a_fix_never_a_move(
     assert not any("move" in entry for entry in c.game.journal), table.log
     assert table.mode() is Mode.SETUP
     assert c.status.fix is not None and (active, move.start) in c.status.fix.missing
+
+
+def _moves(c: Any) -> int:
+    return sum(1 for e in c.game.journal if "move" in e)
+
+
+def test_none_of_these_takes_nothing_and_asks_for_the_board_as_the_game_has_it(
+        make_table: MakeTable) -> None:
+    table = make_table(with_players=False, seed=1)
+    c = table.controller
+    _asked(table)
+    question = c.status.question
+    assert question is not None and question.options[-2:] == (NONE_OF_THESE, NOT_YET)
+    made = _moves(c)
+    c.answer(question.options.index(NONE_OF_THESE) + 1)
+    table.steps(2)
+    assert _moves(c) == made and c.status.question is None
+    assert table.mode() is Mode.FIX and "none of these" in c.status.message
+    assert "SUGAR" in c.status.message  # the ship the game has elsewhere, named
+
+
+def test_not_yet_takes_nothing_and_asks_again_only_for_a_changed_board(
+        make_table: MakeTable) -> None:
+    table = make_table(with_players=False, seed=1)
+    c = table.controller
+    _asked(table)
+    question = c.status.question
+    assert question is not None
+    made = _moves(c)
+    c.answer(question.options.index(NOT_YET) + 1)
+    table.steps(60)  # the same board, read again and again
+    assert _moves(c) == made and table.mode() is not Mode.ASK
+    assert "finish your move" in c.status.message
+    # the ship set down again elsewhere in its port: a new board, judged (and asked) anew
+    c.stream.forget()
+    table.steps(10)
+    assert table.mode() is Mode.ASK or _moves(c) == made
+
+
+def test_an_unanswered_question_is_said_again_and_nothing_is_taken(
+        make_table: MakeTable) -> None:
+    table = make_table(with_players=False, seed=1)
+    c = table.controller
+    _asked(table)
+    made = _moves(c)
+    start = c.clock.monotonic()
+    table.run_until(lambda: c.clock.monotonic() - start > 2.5 * REPEAT_S, limit=4000)
+    assert table.mode() is Mode.ASK and _moves(c) == made
+    again = [line for line in table.log if line.startswith("still waiting for an answer")]
+    assert len(again) >= 2 and "none of these" in again[0]

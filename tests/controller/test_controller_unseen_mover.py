@@ -13,7 +13,7 @@ import pytest
 from table_helpers import put_in_port, set_down_under, set_out, set_out_ready, taken_moves
 
 from bermuda_hw.controller.daemon import PUTBACK_GIVE_UP_S, PUTBACK_WAIT_S, _Request
-from bermuda_hw.controller.status import Mode
+from bermuda_hw.controller.status import NONE_OF_THESE, NOT_YET, Mode
 from bermuda_hw.rules.game import Game, GameOptions
 from bermuda_hw.rules.moves import Move
 from bermuda_hw.sim.render.scene import Scene
@@ -85,9 +85,10 @@ def test_the_ship_put_back_shows_the_mover_and_takes_the_move(make_table: MakeTa
     assert not any("did you roll" in line or "which move" in line for line in table.log)
 
 
-def test_a_board_left_as_it_is_takes_the_move_after_the_wait(make_table: MakeTable) -> None:
-    """Nobody puts the bumped ship back: after the wait the move is taken as seen, and the
-    bumped ship is named to go back, as for any bump."""
+def test_a_board_left_as_it_is_is_asked_about_after_the_wait(make_table: MakeTable) -> None:
+    """Nobody puts the bumped ship back: after the wait the table is asked whether that move
+    was made (nothing is taken for a quiet board); a yes takes it, and the bumped ship is
+    named to go back, as for any bump."""
     table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
     c = table.controller
     game: Game = c.game
@@ -96,9 +97,15 @@ def test_a_board_left_as_it_is_takes_the_move_after_the_wait(make_table: MakeTab
     set_down_under(table, move, bumped)
     table.run_until(lambda: c.status.putback, limit=80)
     asked = c.clock.monotonic()
-    table.run_until(lambda: len(taken_moves(c)) > before, limit=400)
+    table.run_until(lambda: table.mode() is Mode.ASK, limit=400)
     assert c.clock.monotonic() - asked >= PUTBACK_WAIT_S
-    assert taken_moves(c)[-1] == str(move) and not c.status.putback
+    assert len(taken_moves(c)) == before and not c.status.putback
+    question = c.status.question
+    assert question is not None and question.options[-2:] == (NONE_OF_THESE, NOT_YET)
+    assert question.moves[0] and str(move) in question.moves[0]
+    c.answer(1)
+    table.run_until(lambda: len(taken_moves(c)) > before, limit=20)
+    assert taken_moves(c)[-1] == str(move)
     assert table.mode() is Mode.FIX and game.ship(move.ship).location == move.end
     assert any(f"put {bumped} back" in line for line in table.log)
 
@@ -199,11 +206,11 @@ def test_a_ship_seen_in_the_movers_colour_is_not_taken_as_a_bump(
     assert game.ship(bumped).location == onto.end
 
 
-def test_a_board_never_quiet_takes_the_bump_a_minute_after_the_first_request(
+def test_a_board_never_quiet_is_asked_about_a_minute_after_the_first_request(
         make_table: MakeTable) -> None:
     """Boards that keep changing (a stray token set down and lifted again, elsewhere) end
-    the request and bring it back; the bump is taken a minute after the first request, not
-    put off for ever."""
+    the request and bring it back; a minute after the first request the table is asked,
+    not put off for ever, and nothing is taken meanwhile."""
     table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
     c = table.controller
     game: Game = c.game
@@ -218,7 +225,7 @@ def test_a_board_never_quiet_takes_the_bump_a_minute_after_the_first_request(
                 if s not in table.board.ports and not game.ships_at(s) and s != move.end
                 and s not in c.last_observation.hidden_spaces)
     for _ in range(40):
-        if len(taken_moves(c)) > before:
+        if table.mode() is Mode.ASK:
             break
         table.world.remove(stray)
         table.world.place_ship(stray, *spot)
@@ -226,15 +233,16 @@ def test_a_board_never_quiet_takes_the_bump_a_minute_after_the_first_request(
         table.world.remove(stray)
         table.world.place_ship(stray, *home)
         table.steps(25)
-    assert taken_moves(c)[before:] == [str(move)]
+    assert table.mode() is Mode.ASK and len(taken_moves(c)) == before
     assert PUTBACK_GIVE_UP_S <= c.clock.monotonic() - first < 2 * PUTBACK_GIVE_UP_S
 
 
-def test_an_own_ship_bumped_into_the_port_its_mover_left_is_taken_at_once(
+def test_an_own_ship_bumped_into_the_port_its_mover_left_is_asked_about(
         make_table: MakeTable) -> None:
     """The player's ship leaves a port and lands on their own ship whose previous port is
-    that one: put back, the board would read as before the move, so no put-back is asked
-    for; the move is taken, and the ship put back ends it."""
+    that one, set down on it: put back, the board would read as before the move, so no
+    put-back is asked for; the board is also that of the ship lifted off its port, still
+    in a hand. The table is asked; a yes takes the move, and the ship put back ends it."""
     table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
     c = table.controller
     game: Game = c.game
@@ -266,8 +274,14 @@ def test_an_own_ship_bumped_into_the_port_its_mover_left_is_taken_at_once(
     x_mm, y_mm = board.spaces[move.end].position
     table.world.remove(move.ship)
     table.world.place_ship(move.ship, x_mm + 2.0, y_mm)
-    table.run_until(lambda: len(taken_moves(c)) > before or c.status.putback, limit=80)
-    assert not c.status.putback and taken_moves(c)[-1] == str(move)
+    table.run_until(lambda: table.mode() is Mode.ASK or len(taken_moves(c)) > before,
+                    limit=80)
+    assert not c.status.putback and len(taken_moves(c)) == before
+    question = c.status.question
+    assert question is not None and str(move) in question.moves[0]
+    c.answer(1)
+    table.run_until(lambda: len(taken_moves(c)) > before, limit=20)
+    assert taken_moves(c)[-1] == str(move)
     put_in_port(table, d, port)
     table.run_until(lambda: table.mode() is Mode.READY, limit=200)
     assert game.ship(d).location == port and game.ship(move.ship).location == move.end

@@ -96,6 +96,7 @@ from typing import Any
 
 from bermuda_hw.backends.camera import CameraSource, Frame
 from bermuda_hw.clock import Clock
+from bermuda_hw.controller.belief import Belief, Explanation, weigh
 from bermuda_hw.controller.commands import ActionRefused, Command, CommandQueue
 from bermuda_hw.controller.identify import (
     Difference,
@@ -124,7 +125,7 @@ from bermuda_hw.controller.referee import (
 from bermuda_hw.controller.seams import Controls, Mover
 from bermuda_hw.controller.signals import Pattern, TableSignals
 from bermuda_hw.controller.snapshot import Snapshot, change_key, take
-from bermuda_hw.controller.status import Mode, Question, Status
+from bermuda_hw.controller.status import NONE_OF_THESE, NOT_YET, Mode, Question, Status
 from bermuda_hw.errors import (
     CalibrationError,
     CameraError,
@@ -169,7 +170,6 @@ MAX_LETTER_RETRIES = 2  # turns to correct the letter the camera sees, then a fa
 ANSWER_QUIET_S = 2.0  # an answer by presses is taken once the button has rested this long
 ACCEPT_AFTER_ATTEMPTS = 3  # after this many asks for a fix, a long press accepts the board
 CONFIRM_OBSERVABILITY = 0.9  # a provisional move is checked once its places are seen this well
-MAX_LEFTOVER = 3  # a move leaving more ships unexplained than this is no explanation
 MAX_OPTIONS = 3  # more moves than this explaining the board as well is asked as a fix
 # after asking for the bumped ships to go back, how long the board must read the same, clear
 # of hands, before the move out of sight (or the bump in doubt) is taken instead, or the tie
@@ -317,6 +317,9 @@ class Controller:
         self._last_press_s = 0.0
         self._answer: int | None = None  # an answer given through `answer()`
         self._tied: tuple[Group, ...] = ()  # the groups the pending question chooses between
+        self._asked_s = 0.0  # when the pending question was last put to the table
+        # the board the table answered "not yet" for: not asked about again until it changes
+        self._not_yet: tuple[Game, int, object | None] | None = None
         self._provisional: list[_Provisional] = []
         # the last move's bumped ships, still to be put back
         self._bumped: _Bumped | None = None
@@ -816,13 +819,23 @@ class Controller:
         if verdict.outcome is not Outcome.TIE and not doubt:
             self._end_putback()
         best = verdict.accepted or (verdict.tied[0] if verdict.tied else None)
+        belief = weigh(game, observation, self._known_dice())
+        gated: Group | None = None  # a move the belief is not sure enough of to take
         # a provisional move waiting for the rest to match, and its places out of sight
         pending: tuple[Candidate, tuple[str, ...]] | None = None
         if best is not None:
             rest = len(_left_over(game, best.best, observation))
-            # a move is the board's explanation only if little else differs; one into
-            # places the camera cannot see, only if nothing else does
-            if rest > MAX_LEFTOVER:
+            # a move is taken only when the belief is sure some legal move was made: not a
+            # ship still in a hand, nor a move the rules do not allow (the referee's groups
+            # then tell which). A bump in doubt asks for its ship back first, which tells;
+            # a bump shown whole by a second token beside the mover rules out a ship in a
+            # hand; a move into places the camera cannot see is provisional (checked, and
+            # rewound if need be, once they are seen), and taken only if nothing else
+            # differs
+            if verdict.outcome is Outcome.MOVE and not (
+                    doubt or verdict.shown or verdict.provisional) \
+                    and belief.some_move < 1.0 - belief.alpha:
+                gated = verdict.accepted
                 verdict = Verdict(Outcome.UNCLEAR)
             elif verdict.provisional and rest and verdict.outcome is Outcome.MOVE:
                 pending = (best.best, verdict.provisional)
@@ -832,7 +845,11 @@ class Controller:
                 verdict = Verdict(Outcome.UNCLEAR)
         if verdict.outcome is Outcome.MOVE:
             assert verdict.accepted is not None
-            if doubt and self._ask_putback_doubtful(verdict.accepted):
+            if doubt:
+                # the board leaves the bump in doubt: the bumped ship back tells; once that
+                # request ran out, the table is asked (nothing is taken by default)
+                if not self._ask_putback_doubtful(verdict.accepted):
+                    self._ask(Verdict(Outcome.TIE, tied=(verdict.accepted,)))
                 return
             if self._apply(verdict.accepted.best, verdict.provisional):
                 for space in verdict.untouched:
@@ -850,12 +867,30 @@ class Controller:
             self._show_fix(diff, f"{game.active}'s move looks like {move.move} (die "
                                  f"{move.die}), taken once the rest matches: fix the "
                                  f"board: {diff.describe()}")
+        elif gated is not None and belief.best.kind is Explanation.MOVE \
+                and belief.best.consequence == gated.consequence:
+            # the move is the likeliest explanation, but not sure enough to take (the board
+            # is also a ship held in a hand, or an illegal move): the table is asked, and
+            # "not yet" lets a player who is still moving finish
+            self._ask(Verdict(Outcome.TIE, tied=(gated,)))
         else:
             diff = difference(game, observation)
             if not diff:
                 self._settled(observation)
             else:
-                self._show_fix(diff, explain(game, diff))
+                self._show_fix(diff, self._unclear(belief, diff))
+
+    def _unclear(self, belief: Belief, diff: Difference) -> str:
+        """What the table is told of a board no legal move explains decisively: the move not
+        finished (a ship in a hand), a move the rules do not allow named as such, or what
+        differs."""
+        game = self.game
+        assert game is not None
+        best = belief.best
+        if best.kind is Explanation.IN_HAND and best.place is not None:
+            return (f"{game.active}: finish your move: a {game.active} ship is off "
+                    f"{best.place}; set it down where the die takes it")
+        return explain(game, diff, self._known_dice())
 
     def _check_setup(self, observation: BoardObservation) -> None:
         """In mode SETUP: the board must be as the game has it before play goes on."""
@@ -1177,12 +1212,11 @@ class Controller:
 
     def _putback_step(self) -> None:
         """A frame with no new stable board while a put-back is asked for: once the board
-        has read the same, clear of hands, for `PUTBACK_WAIT_S`, no ship went back and
-        the move out of sight is taken (for a tie between bumps: the table is asked which
-        move it was; for a bump in doubt: the board is judged again and the bump taken);
-        a board never quiet that long is asked about (a bump in doubt: taken). A request
-        that ended in a question, or in the bump taken, is not made again for the same
-        board."""
+        has read the same, clear of hands, for `PUTBACK_WAIT_S`, or the request has stood
+        for `PUTBACK_GIVE_UP_S`, the table is asked which move it was (a bump in doubt:
+        whether that move was made), with "none of these" and "not yet" among the
+        answers. The wait only decides when to ask: no move is ever taken for a quiet
+        board. A request that ended in a question is not made again for the same board."""
         asked = self._putback
         game = self.game
         observation = self.last_observation
@@ -1198,35 +1232,14 @@ class Controller:
         quiet = now - asked.quiet_s >= PUTBACK_WAIT_S
         if not quiet and now - asked.asked_s < PUTBACK_GIVE_UP_S:
             return
-        if asked.kind is _Request.DOUBTFUL_BUMP:
-            # no ship went back: the board is judged again, and the move it shows taken
-            self._putback_asked = (asked.consequence, game, asked.count)
-            self._end_putback()
-            self._observe(observation)
-            return
+        self._putback_asked = (asked.consequence, game, asked.count)
+        self._end_putback()
         if asked.kind is _Request.BUMPS:
             # the board never showed one move's ships put back: ask which move it was
-            self._putback_asked = (asked.consequence, game, asked.count)
-            self._end_putback()
             self._ask(Verdict(Outcome.TIE, tied=asked.tied))
             return
-        verdict = self._judge(observation)
-        choice = self._putback_choice(verdict, observation) \
-            if verdict.outcome is Outcome.TIE else None
-        self._end_putback()
-        if choice is None or not quiet:
-            if verdict.outcome is Outcome.TIE:
-                self._putback_asked = (asked.consequence, game, asked.count)
-                self._ask(verdict)
-            else:
-                self._observe(observation)
-            return
-        color = game.active
-        if self._apply(*choice):
-            self.say(f"no ship was put back: {color}'s move is taken as "
-                     f"{choice[0].move} (die {choice[0].die}), checked once the cloud "
-                     f"uncovers {', '.join(choice[1])}")
-            self._check_board(observation)
+        # the board is judged again: a tie, or a bump still in doubt, is asked about
+        self._observe(observation)
 
     def _settle_putback(self, observation: BoardObservation) -> bool:
         """A stable board while the table is asked to put back the ships of one of several
@@ -1264,40 +1277,54 @@ class Controller:
         self.status.putback = False
 
     def _ask(self, verdict: Verdict) -> None:
-        """Ask the table which of the tied moves was made (one question, by die if it can)."""
+        """Ask the table which of the tied moves was made (one question, by die if it can;
+        whether it was made, for one move in doubt). "None of these" and "not yet" are
+        always among the answers; nothing is taken until the table answers."""
         game = self.game
         assert game is not None
         groups = verdict.tied
         if self.status.mode is Mode.ASK and {g.consequence for g in groups} == {
                 g.consequence for g in self._tied}:
             return  # the same question is pending
+        declined = self._not_yet
+        if declined is not None and declined == (game, len(game.journal),
+                                                 self._reading_state()):
+            return  # "not yet" for this very board: asked again once it changes
         self._tied = groups
         color = game.active
         dice = [g.dice for g in groups]
-        by_die = all(not (a & b) for i, a in enumerate(dice) for b in dice[i + 1:])
+        by_die = len(groups) > 1 and all(
+            not (a & b) for i, a in enumerate(dice) for b in dice[i + 1:])
         if by_die:
             groups = tuple(sorted(groups, key=lambda g: min(g.dice)))
             self._tied = groups
             dice = [g.dice for g in groups]
             options = tuple(_dice_text(ds) for ds in dice)
             text = f"{color}: did you roll {_either(options)}?"
+        elif len(groups) == 1:
+            options = (f"yes: {groups[0].best.describe()}",)
+            text = f"{color}: did you make {groups[0].best.describe()}?"
         else:
             options = tuple(str(g.best.move) for g in groups)
             text = f"{color}: which move did you make: {_either(options)}?"
         moves = tuple(tuple(sorted({str(c.move) for c in g.members})) for g in groups)
-        question = Question(text, options, tuple(dice) if by_die else tuple(
-            frozenset() for _ in groups), moves, color)
+        options = (*options, NONE_OF_THESE, NOT_YET)
+        question = Question(
+            text, options,
+            (*(tuple(dice) if by_die else tuple(frozenset() for _ in groups)),
+             frozenset(), frozenset()),
+            (*moves, (), ()), color)
         self.status.question = question
+        self._asked_s = self.clock.monotonic()
         with self._press_lock:
             self._presses = 0
         self._pressed.clear()
         self._answer = None
-        hint = "; ".join(f"{k} press{'es' if k > 1 else ''}: {o}"
-                         for k, o in enumerate(options, 1))
-        self._set(Mode.ASK, f"{text} ({hint})", Pattern.ASK)
+        self._set(Mode.ASK, f"{text} ({_press_hint(options)})", Pattern.ASK)
 
     def _answer_step(self) -> None:
-        """In mode ASK: take an answer from the page, or from presses once the button rests."""
+        """In mode ASK: take an answer from the page, or from presses once the button rests.
+        Unanswered, the question is said again every `REPEAT_S` while the game waits."""
         option = self._answer
         if option is None:
             with self._press_lock:
@@ -1307,21 +1334,51 @@ class Controller:
                     self._presses = 0
                     option = count
             self._pressed.clear()
+        question = self.status.question
         if option is None:
+            if question is not None and self.clock.monotonic() - self._asked_s >= REPEAT_S:
+                self._asked_s = self.clock.monotonic()
+                self.say(f"still waiting for an answer, the game is paused: {question.text} "
+                         f"({_press_hint(question.options)})")
             return
         self._answer = None
         groups = self._tied
-        if not 1 <= option <= len(groups):
-            self.say(f"there is no answer {option}: press 1 to {len(groups)} times")
+        game = self.game
+        assert game is not None
+        if not 1 <= option <= len(groups) + 2:
+            self.say(f"there is no answer {option}: press 1 to {len(groups) + 2} times")
             return
-        group = groups[option - 1]
         self._tied = ()
         self.status.question = None
-        self.say(f"answer {option}: {group.best.describe()}")
-        if not self._apply(group.best):
+        observation = self.last_observation
+        if option == len(groups) + 2:  # not yet: the move is not finished
+            self._not_yet = (game, len(game.journal), self._reading_state())
+            self.say(f"answer {option}: not yet")
+            self._set(Mode.READY, f"{game.active}: finish your move; the table asks again "
+                                  "when the board changes", Pattern.READY)
             return
-        if self.last_observation is not None:
-            self._check_board(self.last_observation)
+        if option == len(groups) + 1:  # none of these: nothing is taken
+            self.say(f"answer {option}: none of these; nothing is taken")
+            diff = difference(game, observation) if observation is not None else Difference()
+            self._show_fix(diff, f"{game.active}: none of these: set the board back as the "
+                                 f"game has it ({diff.describe() if diff else 'it is'}), "
+                                 "then make your move again")
+            return
+        group = groups[option - 1]
+        self.say(f"answer {option}: {group.best.describe()}")
+        # the places the move arrives at that the camera does not see well are checked
+        # once it does (the answer names the move; the board will show it)
+        provisional: tuple[str, ...] = ()
+        if observation is not None:
+            evidence = observation_evidence(game.board, observation)
+            provisional = tuple(
+                p for p in changed_places(contents(game), group.best.contents)
+                if group.best.contents.get(p)
+                and place_observability(evidence, p) < CONFIRM_OBSERVABILITY)
+        if not self._apply(group.best, provisional):
+            return
+        if observation is not None:
+            self._check_board(observation)
         else:
             self._settled()
 
@@ -2092,6 +2149,10 @@ def _dice_text(dice: frozenset[int]) -> str:
     if len(values) > 2 and values[-1] - values[0] == len(values) - 1:
         return f"{values[0]}-{values[-1]}"
     return _either(tuple(str(v) for v in values))
+
+
+def _press_hint(options: tuple[str, ...]) -> str:
+    return "; ".join(f"{k} press{'es' if k > 1 else ''}: {o}" for k, o in enumerate(options, 1))
 
 
 def _either(options: tuple[str, ...]) -> str:

@@ -138,8 +138,20 @@ def pass_die(game: Game) -> int | None:
     return None
 
 
-def explain(game: Game, diff: Difference) -> str:
-    """What is wrong with a board that no legal move explains, in words."""
+def explain(game: Game, diff: Difference, dice: frozenset[int] | None = None) -> str:
+    """What is wrong with a board that no legal move explains, in words; `dice`: the die
+    values the turn may have (the known die), which a move of another count is named
+    against."""
+    if dice and len(dice) == 1 and not diff.missing[1:] and not diff.extra[1:] \
+            and diff.missing and diff.extra:
+        (color, start), (color_to, end) = diff.missing[0], diff.extra[0]
+        steps = None if start is None or end is None or color != color_to \
+            else game.board.distance(start, end)
+        if color == game.active and steps is not None:
+            (die,) = dice
+            counted = f"{steps} space{'s' if steps != 1 else ''}"
+            return (f"{color}: {start} to {end} is {counted}; the die says {die}: put the "
+                    f"ship back on {start} and move {die}")
     return _why(game, diff)
 
 

@@ -26,13 +26,19 @@ class Mode(StrEnum):
     OVER = "over"  # the game has ended
 
 
+#: the answers every question offers after its moves
+NONE_OF_THESE = "none of these"
+NOT_YET = "not yet"
+
+
 @dataclass(frozen=True)
 class Question:
     """A question to the table: which of some moves was made.
 
     Option k (from 1) is answered with k presses of the spin button, or through
     `Controller.answer(k)`. `dice[k-1]` are the die values that option stands for
-    (empty if it is not a question of the die), `moves[k-1]` its moves (text).
+    (empty if it is not a question of the die), `moves[k-1]` its moves (text). The last
+    two options are always NONE_OF_THESE and NOT_YET (their dice and moves empty).
     """
 
     text: str

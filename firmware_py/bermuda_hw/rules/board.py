@@ -209,6 +209,25 @@ class Board:
     def is_port(self, space_id: str) -> bool:
         return space_id in self.ports
 
+    def distance(self, start: str, end: str) -> int | None:
+        """The fewest spaces a walk from `start` to `end` counts (a port is one space, and
+        a walk passes through no port); None if no walk gets there."""
+        seen = {start: 0}
+        frontier = [start]
+        while frontier:
+            following = []
+            for here in frontier:
+                if here == end:
+                    return seen[here]
+                if here != start and here in self.ports:
+                    continue  # a walk that reaches a port stops there
+                for there in sorted(self.adjacency[here]):
+                    if there not in seen:
+                        seen[there] = seen[here] + 1
+                        following.append(there)
+            frontier = following
+        return None
+
     def port_for(self, product: Product) -> Port:
         for port in self.ports.values():
             if port.product == product:

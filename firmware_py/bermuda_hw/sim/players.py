@@ -20,7 +20,7 @@ import random
 from collections import Counter
 from typing import Any
 
-from bermuda_hw.controller.status import ControllerView, Mode, Question
+from bermuda_hw.controller.status import NONE_OF_THESE, ControllerView, Mode, Question
 from bermuda_hw.errors import RulesError
 from bermuda_hw.geometry import heading_vector
 from bermuda_hw.rules.board import Board, Point
@@ -187,7 +187,12 @@ class SimulatedPlayers:
                 for _ in range(k):
                     self._press()
                 return
-        # none of the options is what was done: take the move back and make it again
+        # none of the options is what was done: say so, take the move back and make it again
+        if NONE_OF_THESE in question.options:
+            k = question.options.index(NONE_OF_THESE) + 1
+            self.actions.append(f"answer {k}: {NONE_OF_THESE}")
+            for _ in range(k):
+                self._press()
         for token, point in self._undo.items():
             self.world.place_ship(token, *point)
         self._undo = {}
