@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from bermuda_hw.backends.camera_config import parse_camera_config
 from bermuda_hw.backends.sim import SimBackend
+from bermuda_hw.camera_config import parse_camera_config
 from bermuda_hw.cli import main
 from bermuda_hw.config import Config, load_config
 from bermuda_hw.rigcheck.configfile import update_config_text
