@@ -98,9 +98,9 @@ def test_settled_values_written_to_the_config_reproduce_the_settled_look(
 
 
 def test_calibrate_camera_simulated_writes_the_values(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    table_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = tmp_path / "rig.toml"
+    path = table_dir / "rig.toml"
     path.write_text(SMALL)
     assert main(["calibrate", "camera", "--simulate", "--config", str(path), "--yes"]) == 0
     out = capsys.readouterr().out
