@@ -43,9 +43,10 @@ def classic_board() -> Board:
 @pytest.fixture
 def table_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A folder for a whole simulated table that a test runs itself (`bermuda-hw run
-    --simulate` in or out of process, `sim.session`, the benchmarks, the chaos campaign):
-    the run's temporary folders (tempfile's, and TMPDIR for its subprocesses) are made in it
-    too, where pytest keeps them after a failure."""
+    --simulate` in or out of process, `sim.session`, the benchmarks, the chaos campaign, a
+    `--simulate` command that moves the simulated rig or reads its camera end to end): the
+    run's temporary folders (tempfile's, and TMPDIR for its subprocesses) are made in it too,
+    where pytest keeps them after a failure."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     return tmp_path

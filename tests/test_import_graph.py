@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import pkgutil
+import re
 import shutil
 import subprocess
 import sys
@@ -45,7 +46,7 @@ def tree(tmp_path: Path) -> Path:
 def test_the_tree_keeps_every_contract() -> None:
     result = lint_imports(ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "Contracts: 5 kept, 0 broken." in result.stdout
+    assert re.search(r"Contracts: [1-9][0-9]* kept, 0 broken\.", result.stdout), result.stdout
 
 
 # (module, the lines added at its end, the contract they break, the import it reports)
