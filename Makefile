@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # On Raspberry Pi OS, picamera2 comes from apt (python3-picamera2): let the venv see it.
 SYSTEM_SITE := $(shell $(PYTHON) -c 'import picamera2' >/dev/null 2>&1 && echo --system-site-packages)
 
-.PHONY: test simulate bench chaos mutation lint typecheck clean install-pi apt
+.PHONY: test check layers simulate bench chaos mutation lint typecheck clean install-pi apt
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import ensurepip' >/dev/null 2>&1 || ./scripts/ensure-venv
@@ -21,11 +21,20 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/python -m mypy --strict firmware_py/bermuda_hw
 
+# the layers' contracts (pyproject.toml, [tool.importlinter]): who may import whom
+layers: $(STAMP)
+	$(BIN)/lint-imports --no-logo
+
+# the fast tier, between two edits: lint, types, layers and every test that builds no whole
+# simulated table and opens no browser (the markers follow the fixtures: tests/conftest.py)
+check: lint typecheck layers
+	$(BIN)/python -m pytest -n 2 -m "not table and not browser" --durations=15
+
 # Debian packages for the browser tests and the voice: chromium, espeak-ng
 apt:
 	@./scripts/ensure-apt
 
-test: lint typecheck apt
+test: lint typecheck layers apt
 	$(BIN)/python -m pytest -n 2 --durations=25
 
 # the whole simulated table (rig, camera, players, controller) in a fresh state dir (printed,
@@ -55,4 +64,4 @@ mutation: $(STAMP)
 	nice -n 19 $(BIN)/python scripts/mutation.py $(ARGS)
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache mutants
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache mutants .import_linter_cache .grimp_cache

@@ -109,8 +109,8 @@ def die_modes(asked: str | None) -> list[str | None]:
 
 def _loop_rate(frames: int = 60) -> float:
     """Frames per second of the daemon's reading loop: render, read, stabilise."""
-    from bermuda_hw.backends.camera_config import CameraConfig
     from bermuda_hw.backends.sim import SimBackend
+    from bermuda_hw.camera_config import CameraConfig
     from bermuda_hw.rules.game import Game
     from bermuda_hw.sim.world import World
     from bermuda_hw.vision import BoardReader, ObservationStream, StabilitySettings

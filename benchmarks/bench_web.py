@@ -91,8 +91,8 @@ class _Feeder:
     """Frames of the simulated camera, as the controller's camera view, in a thread."""
 
     def __init__(self, board: Any, config: Any) -> None:
-        from bermuda_hw.backends.camera_config import parse_camera_config
         from bermuda_hw.backends.sim import SimBackend
+        from bermuda_hw.camera_config import parse_camera_config
         from bermuda_hw.controller.daemon import CameraView
         from bermuda_hw.sim.world import World
         from bermuda_hw.vision.reader import BoardReader

@@ -28,7 +28,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bermuda_hw.backends.camera_config import parse_camera_config
+from bermuda_hw.camera_config import parse_camera_config
 from bermuda_hw.config import default_config_text, load_config
 from bermuda_hw.controller.journal import Journal
 from bermuda_hw.errors import BermudaError, ConfigError

@@ -11,7 +11,7 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_controller.p
 
 
 @pytest.mark.slow
-def test_bench_controller_smoke(capsys: pytest.CaptureFixture[str]) -> None:
+def test_bench_controller_smoke(capsys: pytest.CaptureFixture[str], table_dir: Path) -> None:
     spec = importlib.util.spec_from_file_location("bench_controller", BENCH)
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)

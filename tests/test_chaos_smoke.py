@@ -26,21 +26,21 @@ def test_power_cut_smoke() -> None:
     assert row.passed == row.cases == 30, row.notes
 
 
-def test_injected_fault_smoke() -> None:
+def test_injected_fault_smoke(table_dir: Path) -> None:
     row = campaign.inject_faults(1, seed=1, kinds=("read-only journal", "PCA9685 vanishes"))
     assert row.passed == row.cases == 2, row.notes
 
 
-def test_sigterm_smoke() -> None:
+def test_sigterm_smoke(table_dir: Path) -> None:
     row = campaign.sigterms(1, seed=3)
     assert row.passed == row.cases == 1, row.notes
 
 
-def test_kill_smoke() -> None:
+def test_kill_smoke(table_dir: Path) -> None:
     row = campaign.kill_games(1, seed=2, max_rounds=1, kills=1)
     assert row.passed == row.cases == 1, row.notes
 
 
-def test_clock_jump_smoke() -> None:
+def test_clock_jump_smoke(table_dir: Path) -> None:
     row = campaign.clock_jumps(1, seed=4)
     assert row.passed == row.cases == 1, row.notes

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bermuda_hw.backends.camera_config import CameraConfig, parse_camera_config
+from bermuda_hw.camera_config import CameraConfig, parse_camera_config
 from bermuda_hw.checked import describe, dotted
 from bermuda_hw.config import Config, default_config_text, parse_config
 from bermuda_hw.errors import BoardFileError, CalibrationError, ConfigError

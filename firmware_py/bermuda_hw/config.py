@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
-from bermuda_hw.backends.camera_config import CameraFile
+from bermuda_hw.camera_config import CameraFile
 from bermuda_hw.checked import (
     Flag,
     Integer,

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from bermuda_hw.backends.camera import ImageFolderSource, Picamera2Source, VideoCaptureSource
-from bermuda_hw.backends.camera_config import CameraConfig, parse_camera_config
 from bermuda_hw.backends.real import RealBackend
 from bermuda_hw.backends.sim import SimBackend
+from bermuda_hw.camera_config import CameraConfig, parse_camera_config
 from bermuda_hw.config import Config, load_config
 from bermuda_hw.errors import CameraError, ConfigError
 from bermuda_hw.rules.board import Board

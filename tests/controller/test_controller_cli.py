@@ -13,9 +13,9 @@ from bermuda_hw.sim.truth import TRUTH_FILE, TruthLog, compare_moves
 
 
 def test_run_simulate_then_game_show_and_new(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    table_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    state = str(tmp_path / "state")
+    state = str(table_dir / "state")
     code = main(["run", "--simulate", "--players", "2", "--seed", "3", "--state-dir", state,
                  "--max-rounds", "2"])
     out = capsys.readouterr().out
@@ -59,13 +59,13 @@ def test_run_refuses_a_foreign_state_file(
     assert (tmp_path / "bermuda.db").read_text() == "not a database"
 
 
-def test_sigterm_stops_the_daemon_cleanly(tmp_path: Path) -> None:
+def test_sigterm_stops_the_daemon_cleanly(table_dir: Path) -> None:
     import signal
     import subprocess
     import sys
     import time
 
-    state = tmp_path / "state"
+    state = table_dir / "state"
     process = subprocess.Popen(
         [sys.executable, "-c", "import sys; from bermuda_hw.cli import main; sys.exit(main())",
          "run", "--simulate", "--players", "2",

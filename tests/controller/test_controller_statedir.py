@@ -74,9 +74,9 @@ def test_the_lock_is_released_and_taken_again(tmp_path: Path) -> None:
 
 
 def test_run_simulate_never_defaults_to_the_production_state_dir(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    table_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    production = tmp_path / "production"
+    production = table_dir / "production"
     production.mkdir()
     monkeypatch.setenv("STATE_DIRECTORY", str(production))
     assert main(["run", "--simulate", "--players", "2", "--seed", "3", "--max-rounds", "1"]) == 0
@@ -144,11 +144,11 @@ def test_state_dir_values_that_are_refused(
 
 
 def test_run_says_that_a_journalled_game_resumes(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    table_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _journal_with_a_game(tmp_path)
+    _journal_with_a_game(table_dir)
     assert main(["run", "--simulate", "--players", "3", "--seed", "9", "--max-rounds", "1",
-                 "--state-dir", str(tmp_path)]) == 0
+                 "--state-dir", str(table_dir)]) == 0
     out = capsys.readouterr().out
     assert "resumes as it is" in out and "--players and --seed apply only to a new game" in out
 
@@ -258,8 +258,8 @@ def test_a_full_disk_is_a_fault_that_keeps_the_game_and_a_press_recovers(
     assert len(table.journal.current().entries) > committed
 
 
-def test_sigterm_while_homing_exits_0_saying_stopping(tmp_path: Path) -> None:
-    state = tmp_path / "state"
+def test_sigterm_while_homing_exits_0_saying_stopping(table_dir: Path) -> None:
+    state = table_dir / "state"
     process = subprocess.Popen(
         [sys.executable, "-c", CLI, "run", "--simulate", "--speed", "1", "--players", "2",
          "--seed", "1", "--state-dir", str(state)],

@@ -85,8 +85,8 @@ def test_two_players_seed_3_record_every_docking_as_made(
 
 
 def test_a_short_game_commits_the_true_moves_and_keeps_the_table_invariant(
-        board: Board, sim_config: Config, tmp_path: Path) -> None:
-    report = play_game(board, sim_config, tmp_path, players=2, seed=1, max_rounds=3)
+        board: Board, sim_config: Config, table_dir: Path) -> None:
+    report = play_game(board, sim_config, table_dir, players=2, seed=1, max_rounds=3)
     assert report.limited and not report.stalled
     assert report.moves >= 6
     assert all(c.truth is not None for c in report.checks)

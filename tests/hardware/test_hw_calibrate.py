@@ -62,12 +62,12 @@ def test_fits_recover_exact_mechanics_from_exact_sightings() -> None:
 
 
 def test_calibration_on_a_wrong_config_finds_the_rig_as_built(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    table_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (tmp_path / "true-rig.toml").write_text(TRUE_RIG)
-    path = tmp_path / "rig.toml"
+    (table_dir / "true-rig.toml").write_text(TRUE_RIG)
+    path = table_dir / "rig.toml"
     path.write_text(BELIEF)
-    truth = load_config(tmp_path / "true-rig.toml")
+    truth = load_config(table_dir / "true-rig.toml")
 
     assert main(["calibrate", "gantry", "--simulate", "--config", str(path), "--yes"]) == 0
     out = capsys.readouterr().out

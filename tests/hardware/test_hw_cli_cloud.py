@@ -10,7 +10,9 @@ import pytest
 from bermuda_hw.cli import main
 
 
-def test_cloud_spin_on_the_simulated_rig(capsys: pytest.CaptureFixture[str]) -> None:
+def test_cloud_spin_on_the_simulated_rig(
+    table_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["cloud", "--simulate", "--spin", "C 2 N"]) == 0
     out = capsys.readouterr().out
     assert "final pose: dot (4, 2), letter C, x 254.00 mm, y 166.00 mm" in out
@@ -19,7 +21,9 @@ def test_cloud_spin_on_the_simulated_rig(capsys: pytest.CaptureFixture[str]) -> 
     assert "cloud at x 254.00 mm, y 166.00 mm, heading 90.00 degrees; lost steps: 0" in out
 
 
-def test_cloud_json_with_the_top_level_simulate_flag(capsys: pytest.CaptureFixture[str]) -> None:
+def test_cloud_json_with_the_top_level_simulate_flag(
+    table_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["--simulate", "cloud", "--spin", "G West", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert result["pose"] == {"col": 0, "row": 4, "letter": "G", "x_mm": 78.0, "y_mm": 254.0}
@@ -47,13 +51,13 @@ def test_cloud_refuses_a_bad_spin(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_cloud_reports_the_measured_pose_and_fails_when_it_differs(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    table_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # the rig as built has its axes 7 mm further along the board than the configuration believes
-    (tmp_path / "true-rig.toml").write_text(
+    (table_dir / "true-rig.toml").write_text(
         "[gantry.x]\nmicrosteps = 4\nboard_offset_mm = 27.0\n"
         "[gantry.y]\nmicrosteps = 4\nboard_offset_mm = 27.0\n")
-    belief = tmp_path / "belief.toml"
+    belief = table_dir / "belief.toml"
     belief.write_text("[gantry.x]\nmicrosteps = 4\n[gantry.y]\nmicrosteps = 4\n"
                       "[sim]\nrig = \"true-rig.toml\"\n")
     assert main(["cloud", "--simulate", "--config", str(belief), "--spin", "C 2 N",

@@ -72,9 +72,9 @@ def test_an_injected_fault_fails_its_own_line(
 
 
 def test_the_command_prints_the_checklist_and_fails_on_a_fault(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    table_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = tmp_path / "rig.toml"
+    path = table_dir / "rig.toml"
     path.write_text(RIG + "missing_pca9685 = true\n")
     assert main(["selftest", "--simulate", "--config", str(path), "--timeout", "2"]) == 1
     out = capsys.readouterr().out
@@ -84,11 +84,11 @@ def test_the_command_prints_the_checklist_and_fails_on_a_fault(
 
 
 def test_the_simulated_rig_with_no_configuration_passes_every_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+    table_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`bermuda-hw selftest --simulate` on a fresh machine: the reference rig, e-stop and
     buzzer included, passes the whole checklist (nothing skipped)."""
-    monkeypatch.setattr("bermuda_hw.cli.selftest.DEFAULT_CONFIG_PATH", tmp_path / "none.toml")
+    monkeypatch.setattr("bermuda_hw.cli.selftest.DEFAULT_CONFIG_PATH", table_dir / "none.toml")
     assert main(["selftest", "--simulate", "--timeout", "2"]) == 0
     out = capsys.readouterr().out
     for name in LINES:

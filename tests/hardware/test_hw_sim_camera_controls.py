@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from bermuda_hw.backends.camera_config import parse_camera_config
 from bermuda_hw.backends.sim import SimBackend
+from bermuda_hw.camera_config import parse_camera_config
 from bermuda_hw.cli import main
 from bermuda_hw.config import Config, load_config
 from bermuda_hw.rigcheck.configfile import update_config_text
@@ -98,9 +98,9 @@ def test_settled_values_written_to_the_config_reproduce_the_settled_look(
 
 
 def test_calibrate_camera_simulated_writes_the_values(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    table_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = tmp_path / "rig.toml"
+    path = table_dir / "rig.toml"
     path.write_text(SMALL)
     assert main(["calibrate", "camera", "--simulate", "--config", str(path), "--yes"]) == 0
     out = capsys.readouterr().out

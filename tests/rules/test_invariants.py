@@ -12,8 +12,8 @@ from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.cards import ALL_CARDS_USD, BONUS_CARD_USD, BONUS_CARDS, PRODUCT_CARDS_USD
 from bermuda_hw.rules.cloud import CloudPose, Spinner, plan_spin, swept_ships
 from bermuda_hw.rules.cover import STAND_TOLERANCE_MM
-from bermuda_hw.rules.events import Bumped, Docked, Event, Swept
-from bermuda_hw.rules.game import EndReason, Game, GameOptions, Phase, ShipStatus
+from bermuda_hw.rules.events import Bumped, Docked, EndReason, Event, Swept
+from bermuda_hw.rules.game import Game, GameOptions, Phase, ShipStatus
 from bermuda_hw.rules.play import random_chooser
 from bermuda_hw.rules.record import from_json, replay, to_json
 from bermuda_hw.rules.record import record as game_record

@@ -24,6 +24,7 @@ from bermuda_hw.rules.events import (
     CloudMoved,
     CloudRemoved,
     Docked,
+    EndReason,
     GameOver,
     Moved,
     Passed,
@@ -32,7 +33,6 @@ from bermuda_hw.rules.events import (
     Swept,
 )
 from bermuda_hw.rules.game import (
-    EndReason,
     Game,
     GameOptions,
     Phase,

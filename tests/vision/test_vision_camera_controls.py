@@ -11,7 +11,7 @@ import pytest
 from pytest_mock import MockerFixture
 
 from bermuda_hw.backends.camera import Picamera2Source
-from bermuda_hw.backends.camera_config import parse_camera_config
+from bermuda_hw.camera_config import parse_camera_config
 from bermuda_hw.errors import ConfigError
 
 

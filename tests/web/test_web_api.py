@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from bermuda_hw.cli import main
-from bermuda_hw.cli.board import board_to_json
 from bermuda_hw.controller.snapshot import game_json
 from bermuda_hw.controller.status import Mode
+from bermuda_hw.rules.boardfile import board_to_json
 from bermuda_hw.rules.record import replay, to_dict
 from bermuda_hw.web.pairing import DAEMON_FILE, TOKEN_FILE, running_daemon
 

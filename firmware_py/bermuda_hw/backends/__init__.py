@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from bermuda_hw.backends.camera import CameraSource
-    from bermuda_hw.backends.camera_config import CameraConfig
+    from bermuda_hw.camera_config import CameraConfig
     from bermuda_hw.clock import Clock
     from bermuda_hw.config import Config
     from bermuda_hw.rules.board import Board

@@ -14,7 +14,7 @@ from bermuda_hw.errors import BermudaError, HardwareError
 
 if TYPE_CHECKING:
     from bermuda_hw.backends.camera import CameraSource
-    from bermuda_hw.backends.camera_config import CameraConfig
+    from bermuda_hw.camera_config import CameraConfig
     from bermuda_hw.config import BackendConfig, Config
     from bermuda_hw.rules.board import Board
 
@@ -125,7 +125,7 @@ class RealBackend(Backend):
         from pathlib import Path
 
         from bermuda_hw.backends import camera as sources
-        from bermuda_hw.backends.camera_config import parse_camera_config
+        from bermuda_hw.camera_config import parse_camera_config
 
         if camera is None:
             camera = parse_camera_config(self.config.camera, self.config.source)

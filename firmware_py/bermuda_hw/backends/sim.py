@@ -13,7 +13,7 @@ from bermuda_hw.sim.rig import ObservedPin, SimRig, make_mock_factory
 from bermuda_hw.sim.world import World
 
 if TYPE_CHECKING:
-    from bermuda_hw.backends.camera_config import CameraConfig
+    from bermuda_hw.camera_config import CameraConfig
     from bermuda_hw.config import Config
     from bermuda_hw.rules.board import Board
     from bermuda_hw.sim.camera import SimulatedCamera
@@ -79,7 +79,7 @@ class SimBackend(Backend):
 
         The world learns the board (for the cloud's magnets) if it was made without one.
         """
-        from bermuda_hw.backends.camera_config import parse_camera_config
+        from bermuda_hw.camera_config import parse_camera_config
         from bermuda_hw.sim.camera import SimulatedCamera
         from bermuda_hw.sim.render import CameraModel
         from bermuda_hw.sim.scene import WorldScene

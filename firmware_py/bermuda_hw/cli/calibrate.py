@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from bermuda_hw.backends import create_backend
-from bermuda_hw.backends.camera_config import parse_camera_config
+from bermuda_hw.camera_config import parse_camera_config
 from bermuda_hw.cli.selftest import add_rig_arguments, config_path, make_owner
 from bermuda_hw.config import load_config
 from bermuda_hw.errors import ConfigError

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bermuda_hw.backends import create_backend
-from bermuda_hw.backends.camera_config import CameraConfig, parse_camera_config
+from bermuda_hw.camera_config import CameraConfig, parse_camera_config
 from bermuda_hw.cli.options import number, whole
 from bermuda_hw.cli.play import _players
 from bermuda_hw.clock import Clock

@@ -63,8 +63,7 @@ from bermuda_hw.rules.candidates import (
     contents,
 )
 from bermuda_hw.rules.game import Game, Phase
-from bermuda_hw.vision.evidence import BoardEvidence
-from bermuda_hw.vision.types import BoardObservation, ShipReading
+from bermuda_hw.vision.types import BoardEvidence, BoardObservation, ShipReading
 
 #: How much better (in log-likelihood) the accepted group must explain the board than
 #: "no change" and than any group with another consequence: about half a place.

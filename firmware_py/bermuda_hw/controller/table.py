@@ -19,7 +19,7 @@ from bermuda_hw.vision.stability import StabilitySettings
 if TYPE_CHECKING:
     from bermuda_hw.backends import Backend
     from bermuda_hw.backends.camera import CameraSource
-    from bermuda_hw.backends.camera_config import CameraConfig
+    from bermuda_hw.camera_config import CameraConfig
     from bermuda_hw.config import Config
     from bermuda_hw.controller.journal import Journal
     from bermuda_hw.rules.board import Board

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
+from bermuda_hw.rules.events import EndReason, Outcome
 from bermuda_hw.rules.game import (
-    EndReason,
     Game,
     GameOptions,
-    Outcome,
     Phase,
     ShipState,
     ShipStatus,

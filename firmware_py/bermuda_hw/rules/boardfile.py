@@ -388,3 +388,80 @@ def _check_reachable(ports: Mapping[str, Port], links: Mapping[str, set[str]], f
             raise fail("paths", f"{what} {sid!r} cannot be reached from {home!r}")
 
 
+# --- the JSON document ------------------------------------------------------------------------
+
+
+def board_to_json(board: Board) -> dict[str, Any]:
+    """The board as the stable JSON document that `board show --json` prints."""
+    grid = board.grid
+    return {
+        "name": board.name,
+        "source": board.source,
+        "board": {"width_mm": board.width_mm, "height_mm": board.height_mm},
+        "spaces": [
+            {
+                "id": s.id,
+                "kind": s.kind,
+                "x_mm": s.x_mm,
+                "y_mm": s.y_mm,
+                "heading_deg": s.heading_deg,
+                "neighbours": sorted(board.adjacency[s.id]),
+            }
+            for s in board.spaces.values()
+        ],
+        "ports": [
+            {
+                "id": p.id,
+                "product": p.product,
+                "x_mm": p.x_mm,
+                "y_mm": p.y_mm,
+                "berths": [{"x_mm": x, "y_mm": y} for x, y in p.berths],
+            }
+            for p in board.ports.values()
+        ],
+        "grid": {
+            "cols": grid.cols,
+            "rows": grid.rows,
+            "pitch_mm": grid.pitch_mm,
+            "centre": {"col": grid.centre[0], "row": grid.centre[1]},
+            "dots": [
+                {
+                    "col": col,
+                    "row": row,
+                    "x_mm": grid.dot_mm(col, row)[0],
+                    "y_mm": grid.dot_mm(col, row)[1],
+                    "centre": (col, row) == grid.centre,
+                    "outside": grid.is_outside(col, row),
+                }
+                for col, row in grid.dots()
+            ],
+        },
+        "markers": {
+            "dictionary": board.markers.dictionary,
+            "corners": [
+                {"id": m.id, "x_mm": m.x_mm, "y_mm": m.y_mm, "size_mm": m.size_mm}
+                for m in board.markers.corners
+            ],
+            # The cloud's marker moves with the cloud: its centre at the start pose.
+            "cloud": {
+                "id": board.markers.cloud_id,
+                "x_mm": grid.dot_mm(*grid.centre)[0],
+                "y_mm": grid.dot_mm(*grid.centre)[1],
+                "size_mm": board.markers.cloud_size_mm,
+            },
+        },
+        "cloud": {
+            "footprint_radius_mm": board.cloud.footprint_radius_mm,
+            "capture_radius_mm": board.cloud.capture_radius_mm,
+            "magnets": [
+                {"radius_mm": m.radius_mm, "angle_deg": m.angle_deg} for m in board.cloud.magnets
+            ],
+            "letter_angles_deg": list(board.cloud.letter_angles_deg),
+        },
+        "spinner": {
+            "letters": list(board.spinner.letters),
+            "numbers": list(board.spinner.numbers),
+            "directions": list(board.spinner.directions),
+        },
+        "ship_colors": list(board.ship_colors),
+    }

@@ -2,19 +2,44 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
 
 from bermuda_hw.rules.cloud import CloudPose, Spin
 from bermuda_hw.rules.moves import Move
-
-if TYPE_CHECKING:
-    from bermuda_hw.rules.game import Outcome
 
 
 def usd(value_usd: int) -> str:
     """A dollar amount as printed on the cards: $20,000."""
     return f"${value_usd:,}"
+
+
+class EndReason(StrEnum):
+    TARGET = "target"  # ruling 16: a player's cards reached the target
+    FLEET_LOST = "fleet-lost"  # ruling 17: a player has no ships left
+    CARDS_GONE = "cards-gone"  # ruling 18: every card has been taken
+
+
+_REASON_TEXT = {
+    EndReason.TARGET: "reached the target",
+    EndReason.FLEET_LOST: "a player lost every ship",
+    EndReason.CARDS_GONE: "every card has been taken",
+}
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How the game ended: the winners (seat order), every total and the reason."""
+
+    reason: EndReason
+    winners: tuple[str, ...]
+    totals: Mapping[str, int] = field(hash=False)
+
+    def __str__(self) -> str:
+        who = " and ".join(self.winners)
+        verb = "wins" if len(self.winners) == 1 else "share the win"
+        return f"{who} {verb} ({_REASON_TEXT[self.reason]})"
 
 
 @dataclass(frozen=True, slots=True)

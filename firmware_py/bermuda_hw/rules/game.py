@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple, TypeVar
 
@@ -51,9 +51,11 @@ from bermuda_hw.rules.events import (
     CloudMoved,
     CloudRemoved,
     Docked,
+    EndReason,
     Event,
     GameOver,
     Moved,
+    Outcome,
     Passed,
     PileEmpty,
     Spun,
@@ -88,19 +90,6 @@ class Phase(StrEnum):
     OVER = "over"  # the game has ended
 
 
-class EndReason(StrEnum):
-    TARGET = "target"  # ruling 16: a player's cards reached the target
-    FLEET_LOST = "fleet-lost"  # ruling 17: a player has no ships left
-    CARDS_GONE = "cards-gone"  # ruling 18: every card has been taken
-
-
-_REASON_TEXT = {
-    EndReason.TARGET: "reached the target",
-    EndReason.FLEET_LOST: "a player lost every ship",
-    EndReason.CARDS_GONE: "every card has been taken",
-}
-
-
 @dataclass(frozen=True)
 class GameOptions:
     """House rules and other choices made at setup."""
@@ -125,20 +114,6 @@ class GameOptions:
             raise RulesError(f"target_usd must be positive, not {self.target_usd}")
         if self.die not in DIE_MODES:
             raise RulesError(f"die must be one of {', '.join(DIE_MODES)}, not {self.die!r}")
-
-
-@dataclass(frozen=True)
-class Outcome:
-    """How the game ended: the winners (seat order), every total and the reason."""
-
-    reason: EndReason
-    winners: tuple[str, ...]
-    totals: Mapping[str, int] = field(hash=False)
-
-    def __str__(self) -> str:
-        who = " and ".join(self.winners)
-        verb = "wins" if len(self.winners) == 1 else "share the win"
-        return f"{who} {verb} ({_REASON_TEXT[self.reason]})"
 
 
 @dataclass(frozen=True)

@@ -31,11 +31,10 @@ from bermuda_hw.errors import StateError
 from bermuda_hw.rules.board import LETTERS, Board
 from bermuda_hw.rules.cards import CARD_PRODUCTS
 from bermuda_hw.rules.cloud import CloudPose, Spin, letter_index
+from bermuda_hw.rules.events import EndReason, Outcome
 from bermuda_hw.rules.game import (
-    EndReason,
     Game,
     GameOptions,
-    Outcome,
     Phase,
     Position,
     ShipStatus,

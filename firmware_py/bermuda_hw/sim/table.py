@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
-from bermuda_hw.backends.camera_config import parse_camera_config
 from bermuda_hw.backends.sim import SimBackend
+from bermuda_hw.camera_config import parse_camera_config
 from bermuda_hw.config import Config
 from bermuda_hw.controller.journal import Journal
 from bermuda_hw.controller.status import Mode

@@ -36,12 +36,12 @@ from pydantic import Field, field_validator
 
 from bermuda_hw.checked import Name, Number, Strict, check, dotted, parse_toml, read_toml
 from bermuda_hw.errors import CalibrationError
+from bermuda_hw.vision.lighting import Lab
 
 if TYPE_CHECKING:
     from bermuda_hw.vision.background import BoardBackground
 
 LIGHTNESS_WEIGHT = 0.35
-Lab = tuple[float, float, float]
 
 
 @dataclass(frozen=True)

@@ -16,11 +16,11 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from bermuda_hw.vision.colors import Lab
 from bermuda_hw.vision.layout import BoardLayout
 
 Image = npt.NDArray[np.uint8]
 Floats = npt.NDArray[np.float32]
+Lab = tuple[float, float, float]
 
 BLOCK_MM = 8.0
 WHITE_TARGET = 240.0

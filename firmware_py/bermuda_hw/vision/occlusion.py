@@ -23,9 +23,9 @@ import numpy as np
 import numpy.typing as npt
 
 from bermuda_hw.vision.background import BackgroundComparison
-from bermuda_hw.vision.colors import LIGHTNESS_WEIGHT, Lab
+from bermuda_hw.vision.colors import LIGHTNESS_WEIGHT
 from bermuda_hw.vision.layout import BoardLayout
-from bermuda_hw.vision.lighting import to_lab
+from bermuda_hw.vision.lighting import Lab, to_lab
 from bermuda_hw.vision.ships import FAR_LAND, FAR_SEA, GLARE_CHROMA, glare_lightness
 
 Floats = npt.NDArray[np.float32]

@@ -19,9 +19,9 @@ import numpy as np
 import numpy.typing as npt
 
 from bermuda_hw.vision.background import BackgroundComparison, veto_board_colours
-from bermuda_hw.vision.colors import LIGHTNESS_WEIGHT, ColorCalibration, Lab
+from bermuda_hw.vision.colors import LIGHTNESS_WEIGHT, ColorCalibration
 from bermuda_hw.vision.layout import BoardLayout
-from bermuda_hw.vision.lighting import Normalised, to_lab
+from bermuda_hw.vision.lighting import Lab, Normalised, to_lab
 from bermuda_hw.vision.types import ShipReading
 
 Floats = npt.NDArray[np.float32]

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from bermuda_hw.vision.evidence import BoardEvidence, combine
-from bermuda_hw.vision.types import BoardObservation, FrameReading, ShipReading
+from bermuda_hw.vision.evidence import combine
+from bermuda_hw.vision.types import BoardEvidence, BoardObservation, FrameReading, ShipReading
 
 
 @dataclass(frozen=True)

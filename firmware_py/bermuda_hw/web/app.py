@@ -29,9 +29,9 @@ from starlette.responses import (
 )
 from starlette.routing import Route
 
-from bermuda_hw.cli.board import board_to_json
 from bermuda_hw.controller.commands import ActionRefused
 from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.boardfile import board_to_json
 from bermuda_hw.web.camera import CameraEncoder, fix_places
 from bermuda_hw.web.hub import Hub
 from bermuda_hw.web.pairing import token_matches

@@ -1,0 +1,57 @@
+"""The suite's tiers: a test is marked `table` or `browser` from the fixtures it uses
+(tests/conftest.py), so `make check` leaves out exactly the tests that build a whole
+simulated table or open a browser."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# pytest's own collection of some files, printing each test's markers
+COLLECT = """
+import json, sys
+import pytest
+
+class Markers:
+    def pytest_collection_finish(self, session):
+        print(json.dumps({item.nodeid: sorted({m.name for m in item.iter_markers()})
+                          for item in session.items}))
+
+sys.exit(pytest.main(["--collect-only", "-q", "-p", "no:xdist", "-p", "no:cacheprovider",
+                      *sys.argv[1:]], plugins=[Markers()]))
+"""
+
+
+def markers(*files: str) -> dict[str, set[str]]:
+    result = subprocess.run([sys.executable, "-c", COLLECT, *files], cwd=ROOT,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    line = next(x for x in result.stdout.splitlines() if x.startswith("{"))
+    return {node: set(marks) for node, marks in json.loads(line).items()}
+
+
+def test_the_markers_follow_the_fixtures() -> None:
+    table_file = "tests/controller/test_controller_table.py"  # make_table
+    truth = "tests/controller/test_controller_truth.py"  # whole_game, table_dir, neither
+    browser_file = "tests/web/test_web_browser.py"  # browser, and serve (a table)
+    plain = "tests/controller/test_controller_identify.py"  # no table
+    marks = markers(table_file, truth, browser_file, plain)
+
+    def of(file: str) -> list[set[str]]:
+        found = [m for node, m in marks.items() if node.startswith(file + "::")]
+        assert found, file
+        return found
+
+    assert all("table" in m for m in of(table_file))
+    assert all({"table", "browser"} <= m for m in of(browser_file))
+    assert all(not {"table", "browser"} & m for m in of(plain))
+    assert "table" in marks[f"{truth}::test_the_table_invariant_holds_through_a_whole_game"]
+    assert "table" in marks[
+        f"{truth}::test_a_short_game_commits_the_true_moves_and_keeps_the_table_invariant"]
+    # a rendered frame, no table: the fast tier
+    assert not {"table", "browser"} & marks[
+        f"{truth}::test_a_fault_flips_or_drops_one_visible_ship_in_the_rendered_frame"]
