@@ -11,8 +11,7 @@ import numpy as np
 
 from bermuda_hw.controller.referee import places_of
 from bermuda_hw.rules.board import Board
-from bermuda_hw.vision.evidence import BoardEvidence
-from bermuda_hw.vision.types import BoardObservation, ShipReading
+from bermuda_hw.vision.types import BoardEvidence, BoardObservation, ShipReading
 
 PRESENT = (0.17, 0.60)
 ABSENT = (0.0, 0.016)

@@ -46,8 +46,7 @@ from bermuda_hw.rules.candidates import (
 )
 from bermuda_hw.rules.game import Game, Phase
 from bermuda_hw.rules.moves import MAX_DIE
-from bermuda_hw.vision.evidence import BoardEvidence
-from bermuda_hw.vision.types import BoardObservation
+from bermuda_hw.vision.types import BoardEvidence, BoardObservation
 
 #: A consequence is committed when its posterior reaches 1 - ALPHA: one wrong move in a
 #: thousand decided ones if the model's numbers were exact. A game has 60-80 moves, so the
