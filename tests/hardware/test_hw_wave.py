@@ -1,0 +1,309 @@
+"""The service's own lgpio pin factory: one lgpio call per STEP edge, and the wave executor
+whose edges lgpio's tx thread times, checked against the plan on the lgpio stand-in."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bermuda_hw.backends.real import RealBackend, _lgpio_factory
+from bermuda_hw.config import Config
+from bermuda_hw.devices.stepper import MotorEnable, StepperAxis
+from bermuda_hw.errors import MotionError
+from bermuda_hw.motion.mover import CloudMover, default_executor
+from bermuda_hw.motion.stepstream import StepStream
+from bermuda_hw.motion.wave import (
+    LgpioWaveExecutor,
+    lgpio_wave_executor,
+    wave_or_stream,
+    wave_pulses,
+)
+from bermuda_hw.planning.kinematics import GantryKinematics
+from bermuda_hw.planning.profile import TrapezoidProfile
+from bermuda_hw.planning.steps import Limits, StepPlan, plan_line
+from bermuda_hw.rules.board import Board
+from bermuda_hw.sim.lgpio_standin import PI4B_REVISION, StandInLgpio
+
+PULSE_US = 2
+
+
+@pytest.fixture
+def service_factory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+                    ) -> Iterator[tuple[Any, StandInLgpio]]:
+    """The real backend's own lgpio pin factory, over the lgpio stand-in, as on a Pi 4."""
+    module = StandInLgpio()
+    monkeypatch.setitem(sys.modules, "lgpio", module)
+    monkeypatch.delitem(sys.modules, "gpiozero.pins.lgpio", raising=False)
+    monkeypatch.setattr("gpiozero.pins.local.get_pi_revision", lambda: PI4B_REVISION)
+    monkeypatch.setenv("LG_WD", str(tmp_path))
+    factory = _lgpio_factory(0)
+    try:
+        yield factory, module
+    finally:
+        factory.close()
+        sys.modules.pop("gpiozero.pins.lgpio", None)
+
+
+@pytest.fixture
+def rig(service_factory: tuple[Any, StandInLgpio], config: Config
+        ) -> Iterator[tuple[list[StepperAxis], MotorEnable, StandInLgpio]]:
+    factory, module = service_factory
+    g = config.gantry
+    enable = MotorEnable(g.enable_pin, active_high=g.enable_active_high, pin_factory=factory)
+    axes = [StepperAxis(a, pin_factory=factory) for a in g.axes]
+    try:
+        yield axes, enable, module
+    finally:
+        for axis in axes:
+            axis.close()
+        enable.close()
+
+
+def _executor(rig: tuple[list[StepperAxis], MotorEnable, StandInLgpio],
+              estop: threading.Event | None = None) -> LgpioWaveExecutor:
+    from bermuda_hw.clock import WallClock
+
+    axes, enable, _ = rig
+    executor = lgpio_wave_executor(axes, enable, WallClock(), PULSE_US * 1e-6,
+                                   estop or threading.Event(), 0)
+    assert isinstance(executor, LgpioWaveExecutor)
+    return executor
+
+
+def test_the_service_factory_writes_a_step_edge_in_one_lgpio_call(
+    rig: tuple[list[StepperAxis], MotorEnable, StandInLgpio],
+) -> None:
+    axes, _, lgpio = rig
+    assert type(axes[0].step_pin).__name__ != "LGPIOPin"  # the backend's own subclass
+    lgpio.reset_counts()
+    for _ in range(10):
+        axes[0].write_step(True)
+        axes[0].write_step(False)
+    assert dict(lgpio.calls) == {"gpio_write": 20}
+    assert lgpio.writes == [(axes[0].config.step_pin, level) for level in (1, 0) * 10]
+
+
+def _plan(config: Config, start: tuple[int, int], end: tuple[int, int]) -> StepPlan:
+    kin = GantryKinematics.from_config(config.gantry)
+    return plan_line(kin, start, end, Limits(60.0, 2000.0))
+
+
+def _rises(waves: list[tuple[int, list[tuple[int, int, int]]]], lines: list[int]
+           ) -> dict[int, list[int]]:
+    """The rising edges the queued pulses ask for, per line, in us from the plan's start."""
+    rises: dict[int, list[int]] = {line: [] for line in lines}
+    plan_waves = waves[1:]  # the first wave is the one-pulse marker of plan time 0
+    assert waves[0][1] == [(0, 0, 1)]
+    t_us = 0
+    for _, pulses in plan_waves:
+        for bits, mask, delay_us in pulses:
+            for bit, line in enumerate(lines):
+                if mask >> bit & 1 and bits >> bit & 1:
+                    rises[line].append(t_us)
+            t_us += delay_us
+    return rises
+
+
+def test_queued_pulses_match_the_planned_step_times(
+    rig: tuple[list[StepperAxis], MotorEnable, StandInLgpio], config: Config,
+) -> None:
+    axes, enable, lgpio = rig
+    executor = _executor(rig)
+    try:
+        plan = _plan(config, (900, 900), (300, 1300))  # x toward home, y away: 0.4 s
+        enable.enable()
+        lgpio.reset_counts()
+        result = executor.execute(plan)
+        assert result.reason == "done" and result.steps_done == plan.step_count
+        assert result.moved == [-600, 400]
+        lines = [axis.config.step_pin for axis in axes]
+        rises = _rises(lgpio.waves, lines)
+        for index, line in enumerate(lines):
+            planned_us = plan.axis_times(index) * 1e6
+            assert len(rises[line]) == planned_us.size
+            assert np.abs(np.array(rises[line]) - planned_us).max() <= 0.5
+        # what lgpio's tx thread plays: every edge at its time from the wave's start
+        start = lgpio.tx_start_s[0] + 1e-6  # after the marker's 1 us
+        for index, line in enumerate(lines):
+            played = [(t, level) for t, g, level in lgpio.played if g == line]
+            up = np.array([t for t, level in played if level]) - start
+            down = np.array([t for t, level in played if not level]) - start
+            assert np.abs(up - plan.axis_times(index)).max() < 1e-6
+            assert np.abs(down - up - PULSE_US * 1e-6).max() < 1e-6
+        # DIR set before the wave, as the plan's directions ask
+        for axis, sign in zip(axes, (-1, 1), strict=True):
+            want = (sign > 0) != axis.config.invert_dir
+            assert lgpio.levels[axis.config.dir_pin] == int(want)
+        # the reported edges are the plan's, from the moment the tx thread took it up
+        assert abs(result.start_s - start) < 0.01
+        assert np.allclose(np.array(result.edge_times_s) - result.start_s, plan.times_s)
+        assert result.edge_axes == plan.axes.tolist()
+    finally:
+        executor.close()
+    # the STEP lines are gpiozero's outputs again, low
+    for axis in axes:
+        assert lgpio.modes[axis.config.step_pin] & 2 and lgpio.levels[axis.config.step_pin] == 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 1), st.integers(5, 4000)), min_size=1, max_size=60))
+def test_wave_pulses_raise_and_lower_each_line_at_its_time(
+    steps: list[tuple[int, int]],
+) -> None:
+    # per axis, a step every `gap` us (longer than the pulse); both axes merged in time
+    clocks = [0, 0]
+    times: list[float] = []
+    axes: list[int] = []
+    for axis, gap in steps:
+        clocks[axis] += gap
+        times.append(clocks[axis] * 1e-6)
+        axes.append(axis)
+    order = np.argsort(times, kind="stable")
+    profile = TrapezoidProfile.plan(1.0, 1.0, 1.0)
+    plan = StepPlan((0, 0), (0, 0), profile, np.array(times)[order],
+                    np.array(axes, dtype=np.int8)[order],
+                    np.ones(len(times), dtype=np.int8))
+    pulses = wave_pulses(plan, PULSE_US)
+    assert pulses.times_us[0] == 0 and np.all(np.diff(pulses.times_us) > 0)
+    assert np.all(pulses.bits & ~pulses.masks == 0)
+    for axis in (0, 1):
+        bit = 1 << axis
+        touched = pulses.masks & bit != 0
+        ups = pulses.times_us[touched & (pulses.bits & bit != 0)]
+        downs = pulses.times_us[touched & (pulses.bits & bit == 0)]
+        planned = np.rint(plan.axis_times(axis) * 1e6)
+        assert np.array_equal(ups, planned) and np.array_equal(downs, planned + PULSE_US)
+    assert int(pulses.delays_us.sum()) == int(pulses.times_us[-1])
+
+
+def test_steps_closer_than_the_pulse_are_refused(config: Config) -> None:
+    profile = TrapezoidProfile.plan(1.0, 1.0, 1.0)
+    plan = StepPlan((0, 0), (2, 0), profile, np.array([1e-3, 1e-3 + 2e-6]),
+                    np.zeros(2, dtype=np.int8), np.ones(2, dtype=np.int8))
+    with pytest.raises(MotionError, match="not longer than the 2 us STEP pulse"):
+        wave_pulses(plan, PULSE_US)
+
+
+def test_the_e_stop_cancels_the_queue_and_disables_at_once(
+    rig: tuple[list[StepperAxis], MotorEnable, StandInLgpio], config: Config,
+) -> None:
+    axes, enable, lgpio = rig
+    estop = threading.Event()
+    executor = _executor(rig, estop)
+    try:
+        plan = _plan(config, (0, 0), (6000, 0))  # about 1.4 s
+        enable.enable()
+        out: list[Any] = []
+        runner = threading.Thread(target=lambda: out.append(executor.execute(plan)))
+        runner.start()
+        time.sleep(0.3)
+        pressed = time.monotonic()
+        estop.set()
+        runner.join(5.0)
+        result = out[0]
+        assert result.reason == "estop" and not enable.is_enabled
+        assert 0 < result.steps_done < plan.step_count
+        line = axes[0].config.step_pin
+        last_edge = max(t for t, g, level in lgpio.played if g == line and level)
+        assert last_edge < pressed + 0.05  # the queue was cancelled, not played out
+        assert lgpio.tx_busy(lgpio, line, lgpio.TX_WAVE) == 0
+        assert lgpio.levels[line] == 0
+        # the steps reported as made are those played
+        played = sum(1 for _, g, level in lgpio.played if g == line and level)
+        assert abs(played - result.steps_done) <= 2
+    finally:
+        executor.close()
+
+
+def test_a_stop_condition_cancels_the_rest_of_the_plan(
+    rig: tuple[list[StepperAxis], MotorEnable, StandInLgpio], config: Config,
+) -> None:
+    axes, enable, lgpio = rig
+    executor = _executor(rig)
+    try:
+        plan = _plan(config, (0, 0), (0, 6000))
+        enable.enable()
+        seen: list[float] = []
+
+        def endstop() -> bool:
+            if len(seen) < 50:
+                seen.append(time.monotonic())
+                return False
+            seen.append(time.monotonic())
+            return True
+
+        result = executor.execute(plan, endstop)
+        assert result.reason == "condition"
+        line = axes[1].config.step_pin
+        edges = [t for t, g, level in lgpio.played if g == line and level]
+        assert 0 < len(edges) < plan.step_count
+        assert max(edges) <= seen[-1] + 1e-3  # nothing played after the stop
+        assert lgpio.tx_busy(lgpio, line, lgpio.TX_WAVE) == 0
+    finally:
+        executor.close()
+
+
+def test_a_queue_that_runs_dry_ends_the_move_as_late(
+    rig: tuple[list[StepperAxis], MotorEnable, StandInLgpio], config: Config,
+) -> None:
+    axes, enable, lgpio = rig
+    executor = _executor(rig)
+    try:
+        plan = _plan(config, (0, 0), (3000, 0))
+        enable.enable()
+        calls = [0]
+
+        def starved() -> bool:  # Python kept from running for 0.3 s
+            calls[0] += 1
+            if calls[0] == 20:
+                time.sleep(0.3)
+            return False
+
+        result = executor.execute(plan, starved)
+        assert result.reason == "late" and 0 < result.steps_done < plan.step_count
+        line = axes[0].config.step_pin
+        played = sum(1 for _, g, level in lgpio.played if g == line and level)
+        assert played == result.steps_done  # every queued step was made, and no more
+    finally:
+        executor.close()
+
+
+def test_the_chooser_takes_the_wave_queue_where_there_is_one(
+    rig: tuple[list[StepperAxis], MotorEnable, StandInLgpio], config: Config,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from bermuda_hw.clock import WallClock
+
+    axes, enable, _ = rig
+    assert default_executor(RealBackend(config)) is wave_or_stream
+    chosen = wave_or_stream(axes, enable, WallClock(), 2e-6, threading.Event(), 0)
+    try:
+        assert isinstance(chosen, LgpioWaveExecutor)
+    finally:
+        chosen.close()
+    monkeypatch.delattr(StandInLgpio, "tx_wave")  # an lgpio without wave functions
+    chosen = wave_or_stream(axes, enable, WallClock(), 2e-6, threading.Event(), 0)
+    try:
+        assert isinstance(chosen, StepStream)
+    finally:
+        chosen.close()
+
+
+def test_the_simulated_rig_keeps_the_python_step_thread(
+    make_backend: Any, board: Board,
+) -> None:
+    backend = make_backend()
+    mover = CloudMover(backend.config, backend, board)
+    try:
+        assert isinstance(mover.stream, StepStream)
+    finally:
+        mover.close()
