@@ -33,6 +33,12 @@ def register(subparsers: Any) -> None:
     add_rig_arguments(parser)
     parser.add_argument("--timeout", type=float, default=15.0, metavar="S",
                         help="seconds to wait for each press (default 15)")
+    parser.add_argument("--timing", action="store_true",
+                        help="instead of the checklist: play a step train on STEP x with the "
+                             "drivers disabled and time its edges read back on a second GPIO "
+                             "(a jumper from STEP x to --readback-pin)")
+    parser.add_argument("--readback-pin", type=int, default=None, metavar="BCM",
+                        help="the spare GPIO input wired to STEP x, for --timing")
     parser.set_defaults(func=run)
 
 
@@ -128,6 +134,29 @@ class ScriptedOwner:
         return letter
 
 
+def run_timing(args: argparse.Namespace, config: Config, simulate: bool) -> int:
+    """`selftest --timing`: the STEP edges read back on a second GPIO, against the plan."""
+    from bermuda_hw.rigcheck.timing import measure_step_timing
+
+    if simulate or config.backend == "sim":
+        print(CheckLine("step edge timing", None, "measured on the rig only: the simulated "
+                        "rig's pins have no wire between them"))
+        return 0
+    if args.readback_pin is None:
+        print(CheckLine("step edge timing", False, "no --readback-pin given",
+                        f"wire STEP x (BCM {config.gantry.x.step_pin}) to a spare GPIO with a "
+                        "jumper and name it: --readback-pin BCM"))
+        return 2
+    with create_backend(config, simulate) as backend:
+        report = measure_step_timing(config, backend, args.readback_pin)
+    todo = (f"check the jumper from STEP x (BCM {config.gantry.x.step_pin}) to BCM "
+            f"{args.readback_pin}" if report.seen == 0 else
+            "install python3-lgpio (lgpio's wave queue times the edges in C), give the "
+            "service LimitRTPRIO, and stop other heavy work on the Pi")
+    print(CheckLine("step edge timing", report.ok, report.summary(), todo))
+    return 0 if report.ok else 1
+
+
 def run(args: argparse.Namespace) -> int:
     simulate = bool(getattr(args, "simulate", False))
     path = config_path(args)
@@ -136,6 +165,8 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:
         print(CheckLine("config", False, str(exc), "fix the key it names, then run again"))
         return 1
+    if getattr(args, "timing", False):
+        return run_timing(args, config, simulate)
     board = load_board(args.board)
     print(f"bermuda-hw selftest on the {'simulated' if simulate else 'configured'} rig")
     if simulate and path is None:

@@ -20,6 +20,7 @@ the rest of the plan would start from a new wave, off its planned times.
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 import math
 import threading
@@ -213,6 +214,10 @@ class LgpioWaveExecutor:
         for axis, direction in zip(self.axes, directions, strict=True):
             if direction and axis.direction != direction:
                 axis.set_direction(direction)
+        # a garbage collection pass can hold the interpreter for tens of milliseconds,
+        # longer than the queue lasts: none runs while the queue is fed
+        collecting = gc.isenabled()
+        gc.disable()
         try:
             return self._play(plan, pulses, stop_when, result)
         except BaseException:
@@ -220,6 +225,9 @@ class LgpioWaveExecutor:
                 self._cancel()
             self.enable.disable()
             raise
+        finally:
+            if collecting:
+                gc.enable()
 
     def _queue(self, pulses: WavePulses, delays: npt.NDArray[np.int64], span: tuple[int, int]
                ) -> int:

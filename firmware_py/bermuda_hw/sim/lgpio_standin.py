@@ -22,6 +22,7 @@ would make it, and each `tx_wave` call's pulses in `waves`.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import time
 import types
@@ -91,6 +92,8 @@ class StandInLgpio(types.ModuleType):
         self.tx_start_s: list[float] = []  # when each wave record started
         self._tx: dict[int, _WaveRecord] = {}
         self._tx_wake_s = clock()
+        self._jumpers: dict[int, int] = {}  # output line -> the input line wired to it
+        self._alerts: dict[int, list[tuple[int, Any]]] = {}  # line -> (edges, func)
         self.levels: dict[int, int] = {}
         self.modes: dict[int, int] = {}
         self.groups: dict[int, list[int]] = {}
@@ -138,10 +141,27 @@ class StandInLgpio(types.ModuleType):
         for bit, line in enumerate(self.groups.get(leader, [leader])):
             if mask >> bit & 1:
                 level = bits >> bit & 1
+                changed = self.levels.get(line) != level
                 self.levels[line] = level
                 self.played.append((at_s, line, level))
                 if self.on_played is not None:
                     self.on_played(line, level, at_s)
+                if changed:
+                    self._echo(line, level, at_s)
+
+    def jumper(self, output: int, input_line: int) -> None:
+        """Wire an output line to an input line: the input's alerts see the output's edges,
+        stamped with the time they are made (as the kernel stamps an edge)."""
+        self._jumpers[output] = input_line
+
+    def _echo(self, line: int, level: int, at_s: float) -> None:
+        target = self._jumpers.get(line)
+        if target is None:
+            return
+        self.levels[target] = level
+        for edges, func in list(self._alerts.get(target, [])):
+            if edges & (RISING_EDGE if level else FALLING_EDGE):
+                func(0, target, level, int(at_s * 1e9))
 
     def _next_wake_s(self) -> float:
         """The tx thread's next wake with nothing to send: on its 20 ms round."""
@@ -231,8 +251,11 @@ class StandInLgpio(types.ModuleType):
         self._play()
         if not self.modes.get(gpio, 0) & _IS_OUT:
             raise error("GPIO not allocated for output")
+        changed = self.levels.get(gpio) != int(bool(level))
         self.levels[gpio] = int(bool(level))
         self.writes.append((gpio, int(bool(level))))
+        if changed:
+            self._echo(gpio, int(bool(level)), self.clock())
         return 0
 
     def group_claim_output(
@@ -287,8 +310,18 @@ class StandInLgpio(types.ModuleType):
         return 0
 
     def callback(self, handle: int, gpio: int, edge: int = RISING_EDGE, func: Any = None) -> Any:
+        """lgpio.callback: `func(chip, gpio, level, tick_ns)` on each alert of the line."""
         self.calls["callback"] += 1
-        return types.SimpleNamespace(cancel=lambda: None)
+        if func is None:
+            return types.SimpleNamespace(cancel=lambda: None)
+        entry = (edge, func)
+        self._alerts.setdefault(gpio, []).append(entry)
+
+        def cancel() -> None:
+            with contextlib.suppress(ValueError):
+                self._alerts.get(gpio, []).remove(entry)
+
+        return types.SimpleNamespace(cancel=cancel)
 
 
 PI4B_REVISION = 0xC03111  # a Raspberry Pi 4 Model B, 4 GB
