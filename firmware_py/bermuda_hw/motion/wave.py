@@ -39,8 +39,8 @@ from bermuda_hw.planning.steps import StepPlan
 
 log = logging.getLogger("bermuda_hw.motion")
 
-LEAD_S = 0.05  # plan time queued ahead of lgpio's tx thread, at most (besides one chunk)
-CHUNK_S = 0.01  # plan time per tx_wave call
+LEAD_S = 0.1  # plan time queued ahead of lgpio's tx thread, at most (besides one chunk)
+CHUNK_S = 0.02  # plan time per tx_wave call
 POLL_S = 0.002  # the e-stop, the stop condition and the queue are read this often
 START_POLL_S = 0.0002  # while waiting for the tx thread to take up the wave
 START_TIMEOUT_S = 0.2  # lgpio's tx thread wakes at least every 20 ms
@@ -163,6 +163,8 @@ class LgpioWaveExecutor:
             f"edges timed by lgpio's tx thread (tx_wave), queued up to "
             f"{(lead_s + chunk_s) * 1e3:.0f} ms ahead")
         self._closed = False
+        # how far the last plan's start (plan time 0 on the clock) may be off, at most
+        self.start_error_s = 0.0
         for line in self.lines:  # from gpiozero's one-line requests into one group
             self.lg.gpio_free(self.handle, line)
         try:
@@ -272,6 +274,7 @@ class LgpioWaveExecutor:
             now = clock.monotonic()
             if now_room > room or not lg.tx_busy(handle, leader, lg.TX_WAVE):
                 start = (before + now) / 2.0
+                self.start_error_s = (now - before) / 2.0
                 break
             if now - queued_at > START_TIMEOUT_S:
                 self._cancel()

@@ -88,7 +88,8 @@ class StandInLgpio(types.ModuleType):
         self.calls: Counter[str] = Counter()
         self.waves: list[tuple[int, list[tuple[int, int, int]]]] = []  # tx_wave calls
         self.played: list[tuple[float, int, int]] = []  # (time_s, gpio, level) by the tx thread
-        self.on_played: Callable[[int, int, float], None] | None = None
+        # (gpio, level, time_s) for every level an output is given, by a write or the tx thread
+        self.on_level: Callable[[int, int, float], None] | None = None
         self.tx_start_s: list[float] = []  # when each wave record started
         self._tx: dict[int, _WaveRecord] = {}
         self._tx_wake_s = clock()
@@ -144,8 +145,8 @@ class StandInLgpio(types.ModuleType):
                 changed = self.levels.get(line) != level
                 self.levels[line] = level
                 self.played.append((at_s, line, level))
-                if self.on_played is not None:
-                    self.on_played(line, level, at_s)
+                if self.on_level is not None:
+                    self.on_level(line, level, at_s)
                 if changed:
                     self._echo(line, level, at_s)
 
@@ -254,6 +255,8 @@ class StandInLgpio(types.ModuleType):
         changed = self.levels.get(gpio) != int(bool(level))
         self.levels[gpio] = int(bool(level))
         self.writes.append((gpio, int(bool(level))))
+        if self.on_level is not None:
+            self.on_level(gpio, int(bool(level)), self.clock())
         if changed:
             self._echo(gpio, int(bool(level)), self.clock())
         return 0
