@@ -338,7 +338,7 @@ class _PageClients:
         self.feeder = web._Feeder(board, config)
         feeder = self.feeder
 
-        class Controller:
+        class PageSource:  # what the page asks of the controller
             def __init__(self) -> None:
                 self.commands = CommandQueue()
                 self.subscribers: list[object] = []
@@ -349,7 +349,7 @@ class _PageClients:
                 return feeder.view
 
         self._state = tempfile.TemporaryDirectory()
-        self.page = start_page(Controller(), board, WebConfig(True, "127.0.0.1:0"),
+        self.page = start_page(PageSource(), board, WebConfig(True, "127.0.0.1:0"),
                                Path(self._state.name), simulate=True)
         self.stop = threading.Event()
         self.frames = [0] * clients
