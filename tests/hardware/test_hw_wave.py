@@ -309,3 +309,35 @@ def test_the_simulated_rig_keeps_the_python_step_thread(
         assert isinstance(mover.stream, StepStream)
     finally:
         mover.close()
+
+
+def test_the_stand_in_s_wave_queue_follows_lgpio_s_tx_thread() -> None:
+    now = [100.0]
+    lg = StandInLgpio(lambda: now[0])
+    lg.group_claim_output(0, [20, 24], [0, 0])
+    assert lg.tx_room(0, 20, lg.TX_WAVE) == 10 and lg.tx_busy(0, 20, lg.TX_WAVE) == 0
+    assert lg.tx_wave(0, 20, []) == 0  # lgpio.py sends nothing for no pulses
+    wave = [lg.pulse(1, 1, 100), lg.pulse(0, 1, 100)]  # STEP 20 up for 100 us
+    assert [lg.tx_wave(0, 20, wave) for _ in range(10)] == list(range(9, -1, -1))
+    with pytest.raises(lg.error, match="TX queue full"):
+        lg.tx_wave(0, 20, wave)
+    now[0] += 0.00145  # the thread woke at 100.0 s (on its 20 ms round) and plays on
+    start = lg.tx_start_s[0]
+    assert start == 100.0 and lg.tx_busy(0, 20, lg.TX_WAVE) == 1
+    played = [(round((t - start) * 1e6), g, level) for t, g, level in lg.played]
+    assert played[:4] == [(0, 20, 1), (100, 20, 0), (200, 20, 1), (300, 20, 0)]
+    assert len(played) == 15  # 0 .. 1400 us
+    assert lg.tx_room(0, 20, lg.TX_WAVE) == 7  # waves 8 to 10 left, the eighth playing
+    now[0] += 0.001
+    assert lg.tx_busy(0, 20, lg.TX_WAVE) == 0 and lg.tx_room(0, 20, lg.TX_WAVE) == 10
+    # a new wave waits for the thread's next wake, 20 ms after its last one (at 2 ms,
+    # when the last wave ended); group_free stops it with its queue
+    lg.tx_wave(0, 20, wave)
+    lg.tx_wave(0, 20, wave)
+    second = lg.tx_start_s[1]
+    assert second == pytest.approx(100.022)
+    now[0] = second + 150e-6
+    assert lg.group_free(0, 20) == 0
+    now[0] += 1.0
+    assert lg.tx_busy(0, 20, lg.TX_WAVE) == 0
+    assert [round((t - second) * 1e6) for t, _, _ in lg.played[20:]] == [0, 100]

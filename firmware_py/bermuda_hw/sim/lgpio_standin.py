@@ -177,7 +177,12 @@ class StandInLgpio(types.ModuleType):
             return 0  # lgpio.py returns 0 without calling the C library
         self.calls["tx_wave"] += 1
         self._play()
-        if not self.modes.get(gpio, 0) & _IS_OUT:
+        mode = self.modes.get(gpio, 0)
+        if not mode & _IS_OUT and not mode & _IS_LG_GROUP:
+            # xWave: a line that is not an output and not in a group becomes one, low
+            self.modes[gpio] = _IS_OUT | _IS_LG_OUTPUT
+            self.levels[gpio] = 0
+        if not self.modes[gpio] & _IS_OUT:
             raise error("GPIO not set as an output")
         queued = [(p.group_bits, p.group_mask, p.pulse_delay) for p in pulses]
         record = self._tx.get(gpio)
