@@ -22,6 +22,7 @@ from bermuda_hw.errors import MotionError
 from bermuda_hw.motion.mover import CloudMover, default_executor
 from bermuda_hw.motion.stepstream import StepStream
 from bermuda_hw.motion.wave import (
+    MARKER_US,
     LgpioWaveExecutor,
     lgpio_wave_executor,
     wave_or_stream,
@@ -102,7 +103,7 @@ def _rises(waves: list[tuple[int, list[tuple[int, int, int]]]], lines: list[int]
     """The rising edges the queued pulses ask for, per line, in us from the plan's start."""
     rises: dict[int, list[int]] = {line: [] for line in lines}
     plan_waves = waves[1:]  # the first wave is the one-pulse marker of plan time 0
-    assert waves[0][1] == [(0, 0, 1)]
+    assert waves[0][1] == [(0, 0, MARKER_US)]
     t_us = 0
     for _, pulses in plan_waves:
         for bits, mask, delay_us in pulses:
@@ -132,7 +133,7 @@ def test_queued_pulses_match_the_planned_step_times(
             assert len(rises[line]) == planned_us.size
             assert np.abs(np.array(rises[line]) - planned_us).max() <= 0.5
         # what lgpio's tx thread plays: every edge at its time from the wave's start
-        start = lgpio.tx_start_s[0] + 1e-6  # after the marker's 1 us
+        start = lgpio.tx_start_s[0] + MARKER_US * 1e-6  # after the marker
         for index, line in enumerate(lines):
             played = [(t, level) for t, g, level in lgpio.played if g == line]
             up = np.array([t for t, level in played if level]) - start
@@ -144,7 +145,7 @@ def test_queued_pulses_match_the_planned_step_times(
             want = (sign > 0) != axis.config.invert_dir
             assert lgpio.levels[axis.config.dir_pin] == int(want)
         # the reported edges are the plan's, from the moment the tx thread took it up
-        assert abs(result.start_s - start) < 0.01
+        assert abs(result.start_s - start) <= executor.start_error_s + 1e-6
         assert np.allclose(np.array(result.edge_times_s) - result.start_s, plan.times_s)
         assert result.edge_axes == plan.axes.tolist()
     finally:
@@ -341,3 +342,129 @@ def test_the_stand_in_s_wave_queue_follows_lgpio_s_tx_thread() -> None:
     now[0] += 1.0
     assert lg.tx_busy(0, 20, lg.TX_WAVE) == 0
     assert [round((t - second) * 1e6) for t, _, _ in lg.played[20:]] == [0, 100]
+
+
+class _NoTurn:
+    """A rotation actuator that is never asked to turn (the gantry alone is tested)."""
+
+    kind = "stepper"
+    letter = 0
+
+    def assume_letter(self, letter: int) -> None:
+        self.letter = letter
+
+    def turn_to(self, letter: int, stop: Any = None, held: Any = None) -> float:
+        raise AssertionError("no turn expected")
+
+    def release(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class _Carriage:
+    """Both axes' carriages over the lgpio stand-in: STEP and DIR in, endstop levels out."""
+
+    def __init__(self, config: Config, lgpio: StandInLgpio, start_mm: float) -> None:
+        self.axes = config.gantry.axes
+        self.lgpio = lgpio
+        self.position = {a.name: round(start_mm * a.steps_per_mm) for a in self.axes}
+        self.lowest = dict(self.position)
+        self.dir_level = {a.name: 0 for a in self.axes}
+        self.enable_pin = config.gantry.enable_pin
+        self.enabled_level = int(config.gantry.enable_active_high)
+        self.unpowered_steps = 0
+        lgpio.on_level = self.on_level
+
+    def settle(self) -> None:
+        for axis in self.axes:
+            self.lgpio.levels[axis.endstop_pin] = int(axis.endstop.level(
+                self.position[axis.name] <= 0))
+
+    def on_level(self, line: int, level: int, t: float) -> None:
+        for axis in self.axes:
+            name = axis.name
+            if line == axis.dir_pin:
+                self.dir_level[name] = level
+            elif line == axis.step_pin and level:
+                if self.lgpio.levels.get(self.enable_pin) != self.enabled_level:
+                    self.unpowered_steps += 1
+                    return
+                self.position[name] += 1 if bool(self.dir_level[name]) != axis.invert_dir else -1
+                self.lowest[name] = min(self.lowest[name], self.position[name])
+                self.settle()
+
+
+@pytest.fixture
+def wave_mover(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, config: Config, board: Board
+               ) -> Iterator[tuple[CloudMover, _Carriage, StandInLgpio]]:
+    """A mover on the real backend, this machine a Pi 4 with the lgpio stand-in as lgpio."""
+    module = StandInLgpio()
+    monkeypatch.setitem(sys.modules, "lgpio", module)
+    monkeypatch.delitem(sys.modules, "gpiozero.pins.lgpio", raising=False)
+    monkeypatch.setattr("gpiozero.pins.local.get_pi_revision", lambda: PI4B_REVISION)
+    monkeypatch.setenv("LG_WD", str(tmp_path))
+    backend = RealBackend(config)
+    try:
+        mover = CloudMover(config, backend, board, rotation=_NoTurn())  # type: ignore[arg-type]
+        carriage = _Carriage(config, module, start_mm=4.0)
+        carriage.settle()
+        try:
+            yield mover, carriage, module
+        finally:
+            mover.close()
+    finally:
+        backend.close()
+        sys.modules.pop("gpiozero.pins.lgpio", None)
+
+
+def test_the_real_backend_homes_with_the_wave_executor(
+    wave_mover: tuple[CloudMover, _Carriage, StandInLgpio], config: Config,
+) -> None:
+    mover, carriage, _ = wave_mover
+    assert isinstance(mover.stream, LgpioWaveExecutor)
+    mover.set_interlock(lambda: False)
+    mover.home()
+    assert mover.homed and mover.position_steps == (0, 0)
+    for axis in config.gantry.axes:
+        # each search was cancelled when the endstop read pressed: the carriage went past
+        # the trigger by less than the queue's bound (120 ms at the homing speed)
+        bound = (0.1 + 0.02) * axis.home_speed_mm_s * axis.steps_per_mm
+        assert -bound < carriage.lowest[axis.name] <= 0
+        assert carriage.position[axis.name] <= 0  # on the switch, found slowly the second time
+    assert carriage.unpowered_steps == 0
+
+
+def test_the_e_stop_held_during_a_wave_move_stops_it(
+    wave_mover: tuple[CloudMover, _Carriage, StandInLgpio], config: Config, board: Board,
+) -> None:
+    from bermuda_hw.errors import EmergencyStopError
+
+    mover, carriage, lgpio = wave_mover
+    held = [False]
+    mover.set_interlock(lambda: held[0])
+    mover.home()
+    errors: list[BaseException] = []
+
+    def move() -> None:
+        try:
+            mover.goto_dot(8, 8)  # the whole diagonal: seconds
+        except BaseException as exc:
+            errors.append(exc)
+
+    runner = threading.Thread(target=move)
+    runner.start()
+    time.sleep(0.4)
+    held[0] = True
+    pressed = time.monotonic()
+    runner.join(5.0)
+    assert errors and isinstance(errors[0], EmergencyStopError)
+    assert not mover.enable.is_enabled and not mover.homed
+    step_lines = {a.step_pin for a in config.gantry.axes}
+    last = max(t for t, g, level in lgpio.played if g in step_lines and level)
+    assert last < pressed + 0.05  # the queue was cancelled, not played to its end
+    position = dict(carriage.position)
+    time.sleep(0.15)
+    lgpio.tx_busy(0, config.gantry.x.step_pin, lgpio.TX_WAVE)  # let the tx thread play on
+    assert carriage.position == position

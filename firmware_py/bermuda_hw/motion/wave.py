@@ -43,6 +43,7 @@ LEAD_S = 0.1  # plan time queued ahead of lgpio's tx thread, at most (besides on
 CHUNK_S = 0.02  # plan time per tx_wave call
 POLL_S = 0.002  # the e-stop, the stop condition and the queue are read this often
 START_POLL_S = 0.0002  # while waiting for the tx thread to take up the wave
+MARKER_US = 2000  # the wave before the plan's: its end is plan time 0
 START_TIMEOUT_S = 0.2  # lgpio's tx thread wakes at least every 20 ms
 # what an lgpio module needs for this executor (lgpio 0.2 has them all)
 WAVE_FUNCTIONS = ("tx_wave", "tx_busy", "tx_room", "group_claim_output", "group_free",
@@ -231,15 +232,18 @@ class LgpioWaveExecutor:
             if collecting:
                 gc.enable()
 
-    def _queue(self, pulses: WavePulses, delays: npt.NDArray[np.int64], span: tuple[int, int]
-               ) -> int:
+    def _pulse_list(self, pulses: WavePulses, delays: npt.NDArray[np.int64],
+                    span: tuple[int, int]) -> list[Any]:
         make = self.lg.pulse
         start, end = span
-        wave = [make(int(b), int(m), int(d)) for b, m, d in
-                zip(pulses.bits[start:end], pulses.masks[start:end], delays[start:end],
-                    strict=True)]
-        room: int = self.lg.tx_wave(self.handle, self.lines[0], wave)
-        return room
+        return [make(int(b), int(m), int(d)) for b, m, d in
+                zip(pulses.bits[start:end].tolist(), pulses.masks[start:end].tolist(),
+                    delays[start:end].tolist(), strict=True)]
+
+    def _queue(self, pulses: WavePulses, delays: npt.NDArray[np.int64], span: tuple[int, int]
+               ) -> int:
+        wave = self._pulse_list(pulses, delays, span)
+        return int(self.lg.tx_wave(self.handle, self.lines[0], wave))
 
     def _play(self, plan: StepPlan, pulses: WavePulses, stop_when: Callable[[], bool] | None,
               result: StepResult) -> StepResult:
@@ -259,30 +263,63 @@ class LgpioWaveExecutor:
             self.enable.disable()
             result.reason = "estop"
             return result
-        # a 1 us wave that changes nothing marks plan time 0: when the tx thread moves
-        # on from it, the free room in the queue grows by one
-        fresh = int(lg.tx_wave(handle, leader, [lg.pulse(0, 0, 1)]))  # a new record's room
-        queued_at = clock.monotonic()
-        queued = 0
-        room = fresh
-        while queued < total and room > 0 and (queued == 0 or covered_us(queued) < lead_us):
-            room = self._queue(pulses, delays, chunks[queued])
-            queued += 1
-        before = clock.monotonic()
-        while True:
-            now_room = int(lg.tx_room(handle, leader, lg.TX_WAVE))
+        # A wave of one pulse that changes nothing, MARKER_US long, marks plan time 0:
+        # when the tx thread moves on from it to the plan, the queue's free room grows.
+        # Every tx_wave and tx_room answer tells how many waves the thread has finished:
+        # the calls made, less the waves still queued (the room of a new record is
+        # `fresh`, so TX_BUF is fresh + 1).
+        first = self._pulse_list(pulses, delays, chunks[0])  # built before the marker
+        fresh = int(lg.tx_wave(handle, leader, [lg.pulse(0, 0, MARKER_US)]))
+        calls = 1
+        zero_t = clock.monotonic()  # the latest moment the marker was seen unfinished
+        started: list[float] = []
+
+        def seen(room_now: int) -> None:
+            nonlocal zero_t
             now = clock.monotonic()
-            if now_room > room or not lg.tx_busy(handle, leader, lg.TX_WAVE):
-                start = (before + now) / 2.0
-                self.start_error_s = (now - before) / 2.0
+            if started:
+                return
+            if calls - (fresh + 1 - room_now) >= 1:
+                started.append((zero_t + now) / 2.0)
+                self.start_error_s = (now - zero_t) / 2.0
+            else:
+                zero_t = now
+
+        room = int(lg.tx_wave(handle, leader, first))
+        calls += 1
+        queued = 1
+        if room >= fresh:
+            # the marker ended before the plan came (Python held up for MARKER_US): the
+            # plan is a wave of its own, with no mark of its start
+            self._cancel()
+            self.enable.disable()
+            self._late(result, plan, 0, 0.0)
+            return result
+        seen(room)
+        while queued < total and room > 0 and covered_us(queued) < lead_us:
+            room = self._queue(pulses, delays, chunks[queued])
+            calls += 1
+            queued += 1
+            if room >= fresh:  # the plan's wave ran dry already
+                self._cancel()
+                made = self._made(plan, covered_us(queued - 1), queued=True)
+                self._late(result, plan, made, 0.0)
+                return self._fill(result, plan, made, started[0] if started else zero_t)
+            seen(room)
+        queued_at = clock.monotonic()
+        while not started:
+            if not lg.tx_busy(handle, leader, lg.TX_WAVE):
+                break  # the queue ran dry before it was seen to start
+            seen(int(lg.tx_room(handle, leader, lg.TX_WAVE)))
+            if started:
                 break
-            if now - queued_at > START_TIMEOUT_S:
+            if clock.monotonic() - queued_at > START_TIMEOUT_S:
                 self._cancel()
                 self.enable.disable()
                 raise HardwareError(f"lgpio's tx thread did not take up the wave within "
                                     f"{START_TIMEOUT_S * 1e3:.0f} ms")
-            before = now
             clock.sleep(START_POLL_S)
+        start = started[0] if started else zero_t
         result.start_s = start
         made = plan.step_count
         while True:
