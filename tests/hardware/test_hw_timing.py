@@ -67,3 +67,23 @@ def test_selftest_timing_without_the_jumper_says_what_to_wire(
     out = capsys.readouterr().out
     assert "FAIL  step edge timing" in out and "0 of 8000 edges" in out
     assert f"check the jumper from STEP x (BCM 20) to BCM {READBACK}" in out
+
+
+def test_selftest_timing_refuses_a_read_back_pin_the_rig_uses(
+    pi_lgpio: StandInLgpio, capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["selftest", "--timing", "--readback-pin", "21"]) == 2
+    assert "BCM 21 is gantry.x.dir_pin" in capsys.readouterr().out
+    assert pi_lgpio.calls["tx_wave"] == 0
+
+
+def test_selftest_timing_on_busy_lines_says_to_stop_the_service(
+    pi_lgpio: StandInLgpio, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def busy(*args: object, **kwargs: object) -> int:
+        raise pi_lgpio.error("GPIO busy")
+
+    monkeypatch.setattr(pi_lgpio, "gpio_claim_input", busy)
+    assert main(["selftest", "--timing", "--readback-pin", str(READBACK)]) == 1
+    out = capsys.readouterr().out
+    assert "GPIO busy" in out and "sudo systemctl stop bermuda-hw" in out

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bermuda_hw.backends import Backend, create_backend
-from bermuda_hw.config import DEFAULT_CONFIG_PATH, Config, load_config
+from bermuda_hw.config import DEFAULT_CONFIG_PATH, Config, load_config, pin_map
 from bermuda_hw.rigcheck.owner import Owner, Reading, TerminalOwner
 from bermuda_hw.rigcheck.selftest import CheckLine, run_selftest
 from bermuda_hw.rules.board import LETTERS
@@ -147,8 +147,19 @@ def run_timing(args: argparse.Namespace, config: Config, simulate: bool) -> int:
                         f"wire STEP x (BCM {config.gantry.x.step_pin}) to a spare GPIO with a "
                         "jumper and name it: --readback-pin BCM"))
         return 2
-    with create_backend(config, simulate) as backend:
-        report = measure_step_timing(config, backend, args.readback_pin)
+    taken = [key for key, bcm in pin_map(config).items() if bcm == args.readback_pin]
+    if taken:
+        print(CheckLine("step edge timing", False, f"BCM {args.readback_pin} is {taken[0]}",
+                        "wire STEP x to a spare GPIO and name that one"))
+        return 2
+    try:
+        with create_backend(config, simulate) as backend:
+            report = measure_step_timing(config, backend, args.readback_pin)
+    except Exception as exc:  # lgpio's "GPIO busy", a factory that cannot start...
+        print(CheckLine("step edge timing", False, f"{type(exc).__name__}: {exc}",
+                        "stop the service first (sudo systemctl stop bermuda-hw): it holds "
+                        "the GPIO lines; check the pin numbers"))
+        return 1
     todo = (f"check the jumper from STEP x (BCM {config.gantry.x.step_pin}) to BCM "
             f"{args.readback_pin}" if report.seen == 0 else
             "install python3-lgpio (lgpio's wave queue times the edges in C), give the "
