@@ -1,8 +1,10 @@
 """Cloud motion figures: executed vs minimum move time, step-edge timing error, planning time.
 
-Also: the step stream beside a competing OpenCV thread (the camera's vision work),
-and the kernel calls per step through gpiozero's lgpio factory over a stand-in
-lgpio module that counts them.
+Also: the step stream beside a competing OpenCV thread (the camera's vision work);
+the wave executor (lgpio's tx_wave, over the lgpio stand-in) beside that thread and
+three page clients, its steps judged by the simulated rig's motors; and the kernel
+calls per step through gpiozero's lgpio factory over a stand-in lgpio module that
+counts them.
 """
 
 from __future__ import annotations

@@ -123,6 +123,8 @@ def test_queued_pulses_match_the_planned_step_times(
         plan = _plan(config, (900, 900), (300, 1300))  # x toward home, y away: 0.4 s
         enable.enable()
         lgpio.reset_counts()
+        levels: list[tuple[int, int, float]] = []
+        lgpio.on_level = lambda line, level, t: levels.append((line, level, t))
         result = executor.execute(plan)
         assert result.reason == "done" and result.steps_done == plan.step_count
         assert result.moved == [-600, 400]
@@ -140,10 +142,18 @@ def test_queued_pulses_match_the_planned_step_times(
             down = np.array([t for t, level in played if not level]) - start
             assert np.abs(up - plan.axis_times(index)).max() < 1e-6
             assert np.abs(down - up - PULSE_US * 1e-6).max() < 1e-6
-        # DIR set before the wave, as the plan's directions ask
+        # at every STEP rise the axis's DIR line is at the level the plan's direction asks
         for axis, sign in zip(axes, (-1, 1), strict=True):
-            want = (sign > 0) != axis.config.invert_dir
-            assert lgpio.levels[axis.config.dir_pin] == int(want)
+            want = int((sign > 0) != axis.config.invert_dir)
+            dir_level = None
+            rises = 0
+            for line, level, _ in sorted(levels, key=lambda e: e[2]):
+                if line == axis.config.dir_pin:
+                    dir_level = level
+                elif line == axis.config.step_pin and level:
+                    assert dir_level == want
+                    rises += 1
+            assert rises == int(np.sum(plan.axes == axes.index(axis)))
         # the reported edges are the plan's, from the moment the tx thread took it up
         assert abs(result.start_s - start) <= executor.start_error_s + 1e-6
         assert np.allclose(np.array(result.edge_times_s) - result.start_s, plan.times_s)
