@@ -20,6 +20,8 @@ PRODUCTION = (
     "bermuda_hw.voice",
     "bermuda_hw.rigcheck.selftest",
     "bermuda_hw.rigcheck.calibrate",
+    "bermuda_hw.rigcheck.timing",
+    "bermuda_hw.motion.wave",
 )
 
 
