@@ -478,3 +478,31 @@ def test_the_e_stop_held_during_a_wave_move_stops_it(
     time.sleep(0.15)
     lgpio.tx_busy(0, config.gantry.x.step_pin, lgpio.TX_WAVE)  # let the tx thread play on
     assert carriage.position == position
+
+
+def test_the_e_stop_before_the_tx_thread_takes_up_the_plan_cancels_it(
+    rig: tuple[list[StepperAxis], MotorEnable, StandInLgpio], config: Config,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    axes, enable, lgpio = rig
+    estop = threading.Event()
+    executor = _executor(rig, estop)
+    try:
+        plan = _plan(config, (0, 0), (2000, 0))
+        enable.enable()
+        lgpio._tx_wake_s = time.monotonic() + 0.5  # the tx thread's next wake, far off
+        room = lgpio.tx_room
+
+        def pressed_meanwhile(handle: int, gpio: int, kind: int) -> int:
+            estop.set()  # the e-stop, while the executor waits for the plan's start
+            return room(handle, gpio, kind)
+
+        monkeypatch.setattr(lgpio, "tx_room", pressed_meanwhile)
+        result = executor.execute(plan)
+        assert result.reason == "estop" and result.steps_done == 0
+        assert not enable.is_enabled
+        time.sleep(0.6)  # past the wake the wave would have started at
+        assert lgpio.tx_busy(0, axes[0].config.step_pin, lgpio.TX_WAVE) == 0
+        assert not any(g == axes[0].config.step_pin for _, g, _ in lgpio.played)
+    finally:
+        executor.close()

@@ -313,6 +313,11 @@ class LgpioWaveExecutor:
             seen(int(lg.tx_room(handle, leader, lg.TX_WAVE)))
             if started:
                 break
+            if estop.is_set():  # before the plan's start: not a step made
+                self._cancel()
+                self.enable.disable()
+                result.reason = "estop"
+                return result
             if clock.monotonic() - queued_at > START_TIMEOUT_S:
                 self._cancel()
                 self.enable.disable()
