@@ -246,16 +246,21 @@ def test_a_stop_condition_cancels_the_rest_of_the_plan(
         plan = _plan(config, (0, 0), (0, 6000))
         enable.enable()
         seen: list[float] = []
+        intervals: list[float] = []
 
         def endstop() -> bool:
+            intervals.append(sys.getswitchinterval())
             if len(seen) < 50:
                 seen.append(time.monotonic())
                 return False
             seen.append(time.monotonic())
             return True
 
+        before = sys.getswitchinterval()
         result = executor.execute(plan, endstop)
         assert result.reason == "condition"
+        # while the plan runs, other threads hand the interpreter back within 0.5 ms
+        assert max(intervals) <= 0.0005 and sys.getswitchinterval() == before
         line = axes[1].config.step_pin
         edges = [t for t, g, level in lgpio.played if g == line and level]
         assert 0 < len(edges) < plan.step_count

@@ -23,6 +23,7 @@ import contextlib
 import gc
 import logging
 import math
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -34,7 +35,12 @@ import numpy.typing as npt
 from bermuda_hw.clock import Clock
 from bermuda_hw.devices.stepper import LgpioLine, MotorEnable, StepperAxis, lgpio_line
 from bermuda_hw.errors import HardwareError, MotionError
-from bermuda_hw.motion.stepstream import StepExecutor, StepResult, StepStream
+from bermuda_hw.motion.stepstream import (
+    MOVE_SWITCH_INTERVAL_S,
+    StepExecutor,
+    StepResult,
+    StepStream,
+)
 from bermuda_hw.planning.steps import StepPlan
 
 log = logging.getLogger("bermuda_hw.motion")
@@ -221,6 +227,10 @@ class LgpioWaveExecutor:
         # longer than the queue lasts: none runs while the queue is fed
         collecting = gc.isenabled()
         gc.disable()
+        # other threads hand the interpreter back sooner: the stop condition is read
+        # within about POLL_S + MOVE_SWITCH_INTERVAL_S of turning true
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(min(interval, MOVE_SWITCH_INTERVAL_S))
         try:
             return self._play(plan, pulses, stop_when, result)
         except BaseException:
@@ -229,6 +239,7 @@ class LgpioWaveExecutor:
             self.enable.disable()
             raise
         finally:
+            sys.setswitchinterval(interval)
             if collecting:
                 gc.enable()
 
