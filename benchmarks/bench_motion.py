@@ -446,6 +446,24 @@ def _wave_section(config: Config) -> None:
                           f"{lgpio.calls['tx_wave']} tx_wave calls, "
                           f"{lgpio.kernel_calls / max(result.steps_done, 1):.3f} lgpio calls "
                           "per step")
+                # a stop condition (an endstop while homing) turning true mid-move: how
+                # long the tx thread still made steps after it did
+                a = kin.dot_to_steps(board.grid, 0, 4)
+                b = kin.dot_to_steps(board.grid, 8, 4)
+                plan = plan_line(kin, a, b, Limits(g.max_speed_mm_s, g.accel_mm_s2))
+                after_ms: list[float] = []
+                for trial in range(5):
+                    due = time.monotonic() + 0.4 + 0.13 * trial
+
+                    def stop(due: float = due) -> bool:
+                        return time.monotonic() >= due
+
+                    levels.clear()
+                    executor.execute(plan, stop)
+                    rises = [t for line, level, t in levels
+                             if level and line in {axis.config.step_pin for axis in axes}]
+                    after_ms.append((max(rises) - due) * 1e3)
+                levels.clear()
                 fps = vision.frames / (time.perf_counter() - started)
                 sent = sum(page.frames)
         finally:
@@ -457,6 +475,9 @@ def _wave_section(config: Config) -> None:
     print(f"  {aborted} aborted of {len(MOVES)} moves; worst executed/minimum {worst:.5f}; "
           f"vision {fps:.1f} frames/s, {sent} camera frames sent to the page clients "
           f"(load {load:.2f})")
+    print(f"  a stop condition turning true at full speed: the last step came "
+          f"{max(after_ms):+.2f} ms after it (worst of {len(after_ms)}; the bound if Python "
+          f"stalls altogether: the queue's 120 ms)")
 
 
 def main() -> None:
