@@ -459,9 +459,13 @@ def _wave_section(config: Config) -> None:
                         return time.monotonic() >= due
 
                     levels.clear()
-                    executor.execute(plan, stop)
+                    result = executor.execute(plan, stop)
                     rises = [t for line, level, t in levels
                              if level and line in {axis.config.step_pin for axis in axes}]
+                    if result.reason != "condition" or not rises:
+                        aborted += 1
+                        print(f"  stop trial {trial}: {result.reason}, {len(rises)} steps")
+                        continue
                     after_ms.append((max(rises) - due) * 1e3)
                 levels.clear()
                 fps = vision.frames / (time.perf_counter() - started)
@@ -472,12 +476,13 @@ def _wave_section(config: Config) -> None:
                 axis.close()
             enable.close()
     load = os.getloadavg()[0]
-    print(f"  {aborted} aborted of {len(MOVES)} moves; worst executed/minimum {worst:.5f}; "
+    print(f"  {aborted} aborted of {len(MOVES)} moves and 5 stop trials; "
+          f"worst executed/minimum {worst:.5f}; "
           f"vision {fps:.1f} frames/s, {sent} camera frames sent to the page clients "
           f"(load {load:.2f})")
     print(f"  a stop condition turning true at full speed: the last step came "
-          f"{max(after_ms):+.2f} ms after it (worst of {len(after_ms)}; the bound if Python "
-          f"stalls altogether: the queue's 120 ms)")
+          f"{max(after_ms, default=math.nan):+.2f} ms after it (worst of {len(after_ms)}; "
+          "the bound if Python stalls altogether: the queue's 120 ms)")
 
 
 def main() -> None:

@@ -511,3 +511,38 @@ def test_the_e_stop_before_the_tx_thread_takes_up_the_plan_cancels_it(
         assert not any(g == axes[0].config.step_pin for _, g, _ in lgpio.played)
     finally:
         executor.close()
+
+
+def test_a_plan_queued_after_its_marker_ended_is_marked_again(
+    rig: tuple[list[StepperAxis], MotorEnable, StandInLgpio], config: Config,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    axes, enable, lgpio = rig
+    executor = _executor(rig)
+    try:
+        plan = _plan(config, (0, 0), (400, 0))
+        enable.enable()
+        lgpio.reset_counts()
+        queue = lgpio.tx_wave
+        calls = [0]
+
+        def held_up_after_the_first_marker(handle: int, gpio: int, pulses: list[Any]) -> int:
+            calls[0] += 1
+            if calls[0] == 1:
+                # the tx thread's 20 ms round brings its next wake in 0.1 ms
+                lgpio._tx_wake_s = time.monotonic() - 0.02 + 1e-4
+            room = queue(handle, gpio, pulses)
+            if calls[0] == 1:
+                time.sleep(2 * MARKER_US * 1e-6)  # Python held up: the marker ends alone
+            return room
+
+        monkeypatch.setattr(lgpio, "tx_wave", held_up_after_the_first_marker)
+        result = executor.execute(plan)
+        assert result.reason == "done" and result.steps_done == plan.step_count
+        marker = [(0, 0, MARKER_US)]
+        assert lgpio.waves[0][1] == marker and lgpio.waves[2][1] == marker  # marked again
+        line = axes[0].config.step_pin
+        rises = sum(1 for _, g, level in lgpio.played if g == line and level)
+        assert rises == plan.step_count  # the first, unmarked plan never began
+    finally:
+        executor.close()

@@ -49,7 +49,8 @@ LEAD_S = 0.1  # plan time queued ahead of lgpio's tx thread, at most (besides on
 CHUNK_S = 0.02  # plan time per tx_wave call
 POLL_S = 0.002  # the e-stop, the stop condition and the queue are read this often
 START_POLL_S = 0.0002  # while waiting for the tx thread to take up the wave
-MARKER_US = 2000  # the wave before the plan's: its end is plan time 0
+MARKER_US = 5000  # the wave before the plan's: its end is plan time 0
+START_ATTEMPTS = 3  # marks of a plan's start before the move is given up as late
 START_TIMEOUT_S = 0.2  # lgpio's tx thread wakes at least every 20 ms
 # what an lgpio module needs for this executor (lgpio 0.2 has them all)
 WAVE_FUNCTIONS = ("tx_wave", "tx_busy", "tx_room", "group_claim_output", "group_free",
@@ -280,8 +281,8 @@ class LgpioWaveExecutor:
         # the calls made, less the waves still queued (the room of a new record is
         # `fresh`, so TX_BUF is fresh + 1).
         first = self._pulse_list(pulses, delays, chunks[0])  # built before the marker
-        fresh = int(lg.tx_wave(handle, leader, [lg.pulse(0, 0, MARKER_US)]))
-        calls = 1
+        marker = [lg.pulse(0, 0, MARKER_US)]
+        calls = 0
         zero_t = clock.monotonic()  # the latest moment the marker was seen unfinished
         started: list[float] = []
 
@@ -296,16 +297,22 @@ class LgpioWaveExecutor:
             else:
                 zero_t = now
 
-        room = int(lg.tx_wave(handle, leader, first))
-        calls += 1
-        queued = 1
-        if room >= fresh:
+        for _ in range(START_ATTEMPTS):
+            fresh = int(lg.tx_wave(handle, leader, marker))  # a new record's room
+            zero_t = clock.monotonic()
+            room = int(lg.tx_wave(handle, leader, first))
+            calls = 2
+            if room < fresh:
+                break
             # the marker ended before the plan came (Python held up for MARKER_US): the
-            # plan is a wave of its own, with no mark of its start
+            # plan is a wave of its own with no mark of its start, not yet begun (the tx
+            # thread's next wake is about 20 ms off): cancel it and mark again
             self._cancel()
+        else:
             self.enable.disable()
             self._late(result, plan, 0, 0.0)
             return result
+        queued = 1
         seen(room)
         while queued < total and room > 0 and covered_us(queued) < lead_us:
             room = self._queue(pulses, delays, chunks[queued])
