@@ -1,8 +1,10 @@
 """Cloud motion figures: executed vs minimum move time, step-edge timing error, planning time.
 
-Also: the step stream beside a competing OpenCV thread (the camera's vision work),
-and the kernel calls per step through gpiozero's lgpio factory over a stand-in
-lgpio module that counts them.
+Also: the step stream beside a competing OpenCV thread (the camera's vision work);
+the wave executor (lgpio's tx_wave, over the lgpio stand-in) beside that thread and
+three page clients, its steps judged by the simulated rig's motors; and the kernel
+calls per step through gpiozero's lgpio factory over a stand-in lgpio module that
+counts them.
 """
 
 from __future__ import annotations
@@ -316,6 +318,173 @@ def _syscall_section(config: Config) -> None:
             enable.close()
 
 
+class _PageClients:
+    """The table's page served in this process, three clients streaming its camera view
+    (frames rendered by the simulated camera in a thread of their own)."""
+
+    def __init__(self, config: Config, clients: int = 3) -> None:
+        import importlib.util
+        import tempfile
+        from pathlib import Path
+
+        from bermuda_hw.config import WebConfig
+        from bermuda_hw.controller.commands import CommandQueue
+        from bermuda_hw.web.service import start_page
+
+        spec = importlib.util.spec_from_file_location(
+            "bench_web", Path(__file__).resolve().parent / "bench_web.py")
+        assert spec is not None and spec.loader is not None
+        web = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(web)
+        board = load_board()
+        self.feeder = web._Feeder(board, config)
+        feeder = self.feeder
+
+        class PageSource:  # what the page asks of the controller
+            def __init__(self) -> None:
+                self.commands = CommandQueue()
+                self.subscribers: list[object] = []
+                self.snapshot = None
+
+            @property
+            def camera_view(self) -> object:
+                return feeder.view
+
+        self._state = tempfile.TemporaryDirectory()
+        self.page = start_page(PageSource(), board, WebConfig(True, "127.0.0.1:0"),
+                               Path(self._state.name), simulate=True)
+        self.stop = threading.Event()
+        self.frames = [0] * clients
+        self.threads = [threading.Thread(target=self._client, args=(i,), daemon=True)
+                        for i in range(clients)]
+
+    def _client(self, i: int) -> None:
+        import urllib.request
+
+        url = self.page.local_url + "api/camera.mjpeg"
+        with urllib.request.urlopen(url, timeout=30) as r:
+            while not self.stop.is_set():
+                chunk = r.read(65536)
+                if not chunk:
+                    return
+                self.frames[i] += chunk.count(b"--frame")
+
+    def __enter__(self) -> _PageClients:
+        self.feeder.thread.start()
+        for t in self.threads:
+            t.start()
+        time.sleep(1.0)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.page.stop()
+        self.feeder.close()
+        self._state.cleanup()
+
+
+class _Line:
+    """An lgpio line number as the simulated rig's pin listener wants it."""
+
+    def __init__(self, bcm: int) -> None:
+        self.bcm = bcm
+
+
+def _wave_section(config: Config) -> None:
+    """The wave executor over the lgpio stand-in (its tx thread times the edges, as lgpio's
+    C thread does), judged by the simulated rig's motors, beside vision and page clients."""
+    from bermuda_hw.motion.wave import lgpio_wave_executor
+    from bermuda_hw.sim.lgpio_standin import standin_lgpio_factory
+    from bermuda_hw.sim.rig import SimRig
+
+    g = config.gantry
+    kin = GantryKinematics.from_config(g)
+    board = load_board()
+    clock = WallClock()
+    rig = SimRig(config, clock)
+    print("wave executor (lgpio tx_wave over the lgpio stand-in, edges timed by its tx "
+          "thread), beside a competing OpenCV thread and 3 page clients streaming the camera; "
+          "the simulated rig's motors judge the steps:")
+    aborted = 0
+    worst = 0.0
+    with standin_lgpio_factory() as (factory, lgpio):
+        # the rig judges the levels after each move: on the Pi the tx thread costs Python
+        # nothing, and the stand-in's own playback should cost the feeder little
+        levels: list[tuple[int, int, float]] = []
+        lgpio.on_level = lambda line, level, t: levels.append((line, level, t))
+        enable = MotorEnable(g.enable_pin, active_high=g.enable_active_high, pin_factory=factory)
+        axes = [StepperAxis(axis, pin_factory=factory) for axis in g.axes]
+        executor = lgpio_wave_executor(axes, enable, clock, g.min_pulse_us * 1e-6,
+                                       threading.Event(), 0)
+        try:
+            with _PageClients(config) as page, _CompetingVision() as vision:
+                started = time.perf_counter()
+                enable.enable()
+                for start, end in MOVES:
+                    a = kin.dot_to_steps(board.grid, *start)
+                    b = kin.dot_to_steps(board.grid, *end)
+                    for model, steps in zip(rig.axes.values(), a, strict=True):
+                        model.position_steps = steps
+                    lost = rig.lost_steps
+                    lgpio.reset_counts()
+                    plan = plan_line(kin, a, b, Limits(g.max_speed_mm_s, g.accel_mm_s2))
+                    result = executor.execute(plan)
+                    for line, level, t in levels:
+                        rig.on_pin_change(_Line(line), t, bool(level))  # type: ignore
+                    levels.clear()
+                    minimum = minimum_time_s(
+                        math.dist(board.grid.dot_mm(*start), board.grid.dot_mm(*end)),
+                        g.max_speed_mm_s, g.accel_mm_s2)
+                    ratio = (result.end_s - result.start_s) / minimum
+                    reached = tuple(m.position_steps for m in rig.axes.values()) == b
+                    if result.reason != "done" or not reached or rig.lost_steps != lost:
+                        aborted += 1
+                    worst = max(worst, ratio)
+                    print(f"  move {start}->{end}: {result.reason}, {result.steps_done} steps, "
+                          f"executed/minimum {ratio:.5f}, lost {rig.lost_steps - lost}, "
+                          f"target {'reached' if reached else 'MISSED'}; "
+                          f"{lgpio.calls['tx_wave']} tx_wave calls, "
+                          f"{lgpio.kernel_calls / max(result.steps_done, 1):.3f} lgpio calls "
+                          "per step")
+                # a stop condition (an endstop while homing) turning true mid-move: how
+                # long the tx thread still made steps after it did
+                a = kin.dot_to_steps(board.grid, 0, 4)
+                b = kin.dot_to_steps(board.grid, 8, 4)
+                plan = plan_line(kin, a, b, Limits(g.max_speed_mm_s, g.accel_mm_s2))
+                after_ms: list[float] = []
+                for trial in range(5):
+                    due = time.monotonic() + 0.4 + 0.13 * trial
+
+                    def stop(due: float = due) -> bool:
+                        return time.monotonic() >= due
+
+                    levels.clear()
+                    result = executor.execute(plan, stop)
+                    rises = [t for line, level, t in levels
+                             if level and line in {axis.config.step_pin for axis in axes}]
+                    if result.reason != "condition" or not rises:
+                        aborted += 1
+                        print(f"  stop trial {trial}: {result.reason}, {len(rises)} steps")
+                        continue
+                    after_ms.append((max(rises) - due) * 1e3)
+                levels.clear()
+                fps = vision.frames / (time.perf_counter() - started)
+                sent = sum(page.frames)
+        finally:
+            executor.close()
+            for axis in axes:
+                axis.close()
+            enable.close()
+    load = os.getloadavg()[0]
+    print(f"  {aborted} aborted of {len(MOVES)} moves and 5 stop trials; "
+          f"worst executed/minimum {worst:.5f}; "
+          f"vision {fps:.1f} frames/s, {sent} camera frames sent to the page clients "
+          f"(load {load:.2f})")
+    print(f"  a stop condition turning true at full speed: the last step came "
+          f"{max(after_ms, default=math.nan):+.2f} ms after it (worst of {len(after_ms)}; "
+          "the bound if Python stalls altogether: the queue's 120 ms)")
+
+
 def main() -> None:
     config = load_config()
     g = config.gantry
@@ -333,6 +502,7 @@ def main() -> None:
     if _LATE:
         print("  aborted as late: " + "; ".join(_LATE))
     _competing_section(config)
+    _wave_section(config)
     _syscall_section(config)
 
     period_us = 1e6 / (g.max_speed_mm_s * g.x.steps_per_mm)

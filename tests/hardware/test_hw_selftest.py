@@ -29,7 +29,7 @@ start_x_mm = 60.0
 start_y_mm = 60.0
 """
 
-LINES = ["config", "pin factory", "I2C PCA9685", "endstop x", "endstop y", "e-stop",
+LINES = ["config", "pin factory", "I2C PCA9685", "step timing", "endstop x", "endstop y", "e-stop",
          "spin button", "status LED", "buzzer", "camera", "homing y", "homing x",
          "corner markers", "cloud marker", "cloud full turn"]
 
@@ -94,3 +94,19 @@ def test_the_simulated_rig_with_no_configuration_passes_every_line(
     for name in LINES:
         assert f"PASS  {name}" in out, out
     assert f"{len(LINES)} passed, 0 failed, 0 skipped" in out
+
+
+def test_a_refused_real_time_priority_fails_the_step_timing_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refuse(pid: int, policy: int, param: object) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr("os.sched_setscheduler", refuse)
+    monkeypatch.setattr(SimBackend, "step_thread_priority", 50)  # as the real backend asks
+    lines = _selftest(tmp_path)
+    line = lines["step timing"]
+    assert line.ok is False
+    assert "SCHED_FIFO priority 50 not granted" in line.detail
+    assert "LimitRTPRIO=50" in line.todo
+    assert all(other.ok for name, other in lines.items() if name != "step timing")

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bermuda_hw.backends import Backend, create_backend
-from bermuda_hw.config import DEFAULT_CONFIG_PATH, Config, load_config
+from bermuda_hw.config import DEFAULT_CONFIG_PATH, Config, load_config, pin_map
 from bermuda_hw.rigcheck.owner import Owner, Reading, TerminalOwner
 from bermuda_hw.rigcheck.selftest import CheckLine, run_selftest
 from bermuda_hw.rules.board import LETTERS
@@ -33,6 +33,12 @@ def register(subparsers: Any) -> None:
     add_rig_arguments(parser)
     parser.add_argument("--timeout", type=float, default=15.0, metavar="S",
                         help="seconds to wait for each press (default 15)")
+    parser.add_argument("--timing", action="store_true",
+                        help="instead of the checklist: play a step train on STEP x with the "
+                             "drivers disabled and time its edges read back on a second GPIO "
+                             "(a jumper from STEP x to --readback-pin)")
+    parser.add_argument("--readback-pin", type=int, default=None, metavar="BCM",
+                        help="the spare GPIO input wired to STEP x, for --timing")
     parser.set_defaults(func=run)
 
 
@@ -130,6 +136,40 @@ class ScriptedOwner:
         return letter
 
 
+def run_timing(args: argparse.Namespace, config: Config, simulate: bool) -> int:
+    """`selftest --timing`: the STEP edges read back on a second GPIO, against the plan."""
+    from bermuda_hw.rigcheck.timing import measure_step_timing
+
+    if simulate or config.backend == "sim":
+        print(CheckLine("step edge timing", None, "measured on the rig only: the simulated "
+                        "rig's pins have no wire between them"))
+        return 0
+    if args.readback_pin is None:
+        print(CheckLine("step edge timing", False, "no --readback-pin given",
+                        f"wire STEP x (BCM {config.gantry.x.step_pin}) to a spare GPIO with a "
+                        "jumper and name it: --readback-pin BCM"))
+        return 2
+    taken = [key for key, bcm in pin_map(config).items() if bcm == args.readback_pin]
+    if taken:
+        print(CheckLine("step edge timing", False, f"BCM {args.readback_pin} is {taken[0]}",
+                        "wire STEP x to a spare GPIO and name that one"))
+        return 2
+    try:
+        with create_backend(config, simulate) as backend:
+            report = measure_step_timing(config, backend, args.readback_pin)
+    except Exception as exc:  # lgpio's "GPIO busy", a factory that cannot start...
+        print(CheckLine("step edge timing", False, f"{type(exc).__name__}: {exc}",
+                        "stop the service first (sudo systemctl stop bermuda-hw): it holds "
+                        "the GPIO lines; check the pin numbers"))
+        return 1
+    todo = (f"check the jumper from STEP x (BCM {config.gantry.x.step_pin}) to BCM "
+            f"{args.readback_pin}" if report.seen == 0 else
+            "install python3-lgpio (lgpio's wave queue times the edges in C), give the "
+            "service LimitRTPRIO, and stop other heavy work on the Pi")
+    print(CheckLine("step edge timing", report.ok, report.summary(), todo))
+    return 0 if report.ok else 1
+
+
 def run(args: argparse.Namespace) -> int:
     simulate = bool(getattr(args, "simulate", False))
     path = config_path(args)
@@ -138,6 +178,8 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:
         print(CheckLine("config", False, str(exc), "fix the key it names, then run again"))
         return 1
+    if getattr(args, "timing", False):
+        return run_timing(args, config, simulate)
     board = load_board(args.board)
     print(f"bermuda-hw selftest on the {'simulated' if simulate else 'configured'} rig")
     if simulate and path is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from gpiozero import DigitalOutputDevice
@@ -142,13 +143,36 @@ class StepperAxis:
         self.close()
 
 
-def _line_writer(pin: Any) -> Callable[[bool], None]:
-    """The cheapest way to set an output pin's level that its factory allows."""
-    lgpio = sys.modules.get("lgpio")
+@dataclass(frozen=True)
+class LgpioLine:
+    """An output pin of gpiozero's lgpio factory as lgpio sees it: module, chip handle, line."""
+
+    lgpio: Any  # the lgpio module gpiozero's factory uses
+    handle: int
+    line: int
+
+
+def lgpio_line(pin: Any) -> LgpioLine | None:
+    """The lgpio line behind a pin of gpiozero's lgpio factory (or of any subclass of it,
+    as the real backend's own `Pin`); None for a pin of another factory.
+
+    gpiozero's lgpio module is looked up among the loaded modules, never
+    imported: importing it imports lgpio, which only a Pi has.
+    """
+    gz_lgpio = sys.modules.get("gpiozero.pins.lgpio")
     handle = getattr(pin.factory, "_handle", None)  # gpiozero's LGPIOFactory chip handle
-    if lgpio is not None and handle is not None and type(pin).__name__ == "LGPIOPin":
-        number = int(pin.info.name[4:])  # "GPIO20": the line on the chip, as LGPIOPin has it
-        write = lgpio.gpio_write
+    if gz_lgpio is None or handle is None or not isinstance(pin, gz_lgpio.LGPIOPin):
+        return None
+    # "GPIO20": the line on the chip, as LGPIOPin has it
+    return LgpioLine(gz_lgpio.lgpio, int(handle), int(pin.info.name[4:]))
+
+
+def _line_writer(pin: Any) -> Callable[[bool], None]:
+    """The cheapest way to set an output pin's level that its factory allows: one
+    `lgpio.gpio_write` per edge on an lgpio pin, else the pin's state setter."""
+    line = lgpio_line(pin)
+    if line is not None:
+        write, handle, number = line.lgpio.gpio_write, line.handle, line.line
 
         def write_line(level: bool) -> None:
             write(handle, number, level)

@@ -22,6 +22,7 @@ from bermuda_hw.errors import (
     StepTimingError,
 )
 from bermuda_hw.motion.stepstream import Pausable, StepExecutor, StepResult, StepStream
+from bermuda_hw.motion.wave import wave_or_stream
 from bermuda_hw.planning.kinematics import GantryKinematics
 from bermuda_hw.planning.limits import SoftLimits
 from bermuda_hw.planning.measure import AxisTrace, peak_speed_accel
@@ -59,6 +60,13 @@ def gpio_step_stream(
     return StepStream(
         axes, enable, clock, min_pulse_s=min_pulse_s, estop=estop, realtime_priority=priority
     )
+
+
+def default_executor(backend: Backend) -> ExecutorFactory:
+    """The step executor for a backend's pins: lgpio's wave queue, its edges timed in C,
+    where the STEP pins are lgpio lines with wave functions (the real backend on a Pi);
+    else the Python step thread (the simulated backend's mock pins)."""
+    return wave_or_stream
 
 
 @dataclass(frozen=True)
@@ -100,7 +108,7 @@ class CloudMover:
         board: Board,
         *,
         rotation: RotationActuator | None = None,
-        executor: ExecutorFactory = gpio_step_stream,
+        executor: ExecutorFactory | None = None,
     ) -> None:
         self.config = config
         self.backend = backend
@@ -148,6 +156,8 @@ class CloudMover:
                 self._pca, rotation = create_rotation(
                     backend, config, board.cloud.letter_headings_deg)
             self.rotation: RotationActuator = rotation
+            if executor is None:
+                executor = default_executor(backend)
             self.stream: StepExecutor = executor(
                 self.axes,
                 self.enable,

@@ -139,6 +139,7 @@ class SelfTest:
             if pca is not None:
                 stack.callback(pca.close)
             mover, controls = motion.mover, motion.controls
+            self._step_timing(mover)
             self._switches(mover, controls)
             self._signals(controls)
             camera = self._camera(stack)
@@ -163,6 +164,20 @@ class SelfTest:
             return None, _NoRotation()
         self._add("I2C PCA9685", True, f"answers at {address}; {rotation.kind} rotation ready")
         return pca, actuator
+
+    def _step_timing(self, mover: CloudMover) -> None:
+        """Which step executor times the edges; a real-time priority the backend asked for
+        and did not get fails the line (steps timed by Python then abort moves as late)."""
+        note = mover.stream_note
+        wanted = self.backend.step_thread_priority
+        if mover.stream.realtime or wanted <= 0:
+            self._add("step timing", True, note)
+            return
+        self._add("step timing", False, note,
+                  "give the service CAP_SYS_NICE or a real-time limit (LimitRTPRIO=50 in "
+                  "systemd/bermuda-hw.service), or install python3-lgpio so that lgpio's "
+                  "wave queue times the steps; "
+                  "`bermuda-hw selftest --timing` measures the edges")
 
     def _wait(self, reading: Callable[[], bool], want: bool) -> bool:
         deadline = self.clock.monotonic() + self.press_timeout_s
