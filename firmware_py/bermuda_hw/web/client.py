@@ -48,7 +48,9 @@ class DaemonClient:
             raise StateError(f"the running daemon ({self.url}) does not answer: {why}") from None
 
     def get(self, path: str) -> Any:
-        return self._call(urllib.request.Request(self.url + path))
+        """A read; the table's state needs the token unless the owner made it public."""
+        headers = {} if self.token is None else {"X-Bermuda-Token": self.token}
+        return self._call(urllib.request.Request(self.url + path, headers=headers))
 
     def act(self, action: str, args: dict[str, Any] | None = None) -> str:
         """Run an action; the daemon's one-line reply."""
