@@ -411,14 +411,17 @@ class Shielded:
             return
         started = False
         status = 0
-        body = b""
 
         async def watched(message: Message) -> None:
-            nonlocal started, status, body
+            nonlocal started, status
             if message["type"] == "http.response.start":
                 started, status = True, int(message["status"])
-            elif message["type"] == "http.response.body" and status >= 400 and not body:
-                body = bytes(message.get("body", b""))[:400]
+            elif message["type"] == "http.response.body" and 400 <= status < 500:
+                # logged before the client has the reply: the line is there when it reads it
+                log.warning("web: %d %s %s from %s: %s", status, scope["method"],
+                            scope["path"][:200], (scope.get("client") or ("?",))[0],
+                            _reason(bytes(message.get("body", b""))))
+                status = 0
             await send(message)
 
         try:
@@ -438,14 +441,10 @@ class Shielded:
                     await error(500, f"internal error: {type(exc).__name__}")(
                         scope, receive, send)
             return
-        if 400 <= status < 500:
-            log.warning("web: %d %s %s from %s: %s", status, scope["method"],
-                        scope["path"][:200], (scope.get("client") or ("?",))[0],
-                        _reason(body))
 
 
 def _reason(body: bytes) -> str:
     try:
         return str(json.loads(body)["error"])[:200]
     except (ValueError, KeyError, TypeError):
-        return body.decode("utf-8", "replace").strip()[:200]
+        return body[:200].decode("utf-8", "replace").strip()
