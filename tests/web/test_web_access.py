@@ -65,7 +65,7 @@ def test_bad_sequence_numbers_are_a_400_with_one_log_line(
 def test_the_table_is_shown_only_to_paired_devices(serve: Callable[..., Served]) -> None:
     served = serve(with_players=False)
     ready(served)
-    for path in TABLE_READS + ["/api/stream"]:
+    for path in [*TABLE_READS, "/api/stream"]:
         assert served.get(path, token=None).status == 401, path
         assert served.get(path, token="not-the-token").status == 403, path
     for path in TABLE_READS:
@@ -153,5 +153,6 @@ def test_a_fault_inside_a_read_is_a_500_and_one_line(
             and time.monotonic() < deadline:
         time.sleep(0.01)
     lines = [line for line in one_line_each(caplog) if "GET /api/camera.jpg" in line]
-    assert len(lines) == 1 and "Input/output error" in lines[0] and "(at test_web_access.py:" in lines[0]
+    assert len(lines) == 1 and "Input/output error" in lines[0]
+    assert "(at test_web_access.py:" in lines[0]  # where it was raised
     assert "Traceback" not in capfd.readouterr().err

@@ -15,7 +15,10 @@ depth (`uvicorn.Config(http=...)` takes a protocol class):
 - a new connection over the cap (per client address, or in total) pushes out
   the oldest connection still waiting for its request (from that address for
   the per-client cap): a slow client cannot keep out one that asks promptly.
-  When every connection is busy answering, the new one gets a 503 and is closed;
+  This is done a moment later, once the burst of connections asyncio accepted
+  with it has been read, so that a request that came with its connection is not
+  pushed out by the burst. When every other connection is busy answering, the
+  new one is the one that goes, with a 503;
 - the total cap is lowered at start to fit under the process's file limit;
 - accept errors, slow clients pushed out and bad requests are logged as one line
   the first few times, then counted and summed up once per interval.
@@ -48,6 +51,7 @@ LOG_BURST = 10  # lines of one kind logged in full per interval before they are 
 # (SQLite's journal and WAL files, sd_notify's socket per ping, the camera, subprocesses)
 HEADROOM_FDS = 64
 BACKLOG = 128  # asyncio accepts up to this many connections per turn, before any is checked
+GRACE_S = 0.05  # a new connection's request, sent with it, has been read by then
 REFUSED = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
            b"Connection: close\r\nContent-Length: 42\r\n\r\n"
            b"the table's page is busy: try again later\n")
@@ -81,14 +85,15 @@ def open_files() -> int:
 def connection_budget(wanted: int, limit: int | None = None, in_use: int | None = None) -> int:
     """The connections the page may hold: `wanted`, lowered to fit under the file limit.
 
-    A connection is one descriptor; the loop may accept `BACKLOG` more in one turn
-    before the guard sees them, and the rest of the process keeps `HEADROOM_FDS`.
+    A connection is one descriptor; the guard lets `BACKLOG` more in for a moment
+    (`Guard.admit`), the loop may accept `BACKLOG` more in one turn before the
+    guard sees them, and the rest of the process keeps `HEADROOM_FDS`.
     """
     limit = file_limit() if limit is None else limit
     if limit is None:
         return wanted
     in_use = open_files() if in_use is None else in_use
-    return max(1, min(wanted, limit - in_use - HEADROOM_FDS - BACKLOG))
+    return max(1, min(wanted, limit - in_use - HEADROOM_FDS - 2 * BACKLOG))
 
 
 class Tally(logging.Filter):
@@ -151,25 +156,48 @@ class Guard:
     total: int = 0
     slow: int = 0  # closed for sending no whole request in time
     pushed_out: int = 0  # closed to make room for a new connection
-    refused: int = 0  # closed at once: every connection was busy
+    refused: int = 0  # closed at once: over the hard ceiling with every connection busy
+    _trim: asyncio.TimerHandle | None = None
 
     def admit(self, conn: GuardedH11Protocol) -> bool:
-        """Count a new connection, making room if needed; False: refuse it."""
-        mine = self.clients.get(conn.peer, {})
-        if len(mine) >= self.limits.max_per_client:
-            victim = next((c for c in mine if c in self.waiting), None)
-            if victim is None:
-                return self._refuse(conn, f"{conn.peer} has {len(mine)} connections open, "
-                                          f"all busy")
-            self._push_out(victim)
-        if self.total >= self.limits.max_connections:
-            victim = next(iter(self.waiting), None)
-            if victim is None:
-                return self._refuse(conn, f"{self.total} connections open, all busy")
-            self._push_out(victim)
-        self.clients.setdefault(conn.peer, {})[conn] = None
+        """Count a new connection; False: refuse it (over the caps with every one busy).
+
+        Room is made a moment later (`GRACE_S`), not at once: asyncio accepts a
+        whole burst of connections before any of them is read, and a client that
+        sent its request with its connection must not be pushed out by the burst.
+        """
+        mine = self.clients.setdefault(conn.peer, {})
+        over = (self.total >= self.limits.max_connections + BACKLOG
+                or len(mine) >= self.limits.max_per_client + BACKLOG)
+        if over:  # the hard ceiling: make room now, or refuse
+            self.trim()
+            if (self.total >= self.limits.max_connections + BACKLOG
+                    or len(mine) >= self.limits.max_per_client + BACKLOG):
+                if not mine:
+                    del self.clients[conn.peer]
+                return self._refuse(conn, f"{self.total} connections open, {len(mine)} from "
+                                          f"{conn.peer}, all busy")
+        mine[conn] = None
         self.total += 1
+        if (self._trim is None and (self.total > self.limits.max_connections
+                                    or len(mine) > self.limits.max_per_client)):
+            self._trim = conn.loop.call_later(GRACE_S, self.trim)
         return True
+
+    def trim(self) -> None:
+        """Push out the oldest waiting connections over the caps (per client, then in total)."""
+        if self._trim is not None:
+            self._trim.cancel()
+            self._trim = None
+        for mine in list(self.clients.values()):
+            excess = len(mine) - self.limits.max_per_client
+            if excess > 0:
+                for victim in [c for c in mine if c in self.waiting][:excess]:
+                    self._push_out(victim)
+        excess = self.total - self.limits.max_connections
+        if excess > 0:
+            for victim in list(self.waiting)[:excess]:
+                self._push_out(victim)
 
     def wait(self, conn: GuardedH11Protocol) -> None:
         self.waiting.pop(conn, None)
@@ -198,6 +226,8 @@ class Guard:
         log.warning("web: closed a waiting connection from %s to make room (at most %d "
                     "connections, %d per client)", victim.peer, self.limits.max_connections,
                     self.limits.max_per_client)
+        if victim.requests == 0 and not victim.transport.is_closing():
+            victim.transport.write(REFUSED)  # a new client is told why; an idle one is not
         victim.close()
 
     def _refuse(self, conn: GuardedH11Protocol, why: str) -> bool:
@@ -232,6 +262,7 @@ class GuardedH11Protocol(H11Protocol):
         # go through the page's logger and its tally: one line each, never a traceback
         self.logger = logging.getLogger("bermuda_hw.web.http")
         self.peer = "?"
+        self.requests = 0  # whole requests received
         self._deadline: asyncio.TimerHandle | None = None
         self._counted = False
 
@@ -280,6 +311,7 @@ class GuardedH11Protocol(H11Protocol):
             self.guard.wait(self)
         elif not awaited and self._deadline is not None:
             self._disarm()
+            self.requests += 1
             self.guard.busy(self)
 
     def _disarm(self) -> None:
