@@ -28,9 +28,12 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import fcntl
 import logging
 import os
 import resource
+import sys
+import termios
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -185,19 +188,31 @@ class Guard:
         return True
 
     def trim(self) -> None:
-        """Push out the oldest waiting connections over the caps (per client, then in total)."""
+        """Push out the oldest waiting connections over the caps (per client, then in total).
+
+        A connection whose bytes are in the kernel but not yet read (the loop is
+        behind) is not chosen this time: they may be a whole request.
+        """
         if self._trim is not None:
             self._trim.cancel()
             self._trim = None
+        skipped = False
         for mine in list(self.clients.values()):
             excess = len(mine) - self.limits.max_per_client
             if excess > 0:
-                for victim in [c for c in mine if c in self.waiting][:excess]:
+                waiting = [c for c in mine if c in self.waiting]
+                victims = [c for c in waiting if not c.unread()]
+                skipped = skipped or len(victims) < min(excess, len(waiting))
+                for victim in victims[:excess]:
                     self._push_out(victim)
         excess = self.total - self.limits.max_connections
         if excess > 0:
-            for victim in list(self.waiting)[:excess]:
+            victims = [c for c in self.waiting if not c.unread()]
+            skipped = skipped or len(victims) < min(excess, len(self.waiting))
+            for victim in victims[:excess]:
                 self._push_out(victim)
+        if skipped and self.waiting:  # some had unread bytes: look again in a moment
+            self._trim = next(iter(self.waiting)).loop.call_later(GRACE_S, self.trim)
 
     def wait(self, conn: GuardedH11Protocol) -> None:
         self.waiting.pop(conn, None)
@@ -299,6 +314,17 @@ class GuardedH11Protocol(H11Protocol):
             self._counted = False
         if not self.transport.is_closing():
             self.transport.close()
+
+    def unread(self) -> bool:
+        """Bytes from the client wait in the kernel, not yet read by the loop."""
+        sock = self.transport.get_extra_info("socket")
+        if sock is None or self.transport.is_closing():
+            return False
+        try:
+            pending = fcntl.ioctl(sock.fileno(), termios.FIONREAD, b"\0\0\0\0")
+        except OSError:
+            return False
+        return int.from_bytes(pending, sys.byteorder) > 0
 
     def _watch(self) -> None:
         """Arm the deadline while a request is awaited or arriving; disarm once it is whole."""
