@@ -179,7 +179,7 @@ class Guard:
                 if not mine:
                     del self.clients[conn.peer]
                 return self._refuse(conn, f"{self.total} connections open, {len(mine)} from "
-                                          f"{conn.peer}, all busy")
+                                          f"{conn.peer}, none of them idle")
         mine[conn] = None
         self.total += 1
         if (self._trim is None and (self.total > self.limits.max_connections
