@@ -156,3 +156,25 @@ def test_a_fault_inside_a_read_is_a_500_and_one_line(
     assert len(lines) == 1 and "Input/output error" in lines[0]
     assert "(at test_web_access.py:" in lines[0]  # where it was raised
     assert "Traceback" not in capfd.readouterr().err
+
+
+def test_malformed_requests_are_a_400_and_one_line(
+        serve: Callable[..., Served], caplog: pytest.LogCaptureFixture) -> None:
+    served = serve(with_players=False)
+    ready(served)
+    caplog.set_level(logging.WARNING, logger="bermuda_hw.web")
+    for head in ("GET /\x01 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+                 # a head still incomplete at 20 kB (h11 stops at 16 kB)
+                 "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Long: " + "a" * 20_000,
+                 "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header\r\n\r\n"):
+        assert raw_get(served, head).startswith(b"HTTP/1.1 400"), head[:40]
+    # an action's body over the limit is refused before it is read
+    token = served.page.token
+    reply = raw_get(served, f"POST /api/actions/pause HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                            f"X-Bermuda-Token: {token}\r\nContent-Type: application/json\r\n"
+                            f"Content-Length: 100000000\r\n\r\n{{}}")
+    assert reply.startswith(b"HTTP/1.1 413")
+    assert not served.table.controller.status.paused
+    lines = one_line_each(caplog)
+    assert len([line for line in lines if "Invalid HTTP request" in line]) == 3
+    assert len([line for line in lines if "413 POST /api/actions/pause" in line]) == 1

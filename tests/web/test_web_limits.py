@@ -154,6 +154,23 @@ def test_busy_connections_are_kept_and_a_new_one_is_refused(
         sock.close()
 
 
+def test_a_client_that_reads_nothing_of_its_replies_is_dropped(
+        server: Callable[[Limits], WebServer]) -> None:
+    web = server(Limits(write_timeout_s=1.0))
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect(("127.0.0.1", web.port))
+    # pipelined requests for the board's picture (16 kB each: 9.6 MB, more than the
+    # kernel buffers), and not a byte read
+    sock.sendall(b"GET /api/board.svg HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" * 600)
+    assert web.guard is not None
+    deadline = time.monotonic() + 10.0
+    while web.guard.stuck_writing == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert web.guard.stuck_writing == 1 and web.guard.total == 0
+    sock.close()
+
+
 def test_the_cap_fits_under_the_file_limit() -> None:
     assert connection_budget(256, limit=4096, in_use=40) == 256
     assert connection_budget(4096, limit=1024, in_use=40) == 1024 - 40 - HEADROOM_FDS - 2 * 128

@@ -188,7 +188,7 @@ def create_app(*, hub: Hub, board: Board, token: str, submit: Submit,
     async def static(request: Request) -> Response:
         name = request.path_params["name"]
         if name not in STATIC:
-            return error(404, f"no such file: {name}")
+            return error(404, f"no such file: {name[:80]!r}")
         return Response(_static(name), media_type=STATIC[name],
                         headers={"Cache-Control": "no-cache"})
 
@@ -322,9 +322,15 @@ def create_app(*, hub: Hub, board: Board, token: str, submit: Submit,
         refused = refusal(request, token_needed=True)
         if refused is not None:
             return refused
-        body = await request.body()
-        if len(body) > MAX_BODY_BYTES:
+        declared = request.headers.get("content-length", "0")
+        if not (declared.isascii() and declared.isdigit()) or len(declared) > 9 \
+                or int(declared) > MAX_BODY_BYTES:
             return error(413, f"request body over {MAX_BODY_BYTES} bytes")
+        body = b""
+        async for chunk in request.stream():  # a chunked body is cut off at the limit too
+            body += chunk
+            if len(body) > MAX_BODY_BYTES:
+                return error(413, f"request body over {MAX_BODY_BYTES} bytes")
         args: Any = {}
         if body.strip():
             kind = request.headers.get("content-type", "").split(";")[0].strip()

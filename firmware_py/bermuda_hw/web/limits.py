@@ -12,6 +12,8 @@ depth (`uvicorn.Config(http=...)` takes a protocol class):
   `header_timeout_s` of the moment the connection began to wait for it, however
   it trickles in; after a response uvicorn's own `timeout_keep_alive` closes an
   idle connection sooner;
+- a client that stops reading its response (a stream it leaves open) is
+  closed after `write_timeout_s` with its unsent bytes dropped;
 - a new connection over the cap (per client address, or in total) pushes out
   the oldest connection still waiting for its request (from that address for
   the per-client cap): a slow client cannot keep out one that asks promptly.
@@ -45,8 +47,11 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.server import ServerState
 
 log = logging.getLogger("bermuda_hw.web")
+# uvicorn's protocol messages; its TRACE lines (level 5) are not even formatted
+logging.getLogger("bermuda_hw.web.http").setLevel(logging.INFO)
 
 HEADER_TIMEOUT_S = 10.0  # a phone on a weak Wi-Fi link sends its request in well under a second
+WRITE_TIMEOUT_S = 30.0  # a response (an event or camera stream) the client stopped reading
 IDLE_TIMEOUT_S = 5  # uvicorn's keep-alive default: browsers reopen a closed idle connection
 LOG_INTERVAL_S = 60.0
 LOG_BURST = 10  # lines of one kind logged in full per interval before they are only counted
@@ -69,6 +74,7 @@ class Limits:
     idle_timeout_s: int = IDLE_TIMEOUT_S
     max_connections: int = 256
     max_per_client: int = 32
+    write_timeout_s: float = WRITE_TIMEOUT_S
     log_interval_s: float = LOG_INTERVAL_S
 
 
@@ -159,6 +165,7 @@ class Guard:
     total: int = 0
     slow: int = 0  # closed for sending no whole request in time
     pushed_out: int = 0  # closed to make room for a new connection
+    stuck_writing: int = 0  # closed for reading none of their response
     refused: int = 0  # closed at once: over the hard ceiling with every connection busy
     _trim: asyncio.TimerHandle | None = None
 
@@ -236,6 +243,13 @@ class Guard:
                     conn.peer, self.limits.header_timeout_s)
         conn.close()
 
+    def stuck(self, conn: GuardedH11Protocol) -> None:
+        self.stuck_writing += 1
+        log.warning("web: closed a connection from %s: it read nothing of its response for "
+                    "%g s", conn.peer, self.limits.write_timeout_s)
+        conn.close()
+        conn.transport.abort()  # its unsent response goes too: close() would wait for it
+
     def _push_out(self, victim: GuardedH11Protocol) -> None:
         self.pushed_out += 1
         log.warning("web: closed a waiting connection from %s to make room (at most %d "
@@ -279,6 +293,7 @@ class GuardedH11Protocol(H11Protocol):
         self.peer = "?"
         self.requests = 0  # whole requests received
         self._deadline: asyncio.TimerHandle | None = None
+        self._stalled: asyncio.TimerHandle | None = None
         self._counted = False
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
@@ -293,6 +308,9 @@ class GuardedH11Protocol(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        if self._stalled is not None:
+            self._stalled.cancel()
+            self._stalled = None
         if self._counted:
             self.guard.forget(self)
             self._counted = False
@@ -305,6 +323,24 @@ class GuardedH11Protocol(H11Protocol):
     def on_response_complete(self) -> None:
         super().on_response_complete()
         self._watch()
+
+    def pause_writing(self) -> None:
+        """The client reads no more: its response may wait `write_timeout_s`, then it goes."""
+        super().pause_writing()
+        if self._stalled is None:
+            self._stalled = self.loop.call_later(self.guard.limits.write_timeout_s,
+                                                 self._stuck)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        if self._stalled is not None:
+            self._stalled.cancel()
+            self._stalled = None
+
+    def _stuck(self) -> None:
+        self._stalled = None
+        if not self.transport.is_closing():
+            self.guard.stuck(self)
 
     def close(self) -> None:
         """Close the connection (forgotten at once; the socket goes when asyncio closes it)."""
