@@ -416,18 +416,23 @@ class Shielded:
             await self.app(scope, receive, send)
             return
         started = False
-        status = 0
+        held: Message | None = None
 
         async def watched(message: Message) -> None:
-            nonlocal started, status
+            nonlocal started, held
             if message["type"] == "http.response.start":
-                started, status = True, int(message["status"])
-            elif message["type"] == "http.response.body" and 400 <= status < 500:
-                # logged before the client has the reply: the line is there when it reads it
-                log.warning("web: %d %s %s from %s: %s", status, scope["method"],
+                started = True
+                if 400 <= int(message["status"]) < 500:
+                    held = message  # until its reason is known and logged
+                    return
+            elif message["type"] == "http.response.body" and held is not None:
+                # logged before the client has any of the reply: the line is there when
+                # the client reads it
+                log.warning("web: %d %s %s from %s: %s", held["status"], scope["method"],
                             scope["path"][:200], (scope.get("client") or ("?",))[0],
                             _reason(bytes(message.get("body", b""))))
-                status = 0
+                await send(held)
+                held = None
             await send(message)
 
         try:
