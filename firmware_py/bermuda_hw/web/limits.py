@@ -159,7 +159,6 @@ class Guard:
     """The connections of one server: counted by client, oldest waiting first."""
 
     limits: Limits
-    tally: Tally = field(default_factory=Tally)
     clients: dict[str, dict[GuardedH11Protocol, None]] = field(default_factory=dict)
     waiting: dict[GuardedH11Protocol, None] = field(default_factory=dict)  # oldest first
     total: int = 0
@@ -170,7 +169,7 @@ class Guard:
     _trim: asyncio.TimerHandle | None = None
 
     def admit(self, conn: GuardedH11Protocol) -> bool:
-        """Count a new connection; False: refuse it (over the caps with every one busy).
+        """Count a new connection; False: refuse it (far over a cap, with none to push out).
 
         Room is made a moment later (`GRACE_S`), not at once: asyncio accepts a
         whole burst of connections before any of them is read, and a client that

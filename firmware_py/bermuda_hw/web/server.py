@@ -99,7 +99,7 @@ class WebServer:
         for name in LOGGERS:
             logging.getLogger(name).addFilter(tally)
         self._tally = tally
-        guard = self.guard = Guard(limits, tally)
+        guard = self.guard = Guard(limits)
         config = uvicorn.Config(
             self.app, log_level="warning", lifespan="off",
             timeout_graceful_shutdown=int(GRACEFUL_S) or 1, access_log=False,
