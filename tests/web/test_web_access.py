@@ -9,8 +9,10 @@ from collections.abc import Callable
 
 import pytest
 
+from bermuda_hw.cli import main
 from bermuda_hw.config import WebConfig
 from bermuda_hw.controller.status import Mode
+from bermuda_hw.web.pairing import TOKEN_FILE
 
 from .conftest import Served
 
@@ -178,3 +180,14 @@ def test_malformed_requests_are_a_400_and_one_line(
     lines = one_line_each(caplog)
     assert len([line for line in lines if "Invalid HTTP request" in line]) == 3
     assert len([line for line in lines if "413 POST /api/actions/pause" in line]) == 1
+
+
+def test_game_show_without_the_token_says_why(serve: Callable[..., Served],
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    served = serve(with_players=False)
+    ready(served)
+    state = served.table.state_dir
+    (state / TOKEN_FILE).rename(state / "web-token.elsewhere")  # as another user sees it
+    assert main(["game", "show", "--state-dir", str(state)]) != 0
+    err = capsys.readouterr().err
+    assert "web token cannot be read" in err and "Traceback" not in err
