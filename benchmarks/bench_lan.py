@@ -4,10 +4,13 @@
 open files (the limit a service has without `LimitNOFILE=`). From this process,
 and only to 127.0.0.1:
 
-1. hold: 1,100 slow connections, half sending only `GET / HTTP/1.1`, half the
-   request line and then a header every 10 s, none reconnecting;
-2. churn: the same 1,100, each reconnecting a second after the table closes it
-   (a slowloris that keeps trying), for `CHURN_S`.
+1. hold: 1,100 slow connections from 127.0.0.1, half sending only
+   `GET / HTTP/1.1`, half the request line and then a header every 10 s, none
+   reconnecting;
+2. spread: the same from 35 loopback addresses (127.0.0.2-36, about 32 each:
+   the per-client cap), so that the total cap and the deadline do the work;
+3. churn: the same 1,100 from 127.0.0.1, each reconnecting a second after the
+   table closes it (a slowloris that keeps trying), for `CHURN_S`.
 
 Meanwhile a token holder asks `/api/status` on a new connection every 0.25 s,
 as a phone does. Reported: its latency (goal: every answer within 100 ms),
@@ -40,7 +43,8 @@ import numpy as np
 GOAL_MS = 100.0
 CONNECTIONS = 1100
 DAEMON_FILES = 1024
-HOLD_S = 25.0  # past the table's 10 s deadline for a whole request
+HOLD_S = 20.0  # past the table's 10 s deadline for a whole request
+SOURCES = [f"127.0.0.{n}" for n in range(2, 37)]  # loopback addresses to send from
 CHURN_S = 15.0
 PROBE_EVERY_S = 0.25
 HEADER_EVERY_S = 10.0
@@ -102,6 +106,7 @@ class Attack:
 
     port: int
     reconnect: bool
+    sources: list[str] | None = None  # loopback addresses to send from (None: any)
     opened: int = 0
     closed_by_table: int = 0
     connect_failures: int = 0
@@ -109,7 +114,10 @@ class Attack:
     async def one(self, n: int, until: float) -> None:
         while time.monotonic() < until:
             try:
-                reader, writer = await asyncio.open_connection(HOST, self.port)
+                source = None if self.sources is None else \
+                    (self.sources[n % len(self.sources)], 0)
+                reader, writer = await asyncio.open_connection(HOST, self.port,
+                                                               local_addr=source)
             except OSError:
                 self.connect_failures += 1
                 await asyncio.sleep(1.0)
@@ -207,10 +215,11 @@ def lan(connections: int, hold_s: float, churn_s: float) -> None:
             watcher = threading.Thread(target=watch, args=(stop_watch,), daemon=True)
             watcher.start()
             results = []
-            for name, reconnect, seconds in (("hold", False, hold_s),
-                                             ("churn", True, churn_s)):
+            for name, reconnect, sources, seconds in (("hold", False, None, hold_s),
+                                                      ("spread", False, SOURCES, hold_s),
+                                                      ("churn", True, None, churn_s)):
                 probe.latencies_ms, probe.failures = [], []
-                attack = Attack(port, reconnect)
+                attack = Attack(port, reconnect, sources)
                 started = _state(port, token)
                 asyncio.run(attack.run(connections, seconds))
                 ended = _state(port, token)
@@ -234,11 +243,12 @@ def lan(connections: int, hold_s: float, churn_s: float) -> None:
     tracebacks = text.count("Traceback")
     web_lines = [line for line in text.splitlines() if "web:" in line]
     print(f"daemon with a soft limit of {DAEMON_FILES} files, {connections} slow connections "
-          f"from one address (load {_uptime()}):")
+          f"(load {_uptime()}):")
     print(f"  quiet: /api/status for a token holder: {_percentiles(quiet)}")
     for name, attack, latencies, failures, started, ended in results:
-        what = ("held, none reconnecting" if name == "hold" else
-                "each reconnecting 1 s after it is closed")
+        what = {"hold": "from one address, none reconnecting",
+                "spread": f"from {len(SOURCES)} addresses, none reconnecting",
+                "churn": "from one address, each reconnecting 1 s after it is closed"}[name]
         print(f"  {name} ({what}): {attack.opened} opened, {attack.closed_by_table} closed by "
               f"the table, {attack.connect_failures} connects refused")
         print(f"    /api/status for a token holder: {_percentiles(latencies)} "
