@@ -179,7 +179,7 @@ class Guard:
         over = (self.total >= self.limits.max_connections + BACKLOG
                 or len(mine) >= self.limits.max_per_client + BACKLOG)
         if over:  # the hard ceiling: make room now, or refuse
-            self.trim()
+            self.trim(hard=True)
             if (self.total >= self.limits.max_connections + BACKLOG
                     or len(mine) >= self.limits.max_per_client + BACKLOG):
                 if not mine:
@@ -193,29 +193,36 @@ class Guard:
             self._trim = conn.loop.call_later(GRACE_S, self.trim)
         return True
 
-    def trim(self) -> None:
+    def trim(self, *, hard: bool = False) -> None:
         """Push out the oldest waiting connections over the caps (per client, then in total).
 
         A connection whose bytes are in the kernel but not yet read (the loop is
-        behind) is not chosen this time: they may be a whole request.
+        behind) is not chosen this time: they may be a whole request. At the hard
+        ceiling (`hard`) it is chosen after all the others, rather than refusing
+        a newer one.
         """
         if self._trim is not None:
             self._trim.cancel()
             self._trim = None
         skipped = False
+
+        def choose(waiting: list[GuardedH11Protocol], excess: int) -> list[GuardedH11Protocol]:
+            nonlocal skipped
+            unread = {c for c in waiting if c.unread()}
+            victims = [c for c in waiting if c not in unread]
+            if hard:
+                victims += [c for c in waiting if c in unread]
+            skipped = skipped or len(victims) < min(excess, len(waiting))
+            return victims[:excess]
+
         for mine in list(self.clients.values()):
             excess = len(mine) - self.limits.max_per_client
             if excess > 0:
-                waiting = [c for c in mine if c in self.waiting]
-                victims = [c for c in waiting if not c.unread()]
-                skipped = skipped or len(victims) < min(excess, len(waiting))
-                for victim in victims[:excess]:
+                for victim in choose([c for c in mine if c in self.waiting], excess):
                     self._push_out(victim)
         excess = self.total - self.limits.max_connections
         if excess > 0:
-            victims = [c for c in self.waiting if not c.unread()]
-            skipped = skipped or len(victims) < min(excess, len(self.waiting))
-            for victim in victims[:excess]:
+            for victim in choose(list(self.waiting), excess):
                 self._push_out(victim)
         if skipped and self.waiting:  # some had unread bytes: look again in a moment
             self._trim = next(iter(self.waiting)).loop.call_later(GRACE_S, self.trim)
