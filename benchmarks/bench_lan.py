@@ -15,8 +15,9 @@ and only to 127.0.0.1:
 Meanwhile a token holder asks `/api/status` on a new connection every 0.25 s,
 as a phone does. Reported: its latency (goal: every answer within 100 ms),
 whether the game went on (journal entries and snapshots during the attack),
-the daemon's open files and resident memory before, at the peak and after the
-connections close, and the tracebacks in its output (goal: none).
+the daemon's open files and resident memory before, at the peak and after each
+phase (memory freed by the connections is reused by the next phase: it does not
+grow phase after phase), and the tracebacks in its output (goal: none).
 
     python benchmarks/bench_lan.py [--connections N] [--hold S] [--churn S]
 """
@@ -223,8 +224,9 @@ def lan(connections: int, hold_s: float, churn_s: float) -> None:
                 started = _state(port, token)
                 asyncio.run(attack.run(connections, seconds))
                 ended = _state(port, token)
+                time.sleep(3.0)  # the closed connections' sockets and buffers go
                 results.append((name, attack, list(probe.latencies_ms), list(probe.failures),
-                                started, ended))
+                                started, ended, _proc(daemon.pid)))
             stop_watch.set()
             watcher.join()
             time.sleep(3.0)  # the closed connections' sockets and buffers go
@@ -245,7 +247,7 @@ def lan(connections: int, hold_s: float, churn_s: float) -> None:
     print(f"daemon with a soft limit of {DAEMON_FILES} files, {connections} slow connections "
           f"(load {_uptime()}):")
     print(f"  quiet: /api/status for a token holder: {_percentiles(quiet)}")
-    for name, attack, latencies, failures, started, ended in results:
+    for name, attack, latencies, failures, started, ended, (files, rss) in results:
         what = {"hold": "from one address, none reconnecting",
                 "spread": f"from {len(SOURCES)} addresses, none reconnecting",
                 "churn": "from one address, each reconnecting 1 s after it is closed"}[name]
@@ -256,6 +258,7 @@ def lan(connections: int, hold_s: float, churn_s: float) -> None:
               + (f" (first: {failures[0]})" if failures else ""))
         print(f"    the game went on: journal {started['seq']} -> {ended['seq']}, snapshots "
               f"{started['version']} -> {ended['version']}, mode {ended['status']['mode']}")
+        print(f"    3 s after: daemon open files {files}, resident memory {rss:.1f} MiB")
     print(f"  daemon open files {files0} before, {peak[0]} at the peak, {files1} after; "
           f"resident memory {rss0:.1f} MiB before, {peak[1]:.1f} MiB at the peak, "
           f"{rss1:.1f} MiB after")
