@@ -59,6 +59,7 @@ LOG_BURST = 10  # lines of one kind logged in full per interval before they are 
 # (SQLite's journal and WAL files, sd_notify's socket per ping, the camera, subprocesses)
 HEADROOM_FDS = 64
 BACKLOG = 128  # asyncio accepts up to this many connections per turn, before any is checked
+LISTEN_BACKLOG = 1024  # connections the kernel queues before accept() (capped by somaxconn)
 GRACE_S = 0.05  # a new connection's request, sent with it, has been read by then
 REFUSED = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
            b"Connection: close\r\nContent-Length: 42\r\n\r\n"

@@ -26,6 +26,7 @@ from bermuda_hw.errors import ConfigError
 from bermuda_hw.web.hub import Hub
 from bermuda_hw.web.limits import (
     BACKLOG,
+    LISTEN_BACKLOG,
     Guard,
     Limits,
     Tally,
@@ -143,6 +144,12 @@ class WebServer:
         if not server.started:
             raise ConfigError(None, "web.bind", f"the web server did not start on "
                                                 f"{self.host}:{self.port}")
+        # asyncio uses one number for the kernel's queue of connections not yet accepted
+        # (listen) and for the connections it accepts per turn before any is checked;
+        # the second is kept at BACKLOG (file descriptors), the first made longer: a
+        # queued connection costs the process nothing, a dropped one costs its client a
+        # second (SYN retried)
+        self._socket.listen(LISTEN_BACKLOG)
         return self.url
 
     def stop(self) -> None:
