@@ -107,8 +107,9 @@ def connection_budget(wanted: int, limit: int | None = None, in_use: int | None 
 
 
 class Tally(logging.Filter):
-    """A logger's filter: each kind of line (its format) in full `burst` times an interval,
-    then counted; the count is logged when the interval ends. No traceback ever passes."""
+    """A logger's filter: each kind of line (its format) in full `burst` times an interval
+    (a record's own `burst` attribute, from `extra=`, may say fewer), then counted; the
+    count is logged when the interval ends. No traceback ever passes."""
 
     def __init__(self, interval_s: float = LOG_INTERVAL_S, burst: int = LOG_BURST, *,
                  monotonic: Callable[[], float] = time.monotonic) -> None:
@@ -129,7 +130,7 @@ class Tally(logging.Filter):
             self._report(key)
             kind = self._kinds[key] = [now, 0, 0]
         kind[1] += 1
-        if kind[2] < self.burst:
+        if kind[2] < getattr(record, "burst", self.burst):
             kind[2] += 1
             return True
         return False
@@ -278,7 +279,8 @@ class Guard:
         if isinstance(exc, OSError) and exc.errno in ACCEPT_ERRNOS and "socket" in context:
             # asyncio stops listening for a second and tries again: only say so
             log.warning("web: cannot accept a connection: %s (%d open; the file limit is %s)",
-                        os.strerror(exc.errno or 0), self.total, file_limit() or "unlimited")
+                        os.strerror(exc.errno or 0), self.total, file_limit() or "unlimited",
+                        extra={"burst": 1})  # once an interval: the next ones are the same
             return
         loop.default_exception_handler(context)
 
