@@ -107,7 +107,7 @@ def host_problem(host_header: str | None, names: frozenset[str]) -> str | None:
         return "no Host header"
     try:
         parts = urlsplit("//" + host_header)
-        hostname, _ = parts.hostname, parts.port
+        hostname, _ = parts.hostname, parts.port  # .port raises for a port not a number
     except ValueError:
         return f"a malformed Host header {host_header[:80]!r}"
     if not hostname or parts.path or parts.query or parts.username is not None:
