@@ -13,7 +13,10 @@ and only to 127.0.0.1:
    table closes it (a slowloris that keeps trying), for `CHURN_S`.
 
 Meanwhile a token holder asks `/api/status` on a new connection every 0.25 s,
-as a phone does. Reported: its latency (goal: every answer within 100 ms),
+as a phone does, and the daemon's sd_notify messages come to a socket of this
+process (`NOTIFY_SOCKET`, a watchdog period of `WATCHDOG_S`). Reported: the
+token holder's latency (goal: every answer within 100 ms), the longest wait
+between two `WATCHDOG=1` (goal: under the period, or systemd would kill it),
 whether the game went on (journal entries and snapshots during the attack),
 the daemon's open files and resident memory before, at the peak and after each
 phase (memory freed by the connections is reused by the next phase: it does not
@@ -27,9 +30,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import http.client
+import itertools
 import json
 import os
 import resource
+import socket
 import subprocess
 import sys
 import tempfile
@@ -50,6 +55,7 @@ CHURN_S = 15.0
 PROBE_EVERY_S = 0.25
 HEADER_EVERY_S = 10.0
 HOST = "127.0.0.1"  # the only address this benchmark sends to
+WATCHDOG_S = 2.0  # the service has WatchdogSec=30; a shorter period is a stricter test
 
 
 def _uptime() -> str:
@@ -154,6 +160,35 @@ class Attack:
         await asyncio.gather(*tasks)
 
 
+@dataclass
+class Notified:
+    """The daemon's sd_notify datagrams, timed: the watchdog's kicks among them."""
+
+    path: Path
+    kicks: list[float] = field(default_factory=list)
+    stop: threading.Event = field(default_factory=threading.Event)
+
+    def __post_init__(self) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(str(self.path))
+        self.sock.settimeout(0.2)
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            try:
+                data = self.sock.recv(4096)
+            except TimeoutError:
+                continue
+            if b"WATCHDOG=1" in data.split(b"\n"):
+                self.kicks.append(time.monotonic())
+        self.sock.close()
+
+    def longest_gap_s(self, start: float, end: float) -> float:
+        """The longest time without a kick between `start` and `end`."""
+        times = [start] + [t for t in self.kicks if start < t < end] + [end]
+        return max(b - a for a, b in itertools.pairwise(times))
+
+
 def _state(port: int, token: str) -> dict[str, Any]:
     conn = http.client.HTTPConnection(HOST, port, timeout=10)
     conn.request("GET", "/api/state", headers={"X-Bermuda-Token": token})
@@ -180,13 +215,18 @@ def lan(connections: int, hold_s: float, churn_s: float) -> None:
     resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
     with tempfile.TemporaryDirectory() as state:
         out = Path(state) / "daemon.out"
+        notified = Notified(Path(state) / "notify.sock")
+        listener = threading.Thread(target=notified.run, daemon=True)
+        listener.start()
+        env = {**os.environ, "NOTIFY_SOCKET": str(notified.path),
+               "WATCHDOG_USEC": str(int(WATCHDOG_S * 1e6))}
         with out.open("wb") as log:
             daemon = subprocess.Popen(
                 [sys.executable, "-c",
                  "import sys; from bermuda_hw.cli import main; sys.exit(main())",
                  "run", "--simulate", "--speed", "2", "--stay", "--players", "3", "--seed", "2",
                  "--max-rounds", "200", "--bind", f"{HOST}:0", "--state-dir", state],
-                stdout=log, stderr=subprocess.STDOUT, preexec_fn=_daemon_limits)
+                stdout=log, stderr=subprocess.STDOUT, preexec_fn=_daemon_limits, env=env)
         try:
             info = Path(state) / "daemon.json"
             deadline = time.monotonic() + 60
@@ -222,11 +262,13 @@ def lan(connections: int, hold_s: float, churn_s: float) -> None:
                 probe.latencies_ms, probe.failures = [], []
                 attack = Attack(port, reconnect, sources)
                 started = _state(port, token)
+                began = time.monotonic()
                 asyncio.run(attack.run(connections, seconds))
+                gap_s = notified.longest_gap_s(began, time.monotonic())
                 ended = _state(port, token)
                 time.sleep(3.0)  # the closed connections' sockets and buffers go
                 results.append((name, attack, list(probe.latencies_ms), list(probe.failures),
-                                started, ended, _proc(daemon.pid)))
+                                started, ended, _proc(daemon.pid), gap_s))
             stop_watch.set()
             watcher.join()
             time.sleep(3.0)  # the closed connections' sockets and buffers go
@@ -241,13 +283,15 @@ def lan(connections: int, hold_s: float, churn_s: float) -> None:
             except subprocess.TimeoutExpired:
                 daemon.kill()
                 daemon.wait()
+            notified.stop.set()
+            listener.join()
         text = out.read_text("utf-8", "replace")
     tracebacks = text.count("Traceback")
     web_lines = [line for line in text.splitlines() if "web:" in line]
     print(f"daemon with a soft limit of {DAEMON_FILES} files, {connections} slow connections "
           f"(load {_uptime()}):")
     print(f"  quiet: /api/status for a token holder: {_percentiles(quiet)}")
-    for name, attack, latencies, failures, started, ended, (files, rss) in results:
+    for name, attack, latencies, failures, started, ended, (files, rss), gap_s in results:
         what = {"hold": "from one address, none reconnecting",
                 "spread": f"from {len(SOURCES)} addresses, none reconnecting",
                 "churn": "from one address, each reconnecting 1 s after it is closed"}[name]
@@ -256,6 +300,8 @@ def lan(connections: int, hold_s: float, churn_s: float) -> None:
         print(f"    /api/status for a token holder: {_percentiles(latencies)} "
               f"(goal: all within {GOAL_MS:g} ms); {len(failures)} failed"
               + (f" (first: {failures[0]})" if failures else ""))
+        print(f"    watchdog: longest wait between two WATCHDOG=1 {gap_s:.2f} s (goal: under "
+              f"the period, {WATCHDOG_S:g} s)")
         print(f"    the game went on: journal {started['seq']} -> {ended['seq']}, snapshots "
               f"{started['version']} -> {ended['version']}, mode {ended['status']['mode']}")
         print(f"    3 s after: daemon open files {files}, resident memory {rss:.1f} MiB")
