@@ -249,13 +249,17 @@ def lan(connections: int, hold_s: float, churn_s: float) -> None:
 
             def watch(stop: threading.Event) -> None:
                 while not stop.wait(0.5):
-                    files, rss = _proc(daemon.pid)
+                    try:
+                        files, rss = _proc(daemon.pid)
+                    except OSError:  # the daemon is gone: said below
+                        return
                     peak[0], peak[1] = max(peak[0], files), max(peak[1], rss)
 
             stop_watch = threading.Event()
             watcher = threading.Thread(target=watch, args=(stop_watch,), daemon=True)
             watcher.start()
             results = []
+            gone: str | None = None  # the phase during which the daemon stopped answering
             for name, reconnect, sources, seconds in (("hold", False, None, hold_s),
                                                       ("spread", False, SOURCES, hold_s),
                                                       ("churn", True, None, churn_s)):
@@ -265,17 +269,21 @@ def lan(connections: int, hold_s: float, churn_s: float) -> None:
                 began = time.monotonic()
                 asyncio.run(attack.run(connections, seconds))
                 gap_s = notified.longest_gap_s(began, time.monotonic())
-                ended = _state(port, token)
-                time.sleep(3.0)  # the closed connections' sockets and buffers go
+                try:
+                    ended = _state(port, token)
+                    time.sleep(3.0)  # the closed connections' sockets and buffers go
+                    after_phase = _proc(daemon.pid)
+                except OSError:
+                    gone = name
+                    break
                 results.append((name, attack, list(probe.latencies_ms), list(probe.failures),
-                                started, ended, _proc(daemon.pid), gap_s))
+                                started, ended, after_phase, gap_s))
             stop_watch.set()
             watcher.join()
-            time.sleep(3.0)  # the closed connections' sockets and buffers go
-            files1, rss1 = _proc(daemon.pid)
             probe.stop.set()
             prober.join()
-            after = _state(port, token)
+            files1, rss1 = results[-1][6] if results else (0, 0.0)
+            after = results[-1][5] if results else before
         finally:
             daemon.terminate()
             try:
@@ -286,6 +294,7 @@ def lan(connections: int, hold_s: float, churn_s: float) -> None:
             notified.stop.set()
             listener.join()
         text = out.read_text("utf-8", "replace")
+    code = daemon.returncode
     tracebacks = text.count("Traceback")
     web_lines = [line for line in text.splitlines() if "web:" in line]
     print(f"daemon with a soft limit of {DAEMON_FILES} files, {connections} slow connections "
@@ -305,6 +314,9 @@ def lan(connections: int, hold_s: float, churn_s: float) -> None:
         print(f"    the game went on: journal {started['seq']} -> {ended['seq']}, snapshots "
               f"{started['version']} -> {ended['version']}, mode {ended['status']['mode']}")
         print(f"    3 s after: daemon open files {files}, resident memory {rss:.1f} MiB")
+    if gone is not None:
+        print(f"  {gone}: the daemon stopped answering and exited with {code} ({len(text)} "
+              f"bytes of output)")
     print(f"  daemon open files {files0} before, {peak[0]} at the peak, {files1} after; "
           f"resident memory {rss0:.1f} MiB before, {peak[1]:.1f} MiB at the peak, "
           f"{rss1:.1f} MiB after")
