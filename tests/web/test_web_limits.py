@@ -154,6 +154,23 @@ def test_busy_connections_are_kept_and_a_new_one_is_refused(
         sock.close()
 
 
+def test_far_over_a_cap_with_every_connection_busy_a_new_one_is_refused(
+        server: Callable[[Limits], WebServer]) -> None:
+    web = server(Limits(max_connections=8, max_per_client=2, ceiling_margin=1))
+    streams = [connect(web) for _ in range(3)]
+    for sock in streams:  # one over the cap, but busy: it stays
+        assert get(sock, "/api/stream", token=True).startswith(b"HTTP/1.1 200")
+    fourth = connect(web)
+    fourth.settimeout(5)
+    assert fourth.recv(65536).startswith(b"HTTP/1.1 503")
+    assert closed_after_s(fourth, 2.0) is not None
+    time.sleep(0.2)
+    assert all(is_open(s) for s in streams)
+    assert web.guard is not None and web.guard.refused == 1 and web.guard.total == 3
+    for sock in [*streams, fourth]:
+        sock.close()
+
+
 def test_a_client_that_reads_nothing_of_its_replies_is_dropped(
         server: Callable[[Limits], WebServer]) -> None:
     web = server(Limits(write_timeout_s=1.0))

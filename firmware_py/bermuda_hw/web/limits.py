@@ -77,6 +77,8 @@ class Limits:
     max_per_client: int = 32
     write_timeout_s: float = WRITE_TIMEOUT_S
     log_interval_s: float = LOG_INTERVAL_S
+    # over a cap by this many, room is made at once (or the new connection refused)
+    ceiling_margin: int = BACKLOG
 
 
 def file_limit() -> int | None:
@@ -178,12 +180,13 @@ class Guard:
         sent its request with its connection must not be pushed out by the burst.
         """
         mine = self.clients.setdefault(conn.peer, {})
-        over = (self.total >= self.limits.max_connections + BACKLOG
-                or len(mine) >= self.limits.max_per_client + BACKLOG)
+        margin = self.limits.ceiling_margin
+        over = (self.total >= self.limits.max_connections + margin
+                or len(mine) >= self.limits.max_per_client + margin)
         if over:  # the hard ceiling: make room now, or refuse
             self.trim(hard=True)
-            if (self.total >= self.limits.max_connections + BACKLOG
-                    or len(mine) >= self.limits.max_per_client + BACKLOG):
+            if (self.total >= self.limits.max_connections + margin
+                    or len(mine) >= self.limits.max_per_client + margin):
                 if not mine:
                     del self.clients[conn.peer]
                 return self._refuse(conn, f"{self.total} connections open, {len(mine)} from "
