@@ -117,7 +117,8 @@ def test_requests_that_trickle_in_are_closed_at_the_deadline(
 
 def test_a_new_connection_pushes_out_the_oldest_waiting_one(
         server: Callable[[Limits], WebServer]) -> None:
-    web = server(Limits(max_connections=6, max_per_client=4))
+    # half a second to make room: time for this test's own requests, even on a busy machine
+    web = server(Limits(max_connections=6, max_per_client=4, grace_s=0.5))
     mine = [connect(web) for _ in range(4)]
     theirs = [connect(web, "127.0.0.2") for _ in range(2)]
     time.sleep(0.3)
@@ -156,7 +157,7 @@ def test_busy_connections_are_kept_and_a_new_one_is_refused(
 
 def test_far_over_a_cap_with_every_connection_busy_a_new_one_is_refused(
         server: Callable[[Limits], WebServer]) -> None:
-    web = server(Limits(max_connections=8, max_per_client=2, ceiling_margin=1))
+    web = server(Limits(max_connections=8, max_per_client=2, ceiling_margin=1, grace_s=2.0))
     streams = [connect(web) for _ in range(3)]
     for sock in streams:  # one over the cap, but busy: it stays
         assert get(sock, "/api/stream", token=True).startswith(b"HTTP/1.1 200")
@@ -280,3 +281,62 @@ def test_accept_errors_are_one_line_each_interval_and_the_page_recovers(
     assert len(lines) == 2 and "Too many open files" in lines[0], err[-2000:]
     assert lines[1].startswith("web: ") and "more like" in lines[1], err[-2000:]
     assert len(err.splitlines()) <= 3, err[-2000:]  # and the cap lowered at start
+
+
+STOP_SCRIPT = textwrap.dedent("""
+    import os, resource, sys
+    from concurrent.futures import Future
+    from bermuda_hw.rules.boardfile import load_board
+    from bermuda_hw.web.app import create_app
+    from bermuda_hw.web.hub import Hub
+    from bermuda_hw.web.server import WebServer
+
+    resource.setrlimit(resource.RLIMIT_NOFILE, (512, 512))
+    board = load_board()
+    hub = Hub(board)
+    never: Future[str] = Future()  # an action the controller never takes: the stop waits
+    app = create_app(hub=hub, board=board, token="t", submit=lambda name, args: never)
+    web = WebServer(app, hub, "127.0.0.1", 0)
+    web.start()
+    print(web.port, flush=True)
+    sys.stdin.readline()  # the action is in
+    hog = []
+    while True:
+        try:
+            hog.append(os.open("/dev/null", os.O_RDONLY))
+        except OSError:
+            break
+    print("full", flush=True)
+    sys.stdin.readline()  # the clients have knocked: stop, still out of descriptors
+    web.stop()
+""")
+
+
+def test_stopping_while_out_of_descriptors_writes_no_traceback() -> None:
+    """asyncio retries accept() a second after EMFILE, even once the socket is closed."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    child = subprocess.Popen([sys.executable, "-c", STOP_SCRIPT], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=env)
+    try:
+        assert child.stdout is not None and child.stdin is not None
+        port = int(child.stdout.readline())
+        action = socket.create_connection(("127.0.0.1", port), timeout=5)
+        action.sendall(b"POST /api/actions/pause HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                       b"X-Bermuda-Token: t\r\nContent-Length: 0\r\n\r\n")
+        time.sleep(0.5)
+        child.stdin.write("\n")
+        child.stdin.flush()
+        assert child.stdout.readline().strip() == "full"
+        knocks = [socket.create_connection(("127.0.0.1", port), timeout=5) for _ in range(10)]
+        time.sleep(1.5)  # EMFILE, and a retry a second later
+        child.stdin.write("\n")
+        child.stdin.flush()
+        _, err = child.communicate(timeout=30)
+        for sock in [action, *knocks]:
+            sock.close()
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert child.returncode == 0 and "Traceback" not in err, err[-3000:]

@@ -79,6 +79,7 @@ class Limits:
     log_interval_s: float = LOG_INTERVAL_S
     # over a cap by this many, room is made at once (or the new connection refused)
     ceiling_margin: int = BACKLOG
+    grace_s: float = GRACE_S  # over a cap by less, room is made this much later
 
 
 def file_limit() -> int | None:
@@ -175,7 +176,7 @@ class Guard:
     def admit(self, conn: GuardedH11Protocol) -> bool:
         """Count a new connection; False: refuse it (far over a cap, with none to push out).
 
-        Room is made a moment later (`GRACE_S`), not at once: asyncio accepts a
+        Room is made a moment later (`grace_s`), not at once: asyncio accepts a
         whole burst of connections before any of them is read, and a client that
         sent its request with its connection must not be pushed out by the burst.
         """
@@ -195,7 +196,7 @@ class Guard:
         self.total += 1
         if (self._trim is None and (self.total > self.limits.max_connections
                                     or len(mine) > self.limits.max_per_client)):
-            self._trim = conn.loop.call_later(GRACE_S, self.trim)
+            self._trim = conn.loop.call_later(self.limits.grace_s, self.trim)
         return True
 
     def trim(self, *, hard: bool = False) -> None:
@@ -230,7 +231,7 @@ class Guard:
             for victim in choose(list(self.waiting), excess):
                 self._push_out(victim)
         if skipped and self.waiting:  # some had unread bytes: look again in a moment
-            self._trim = next(iter(self.waiting)).loop.call_later(GRACE_S, self.trim)
+            self._trim = next(iter(self.waiting)).loop.call_later(self.limits.grace_s, self.trim)
 
     def wait(self, conn: GuardedH11Protocol) -> None:
         self.waiting.pop(conn, None)
@@ -284,6 +285,11 @@ class Guard:
             log.warning("web: cannot accept a connection: %s (%d open; the file limit is %s)",
                         os.strerror(exc.errno or 0), self.total, file_limit() or "unlimited",
                         extra={"burst": 1})  # once an interval: the next ones are the same
+            return
+        if isinstance(exc, (ValueError, OSError)) and "_start_serving" in str(
+                context.get("message", "")):
+            # asyncio's retry of accept() a second after an accept error, run after the
+            # server has closed its socket (a stop while out of descriptors): nothing to say
             return
         loop.default_exception_handler(context)
 
