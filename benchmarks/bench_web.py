@@ -64,11 +64,12 @@ def latency() -> None:
             while not info.exists() and time.monotonic() < deadline:
                 time.sleep(0.1)
             url = json.loads(info.read_text())["url"]
+            token = (Path(state) / "web-token").read_text().strip()
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=CHROMIUM,
                                                      args=CHROMIUM_ARGS)
                 page = browser.new_page(viewport={"width": 1024, "height": 1366})
-                page.goto(url)
+                page.goto(f"{url.rstrip('/')}/pair?token={token}")  # a paired phone
                 page.wait_for_function("() => window.bermuda && window.bermuda.state")
                 page.wait_for_function("() => window.bermuda.state.status.mode !== 'starting'",
                                        timeout=120_000)
@@ -171,7 +172,9 @@ def step_edges_with_clients() -> None:
         received = [0] * CLIENTS
 
         def client(i: int) -> None:
-            with urllib.request.urlopen(page.local_url + "api/camera.mjpeg", timeout=30) as r:
+            request = urllib.request.Request(page.local_url + "api/camera.mjpeg",
+                                             headers={"X-Bermuda-Token": page.token})
+            with urllib.request.urlopen(request, timeout=30) as r:
                 while not stop.is_set():
                     chunk = r.read(65536)
                     if not chunk:

@@ -222,10 +222,14 @@ class BackendConfig:
 
 @dataclass(frozen=True)
 class WebConfig:
-    """The table's page: served or not, and where ("" chooses by backend)."""
+    """The table's page: served or not, where ("" chooses by backend), who may read it."""
 
     enabled: bool
     bind: str  # "host:port"; "" is 0.0.0.0:8080 on the rig, 127.0.0.1:8080 simulated
+    public_view: bool = False  # the state, record and camera readable without the token
+    hosts: tuple[str, ...] = ()  # names the page is reached by, besides addresses and this host's
+    max_connections: int = 256  # in total (lowered at start to fit the file limit)
+    max_connections_per_client: int = 32  # from one address
 
     def address(self, simulate: bool) -> tuple[str, int]:
         """The host and port to listen on."""
@@ -479,6 +483,27 @@ class _SimFile(Strict):
 class _WebFile(Strict):
     enabled: Flag
     bind: Text
+    public_view: Flag
+    hosts: list[Text]
+    max_connections: Integer = Field(ge=8, le=65536)
+    max_connections_per_client: Integer = Field(ge=2, le=65536)
+
+    @field_validator("hosts")
+    @classmethod
+    def _host_names(cls, hosts: list[str]) -> list[str]:
+        for name in hosts:
+            labels = name.rstrip(".").split(".")
+            if not name or len(name) > 253 or not all(
+                    0 < len(label) <= 63 and label.isascii() and label[0] != "-"
+                    and all(c.isalnum() or c == "-" for c in label) for label in labels):
+                raise ValueError(f"must be host names such as \"bermuda.lan\", not {name!r}")
+        return [name.rstrip(".").lower() for name in hosts]
+
+    @model_validator(mode="after")
+    def _caps(self) -> _WebFile:
+        if self.max_connections_per_client > self.max_connections:
+            raise KeyProblem("max_connections_per_client", "must not exceed max_connections")
+        return self
 
     @field_validator("bind")
     @classmethod
@@ -586,7 +611,7 @@ def parse_config(
         rotation=checked.rotation.typed(),
         controls=checked.controls.typed(),
         sim=SimConfig(**checked.sim.model_dump()),
-        web=WebConfig(**checked.web.model_dump()),
+        web=WebConfig(**{**checked.web.model_dump(), "hosts": tuple(checked.web.hosts)}),
         voice=VoiceConfig(**checked.voice.model_dump()),
         camera=MappingProxyType(dict(camera_raw)),
         backend_settings=BackendConfig(**checked.backend.model_dump()),

@@ -61,8 +61,15 @@ class Served:
     def url(self) -> str:
         return self.page.local_url.rstrip("/")
 
-    def get(self, path: str, **kwargs: Any) -> Reply:
-        return http(self.url + path, **kwargs)
+    def get(self, path: str, *, token: str | None = "", headers: dict[str, str] | None = None,
+            **kwargs: Any) -> Reply:
+        """A read, with the page's token unless `token` is None (or another one)."""
+        hdrs = dict(headers or {})
+        if token == "":
+            token = self.page.token
+        if token is not None:
+            hdrs["X-Bermuda-Token"] = token
+        return http(self.url + path, headers=hdrs, **kwargs)
 
     def post(self, action: str, args: Any = None, *, token: str | None = "",
              raw: bytes | None = None, headers: dict[str, str] | None = None) -> Reply:
@@ -90,9 +97,9 @@ class Served:
 def serve(make_table: Callable[..., Table]) -> Iterator[Callable[..., Served]]:  # noqa: F811
     pages: list[Page] = []
 
-    def make(**table_options: Any) -> Served:
+    def make(web: WebConfig | None = None, **table_options: Any) -> Served:
         table = make_table(**table_options)
-        page = start_page(table.controller, table.board, WebConfig(True, "127.0.0.1:0"),
+        page = start_page(table.controller, table.board, web or WebConfig(True, "127.0.0.1:0"),
                           table.state_dir, simulate=True)
         pages.append(page)
         return Served(table, page)

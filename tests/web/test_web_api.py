@@ -94,8 +94,9 @@ def test_pairing_sets_an_httponly_samesite_cookie(serve: Callable[..., Served]) 
     cookie = reply.headers["set-cookie"]
     assert "HttpOnly" in cookie and "SameSite=strict" in cookie
     value = cookie.split(";")[0]
-    assert served.get("/api/whoami", headers={"Cookie": value}).body == {"paired": True}
-    assert served.get("/api/whoami").body == {"paired": False}
+    assert served.get("/api/whoami", token=None, headers={"Cookie": value}).body == {
+        "paired": True, "public": False}
+    assert served.get("/api/whoami", token=None).body == {"paired": False, "public": False}
     paused = served.post("pause", token=None, headers={"Cookie": value})
     assert paused.status == 200 and served.table.controller.status.paused
 
@@ -118,8 +119,8 @@ def test_event_stream_resumes_from_last_event_id(serve: Callable[..., Served]) -
     seq = served.table.controller.status.seq
     host, port = served.url.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=10) as sock:
-        sock.sendall(f"GET /api/stream HTTP/1.1\r\nHost: x\r\nLast-Event-ID: {seq - 1}\r\n"
-                     "\r\n".encode())
+        sock.sendall(f"GET /api/stream HTTP/1.1\r\nHost: {host}\r\nLast-Event-ID: {seq - 1}\r\n"
+                     f"X-Bermuda-Token: {served.page.token}\r\n\r\n".encode())
         data = b""
         while data.count(b"event: state") < 1:
             data += sock.recv(65536)

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, Page, sync_playwright
 
+from bermuda_hw.config import WebConfig
 from bermuda_hw.controller.status import Mode
 from bermuda_hw.rules.game import ShipStatus
 
@@ -189,9 +190,29 @@ def test_a_simulated_game_on_the_page(browser: Browser, serve: Callable[..., Ser
     assert not page.errors  # type: ignore[attr-defined]
 
 
-def test_without_the_token_the_page_is_read_only(browser: Browser,
-                                                 serve: Callable[..., Served]) -> None:
+def test_without_the_token_the_page_shows_nothing_of_the_table(
+        browser: Browser, serve: Callable[..., Served]) -> None:
     served = serve(with_players=False)
+    served.run_until(lambda: served.table.mode() is Mode.SETUP)
+    page = browser.new_page(viewport=PHONE)  # type: ignore[arg-type]
+    requests: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.goto(served.url + "/")
+    page.wait_for_function(
+        "() => document.getElementById('message').textContent.includes('not paired')")
+    assert page.inner_text("#pairing") == "not paired"
+    assert page.evaluate("() => window.bermuda.state") is None
+    assert not any("/api/stream" in url or "/api/state" in url for url in requests)
+    # pairing shows the game
+    page.goto(f"{served.url}/pair?token={served.page.token}")
+    page.wait_for_function("() => window.bermuda && window.bermuda.state")
+    assert page.inner_text("#pairing") == "paired"
+    page.close()
+
+
+def test_a_public_view_without_the_token_is_read_only(browser: Browser,
+                                                      serve: Callable[..., Served]) -> None:
+    served = serve(web=WebConfig(True, "127.0.0.1:0", public_view=True), with_players=False)
     controller = served.table.controller
     page = open_page(browser, served, paired=False)
     assert page.inner_text("#pairing") == "read-only"

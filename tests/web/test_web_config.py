@@ -16,6 +16,14 @@ from bermuda_hw.errors import ConfigError
     ('[web]\nbind = 8080\n', "web.bind"),
     ('[web]\nenabled = "yes"\n', "web.enabled"),
     ('[web]\nport = 1\n', "web.port"),
+    ('[web]\npublic_view = "no"\n', "web.public_view"),
+    ('[web]\nhosts = "bermuda.lan"\n', "web.hosts"),
+    ('[web]\nhosts = ["evil.example/x"]\n', "web.hosts"),
+    ('[web]\nhosts = [""]\n', "web.hosts"),
+    ('[web]\nmax_connections = 2\n', "web.max_connections"),
+    ('[web]\nmax_connections = 100\nmax_connections_per_client = 200\n',
+     "web.max_connections_per_client"),
+    ('[web]\nmax_connections_per_client = 1.5\n', "web.max_connections_per_client"),
     ('[voice]\nvoice = "en; rm -rf"\n', "voice.voice"),
     ('[voice]\nwords_per_minute = 5\n', "voice.words_per_minute"),
 ])
@@ -25,6 +33,18 @@ def test_bad_values_name_the_key(tmp_path: Path, text: str, key: str) -> None:
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")) as info:
         load_config(path)
     assert str(path) in str(info.value)
+
+
+def test_the_page_is_private_unless_the_owner_says(tmp_path: Path) -> None:
+    web = load_config().web
+    assert not web.public_view and web.hosts == ()
+    assert (web.max_connections, web.max_connections_per_client) == (256, 32)
+    path = tmp_path / "config.toml"
+    path.write_text('[web]\npublic_view = true\nhosts = ["Bermuda.LAN."]\n'
+                    'max_connections = 64\nmax_connections_per_client = 8\n')
+    web = load_config(path).web
+    assert web.public_view and web.hosts == ("bermuda.lan",)
+    assert (web.max_connections, web.max_connections_per_client) == (64, 8)
 
 
 def test_bind_addresses(tmp_path: Path) -> None:

@@ -153,7 +153,6 @@ def _config(args: argparse.Namespace, simulate: bool) -> Config:
 
 def _start_page(controller: Controller, board: Board, config: Config, state_dir: Path,
                 simulate: bool, bind: str | None) -> Page:
-    from bermuda_hw.config import WebConfig
     from bermuda_hw.web.pairing import pairing_url
     from bermuda_hw.web.service import start_page
 
@@ -162,9 +161,10 @@ def _start_page(controller: Controller, board: Board, config: Config, state_dir:
         host, colon, port = bind.rpartition(":")
         if not colon or not host or not port.isdigit() or int(port) > 65535:
             raise ConfigError(None, "--bind", f"must be host:port, not {bind!r}")
-        web = WebConfig(web.enabled, bind)
+        web = dataclasses.replace(web, bind=bind)
     page = start_page(controller, board, web, state_dir, simulate=simulate)
-    controller.say(f"the table's page: {page.url} (read-only; to pair a phone: "
+    shown = "read-only" if web.public_view else "shows nothing before pairing"
+    controller.say(f"the table's page: {page.url} ({shown}; to pair a phone: "
                    f"bermuda-hw token --state-dir {state_dir})")
     if simulate:
         controller.say(f"paired link for this machine: {pairing_url(page.local_url, page.token)}")

@@ -3,23 +3,37 @@
 Reads come from the hub's latest snapshot; writes are queued for the
 controller's step thread and need the token (header `X-Bermuda-Token`, or the
 HttpOnly SameSite cookie the pairing URL sets). No write is ever done by a
-GET. Bad requests get a 4xx with a one-line reason in `{"error": ...}` and
-change nothing; no traceback ever reaches a client.
+GET. What shows the table (its state, the record, the camera) needs the token
+too, unless the owner made the view public (`[web] public_view`).
+
+Every action and every read that shows the table is refused (403) when its
+`Host` is a name the page is not known by (DNS rebinding: a stranger's name
+made to point at the table) or when a browser says it comes from another page
+(`Origin`, `Sec-Fetch-Site`: cookies ignore ports, so a page of another service
+on the same machine would otherwise act with the phone's cookie).
+
+Bad requests get a 4xx with a one-line reason in `{"error": ...}`, logged as
+one line, and change nothing; no traceback ever reaches a client or the log.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
+import ipaddress
 import json
 import logging
-from collections.abc import AsyncIterator, Callable, Mapping
+import socket
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from concurrent.futures import Future
 from importlib import resources
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import (
     JSONResponse,
     PlainTextResponse,
@@ -28,6 +42,7 @@ from starlette.responses import (
     StreamingResponse,
 )
 from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bermuda_hw.controller.commands import ActionRefused
 from bermuda_hw.rules.board import Board
@@ -44,6 +59,8 @@ HEADER = "x-bermuda-token"
 ACTION_TIMEOUT_S = 10.0
 KEEPALIVE_S = 15.0
 MAX_BODY_BYTES = 16_384
+DEFAULT_PORTS = {"http": 80, "https": 443}
+MAX_SEQ_DIGITS = 18  # a journal's sequence number; int() of 4,301 digits raises in Python 3.11
 BUSY = {"starting": "the rig is homing", "moving": "the cloud is moving"}
 STATIC = {
     "index.html": "text/html; charset=utf-8",
@@ -58,6 +75,7 @@ SECURITY_HEADERS = {
 }
 
 Submit = Callable[[str, Mapping[str, Any]], "Future[str]"]
+Handler = Callable[[Request], Awaitable[Response]]
 
 
 def _static(name: str) -> bytes:
@@ -68,16 +86,100 @@ def error(status: int, message: str) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
 
 
+def parse_seq(raw: str) -> int | None:
+    """A journal sequence number from a query or header (ASCII digits only), or None."""
+    if not (0 < len(raw) <= MAX_SEQ_DIGITS and raw.isascii() and raw.isdigit()):
+        return None
+    return int(raw)
+
+
+def own_names(extra: Iterable[str] = ()) -> frozenset[str]:
+    """The names the page is known by (besides IP addresses): localhost, this machine's."""
+    name = socket.gethostname().lower().rstrip(".")
+    names = {"localhost", name, f"{name}.local", name.split(".")[0] + ".local"}
+    names.update(n.lower().rstrip(".") for n in extra)
+    return frozenset(names)
+
+
+def host_problem(host_header: str | None, names: frozenset[str]) -> str | None:
+    """Why a `Host` header is not this page's (None: it is)."""
+    if not host_header:
+        return "no Host header"
+    try:
+        parts = urlsplit("//" + host_header)
+        hostname, _ = parts.hostname, parts.port  # .port raises for a port not a number
+    except ValueError:
+        return f"a malformed Host header {host_header[:80]!r}"
+    if not hostname or parts.path or parts.query or parts.username is not None:
+        return f"a malformed Host header {host_header[:80]!r}"
+    try:
+        ipaddress.ip_address(hostname)
+        return None  # an address: no name to rebind
+    except ValueError:
+        pass
+    if hostname.rstrip(".") in names:
+        return None
+    return (f"the page is not known as {hostname[:80]!r} (add it to [web] hosts if it is "
+            f"the table's name on this network)")
+
+
+def origin_problem(request: Request) -> str | None:
+    """Why a browser's request comes from another page (None: it does not)."""
+    site = request.headers.get("sec-fetch-site")
+    if site is not None and site not in ("same-origin", "none"):
+        return f"a request from another site ({site})"
+    origin = request.headers.get("origin")
+    if origin is None:
+        return None  # not a browser, or a browser's same-origin GET
+    try:
+        theirs = urlsplit(origin)
+        ours = urlsplit("//" + request.headers.get("host", ""))
+        default = DEFAULT_PORTS.get(theirs.scheme)
+        # the scheme is not compared: behind a TLS proxy the page is https, we see http
+        same = (default is not None and theirs.hostname is not None
+                and theirs.hostname == ours.hostname
+                and (theirs.port or default) == (ours.port or default))
+    except ValueError:
+        same = False
+    if not same:
+        return f"a request from another page (Origin {origin[:80]!r})"
+    return None
+
+
 def create_app(*, hub: Hub, board: Board, token: str, submit: Submit,
-               camera: CameraEncoder | None = None) -> Starlette:
+               camera: CameraEncoder | None = None, public_view: bool = False,
+               hosts: Iterable[str] = ()) -> ASGIApp:
     """The page and its API over a hub (reads) and a submit function (queued writes)."""
     svg = board_svg(board)
     board_doc = board_to_json(board)
     board_doc["land"] = [[list(p) for p in polygon] for polygon in board.land]
+    names = own_names(hosts)
+
+    def presented(request: Request) -> str | None:
+        return request.headers.get(HEADER) or request.cookies.get(COOKIE)
 
     def paired(request: Request) -> bool:
-        given = request.headers.get(HEADER) or request.cookies.get(COOKIE)
-        return token_matches(given, token)
+        return token_matches(presented(request), token)
+
+    def refusal(request: Request, *, token_needed: bool) -> Response | None:
+        """The 4xx for a request that may not see the table or act on it, or None."""
+        problem = host_problem(request.headers.get("host"), names) or origin_problem(request)
+        if problem is not None:
+            return error(403, f"refused: {problem}")
+        if not token_needed or paired(request):
+            return None
+        if presented(request):
+            return error(403, "wrong token: pair this device again with the QR code "
+                              "from `bermuda-hw token`")
+        return error(401, "this device is not paired: open the pairing URL from "
+                          "`bermuda-hw token` (or send the X-Bermuda-Token header)")
+
+    def shows_table(handler: Handler) -> Handler:
+        """A read of the table: the token (unless the view is public), our Host and Origin."""
+        @functools.wraps(handler)
+        async def checked(request: Request) -> Response:
+            return refusal(request, token_needed=not public_view) or await handler(request)
+        return checked
 
     async def index(request: Request) -> Response:
         return Response(_static("index.html"), media_type=STATIC["index.html"],
@@ -86,7 +188,7 @@ def create_app(*, hub: Hub, board: Board, token: str, submit: Submit,
     async def static(request: Request) -> Response:
         name = request.path_params["name"]
         if name not in STATIC:
-            return error(404, f"no such file: {name}")
+            return error(404, f"no such file: {name[:80]!r}")
         return Response(_static(name), media_type=STATIC[name],
                         headers={"Cache-Control": "no-cache"})
 
@@ -101,7 +203,7 @@ def create_app(*, hub: Hub, board: Board, token: str, submit: Submit,
         return response
 
     async def whoami(request: Request) -> Response:
-        return JSONResponse({"paired": paired(request)})
+        return JSONResponse({"paired": paired(request), "public": public_view})
 
     def latest_state() -> dict[str, Any]:
         state = hub.state()
@@ -126,11 +228,13 @@ def create_app(*, hub: Hub, board: Board, token: str, submit: Submit,
 
     async def events(request: Request) -> Response:
         raw = request.query_params.get("since", "0")
-        if not raw.isdigit():
-            return error(400, f"since must be a journal sequence number (0 or more), not {raw!r}")
+        since = parse_seq(raw)
+        if since is None:
+            return error(400, f"since must be a journal sequence number (0 or more), "
+                              f"not {raw[:40]!r}{'...' if len(raw) > 40 else ''}")
         current = latest_state()
         return JSONResponse({"game_id": current["game_id"], "seq": current["seq"],
-                             "events": hub.history.since(int(raw))})
+                             "events": hub.history.since(since)})
 
     async def record(request: Request) -> Response:
         snapshot = hub.latest
@@ -148,7 +252,7 @@ def create_app(*, hub: Hub, board: Board, token: str, submit: Submit,
 
     async def stream(request: Request) -> Response:
         last = request.headers.get("last-event-id") or request.query_params.get("since", "")
-        since = int(last) if last.isdigit() else None
+        since = parse_seq(last)  # anything else: the whole history, as for a new client
         return StreamingResponse(_sse(request, since), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store",
                                           "X-Accel-Buffering": "no"})
@@ -215,16 +319,18 @@ def create_app(*, hub: Hub, board: Board, token: str, submit: Submit,
 
     async def action(request: Request) -> Response:
         name = request.path_params["action"]
-        if not paired(request):
-            given = request.headers.get(HEADER) or request.cookies.get(COOKIE)
-            if given:
-                return error(403, "wrong token: pair this device again with the QR code "
-                                  "from `bermuda-hw token`")
-            return error(401, "this device is not paired: open the pairing URL from "
-                              "`bermuda-hw token` (or send the X-Bermuda-Token header)")
-        body = await request.body()
-        if len(body) > MAX_BODY_BYTES:
+        refused = refusal(request, token_needed=True)
+        if refused is not None:
+            return refused
+        declared = request.headers.get("content-length", "0")
+        if not (declared.isascii() and declared.isdigit()) or len(declared) > 9 \
+                or int(declared) > MAX_BODY_BYTES:
             return error(413, f"request body over {MAX_BODY_BYTES} bytes")
+        body = b""
+        async for chunk in request.stream():  # a chunked body is cut off at the limit too
+            body += chunk
+            if len(body) > MAX_BODY_BYTES:
+                return error(413, f"request body over {MAX_BODY_BYTES} bytes")
         args: Any = {}
         if body.strip():
             kind = request.headers.get("content-type", "").split(";")[0].strip()
@@ -263,7 +369,7 @@ def create_app(*, hub: Hub, board: Board, token: str, submit: Submit,
         return error(405, f"{request.method} is not allowed on {request.url.path}")
 
     async def crashed(request: Request, exc: Exception) -> Response:
-        log.error("web: %s %s: %s", request.method, request.url.path, exc)
+        # the reply only: `Shielded` logs the line (Starlette re-raises after this)
         return error(500, f"internal error: {type(exc).__name__}")
 
     async def http_error(request: Request, exc: Exception) -> Response:
@@ -275,20 +381,81 @@ def create_app(*, hub: Hub, board: Board, token: str, submit: Submit,
         Route("/static/{name}", static),
         Route("/pair", pair),
         Route("/api/whoami", whoami),
-        Route("/api/status", status),
-        Route("/api/game", game),
-        Route("/api/state", state),
-        Route("/api/danger", danger),
-        Route("/api/events", events),
-        Route("/api/record", record),
+        Route("/api/status", shows_table(status)),
+        Route("/api/game", shows_table(game)),
+        Route("/api/state", shows_table(state)),
+        Route("/api/danger", shows_table(danger)),
+        Route("/api/events", shows_table(events)),
+        Route("/api/record", shows_table(record)),
         Route("/api/board", board_json),
         Route("/api/board.svg", board_image),
-        Route("/api/stream", stream),
-        Route("/api/camera.jpg", camera_jpeg),
-        Route("/api/camera.mjpeg", camera_mjpeg),
+        Route("/api/stream", shows_table(stream)),
+        Route("/api/camera.jpg", shows_table(camera_jpeg)),
+        Route("/api/camera.mjpeg", shows_table(camera_mjpeg)),
         Route("/api/actions/{action}", action, methods=["POST"]),
     ]
-    return Starlette(routes=routes, exception_handlers={
+    return Shielded(Starlette(routes=routes, exception_handlers={
         404: not_found, 405: method_not_allowed, HTTPException: http_error,
         Exception: crashed,
-    })
+    }))
+
+
+class Shielded:
+    """The outermost layer: every 4xx and 5xx is one log line, and no exception leaves.
+
+    uvicorn logs an exception that leaves the app with its whole traceback, and
+    Starlette re-raises after its 500 handler: here it stops, as one line that
+    says where it happened. A client gone mid-request is not an error.
+    """
+
+    def __init__(self, app: Starlette) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+        held: Message | None = None
+
+        async def watched(message: Message) -> None:
+            nonlocal started, held
+            if message["type"] == "http.response.start":
+                started = True
+                if 400 <= int(message["status"]) < 500:
+                    held = message  # until its reason is known and logged
+                    return
+            elif message["type"] == "http.response.body" and held is not None:
+                # logged before the client has any of the reply: the line is there when
+                # the client reads it
+                log.warning("web: %d %s %s from %s: %s", held["status"], scope["method"],
+                            scope["path"][:200], (scope.get("client") or ("?",))[0],
+                            _reason(bytes(message.get("body", b""))))
+                await send(held)
+                held = None
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except (ClientDisconnect, ConnectionError):
+            return
+        except Exception as exc:
+            tb = exc.__traceback__
+            while tb is not None and tb.tb_next is not None:
+                tb = tb.tb_next
+            where = "" if tb is None else \
+                f" (at {tb.tb_frame.f_code.co_filename.rpartition('/')[2]}:{tb.tb_lineno})"
+            log.error("web: %s %s: %s: %s%s", scope["method"], scope["path"][:200],
+                      type(exc).__name__, str(exc)[:200], where)
+            if not started:
+                with contextlib.suppress(Exception):
+                    await error(500, f"internal error: {type(exc).__name__}")(
+                        scope, receive, send)
+            return
+
+
+def _reason(body: bytes) -> str:
+    try:
+        return str(json.loads(body)["error"])[:200]
+    except (ValueError, KeyError, TypeError):
+        return body[:200].decode("utf-8", "replace").strip()

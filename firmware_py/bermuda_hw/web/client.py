@@ -12,6 +12,8 @@ from bermuda_hw.errors import StateError
 from bermuda_hw.web.pairing import read_token, running_daemon
 
 TIMEOUT_S = 15.0
+NO_TOKEN = ("the daemon runs, but its web token cannot be read (run as the service's user, "
+            "or with sudo)")
 
 
 class DaemonClient:
@@ -38,6 +40,8 @@ class DaemonClient:
             with urllib.request.urlopen(request, timeout=TIMEOUT_S) as response:
                 return json.loads(response.read())
         except urllib.error.HTTPError as exc:
+            if exc.code == 401 and self.token is None:
+                raise StateError(NO_TOKEN) from None
             try:
                 reason = json.loads(exc.read()).get("error", exc.reason)
             except (ValueError, AttributeError):
@@ -48,13 +52,14 @@ class DaemonClient:
             raise StateError(f"the running daemon ({self.url}) does not answer: {why}") from None
 
     def get(self, path: str) -> Any:
-        return self._call(urllib.request.Request(self.url + path))
+        """A read; the table's state needs the token unless the owner made it public."""
+        headers = {} if self.token is None else {"X-Bermuda-Token": self.token}
+        return self._call(urllib.request.Request(self.url + path, headers=headers))
 
     def act(self, action: str, args: dict[str, Any] | None = None) -> str:
         """Run an action; the daemon's one-line reply."""
         if self.token is None:
-            raise StateError("the daemon runs, but its web token cannot be read (run as the "
-                             "service's user, or with sudo)")
+            raise StateError(NO_TOKEN)
         request = urllib.request.Request(
             f"{self.url}/api/actions/{action}", data=json.dumps(args or {}).encode(),
             method="POST", headers={"Content-Type": "application/json",

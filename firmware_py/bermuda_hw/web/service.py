@@ -15,6 +15,7 @@ from bermuda_hw.rules.board import Board
 from bermuda_hw.web.app import create_app
 from bermuda_hw.web.camera import CameraEncoder
 from bermuda_hw.web.hub import Hub
+from bermuda_hw.web.limits import Limits
 from bermuda_hw.web.pairing import ensure_token, remove_daemon_file, write_daemon_file
 from bermuda_hw.web.server import WebServer
 
@@ -62,16 +63,18 @@ def start_page(controller: Served, board: Board, config: WebConfig, state_dir: P
         hub.publish(controller.snapshot)
     camera = CameraEncoder(board, lambda: controller.camera_view)
     app = create_app(hub=hub, board=board, token=token, submit=controller.commands.submit,
-                     camera=camera)
+                     camera=camera, public_view=config.public_view, hosts=config.hosts)
     host, port = address or config.address(simulate)
-    server = WebServer(app, hub, host, port)
+    limits = Limits(max_connections=config.max_connections,
+                    max_per_client=config.max_connections_per_client)
+    server = WebServer(app, hub, host, port, limits)
     try:
         url = server.start()
     except ConfigError:
         if not (simulate and not config.bind and address is None):
             raise
         # a simulated table beside another one: any free port will do
-        server = WebServer(app, hub, host, 0)
+        server = WebServer(app, hub, host, 0, limits)
         url = server.start()
     local_host = "127.0.0.1" if host in ("0.0.0.0", "") else ("::1" if host == "::" else host)
     local_url = WebServer(app, hub, local_host, server.port).url

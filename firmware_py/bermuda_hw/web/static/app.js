@@ -345,9 +345,16 @@ async function start() {
   $("board").innerHTML = svg;
   drawSpinner(board.spinner);
   page.paired = who.paired;
-  $("pairing").textContent = who.paired ? "paired" : "read-only";
+  $("pairing").textContent = who.paired ? "paired" : (who.public ? "read-only" : "not paired");
   $("pairing").classList.toggle("on", who.paired);
   wire();
+  if (!who.paired && !who.public) {
+    // the table is shown only to paired devices (unless the owner made it public)
+    $("game-line").textContent = "not paired";
+    $("message").textContent = "This device is not paired: open the pairing link, or scan " +
+      "the QR code that `bermuda-hw token` prints on the table's computer.";
+    return;
+  }
   connect();
 }
 
