@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from bermuda_hw.geometry import FULL_TURN_DEG
-from bermuda_hw.rules.board import SpinnerRings
-from bermuda_hw.rules.cloud import Spin, Spinner
+from bermuda_hw.rules.board import Board, Point, SpinnerRings
+from bermuda_hw.rules.cloud import CloudPose, Spin, Spinner, plan_spin, swept_ships
+from bermuda_hw.rules.cover import STAND_TOLERANCE_MM
 from bermuda_hw.rules.events import CloudRemoved, Swept
 from bermuda_hw.rules.game import Game, Phase, ShipStatus
 
@@ -97,3 +98,40 @@ def sweep_odds(game: Game) -> DangerMap:
             elif isinstance(event, CloudRemoved):
                 leaves += outcome.probability
     return DangerMap(swept, leaves, in_cloud, len(outcomes))
+
+
+@dataclass(frozen=True)
+class PlaceOdds:
+    """What the next spin from a cloud pose would do to a ship on each place of the board."""
+
+    swept: Mapping[str, Fraction]  # every space and port: the chance a ship there is swept
+    leaves_board: Fraction  # the chance the cloud ends on an outside dot
+
+
+def place_odds(board: Board, pose: CloudPose) -> PlaceOdds:
+    """The exact chance that the next spin from `pose` sweeps a ship on each space and port.
+
+    The same sweep as the cloud phase's (`Game.sweep_points`): a ship on a
+    path space stands at the space; a ship in a port is swept if the magnets
+    reach any of the port's berths. Whether a ship is swept does not depend
+    on the other ships, so this map, one per cloud pose, gives every ship's
+    danger (`sweep_odds`) wherever the ships stand.
+    """
+    points: dict[str, Point] = {}
+    for sid, space in board.spaces.items():
+        port = board.ports.get(sid)
+        if port is None:
+            points[sid] = space.position
+        else:
+            for k, berth in enumerate(port.berths):
+                points[f"{sid}#{k}"] = berth
+    swept: dict[str, Fraction] = dict.fromkeys(board.spaces, Fraction(0))
+    leaves = Fraction(0)
+    for outcome in spinner_outcomes(board.spinner):
+        path = plan_spin(board.grid, pose, outcome.spin, board.cloud)
+        hit = {p.partition("#")[0] for p in swept_ships(board, path, points, STAND_TOLERANCE_MM)}
+        for place in hit:
+            swept[place] += outcome.probability
+        if path.leaves_board:
+            leaves += outcome.probability
+    return PlaceOdds(swept, leaves)
