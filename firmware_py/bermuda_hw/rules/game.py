@@ -667,6 +667,13 @@ class Game:
             totals=(*totals[:seat], totals[seat] + value, *totals[seat + 1:]),
         )
 
+    def why_illegal(self, move: Move, die: int | None = None) -> str | None:
+        """Why a move is not legal for the active player, in a sentence; None if it is legal."""
+        self._need_phase(Phase.SHIPS)
+        die = self._die(die)
+        legal = self.legal_moves(die)
+        return None if move in legal else self._why_illegal(move, die, legal)
+
     def _why_illegal(self, move: Move, die: int, legal: list[Move]) -> str:
         color = self.active
         if move.is_pass:
