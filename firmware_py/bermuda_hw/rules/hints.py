@@ -143,6 +143,11 @@ def why_illegal(game: Game, start: str, end: str, die: int | None = None) -> str
         counts = sorted({len(w) - 1 for w in walks if _stops_nowhere(board.ports, w)}
                         or {len(w) - 1 for w in walks})
         said = " or ".join(str(c) for c in counts)
+        for walk in walks:
+            if len(walk) - 1 < die and _toward_obstacle(game, ship, walk):
+                reason = game.why_illegal(Move(ship, walk), die)
+                if reason is not None:
+                    return reason
         short = [m for m in legal if m.start == start and m.steps < die]
         if short:
             return (f"{end} is {said} spaces from {start}: a ship that cannot go the full "
@@ -154,6 +159,20 @@ def why_illegal(game: Game, start: str, end: str, die: int | None = None) -> str
         if reason is not None and "ends there" not in reason:
             return reason
     return next((r for r in reasons if r is not None), None)
+
+
+def _toward_obstacle(game: Game, ship: str, walk: tuple[str, ...]) -> bool:
+    """Whether a walk stops just before the cloud or a port its ship may not enter (ruling 7)."""
+    for there in game.board.adjacency[walk[-1]]:
+        if there in walk:
+            continue
+        if there in game.blocked:
+            return True
+        if there in game.board.ports:
+            reason = game.why_illegal(Move(ship, (*walk, there)), len(walk))
+            if reason is not None and "(ruling 4)" in reason:
+                return True
+    return False
 
 
 def _stops_nowhere(ports: Mapping[str, object], walk: tuple[str, ...]) -> bool:
