@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -11,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bermuda_hw.errors import RulesError
-from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.boardfile import load_board
+from bermuda_hw.rules.cards import PRODUCT_CARDS_USD
 from bermuda_hw.rules.computer import (
     TABLE_SEAT,
     ComputerPlayer,
@@ -20,6 +19,7 @@ from bermuda_hw.rules.computer import (
     describe_move,
     evaluate,
     greedy_chooser,
+    match,
     score_moves,
 )
 from bermuda_hw.rules.danger import place_odds, sweep_odds
@@ -175,33 +175,22 @@ def test_the_danger_of_every_place_is_the_danger_map_of_the_ships_there() -> Non
 
 
 def test_evaluate_counts_a_win_and_the_cards_in_hand() -> None:
-    game = _midgame(2, 2, 0, GameOptions(target_usd=60_000))
-    worth = evaluate(game)
-    assert set(worth) == set(game.players)
-    # every worth is far below a win's
-    assert max(worth.values()) < Weights().win_usd
-
-
-def _match(make_a: Callable[[int], Chooser], make_b: Callable[[int], Chooser],
-           games: int, board: Board = BOARD) -> float:
-    """The share of two-player games that the first player type wins (seats alternate)."""
-    won = 0.0
-    for seed in range(games):
-        game = Game.new(2, seed=seed, board=board)
-        mine = game.players[seed % 2]
-        a, b = make_a(seed), make_b(seed)
-        while not game.is_over():
-            if game.phase is Phase.CLOUD:
-                game.cloud_phase()
-                continue
-            game.roll_die()
-            chooser = a if game.active == mine else b
-            game.push(chooser(game, game.legal_moves()))
+    for seed in range(10):
+        result = simulate_game(2, seed, board=BOARD, options=GameOptions(target_usd=60_000),
+                               choose=greedy_chooser(random.Random(seed)))
+        game = result.game
+        worth = evaluate(game)
         outcome = game.outcome()
-        assert outcome is not None
-        if mine in outcome.winners:
-            won += 1 / len(outcome.winners)
-    return won / games
+        assert outcome is not None and set(worth) == set(game.players)
+        w = Weights()
+        top_card = max(max(v) for v in PRODUCT_CARDS_USD.values())
+        for color in game.players:
+            won = game.totals()[color] >= 60_000
+            assert (worth[color] >= w.win_usd) == won
+            if not won:
+                # the cards in hand, and at most the biggest card twice and a win's bonus
+                most = w.next_card * (1 + w.later_card) * top_card + w.next_win_usd
+                assert worth[color] <= game.totals()[color] + most
 
 
 def test_best_beats_a_random_mover_and_a_greedy_card_taker() -> None:
@@ -215,8 +204,8 @@ def test_best_beats_a_random_mover_and_a_greedy_card_taker() -> None:
     def greedy(seed: int) -> Chooser:
         return greedy_chooser(random.Random(seed))
 
-    assert _match(best, mover, 20) >= 0.8
-    assert _match(best, greedy, 30) >= 0.55
+    assert match(best, mover, 20, board=BOARD).share >= 0.8
+    assert match(best, greedy, 30, board=BOARD).share >= 0.55
 
 
 def test_the_greedy_card_taker_docks_for_the_biggest_card() -> None:

@@ -34,7 +34,7 @@ True
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -48,6 +48,7 @@ from bermuda_hw.rules.game import (
     MAX_SHIPS_PER_PORT,
     SHIPS_PER_PLAYER,
     Game,
+    Phase,
     Position,
     ShipStatus,
 )
@@ -325,6 +326,54 @@ def greedy_chooser(rng: random.Random) -> Chooser:
         return pick[0] if len(pick) == 1 else rng.choice(pick)
 
     return choose
+
+
+# ------------------------------------------------------------------------------ matches
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """Two-player games of one kind of player against another (seats alternate)."""
+
+    games: int
+    wins: float  # the first kind's wins; a shared win counts a half
+    moves: int  # turns the first kind took, passes included
+
+    @property
+    def share(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+
+def match(first: Callable[[int], Chooser], second: Callable[[int], Chooser], games: int, *,
+          board: Board | None = None, start_seed: int = 0) -> MatchResult:
+    """Play `games` two-player games of `first` against `second` on the rules engine alone.
+
+    Game k has seed `start_seed + k`; each side gets a chooser made from
+    that seed; `first` plays the first colour in even games and the second in
+    odd ones (who moves first is the game's own high roll). The engine rolls,
+    spins and decides captures.
+    """
+    wins = 0.0
+    moves = 0
+    for seed in range(start_seed, start_seed + games):
+        game = Game.new(2, seed=seed, board=board)
+        mine = game.players[seed % 2]
+        a, b = first(seed), second(seed)
+        while not game.is_over():
+            if game.phase is Phase.CLOUD:
+                game.cloud_phase()
+                continue
+            game.roll_die()
+            if game.active == mine:
+                moves += 1
+                game.push(a(game, game.legal_moves()))
+            else:
+                game.push(b(game, game.legal_moves()))
+        outcome = game.outcome()
+        assert outcome is not None
+        if mine in outcome.winners:
+            wins += 1 / len(outcome.winners)
+    return MatchResult(games, wins, moves)
 
 
 # --------------------------------------------------------------------------- in words
