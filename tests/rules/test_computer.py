@@ -149,19 +149,26 @@ def test_best_takes_a_move_that_reaches_the_target(seed: int, players: int, turn
 @settings(max_examples=40, deadline=None)
 @given(midgames)
 def test_with_ships_worth_everything_best_keeps_its_fleet_safest(game: Game) -> None:
+    """Only the fleets' danger counts: the mover's own, against its safest opponent's."""
     if game.is_over():
         return
     color = game.active
     careful = ComputerPlayer("best", weights=Weights(ship_usd=1e12, win_usd=1e18))
 
-    def at_risk(move: Move) -> float:
+    def margin(move: Move) -> float:
         trial = game.copy()
         trial.push(move)
+        outcome = trial.outcome()
+        if outcome is not None:
+            return 1e6 if color in outcome.winners else -1e6
         odds = sweep_odds(trial).swept
-        return float(sum(p for ship, p in odds.items() if ship.startswith(color + "-")))
+        risk = {c: float(sum(p for ship, p in odds.items() if ship.startswith(c + "-")))
+                for c in game.players}
+        return min(r for c, r in risk.items() if c != color) - risk[color]
 
-    risks = {m: at_risk(m) for m in game.legal_moves()}
-    assert risks[careful.choose(game)] == pytest.approx(min(risks.values()), abs=1e-9)
+    margins = {m: margin(m) for m in game.legal_moves()}
+    # the cards' few hundred thousand dollars against 1e12 a ship: below 1e-5 of a ship
+    assert margins[careful.choose(game)] >= max(margins.values()) - 1e-5
 
 
 def test_the_danger_of_every_place_is_the_danger_map_of_the_ships_there() -> None:

@@ -76,7 +76,7 @@ class Weights:
     ship_usd: float = 45_000.0
     #: What a certain win on the next turn is worth beyond the card itself.
     next_win_usd: float = 150_000.0
-    #: The score of a position in which a player has reached the target.
+    #: What winning is worth beyond the cards in hand (a position in which the game is won).
     win_usd: float = 10_000_000.0
 
 
@@ -208,8 +208,8 @@ def evaluate(game: Game, position: Position | None = None,
     on its next turn, the best of its free ships for each die face (with the
     ports it may enter now and the cloud where it stands now); a bonus for
     the chance that this card reaches the target; less the ships the next
-    spin may capture, each at `weights.ship_usd`. A player who has reached the
-    target is worth `weights.win_usd`.
+    spin may capture, each at `weights.ship_usd`. Once the game is over, a
+    winner is worth `weights.win_usd` more than the cards in hand.
     """
     pos = game.position if position is None else position
     board = game.board
@@ -219,6 +219,11 @@ def evaluate(game: Game, position: Position | None = None,
     closed = _closed_ports(game, pos)
     danger = _danger(board, pos.pose, game.options.capture_probability)
     worth: dict[str, float] = {}
+    if pos.outcome is not None:
+        return {
+            color: pos.totals[seat] + (weights.win_usd if color in pos.outcome.winners else 0.0)
+            for seat, color in enumerate(game.players)
+        }
     for seat, color in enumerate(game.players):
         total = pos.totals[seat]
         if total >= target:

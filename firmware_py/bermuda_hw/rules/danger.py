@@ -18,6 +18,7 @@ Fraction(1, 1)
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -127,11 +128,28 @@ def place_odds(board: Board, pose: CloudPose) -> PlaceOdds:
                 points[f"{sid}#{k}"] = berth
     swept: dict[str, Fraction] = dict.fromkeys(board.spaces, Fraction(0))
     leaves = Fraction(0)
+    cloud = board.cloud
+    reach_mm = max((m.radius_mm for m in cloud.magnets), default=0.0)
+    reach_mm += cloud.capture_radius_mm + STAND_TOLERANCE_MM + 1.0
     for outcome in spinner_outcomes(board.spinner):
-        path = plan_spin(board.grid, pose, outcome.spin, board.cloud)
-        hit = {p.partition("#")[0] for p in swept_ships(board, path, points, STAND_TOLERANCE_MM)}
+        path = plan_spin(board.grid, pose, outcome.spin, cloud)
+        # a magnet stays within its radius of the locater: points farther than that (and
+        # the capture radius) from the locater's straight track cannot be swept
+        a = board.grid.dot_mm(path.start.col, path.start.row)
+        b = board.grid.dot_mm(path.end.col, path.end.row)
+        near = {k: p for k, p in points.items() if _distance_mm(p, a, b) <= reach_mm}
+        hit = {p.partition("#")[0] for p in swept_ships(board, path, near, STAND_TOLERANCE_MM)}
         for place in hit:
             swept[place] += outcome.probability
         if path.leaves_board:
             leaves += outcome.probability
     return PlaceOdds(swept, leaves)
+
+
+def _distance_mm(point: Point, a: Point, b: Point) -> float:
+    """The distance from a point to the segment from a to b."""
+    vx, vy = b[0] - a[0], b[1] - a[1]
+    length2 = vx * vx + vy * vy
+    t = 0.0 if length2 == 0.0 else ((point[0] - a[0]) * vx + (point[1] - a[1]) * vy) / length2
+    t = min(max(t, 0.0), 1.0)
+    return math.hypot(point[0] - (a[0] + t * vx), point[1] - (a[1] + t * vy))
