@@ -121,7 +121,13 @@ def test_the_sentences(ring: Ring, position: Position) -> None:
         "a ship must move: blue has a legal move with a 1 (ruling 8)")
     # wrong count
     assert why_illegal(game, "E", "SUGAR", 1) == "SUGAR is 2 spaces from E; the die shows 1"
-    assert why_illegal(game, "E", "C", 2) == "C is 3 spaces from E along the paths; the die shows 2"
+    assert why_illegal(game, "E", "D", 2) == "D is 1 space from E along the paths; the die shows 2"
+    assert why_illegal(game, "E", "C", 2) == (
+        "C lies beyond SUGAR from E, and a ship that enters a port ends its move there (ruling 3)")
+    assert why_illegal(game, "E", "J", 3) == "J is more than 6 spaces from E; the die shows 3"
+    # a ship docks at the first port it reaches
+    assert why_illegal(game, "E", "F", 2) == (
+        "F lies beyond OIL from E, and a ship that enters a port ends its move there (ruling 3)")
     # the cloud in the way
     assert why_illegal(game, "A", "C", 2) == (
         "B is under the cloud; no walk enters or crosses it (ruling 6)")

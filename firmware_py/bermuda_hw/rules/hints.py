@@ -128,37 +128,37 @@ def why_illegal(game: Game, start: str, end: str, die: int | None = None) -> str
     ship = free[0]
     walks = _walks(game, start, end)
     if not walks:
-        return f"{end} cannot be reached from {start} in one move of {MAX_DIE} spaces or fewer"
+        return f"{end} is more than {MAX_DIE} spaces from {start}; the die shows {die}"
+    plain = [w for w in walks if _stops_nowhere(board.ports, w)]
+    if not plain:
+        port = next(space for space in walks[0][1:-1] if space in board.ports)
+        return (f"{end} lies beyond {port} from {start}, and a ship that enters a port ends "
+                "its move there (ruling 3)")
     to_port = end in board.ports
 
     def fits(walk: tuple[str, ...]) -> bool:
         steps = len(walk) - 1
         return steps <= die if to_port else steps == die
 
-    fitting = [w for w in walks if fits(w)]
+    fitting = [w for w in plain if fits(w)]
     if not fitting:
-        shortest = min(len(w) - 1 for w in walks)
         if to_port:
+            shortest = min(len(w) - 1 for w in plain)
             return f"{end} is {shortest} spaces from {start}; the die shows {die}"
-        counts = sorted({len(w) - 1 for w in walks if _stops_nowhere(board.ports, w)}
-                        or {len(w) - 1 for w in walks})
-        said = " or ".join(str(c) for c in counts)
-        for walk in walks:
+        for walk in plain:
             if len(walk) - 1 < die and _toward_obstacle(game, ship, walk):
                 reason = game.why_illegal(Move(ship, walk), die)
                 if reason is not None:
                     return reason
-        short = [m for m in legal if m.start == start and m.steps < die]
-        if short:
-            return (f"{end} is {said} spaces from {start}: a ship that cannot go the full "
+        said = " or ".join(str(c) for c in sorted({len(w) - 1 for w in plain}))
+        said += " space" if said == "1" else " spaces"
+        if any(m.start == start and m.steps < die for m in legal):
+            return (f"{end} is {said} from {start}: a ship that cannot go the full "
                     f"{die} stops on the last free space before the obstacle (ruling 7)")
-        return f"{end} is {said} spaces from {start} along the paths; the die shows {die}"
-    # a walk of the right count is not legal: the engine says why, for the likeliest walk
-    reasons = [game.why_illegal(Move(ship, w), die) for w in fitting]
-    for reason in reasons:
-        if reason is not None and "ends there" not in reason:
-            return reason
-    return next((r for r in reasons if r is not None), None)
+        return f"{end} is {said} from {start} along the paths; the die shows {die}"
+    # a walk of the right count is not legal: the engine says why
+    return next((r for r in (game.why_illegal(Move(ship, w), die) for w in fitting)
+                 if r is not None), None)
 
 
 def _toward_obstacle(game: Game, ship: str, walk: tuple[str, ...]) -> bool:
