@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bermuda_hw.errors import RulesError
+from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.cards import PRODUCT_CARDS_USD
 from bermuda_hw.rules.computer import (
@@ -25,7 +27,7 @@ from bermuda_hw.rules.computer import (
 from bermuda_hw.rules.danger import place_odds, sweep_odds
 from bermuda_hw.rules.events import BonusTaken, Bumped, CardTaken
 from bermuda_hw.rules.game import Game, GameOptions, Phase
-from bermuda_hw.rules.moves import Move
+from bermuda_hw.rules.moves import Move, walk_table
 from bermuda_hw.rules.play import Chooser, random_chooser, simulate_game
 from bermuda_hw.rules.record import to_json
 
@@ -262,3 +264,19 @@ def test_a_move_in_words() -> None:
                     said.add("bump")
             assert describe_move(game, move, seat=None).startswith(f"{color} rolls {die}: ")
     assert {"card", "bump"} <= said
+
+
+def test_closed_ports_are_the_ports_a_colour_may_not_enter(
+    ring: Callable[..., Board], position: Callable[..., Game]
+) -> None:
+    ships = {"blue-1": "C", "blue-2": "SUGAR", "blue-3": "SUGAR", "yellow-1": "OIL",
+             "green-1": "OIL", "red-1": "OIL", "red-2": "OIL"}
+    game = position(ring(), 4, ships, "blue", 1)
+    bit = walk_table(game.board).port_bit
+    assert game.closed_ports("blue") == bit["SUGAR"] | bit["OIL"]  # two own; four of four
+    assert game.closed_ports("yellow") == bit["OIL"]
+    three = position(ring(), 3, {"blue-1": "SUGAR", "yellow-1": "SUGAR", "green-1": "SUGAR"},
+                     "blue", 1)
+    assert three.closed_ports("green") == bit["SUGAR"]
+    with pytest.raises(RulesError, match="not a player"):
+        three.closed_ports("red")

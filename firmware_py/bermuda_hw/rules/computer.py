@@ -45,7 +45,6 @@ from bermuda_hw.rules.cloud import CloudPose
 from bermuda_hw.rules.danger import place_odds
 from bermuda_hw.rules.events import BonusTaken, Bumped, CardTaken, Event, PileEmpty, usd
 from bermuda_hw.rules.game import (
-    MAX_SHIPS_PER_PORT,
     SHIPS_PER_PLAYER,
     Game,
     Phase,
@@ -174,35 +173,8 @@ def _port_cards(game: Game, position: Position) -> tuple[int, ...]:
     return tuple(out)
 
 
-def _closed_ports(game: Game, position: Position) -> dict[str, int]:
-    """Per colour, the bit mask of the ports its ships may not enter (ruling 4)."""
-    table = walk_table(game.board)
-    ports = game.board.ports
-    counts: dict[str, int] = {}
-    own: dict[tuple[str, str], int] = {}
-    for sid, loc in zip(game.ship_ids, position.locations, strict=True):
-        if loc is not None and loc in ports:
-            counts[loc] = counts.get(loc, 0) + 1
-            color = sid.rpartition("-")[0]
-            own[(color, loc)] = own.get((color, loc), 0) + 1
-    capacity = game.port_capacity()
-    full = 0
-    for port, n in counts.items():
-        if n >= capacity:
-            full |= table.port_bit[port]
-    masks = {}
-    for color in game.players:
-        mask = full
-        for port in counts:
-            if own.get((color, port), 0) >= MAX_SHIPS_PER_PORT:
-                mask |= table.port_bit[port]
-        masks[color] = mask
-    return masks
-
-
-def evaluate(game: Game, position: Position | None = None,
-             weights: Weights = DEFAULT_WEIGHTS) -> dict[str, float]:
-    """What a position (the game's own by default) is worth to each player, in dollars.
+def evaluate(game: Game, weights: Weights = DEFAULT_WEIGHTS) -> dict[str, float]:
+    """What the game's position is worth to each player, in dollars.
 
     A player's worth: the cards in hand; the card its fleet can expect to take
     on its next turn, the best of its free ships for each die face (with the
@@ -211,12 +183,11 @@ def evaluate(game: Game, position: Position | None = None,
     spin may capture, each at `weights.ship_usd`. Once the game is over, a
     winner is worth `weights.win_usd` more than the cards in hand.
     """
-    pos = game.position if position is None else position
+    pos = game.position
     board = game.board
     target = game.options.target_usd
     blocked = walk_table(board).blocked(pos.pose)
     cards = _port_cards(game, pos)
-    closed = _closed_ports(game, pos)
     danger = _danger(board, pos.pose, game.options.capture_probability)
     worth: dict[str, float] = {}
     if pos.outcome is not None:
@@ -229,7 +200,7 @@ def evaluate(game: Game, position: Position | None = None,
         if total >= target:
             worth[color] = weights.win_usd + total
             continue
-        reach = _reach(board, blocked, closed[color], cards, weights.later_card)
+        reach = _reach(board, blocked, game.closed_ports(color), cards, weights.later_card)
         best_card = [0] * MAX_DIE
         best_value = [0.0] * MAX_DIE
         at_risk = 0.0
@@ -281,7 +252,7 @@ def score_moves(game: Game, die: int | None = None,
     for move in moves:
         trial.position = base
         trial.push(move)
-        scored.append(MoveScore(move, _relative(evaluate(trial, weights=weights), color)))
+        scored.append(MoveScore(move, _relative(evaluate(trial, weights), color)))
         del trial.journal[held:]
     return scored
 

@@ -550,6 +550,15 @@ class Game:
             short.extend((sid, w) for w in s)
         return full, short
 
+    def closed_ports(self, color: str) -> int:
+        """Ruling 4: the ports `color`'s ships may not enter now, as the walk table's bit mask.
+
+        `rules.moves.WalkTable.port_bit` gives each port's bit; the mask is what
+        `WalkTable.moves` takes as `forbidden`.
+        """
+        self._seat(color)
+        return self._forbidden_mask(color)
+
     def _forbidden_mask(self, color: str) -> int:
         """Ruling 4: the ports that this player's ships may not enter."""
         ports = self.board.ports
