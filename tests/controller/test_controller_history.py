@@ -159,3 +159,25 @@ def test_game_length_counts_rounds_begun_and_turns() -> None:
     ]
     assert game_length(entries) == (2, 3)
     assert game_length([]) == (0, 0)
+
+
+def test_a_reopened_game_is_forgotten_and_missing_games_are_caught_up(
+    tmp_path: Path, board: Board
+) -> None:
+    with Journal.in_state_dir(tmp_path) as journal:
+        # two games finished before the history was kept, one still being played
+        first = _play_stored(journal, board, seed=21)
+        second = _play_stored(journal, board, seed=22)
+        _play_stored(journal, board, seed=23, stop_after_rounds=1)
+        history = History(journal)
+        added = history.record_missing(board)
+        assert [k.game_id for k in added] == [first[0], second[0]]
+        assert [k.totals for k in added] == [first[1].totals(), second[1].totals()]
+        assert all(dict(k.names) == {c: c for c in k.players} for k in added)
+        assert history.record_missing(board) == []
+        # an undo reopens the second game: its row goes until it finishes again
+        journal.undo(second[0], 1)
+        assert history.forget(second[0]) is True
+        assert history.forget(second[0]) is False
+        assert [k.game_id for k in history.games()] == [first[0]]
+        assert history.record_missing(board) == []

@@ -195,6 +195,30 @@ class History:
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
         return summary
 
+    def forget(self, game_id: int) -> bool:
+        """Drop a game's row (an undo reopened it); whether there was one."""
+        with self.journal.transaction():
+            cursor = self.journal.conn.execute(
+                "DELETE FROM history WHERE game_id = ?", (game_id,))
+        return cursor.rowcount > 0
+
+    def record_missing(self, board: Board) -> list[GameSummary]:
+        """Keep every finished game of the journal on `board` that the history lacks.
+
+        For games finished before the history was kept, or when the table
+        stopped between finishing a game and recording it: their players are
+        called by their colours, and no seat is known to be the table's.
+        """
+        kept = {row[0] for row in self.journal.conn.execute("SELECT game_id FROM history")}
+        added = []
+        for game_id, _, finished, _ in self.journal.games():
+            if finished is None or game_id in kept:
+                continue
+            if self.journal.stored(game_id).board != board.name:
+                continue
+            added.append(self.record(game_id, board))
+        return added
+
     def games(self) -> list[GameSummary]:
         """Every game kept, the latest finished first."""
         rows = self.journal.conn.execute(
