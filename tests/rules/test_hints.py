@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from bermuda_hw.rules.board import Board
@@ -48,6 +48,7 @@ midgames = st.builds(_midgame, st.integers(0, 2**31), st.integers(2, 4), st.inte
 
 @SETTINGS
 @given(midgames, st.integers(1, 6))
+@example(_midgame(874, 4, 91), 1)  # a dock that reaches the target: no spin to come
 def test_the_hints_are_exactly_the_legal_moves_and_say_what_each_does(
     game: Game, die: int
 ) -> None:

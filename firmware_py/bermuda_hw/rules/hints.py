@@ -41,7 +41,8 @@ class MoveHint:
     card_usd: int
     #: The ships it sends back, each with the port it goes back to (ruling 5).
     bumps: tuple[tuple[str, str], ...]
-    #: The chance that the next spin sweeps the moved ship where it stops (None for a pass).
+    #: The chance that the next spin sweeps the moved ship where it stops (None for a pass;
+    #: 0 for a move that ends the game).
     danger: Fraction | None
     #: A short move: as far as the ship can go toward the cloud or a closed port (ruling 7).
     short: bool
@@ -80,7 +81,8 @@ def move_hints(game: Game, die: int | None = None) -> list[MoveHint]:
             card=card,
             card_usd=value,
             bumps=tuple(bumps),
-            danger=None if move.is_pass else swept[move.end],
+            # a move that ends the game leaves no spin to come
+            danger=None if move.is_pass else Fraction(0) if trial.is_over() else swept[move.end],
             short=not move.is_pass and move.end not in game.board.ports
             and rolled is not None and move.steps < rolled,
         ))
