@@ -280,3 +280,4 @@ def test_closed_ports_are_the_ports_a_colour_may_not_enter(
     assert three.closed_ports("green") == bit["SUGAR"]
     with pytest.raises(RulesError, match="not a player"):
         three.closed_ports("red")
+

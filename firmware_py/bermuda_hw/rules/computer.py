@@ -99,9 +99,27 @@ class _Reach(NamedTuple):
     value: Mapping[str, tuple[float, ...]]
 
 
-_REACH: dict[tuple[int, frozenset[str], int, tuple[int, ...], float], _Reach] = {}
-_DANGER: dict[tuple[int, CloudPose, float], Mapping[str, float]] = {}
+@dataclass
+class _BoardCache:
+    """What the computer player has worked out for one board (both depend on nothing else)."""
+
+    board: Board
+    reach: dict[tuple[frozenset[str], int, tuple[int, ...], float], _Reach]
+    danger: dict[tuple[CloudPose, float], Mapping[str, float]]
+
+
+_BOARDS: dict[int, _BoardCache] = {}
 _CACHE_LIMIT = 4096
+
+
+def _cache(board: Board) -> _BoardCache:
+    """The board's cache; a board is known by its identity, as `moves.walk_table` knows it."""
+    hit = _BOARDS.get(id(board))
+    if hit is None or hit.board is not board:
+        if len(_BOARDS) >= 64:
+            _BOARDS.clear()
+        hit = _BOARDS[id(board)] = _BoardCache(board, {}, {})
+    return hit
 
 
 def _reach(board: Board, blocked: frozenset[str], forbidden: int, cards: tuple[int, ...],
@@ -112,8 +130,9 @@ def _reach(board: Board, blocked: frozenset[str], forbidden: int, cards: tuple[i
     table's port order). A walk's value is its card plus `later` times the
     mean card the ship could take from where it stops on the following turn.
     """
-    key = (id(board), blocked, forbidden, cards, later)
-    hit = _REACH.get(key)
+    cache = _cache(board).reach
+    key = (blocked, forbidden, cards, later)
+    hit = cache.get(key)
     if hit is not None:
         return hit
     table = walk_table(board)
@@ -138,22 +157,23 @@ def _reach(board: Board, blocked: frozenset[str], forbidden: int, cards: tuple[i
         )
         for start in board.spaces
     }
-    if len(_REACH) >= _CACHE_LIMIT:
-        _REACH.clear()
-    hit = _REACH[key] = _Reach(card, value)
+    if len(cache) >= _CACHE_LIMIT:
+        cache.clear()
+    hit = cache[key] = _Reach(card, value)
     return hit
 
 
 def _danger(board: Board, pose: CloudPose, capture_probability: float) -> Mapping[str, float]:
     """The chance that a ship on each place is captured by the next spin from `pose`."""
-    key = (id(board), pose, capture_probability)
-    hit = _DANGER.get(key)
+    cache = _cache(board).danger
+    key = (pose, capture_probability)
+    hit = cache.get(key)
     if hit is None:
         odds = place_odds(board, pose)
         hit = {place: float(p) * capture_probability for place, p in odds.swept.items()}
-        if len(_DANGER) >= _CACHE_LIMIT:
-            _DANGER.clear()
-        _DANGER[key] = hit
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
+        cache[key] = hit
     return hit
 
 
