@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bermuda_hw.rules.boardfile import load_board
-from bermuda_hw.rules.cloud import Spinner, plan_spin, swept_ships
+from bermuda_hw.rules.cloud import CloudPose, Spinner, plan_spin, swept_ships
 from bermuda_hw.rules.cover import STAND_TOLERANCE_MM
-from bermuda_hw.rules.danger import spinner_outcomes, sweep_odds
+from bermuda_hw.rules.danger import place_odds, spinner_outcomes, sweep_odds
 from bermuda_hw.rules.game import Game, Phase
 from bermuda_hw.rules.record import to_json
 
@@ -91,3 +91,28 @@ def test_any_position_matches_brute_force(seed: int, turns: int) -> None:
     assert dict(danger.swept) == odds
     assert danger.leaves_board == leaves
     assert all(0 <= p <= 1 for p in danger.swept.values())
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.data())
+def test_the_danger_of_every_place_from_any_cloud_pose(data: st.DataObject) -> None:
+    """`place_odds` against every place's berths and spaces, each spinner outcome in full."""
+    grid = BOARD.grid
+    pose = CloudPose(data.draw(st.integers(0, grid.cols - 1)),
+                     data.draw(st.integers(0, grid.rows - 1)), data.draw(st.integers(0, 7)))
+    points: dict[str, tuple[float, float]] = {}
+    for sid, space in BOARD.spaces.items():
+        port = BOARD.ports.get(sid)
+        for k, point in enumerate(port.berths if port else (space.position,)):
+            points[f"{sid}#{k}"] = point
+    expected = dict.fromkeys(BOARD.spaces, Fraction(0))
+    leaves = Fraction(0)
+    for outcome in spinner_outcomes(BOARD.spinner):
+        path = plan_spin(grid, pose, outcome.spin, BOARD.cloud)
+        for place in {p.partition("#")[0] for p in swept_ships(BOARD, path, points,
+                                                                STAND_TOLERANCE_MM)}:
+            expected[place] += outcome.probability
+        leaves += outcome.probability if path.leaves_board else 0
+    odds = place_odds(BOARD, pose)
+    assert odds.swept == expected
+    assert odds.leaves_board == leaves

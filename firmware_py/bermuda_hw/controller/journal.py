@@ -213,6 +213,11 @@ class Journal:
     def _transaction(self) -> _Transaction:
         return _Transaction(self)
 
+    def transaction(self) -> _Transaction:
+        """One durable, counted transaction for another table of this database
+        (`controller.history`): `with journal.transaction(): ...`."""
+        return _Transaction(self)
+
     # --- games --------------------------------------------------------------------------
 
     @contextlib.contextmanager

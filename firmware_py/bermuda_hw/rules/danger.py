@@ -18,13 +18,15 @@ Fraction(1, 1)
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
 from bermuda_hw.geometry import FULL_TURN_DEG
-from bermuda_hw.rules.board import SpinnerRings
-from bermuda_hw.rules.cloud import Spin, Spinner
+from bermuda_hw.rules.board import Board, Point, SpinnerRings
+from bermuda_hw.rules.cloud import CloudPose, Spin, Spinner, plan_spin, swept_ships
+from bermuda_hw.rules.cover import STAND_TOLERANCE_MM
 from bermuda_hw.rules.events import CloudRemoved, Swept
 from bermuda_hw.rules.game import Game, Phase, ShipStatus
 
@@ -97,3 +99,57 @@ def sweep_odds(game: Game) -> DangerMap:
             elif isinstance(event, CloudRemoved):
                 leaves += outcome.probability
     return DangerMap(swept, leaves, in_cloud, len(outcomes))
+
+
+@dataclass(frozen=True)
+class PlaceOdds:
+    """What the next spin from a cloud pose would do to a ship on each place of the board."""
+
+    swept: Mapping[str, Fraction]  # every space and port: the chance a ship there is swept
+    leaves_board: Fraction  # the chance the cloud ends on an outside dot
+
+
+def place_odds(board: Board, pose: CloudPose) -> PlaceOdds:
+    """The exact chance that the next spin from `pose` sweeps a ship on each space and port.
+
+    The same sweep as the cloud phase's (`Game.sweep_points`): a ship on a
+    path space stands at the space; a ship in a port is swept if the magnets
+    reach any of the port's berths. Whether a ship is swept does not depend
+    on the other ships, so this map, one per cloud pose, gives every ship's
+    danger (`sweep_odds`) wherever the ships stand.
+    """
+    points: dict[str, Point] = {}
+    for sid, space in board.spaces.items():
+        port = board.ports.get(sid)
+        if port is None:
+            points[sid] = space.position
+        else:
+            for k, berth in enumerate(port.berths):
+                points[f"{sid}#{k}"] = berth
+    swept: dict[str, Fraction] = dict.fromkeys(board.spaces, Fraction(0))
+    leaves = Fraction(0)
+    cloud = board.cloud
+    reach_mm = max((m.radius_mm for m in cloud.magnets), default=0.0)
+    reach_mm += cloud.capture_radius_mm + STAND_TOLERANCE_MM + 1.0
+    for outcome in spinner_outcomes(board.spinner):
+        path = plan_spin(board.grid, pose, outcome.spin, cloud)
+        # a magnet stays within its radius of the locater: points farther than that (and
+        # the capture radius) from the locater's straight track cannot be swept
+        a = board.grid.dot_mm(path.start.col, path.start.row)
+        b = board.grid.dot_mm(path.end.col, path.end.row)
+        near = {k: p for k, p in points.items() if _distance_mm(p, a, b) <= reach_mm}
+        hit = {p.partition("#")[0] for p in swept_ships(board, path, near, STAND_TOLERANCE_MM)}
+        for place in hit:
+            swept[place] += outcome.probability
+        if path.leaves_board:
+            leaves += outcome.probability
+    return PlaceOdds(swept, leaves)
+
+
+def _distance_mm(point: Point, a: Point, b: Point) -> float:
+    """The distance from a point to the segment from a to b."""
+    vx, vy = b[0] - a[0], b[1] - a[1]
+    length2 = vx * vx + vy * vy
+    t = 0.0 if length2 == 0.0 else ((point[0] - a[0]) * vx + (point[1] - a[1]) * vy) / length2
+    t = min(max(t, 0.0), 1.0)
+    return math.hypot(point[0] - (a[0] + t * vx), point[1] - (a[1] + t * vy))

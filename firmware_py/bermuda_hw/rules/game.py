@@ -525,6 +525,15 @@ class Game:
             short.extend((sid, w) for w in s)
         return full, short
 
+    def closed_ports(self, color: str) -> int:
+        """Ruling 4: the ports `color`'s ships may not enter now, as the walk table's bit mask.
+
+        `rules.moves.WalkTable.port_bit` gives each port's bit; the mask is what
+        `WalkTable.moves` takes as `forbidden`.
+        """
+        self._seat(color)
+        return self._forbidden_mask(color)
+
     def _forbidden_mask(self, color: str) -> int:
         """Ruling 4: the ports that this player's ships may not enter."""
         ports = self.board.ports
@@ -641,6 +650,13 @@ class Game:
             hands=(*hands[:seat], (*hands[seat], (product, value)), *hands[seat + 1:]),
             totals=(*totals[:seat], totals[seat] + value, *totals[seat + 1:]),
         )
+
+    def why_illegal(self, move: Move, die: int | None = None) -> str | None:
+        """Why a move is not legal for the active player, in a sentence; None if it is legal."""
+        self._need_phase(Phase.SHIPS)
+        die = self._die(die)
+        legal = self.legal_moves(die)
+        return None if move in legal else self._why_illegal(move, die, legal)
 
     def _why_illegal(self, move: Move, die: int, legal: list[Move]) -> str:
         color = self.active

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from bermuda_hw.errors import StateError
 from bermuda_hw.rules.board import LETTERS, Board
@@ -50,6 +50,7 @@ FORMAT_VERSION = 1
 __all__ = [
     "FORMAT",
     "FORMAT_VERSION",
+    "Replayed",
     "apply_entry",
     "from_dict",
     "from_json",
@@ -57,6 +58,7 @@ __all__ = [
     "position_to_dict",
     "record",
     "replay",
+    "replay_positions",
     "to_dict",
     "to_json",
 ]
@@ -76,6 +78,45 @@ def replay(record: Mapping[str, Any], board: Board | None = None) -> Game:
     Dice, spins and captures that the engine drew are drawn again from the
     same seed and checked against the journal.
     """
+    return _replay(record, board, None)
+
+
+class Replayed(NamedTuple):
+    """A recorded game replayed step by step (see `replay_positions`)."""
+
+    game: Game  # the game after every entry
+    entries: tuple[Mapping[str, Any], ...]  # the journal's entries, in order
+    positions: tuple[Position, ...]  # the setup's position, then the one after each entry
+
+    def moves(self) -> list[tuple[Mapping[str, Any], Position]]:
+        """Each move (a "move" entry) with the position it left, in order."""
+        return [
+            (entry, self.positions[k + 1])
+            for k, entry in enumerate(self.entries)
+            if "move" in entry
+        ]
+
+
+def replay_positions(record: Mapping[str, Any], board: Board | None = None) -> Replayed:
+    """Replay a recorded game keeping every position on the way, for showing it move by move.
+
+    `positions[0]` is the position after setup and `positions[k + 1]` the one
+    after `entries[k]` (a roll, a move, a cloud phase or a hand edit); the
+    last is the final position (`game.position`).
+
+    >>> from bermuda_hw.rules.play import simulate_game
+    >>> game = simulate_game(players=2, seed=3).game
+    >>> replayed = replay_positions(record(game))
+    >>> replayed.positions[-1] == game.position, len(replayed.positions) == len(game.journal) + 1
+    (True, True)
+    """
+    positions: list[Position] = []
+    game = _replay(record, board, positions)
+    return Replayed(game, tuple(record["journal"]), tuple(positions))
+
+
+def _replay(record: Mapping[str, Any], board: Board | None,
+            positions: list[Position] | None) -> Game:
     board = _board_for(record, board)
     try:
         setup = record["setup"]
@@ -86,8 +127,12 @@ def replay(record: Mapping[str, Any], board: Board | None = None) -> Game:
             options=GameOptions(**setup["options"]),
             first_player=setup["first_player"],
         )
+        if positions is not None:
+            positions.append(game.position)
         for entry in record["journal"]:
             apply_entry(game, entry)
+            if positions is not None:
+                positions.append(game.position)
     except (KeyError, TypeError, ValueError) as exc:
         if isinstance(exc, StateError):
             raise
