@@ -19,7 +19,7 @@ def test_the_pin_table_is_the_default_configuration() -> None:
                       flags=re.MULTILINE)
     assert {key: int(bcm) for bcm, key in rows} == {
         key: pin for key, pin in pin_map(load_config()).items()
-    } | {"controls.buzzer_pin": 12, "controls.estop_pin": 4}
+    } | {"controls.buzzer_pin": 12, "controls.supply_relay_pin": 17}
 
 
 def test_the_wiring_diagram_shows_every_default_pin() -> None:
@@ -35,7 +35,7 @@ def test_the_wiring_diagram_shows_every_default_pin() -> None:
 @pytest.mark.parametrize("phrase", [
     "10 kohm pull-up", "MS1 = MS2 = GND is 1/8", "at least two magnets off the axis",
     "drag chain", "i2c_arm_baudrate=400000", "**OE**", "RC filter", "wiring.svg",
-    "Camera Module 3", "27 W", "Active Cooler", "In series with ENABLE",
+    "Camera Module 3", "27 W", "Active Cooler", "The motor supply", "supply_relay_pin",
     "rotation.stepper.channels = [0, 2, 1, 3]", "Homing and the ships",
 ])
 def test_the_hardware_guide_covers(phrase: str) -> None:

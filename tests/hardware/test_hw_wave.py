@@ -439,7 +439,7 @@ def test_the_real_backend_homes_with_the_wave_executor(
 ) -> None:
     mover, carriage, _ = wave_mover
     assert isinstance(mover.stream, LgpioWaveExecutor)
-    mover.set_interlock(lambda: False)
+    mover.add_interlock(lambda: False)
     mover.home()
     assert mover.homed and mover.position_steps == (0, 0)
     for axis in config.gantry.axes:
@@ -458,7 +458,7 @@ def test_the_e_stop_held_during_a_wave_move_stops_it(
 
     mover, carriage, lgpio = wave_mover
     held = [False]
-    mover.set_interlock(lambda: held[0])
+    mover.add_interlock(lambda: held[0])
     mover.home()
     errors: list[BaseException] = []
 
