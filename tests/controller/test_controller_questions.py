@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from referee_helpers import set_dock_or_bump
 from table_helpers import set_out
 
-from bermuda_hw.controller.daemon import REPEAT_S
+from bermuda_hw.controller import daemon
 from bermuda_hw.controller.status import NONE_OF_THESE, NOT_YET, Mode
 from bermuda_hw.rules.candidates import candidates
 from bermuda_hw.rules.game import Game, GameOptions
@@ -247,13 +248,15 @@ def test_not_yet_takes_nothing_and_asks_again_only_for_a_changed_board(
 
 
 def test_an_unanswered_question_is_said_again_and_nothing_is_taken(
-        make_table: MakeTable) -> None:
+        make_table: MakeTable, monkeypatch: pytest.MonkeyPatch) -> None:
+    repeat_s = 4.0  # REPEAT_S shortened: the same rule, a shorter run of frames
+    monkeypatch.setattr(daemon, "REPEAT_S", repeat_s)
     table = make_table(with_players=False, seed=1)
     c = table.controller
     _asked(table)
     made = _moves(c)
     start = c.clock.monotonic()
-    table.run_until(lambda: c.clock.monotonic() - start > 2.5 * REPEAT_S, limit=4000)
+    table.run_until(lambda: c.clock.monotonic() - start > 2.5 * repeat_s, limit=4000)
     assert table.mode() is Mode.ASK and _moves(c) == made
     again = [line for line in table.log if line.startswith("still waiting for an answer")]
     assert len(again) >= 2 and "none of these" in again[0]
