@@ -187,6 +187,9 @@ class ControlsConfig:
     buzzer_pin: int | None
     estop_pin: int | None
     estop: SwitchWiring
+    # the motor supply's relay: closed while the gantry may move, open on every fault
+    supply_relay_pin: int | None = None
+    supply_relay_active_high: bool = True
 
 
 @dataclass(frozen=True)
@@ -446,6 +449,8 @@ class _ControlsFile(Strict):
     estop_pin: Pin | None = None
     estop_contact: Contact
     estop_pull: Pull
+    supply_relay_pin: Pin | None = None
+    supply_relay_active_high: Flag = True
 
     def typed(self) -> ControlsConfig:
         return ControlsConfig(
@@ -453,6 +458,8 @@ class _ControlsFile(Strict):
             spin_button=SwitchWiring(self.spin_button_contact, self.spin_button_pull),
             status_led_pin=self.status_led_pin, buzzer_pin=self.buzzer_pin,
             estop_pin=self.estop_pin, estop=SwitchWiring(self.estop_contact, self.estop_pull),
+            supply_relay_pin=self.supply_relay_pin,
+            supply_relay_active_high=self.supply_relay_active_high,
         )
 
 
@@ -616,6 +623,8 @@ def pin_map(config: Config) -> dict[str, int]:
         pins["controls.buzzer_pin"] = c.buzzer_pin
     if c.estop_pin is not None:
         pins["controls.estop_pin"] = c.estop_pin
+    if c.supply_relay_pin is not None:
+        pins["controls.supply_relay_pin"] = c.supply_relay_pin
     return pins
 
 

@@ -103,7 +103,8 @@ def test_optional_controls(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, "[controls]\nbuzzer_pin = 12\nestop_pin = 4\n"))
     assert config.controls.buzzer_pin == 12
     assert config.controls.estop_pin == 4
-    assert load_config().controls.estop_pin is None
+    assert load_config().controls.estop_pin == 4  # required on the rig: wired by default
+    assert load_config().controls.buzzer_pin is None
 
 
 @pytest.mark.parametrize(

@@ -31,7 +31,7 @@ def _wired(make_mover: MakeMover, tweak: Tweak, fast_config: Config, *, edge: bo
     controls = TableControls(config.controls, pin_factory=backend.pin_factory)
     if edge:
         controls.on_estop(lambda: mover.emergency_stop("e-stop button"))
-    mover.set_interlock(lambda: controls.estop_engaged)
+    mover.add_interlock(lambda: controls.estop_engaged)
     return mover, backend, controls
 
 

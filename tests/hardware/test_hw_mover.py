@@ -412,7 +412,7 @@ def test_homing_refused_while_the_estop_is_engaged(
 ) -> None:
     mover, backend = rig_mover
     engaged = [True]
-    mover.set_interlock(lambda: engaged[0])
+    mover.add_interlock(lambda: engaged[0])
     with pytest.raises(EmergencyStopError, match="release it"):
         mover.home()
     assert backend.rig.axes["x"].accepted_steps == 0
@@ -431,7 +431,7 @@ def test_an_estop_pressed_as_homing_starts_is_not_lost(
         mover.emergency_stop("e-stop button")
         return False
 
-    mover.set_interlock(level_then_press)
+    mover.add_interlock(level_then_press)
     with pytest.raises(EmergencyStopError):
         mover.home()
     assert backend.rig.axes["x"].accepted_steps == backend.rig.axes["y"].accepted_steps == 0
@@ -450,7 +450,7 @@ def test_the_estop_level_is_polled_between_steps(
         reads["n"] += 1
         return reads["n"] > 20
 
-    mover.set_interlock(held_after_a_while)
+    mover.add_interlock(held_after_a_while)
     before = backend.rig.axes["y"].accepted_steps
     with pytest.raises(EmergencyStopError, match="e-stop is held"):
         mover.goto_dot(4, 0)

@@ -40,6 +40,9 @@ class Frame:
     index: int = 0
 
 
+SETTLE_BEAT_S = 1.0  # while a camera settles, the heartbeat is called this often
+
+
 class CameraSource(ABC):
     """A source of frames: `open()`, `read()`, `close()`."""
 
@@ -51,6 +54,8 @@ class CameraSource(ABC):
         self.timeout_s = timeout_s
         self._opened = False
         self._closed = False
+        # called while the source waits on its own (a camera settling): a watchdog's kick
+        self.heartbeat: Callable[[], None] | None = None
 
     @property
     def is_open(self) -> bool:
@@ -282,7 +287,12 @@ class Picamera2Source(LiveSource):
             raise CameraError("picamera2: settle_and_lock before the camera started")
         try:
             camera.set_controls({"AeEnable": True, "AwbEnable": True})
-            time.sleep(settle_s)
+            # the wait may be longer than systemd's watchdog period: kick it meanwhile
+            deadline_s = time.monotonic() + settle_s
+            while (left_s := deadline_s - time.monotonic()) > 0:
+                if self.heartbeat is not None:
+                    self.heartbeat()
+                time.sleep(min(left_s, SETTLE_BEAT_S))
             metadata = camera.capture_metadata()
             exposure = int(metadata["ExposureTime"])
             gain = float(metadata["AnalogueGain"])

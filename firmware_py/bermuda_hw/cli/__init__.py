@@ -9,7 +9,6 @@ import sys
 from collections.abc import Sequence
 
 from bermuda_hw import __version__
-from bermuda_hw.cli import play
 from bermuda_hw.errors import BermudaError, ConfigError
 
 # Each module here defines `register(subparsers)`, which adds its subcommand
@@ -26,7 +25,14 @@ PROG = "bermuda-hw"
 EXIT_CONFIG = 78
 
 
-def build_parser() -> argparse.ArgumentParser:
+# Commands that must run when the rest of the program cannot load (the unit runs
+# `motors-off` after a crash): their parser is built from their own module alone,
+# so no other command's imports (OpenCV, the page, the motor drivers) come first.
+STANDALONE_COMMANDS: dict[str, str] = {"motors-off": "motors"}
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line, or (`only`, a module of COMMAND_MODULES) one command's."""
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Table-side controller for the Bermuda Triangle board game.",
@@ -38,9 +44,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="run on the simulated table instead of the rig's hardware",
     )
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    if only is not None:
+        importlib.import_module(f"bermuda_hw.cli.{only}").register(subparsers)
+        return parser
+    from bermuda_hw.cli import play
+
     play.add_arguments(parser)
     parser.set_defaults(default_func=play.run)
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         module = importlib.import_module(f"bermuda_hw.cli.{name}")
         module.register(subparsers)
@@ -52,11 +63,26 @@ def error(message: str) -> None:
     print(f"{PROG}: error: {message}", file=sys.stderr)
 
 
+def standalone(argv: Sequence[str]) -> str | None:
+    """The module of a standalone command that `argv` runs, if it runs one."""
+    for word in argv:
+        if word in ("--simulate", "--debug"):
+            continue
+        return STANDALONE_COMMANDS.get(word)
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    only = standalone(words)
+    parser = build_parser(only)
+    args = parser.parse_args(words)
     func = getattr(args, "func", None)
-    misplaced = play.misplaced_options(args) if args.command else []
+    misplaced: list[str] = []
+    if only is None and args.command:
+        from bermuda_hw.cli import play
+
+        misplaced = play.misplaced_options(args)
     if misplaced:
         error(f"{', '.join(misplaced)} before the command is read only by `{PROG} --simulate`; "
               f"put it after `{args.command}` (see `{PROG} {args.command} --help`)")

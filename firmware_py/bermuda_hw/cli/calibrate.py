@@ -11,7 +11,7 @@ from bermuda_hw.backends.camera_config import parse_camera_config
 from bermuda_hw.cli.selftest import add_rig_arguments, config_path, make_owner
 from bermuda_hw.config import load_config
 from bermuda_hw.errors import ConfigError
-from bermuda_hw.motion.mover import CloudMover
+from bermuda_hw.motion.build import build_motion
 from bermuda_hw.rigcheck.calibrate import (
     CalibrationFailed,
     GantryFit,
@@ -61,7 +61,8 @@ def run(args: argparse.Namespace) -> int:
                 f"{k} = {v}" for k, v in values.items()))
             changes: dict[str, dict[str, Value]] = {"camera": values}
         else:
-            with CloudMover(config, backend, board) as mover:
+            with build_motion(config, backend, board) as motion:
+                mover = motion.mover
                 camera = backend.open_camera(board)
                 with camera:
                     mover.pause_during_moves(camera)

@@ -10,9 +10,9 @@ from typing import Any
 
 from bermuda_hw.backends import create_backend
 from bermuda_hw.config import DEFAULT_CONFIG_PATH, Config, load_config
-from bermuda_hw.devices.controls import TableControls
 from bermuda_hw.errors import HardwareError
-from bermuda_hw.motion.mover import CloudMover, SpinReport
+from bermuda_hw.motion.build import build_motion
+from bermuda_hw.motion.mover import SpinReport
 from bermuda_hw.rules.board import LETTERS
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.cloud import Spin, start_pose
@@ -59,11 +59,9 @@ def run(args: argparse.Namespace) -> int:
     simulate = bool(getattr(args, "simulate", False))
     with (
         create_backend(config, simulate) as backend,
-        CloudMover(config, backend, board) as mover,
-        TableControls(config.controls, pin_factory=backend.pin_factory) as controls,
+        build_motion(config, backend, board) as motion,
     ):
-        controls.on_estop(lambda: mover.emergency_stop("e-stop button"))
-        mover.set_interlock(lambda: controls.estop_engaged)
+        mover, controls = motion.mover, motion.controls
         controls.status_led.on()
         clock = backend.clock
         run_start_s = clock.monotonic()

@@ -2,21 +2,26 @@
 
 It homes nothing and needs no camera: the service runs it as `ExecStopPost=`,
 after the daemon has exited however it exited, so the drivers are left
-disabled (with the 10 kohm pull-up on ENABLE holding them so once the pin is
-released).
+disabled (with the pull-up on ENABLE holding them so once the pin is released).
+
+It must work when other parts of the program do not: its module imports nothing
+at the top, the command line builds its parser alone (`cli.main`), and the
+ENABLE pin is driven to its disabled level before the PCA9685 driver stack is
+even imported.
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from bermuda_hw.backends import Backend, create_backend
-from bermuda_hw.config import DEFAULT_CONFIG_PATH, Config, load_config
-from bermuda_hw.devices.rotation import PCA9685Board
-from bermuda_hw.devices.stepper import MotorEnable
-from bermuda_hw.errors import HardwareError
+if TYPE_CHECKING:
+    from bermuda_hw.backends import Backend
+    from bermuda_hw.config import Config
+
+# as bermuda_hw.config.DEFAULT_CONFIG_PATH (a test keeps them the same)
+DEFAULT_CONFIG_PATH = Path("/etc/bermuda-hw/config.toml")
 
 
 def register(subparsers: Any) -> None:
@@ -39,9 +44,12 @@ def register(subparsers: Any) -> None:
 def motors_off(config: Config, backend: Backend) -> list[str]:
     """Disable the drivers, then switch the PCA9685's outputs off; what was done, in words.
 
-    The ENABLE pin comes first: it cannot fail for want of the I2C bus. A PCA9685
-    that does not answer is reported, and the drivers stay disabled.
+    The ENABLE pin comes first: it needs neither the I2C bus nor the PCA9685 driver
+    stack, which is imported only afterwards. A PCA9685 that does not answer, or a
+    driver stack that fails to import, is reported, and the drivers stay disabled.
     """
+    from bermuda_hw.devices.stepper import MotorEnable
+
     gantry = config.gantry
     done = []
     enable = MotorEnable(gantry.enable_pin, active_high=gantry.enable_active_high,
@@ -50,16 +58,22 @@ def motors_off(config: Config, backend: Backend) -> list[str]:
     done.append(f"gantry drivers disabled (ENABLE, BCM {gantry.enable_pin})")
     address = config.rotation.i2c_address
     try:
+        from bermuda_hw.devices.rotation import PCA9685Board
+
         pca = PCA9685Board(backend.i2c(), address=address, frequency_hz=1600.0,
                            lock=backend.i2c_lock)
         pca.close()  # every output off
         done.append(f"rotation outputs off (PCA9685 at 0x{address:02x})")
-    except HardwareError as exc:
-        done.append(f"rotation outputs not reached: {exc}")
+    except Exception as exc:  # a bus fault, or a driver that cannot load: say so, go on
+        reason = str(exc) or type(exc).__name__
+        done.append(f"rotation outputs not reached: {reason}")
     return done
 
 
 def run(args: argparse.Namespace) -> int:
+    from bermuda_hw.backends import create_backend
+    from bermuda_hw.config import load_config
+
     path = args.config
     if path is None and DEFAULT_CONFIG_PATH.exists():
         path = DEFAULT_CONFIG_PATH

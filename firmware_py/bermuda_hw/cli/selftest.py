@@ -48,10 +48,12 @@ def add_rig_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def config_path(args: argparse.Namespace) -> Path | None:
+    """The configuration file, made absolute now: the real backend's lgpio later changes
+    the working directory to $LG_WD, and `calibrate` writes the file at the end."""
     path: Path | None = args.config
     if path is None and DEFAULT_CONFIG_PATH.exists():
         path = DEFAULT_CONFIG_PATH
-    return path
+    return None if path is None else path.absolute()
 
 
 # the optional parts of the reference rig (hardware/config.example.toml's commented keys)

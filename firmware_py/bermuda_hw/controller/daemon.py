@@ -439,10 +439,10 @@ class Controller:
         self.controls.spin_button.when_pressed = self._on_pressed
         self.controls.spin_button.hold_time = 2.0
         self.controls.spin_button.when_held = self._held.set
-        self.controls.on_estop(self._on_estop)
-        # a stop request (SIGTERM) holds the motors as the e-stop does: homing, which clears
-        # the mover's e-stop first, then reads this level, cannot erase one made before it
-        self.mover.set_interlock(lambda: self.controls.estop_engaged or self._stop.is_set())
+        # the e-stop is wired where the mover was built (motion.build); a stop request
+        # (SIGTERM) holds the motors as the e-stop does: homing, which clears the mover's
+        # e-stop first, then reads this level, cannot erase one made before it
+        self.mover.add_interlock(self._stop.is_set)
         self.mover.set_heartbeat(self.watchdog.kick)
         try:
             if self._stop.is_set():
@@ -520,6 +520,7 @@ class Controller:
             self.mover.forget_pausable(self.camera)
             self.camera = None
         camera = self.open_camera()
+        camera.heartbeat = self.watchdog.kick  # a camera settling at start may take 30 s
         camera.open()
         if self.camera is not None:
             self.mover.forget_pausable(self.camera)
@@ -1821,10 +1822,6 @@ class Controller:
                         "yours down beside it and leave both there until you are asked to "
                         "put one back")
         return message
-
-    def _on_estop(self) -> None:
-        # gpiozero's event thread: stop the motors now; the main loop reports the fault
-        self.mover.emergency_stop("e-stop button")
 
     # --- the cloud ----------------------------------------------------------------------
 

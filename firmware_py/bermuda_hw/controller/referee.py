@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -184,11 +184,17 @@ def evidence_from_readings(board: Board, observation: BoardObservation,
 
 
 class Scorer:
-    """Scores candidate boards against one observation's evidence."""
+    """Scores candidate boards against one observation's evidence.
 
-    def __init__(self, board: Board, evidence: BoardEvidence) -> None:
+    `loglik(i, content)` is the log-likelihood of place `i`'s evidence given its content
+    (default: the evidence's own, `BoardEvidence.loglik`).
+    """
+
+    def __init__(self, board: Board, evidence: BoardEvidence,
+                 loglik: Callable[[int, Content], float] | None = None) -> None:
         self.board = board
         self.evidence = evidence
+        self.loglik = evidence.loglik if loglik is None else loglik
         self._port_cache: dict[tuple[str, Content], float] = {}
 
     def place_score(self, place: str, content: Content) -> float:
@@ -198,7 +204,7 @@ class Scorer:
                 i = ev.index(place)
             except KeyError:
                 return 0.0
-            return ev.loglik(i, content)
+            return self.loglik(i, content)
         key = (place, content)
         hit = self._port_cache.get(key)
         if hit is None:
@@ -207,10 +213,10 @@ class Scorer:
         return hit
 
     def _port(self, berths: list[int], content: Content) -> float:
-        ev = self.evidence
+        loglik = self.loglik
         if not berths:
             return 0.0
-        empty = [ev.loglik(b, ()) for b in berths]
+        empty = [loglik(b, ()) for b in berths]
         if not content:
             return sum(empty)
         n, k = len(content), len(berths)
@@ -219,7 +225,7 @@ class Scorer:
             for chosen in itertools.permutations(range(k), n):
                 s = sum(empty)
                 for color, b in zip(content, chosen, strict=True):
-                    s += ev.loglik(berths[b], (color,)) - empty[b]
+                    s += loglik(berths[b], (color,)) - empty[b]
                 best = max(best, s)
             return float(best)
         # more ships than berths (a bump-back into a full port): some berths hold two
@@ -229,7 +235,7 @@ class Scorer:
             per: dict[int, list[str]] = {}
             for color, b in zip(content, chosen, strict=True):
                 per.setdefault(b, []).append(color)
-            s = sum(ev.loglik(berths[b], tuple(per.get(b, ()))) for b in range(k))
+            s = sum(loglik(berths[b], tuple(per.get(b, ()))) for b in range(k))
             best = max(best, s)
         return float(best)
 

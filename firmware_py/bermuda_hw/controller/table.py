@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Self
 
 from bermuda_hw.controller.daemon import Controller
 from bermuda_hw.devices.controls import TableControls
+from bermuda_hw.motion.build import Motion, build_motion
 from bermuda_hw.motion.mover import CloudMover
 from bermuda_hw.vision.stability import StabilitySettings
 
@@ -30,10 +31,17 @@ if TYPE_CHECKING:
 class TableParts:
     """The devices built over a backend and the controller that drives them."""
 
-    mover: CloudMover
-    controls: TableControls
+    motion: Motion
     controller: Controller
     closed: bool = field(default=False, init=False)
+
+    @property
+    def mover(self) -> CloudMover:
+        return self.motion.mover
+
+    @property
+    def controls(self) -> TableControls:
+        return self.motion.controls
 
     def __enter__(self) -> Self:
         return self
@@ -49,8 +57,7 @@ class TableParts:
         try:
             self.controller.close()
         finally:
-            self.controls.close()
-            self.mover.close()
+            self.motion.close()
 
 
 def build_parts(
@@ -71,12 +78,7 @@ def build_parts(
     `on_camera` runs each time the controller opens the camera (the simulated
     players start acting before the frames the camera renders).
     """
-    mover = CloudMover(config, backend, board)
-    try:
-        controls = TableControls(config.controls, pin_factory=backend.pin_factory)
-    except BaseException:
-        mover.close()
-        raise
+    motion = build_motion(config, backend, board)
 
     def open_camera() -> CameraSource:
         source = backend.open_camera(board, camera)
@@ -86,13 +88,12 @@ def build_parts(
 
     try:
         controller = Controller(
-            board=board, journal=journal, open_camera=open_camera, mover=mover,
-            controls=controls, clock=backend.clock, reader=reader,
+            board=board, journal=journal, open_camera=open_camera, mover=motion.mover,
+            controls=motion.controls, clock=backend.clock, reader=reader,
             stability=StabilitySettings(camera.stable_frames, camera.stable_min_time_s),
             players=players, seed=seed, options=options,
         )
     except BaseException:
-        controls.close()
-        mover.close()
+        motion.close()
         raise
-    return TableParts(mover, controls, controller)
+    return TableParts(motion, controller)

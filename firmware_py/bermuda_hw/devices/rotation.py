@@ -15,12 +15,9 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from adafruit_motor import stepper as motor_stepper
-from adafruit_motor.servo import Servo
-from adafruit_pca9685 import PCA9685
-
 from bermuda_hw.clock import Clock
 from bermuda_hw.config import ServoRotationConfig, StepperRotationConfig
+from bermuda_hw.devices.adafruit import PCA9685, Servo, motor_stepper
 from bermuda_hw.errors import BusError, EmergencyStopError
 from bermuda_hw.geometry import steps_to_deg
 from bermuda_hw.planning.kinematics import ServoRotationKinematics, StepperRotationKinematics
@@ -45,7 +42,7 @@ class PCA9685Board:
         self.address = address
         self.lock: threading.RLock = lock
         self._closed = False
-        self.pca: PCA9685 = self.call(lambda: PCA9685(i2c, address=address))
+        self.pca: Any = self.call(lambda: PCA9685(i2c, address=address))
         self.call(lambda: setattr(self.pca, "frequency", frequency_hz))
 
     def call(self, action: Callable[[], T]) -> T:
@@ -126,7 +123,7 @@ class StepperRotation:
         a1, a2, b1, b2 = config.channels
         # microsteps=2 with INTERLEAVE steps gives the half-step coil sequence, each
         # coil fully on or off (the ULN2003 switches, it cannot modulate).
-        self.motor: motor_stepper.StepperMotor = board.call(
+        self.motor: Any = board.call(
             lambda: motor_stepper.StepperMotor(
                 board.channel(a1), board.channel(a2), board.channel(b1), board.channel(b2),
                 microsteps=2,
@@ -207,7 +204,7 @@ class ServoRotation:
         self.config = config
         self.clock = clock
         self.kinematics = ServoRotationKinematics.from_config(config, letter_headings_deg)
-        self.servo: Servo = board.call(
+        self.servo: Any = board.call(
             lambda: Servo(
                 board.channel(config.channel),
                 actuation_range=config.actuation_range_deg,

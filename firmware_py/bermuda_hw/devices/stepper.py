@@ -43,6 +43,36 @@ class MotorEnable:
         self.close()
 
 
+class MotorSupply:
+    """The relay (or contactor) that switches the motor supply, where the rig has one.
+
+    Open is the safe state: the relay is built open, opened on every emergency
+    stop and fault, and left open when the program exits (the relay's own spring
+    holds it so once the pin is released). It closes only when homing starts.
+    """
+
+    def __init__(self, pin: int, *, active_high: bool, pin_factory: Any) -> None:
+        self._device = DigitalOutputDevice(
+            pin, active_high=active_high, initial_value=False, pin_factory=pin_factory
+        )
+
+    @property
+    def is_closed(self) -> bool:
+        return bool(self._device.value)
+
+    def close_relay(self) -> None:
+        self._device.on()
+
+    def open(self) -> None:
+        if not self._device.closed:
+            self._device.off()
+
+    def close(self) -> None:
+        """Open the relay and release the pin; twice is fine."""
+        self.open()
+        self._device.close()
+
+
 class StepperAxis:
     """One gantry axis's driver: STEP and DIR outputs, the mechanics and the direction sense.
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from bermuda_hw.devices.endstop import Endstop
 from bermuda_hw.devices.rotation import PCA9685Board, RotationActuator, create_rotation
-from bermuda_hw.devices.stepper import MotorEnable, StepperAxis
+from bermuda_hw.devices.stepper import MotorEnable, MotorSupply, StepperAxis
 from bermuda_hw.errors import (
     BusError,
     EmergencyStopError,
@@ -118,7 +118,11 @@ class CloudMover:
         self._steps = (0, 0)
         self._pca: PCA9685Board | None = None
         self.estop_reason: str | None = None
-        self._interlock: Callable[[], bool] | None = None
+        self._interlocks: list[Callable[[], bool]] = []
+        # enabling the drivers and an e-stop exclude each other: a press between the
+        # check and the enable cannot leave the drivers energised
+        self._energy = threading.RLock()
+        self._supply: MotorSupply | None = None
         self._heartbeat: Callable[[], None] | None = None
         self._watch_fault: HardwareError | None = None
         self._quiet: list[Pausable] = []
@@ -192,11 +196,37 @@ class CloudMover:
     # --- emergency stop ---------------------------------------------------------------
 
     def emergency_stop(self, reason: str = "emergency stop") -> None:
-        """Stop everything now, from any thread; a new home() is required."""
-        self.estop_reason = reason
-        self._estop.set()
-        self._homed = False
-        self.enable.disable()
+        """Stop everything now, from any thread; a new home() is required.
+
+        The drivers are disabled and, where the rig has one, the motor supply's relay
+        opens; it closes again only when the gantry is homed anew.
+        """
+        with self._energy:
+            self.estop_reason = reason
+            self._estop.set()
+            self._homed = False
+            self.enable.disable()
+            if self._supply is not None:
+                self._supply.open()
+
+    def _energise(self) -> None:
+        """Enable the drivers, unless an e-stop came first or an interlock holds."""
+        with self._energy:
+            if self._estop.is_set():
+                raise EmergencyStopError(
+                    f"{self.estop_reason or 'emergency stop'}: the drivers stay disabled")
+            if self._blocked():
+                self._estop.set()
+                self._homed = False
+                self.estop_reason = "the e-stop is held"
+                self.enable.disable()
+                if self._supply is not None:
+                    self._supply.open()
+                raise EmergencyStopError("the e-stop is held: the drivers stay disabled")
+            self.enable.enable()
+
+    def _blocked(self) -> bool:
+        return any(blocked() for blocked in self._interlocks)
 
     @property
     def stopped(self) -> bool:
@@ -281,7 +311,7 @@ class CloudMover:
             self._require_homed()
             plan = plan_line(self.kinematics, self._steps, target, self.limits)
             self._check(plan)  # before any pin changes
-            self.enable.enable()
+            self._energise()
             try:
                 result = self._execute(plan, self._watch(plan))
                 self._steps = (self._steps[0] + result.moved[0], self._steps[1] + result.moved[1])
@@ -310,12 +340,17 @@ class CloudMover:
                     f"max_step_rate_hz = {limit_hz:g}"
                 )
 
-    def set_interlock(self, blocked: Callable[[], bool] | None) -> None:
+    def add_interlock(self, blocked: Callable[[], bool]) -> None:
         """`blocked()` is True while motion is forbidden (an e-stop button held down).
 
-        It is read before homing and, as a level, between steps of every move.
+        Every interlock is read before the drivers are enabled and, as a level,
+        between steps of every move. `motion.build` adds the e-stop's.
         """
-        self._interlock = blocked
+        self._interlocks.append(blocked)
+
+    def set_supply(self, supply: MotorSupply | None) -> None:
+        """The motor supply's relay: closed when homing starts, opened on every stop."""
+        self._supply = supply
 
     def set_heartbeat(self, beat: Callable[[], None] | None) -> None:
         """`beat()` is called every few milliseconds while a move runs (a watchdog's kick)."""
@@ -330,7 +365,7 @@ class CloudMover:
                 clear = round(2 * axis.home_backoff_mm * axis.steps_per_mm)
                 if min(plan.start_steps[index], plan.end_steps[index]) > clear:
                     far.append((self.endstops[index], axis.name, 2 * axis.home_backoff_mm))
-        interlock = self._interlock
+        interlock = self._blocked if self._interlocks else None
         heartbeat = self._heartbeat
         self._watch_fault = None
         clock = self.clock
@@ -421,7 +456,7 @@ class CloudMover:
     def _held(self) -> Callable[[], bool]:
         """The e-stop level for the rotation's step loop: True (and everything stopped)
         while the e-stop is held; kicks the watchdog as the gantry's watch does."""
-        interlock = self._interlock
+        interlock = self._blocked if self._interlocks else None
         heartbeat = self._heartbeat
 
         def held() -> bool:
@@ -474,10 +509,12 @@ class CloudMover:
             self._estop.clear()
             self.estop_reason = None
             self._homed = False
-            if self._interlock is not None and self._interlock():
+            if self._blocked():
                 self.emergency_stop("the e-stop is engaged")
                 raise EmergencyStopError("the e-stop is engaged: release it before homing")
-            self.enable.enable()
+            if self._supply is not None:
+                self._supply.close_relay()
+            self._energise()
             try:
                 expected: tuple[int, int] | None = None
                 if approach is not None:
@@ -507,7 +544,7 @@ class CloudMover:
                 self.turn_to(there.letter)
             else:
                 self.goto_dot(there.col, there.row)
-        self.enable.enable()  # the moves idle the drivers; the search needs them held
+        self._energise()  # the moves idle the drivers; the search needs them held
         self._homed = False
         return self._steps
 

@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from bermuda_hw.devices.controls import TableControls
 from bermuda_hw.devices.rotation import PCA9685Board, RotationActuator, create_rotation
-from bermuda_hw.errors import BermudaError, BusError, CameraError, HardwareError
+from bermuda_hw.errors import BermudaError, BusError, CameraError, ConfigError, HardwareError
 from bermuda_hw.geometry import LETTERS, signed_deg
+from bermuda_hw.motion.build import build_motion
 from bermuda_hw.motion.mover import CloudMover
 from bermuda_hw.rules.board import Board
 from bermuda_hw.vision.reader import BoardReader
@@ -120,12 +121,13 @@ class SelfTest:
         stack = contextlib.ExitStack()
         with stack:
             try:
-                mover = stack.enter_context(
-                    CloudMover(config, self.backend, self.board, rotation=rotation)
+                motion = stack.enter_context(
+                    build_motion(config, self.backend, self.board, rotation=rotation)
                 )
-                controls = stack.enter_context(
-                    TableControls(config.controls, pin_factory=factory)
-                )
+            except ConfigError as exc:  # no e-stop input: nothing may move
+                self._add("e-stop", False, str(exc),
+                          "wire the e-stop and set [controls] estop_pin; nothing was moved")
+                return self.lines
             except BermudaError as exc:
                 self._add("GPIO pins", False, str(exc),
                           "check the pin numbers in [gantry] and [controls]")
@@ -136,6 +138,7 @@ class SelfTest:
                 return self.lines
             if pca is not None:
                 stack.callback(pca.close)
+            mover, controls = motion.mover, motion.controls
             self._switches(mover, controls)
             self._signals(controls)
             camera = self._camera(stack)
@@ -198,13 +201,10 @@ class SelfTest:
                          f"the {axis.name} endstop", _pressed(endstop),
                          f"[gantry.{axis.name}] endstop_pin = {axis.endstop_pin}")
         c = self.config.controls
-        if controls.estop_button is None:
-            self._add("e-stop", None, "no e-stop configured ([controls] estop_pin)",
-                      "an e-stop in series with the drivers' ENABLE is strongly advised")
-        else:
-            estop = controls.estop_button
-            self._switch("e-stop", "estop", "the e-stop button", lambda: bool(estop.is_pressed),
-                         f"[controls] estop_pin = {c.estop_pin}")
+        estop = controls.estop_button
+        assert estop is not None  # motion.build refuses a rig without one
+        self._switch("e-stop", "estop", "the e-stop button", lambda: bool(estop.is_pressed),
+                     f"[controls] estop_pin = {c.estop_pin}")
         button = controls.spin_button
         self._switch("spin button", "button", "the spin button", lambda: bool(button.is_pressed),
                      f"[controls] spin_button_pin = {c.spin_button_pin}")
@@ -301,7 +301,7 @@ class SelfTest:
     def _homing(self, mover: CloudMover) -> None:
         names = [axis.name for axis in self.config.gantry.axes]
         blocked = [f"endstop {n}" for n in names if self._failed(f"endstop {n}")]
-        if self._failed("e-stop") and self.config.controls.estop_pin is not None:
+        if self._failed("e-stop"):
             blocked.append("e-stop")
         if blocked:
             for name in ("y", "x"):  # the order homing takes

@@ -101,7 +101,7 @@ class SimTable(TableParts):
                 backend.pin(config.controls.spin_button_pin),
                 seed=seed if seed is not None else 0, **player_options)
             acting.append(table_players)
-        table = cls(parts.mover, parts.controls, parts.controller, board, config, world,
+        table = cls(parts.motion, parts.controller, board, config, world,
                     backend, journal, table_players, state_dir)
         table.controller.listeners.append(table.log.append)
         return table

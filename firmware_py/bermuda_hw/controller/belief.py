@@ -1,0 +1,331 @@
+"""The referee's belief over one turn: every explanation of the board, each with a posterior.
+
+For one stable observation in the ship phase the hypotheses are:
+
+- each consequence the rules allow this turn (`rules.candidates`, grouped by what it
+  does to the game; "no change" is one of them), its board scored by vision's
+  per-place evidence (`referee.Scorer`): a bump's board with its ships back, still on
+  the landing space, or lifted off, each with its own prior;
+- **in hand**: one of the active player's ships lifted off its place, the move not
+  finished (a person thinking with the ship in hand). Nothing is decided while it is
+  likely;
+- **illegal**: one of the active player's ships moved where the rules do not allow (a
+  miscount, a move into a full port or under the cloud), from any of its places to
+  any place, all alike.
+
+Every place's evidence may also be a misread or a stray token (`MISREAD`), in every
+hypothesis alike: a stray token beside a clear move leaves the move decisive, and is
+reported apart.
+
+posterior ∝ prior × likelihood. A hypothesis is decisive when its posterior reaches
+`1 - ALPHA`; only a decisive move is committed. The observation is one stable board:
+seeing it again adds no evidence (the stabiliser reports a board once), and time
+passing adds none either, so no timer can turn a likely move into a committed one.
+
+Every number here is a named setting with its reason; none is a time.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+import numpy as np
+
+from bermuda_hw.controller.referee import Scorer, observation_evidence
+from bermuda_hw.rules.candidates import (
+    Bump,
+    Candidate,
+    Consequence,
+    Content,
+    Kind,
+    candidates,
+    contents,
+)
+from bermuda_hw.rules.game import Game, Phase
+from bermuda_hw.rules.moves import MAX_DIE
+from bermuda_hw.vision.evidence import BoardEvidence
+from bermuda_hw.vision.types import BoardObservation
+
+#: A consequence is committed when its posterior reaches 1 - ALPHA: one wrong move in a
+#: thousand decided ones if the model's numbers were exact. A game has 60-80 moves, so the
+#: table would see a wrong move once in a dozen games at worst; the model's numbers are
+#: conservative (below), which keeps the true rate lower.
+ALPHA = 1e-3
+#: Before the board says anything, how likely a stable board is each kind of thing. A
+#: stable run comes before the player has moved about as often as after: NONE 0.4. People
+#: hold a ship while they think on about one turn in three, but a stable run needs their
+#: hand off the board for several frames: about one stable board in twenty shows a ship in
+#: a hand, IN_HAND 0.05. Illegal moves and stray tokens are rare at a table that knows the
+#: game, but children miscount: ILLEGAL 0.03. The rest is the legal moves.
+PRIOR_NONE = 0.40
+PRIOR_IN_HAND = 0.05
+PRIOR_ILLEGAL = 0.03
+#: How a move that bumped ships leaves them on the first stable board: put back at once
+#: (most players), still beside the mover, or on their way back in a hand.
+PRIOR_BUMP = {Bump.NONE: 1.0, Bump.BACK: 0.6, Bump.LANDING: 0.25, Bump.LIFTED: 0.15}
+#: The chance that one place's evidence says nothing true about it on a stable board (a
+#: misread, a glare, a token half off its place): vision puts 0.19 % of ships on a wrong
+#: place on boards printed unlike the board file (bench_vision); 1e-3 per place. Such a
+#: place may show any of its contents (EMPTY or a colour) alike: MISREAD_SPREAD each.
+MISREAD = 1e-3
+MISREAD_SPREAD = 0.2
+#: A ship's colour fills its place's sampling disk to PRESENT_FILL +- PRESENT_SD; a place
+#: without that colour shows it at 0 +- ABSENT_SD (half-normal). Measured on rendered
+#: boards: 0.475 +- 0.09 (min 0.17) on path spaces and 0.49 +- 0.06 in berths with a ship,
+#: 0.0001 +- 0.0008 (max 0.016) without; widened for other boards, lenses and light.
+PRESENT_FILL = 0.45
+PRESENT_SD = 0.15
+ABSENT_SD = 0.04
+
+
+class PlaceModel:
+    """Log-likelihoods of one observation's per-place evidence for a place's content.
+
+    Each colour's fraction is likely under "a ship of that colour here" or "none" as
+    measured (above); with probability MISREAD the place's evidence is unrelated to what
+    it holds. Scaled by how well the place is seen (a hidden place weighs nothing).
+    """
+
+    def __init__(self, evidence: BoardEvidence) -> None:
+        self.evidence = evidence
+        f = np.clip(evidence.fractions, 0.0, 1.0)
+        self._present = -0.5 * ((f - PRESENT_FILL) / PRESENT_SD) ** 2 \
+            - math.log(PRESENT_SD * math.sqrt(2.0 * math.pi))
+        self._absent = -0.5 * (f / ABSENT_SD) ** 2 \
+            - math.log(ABSENT_SD * math.sqrt(math.pi / 2.0))
+        self._cache: dict[tuple[int, Content], float] = {}
+        self._best: dict[int, float] = {}
+
+    def _raw(self, i: int, content: Content) -> float:
+        names = set(content)
+        idx = [k for k, c in enumerate(self.evidence.colors) if c in names]
+        present, absent = self._present[i], self._absent[i]
+        rest = float(sum(absent[k] for k in range(len(self.evidence.colors)) if k not in idx))
+        if not idx:
+            return rest
+        # two or more ships: one on top shows; those under it may show or not
+        return max(float(present[top]) + rest + sum(
+            max(float(present[k]), float(absent[k])) for k in idx if k != top) for top in idx)
+
+    def _best_raw(self, i: int) -> float:
+        hit = self._best.get(i)
+        if hit is None:
+            hit = max([self._raw(i, ())] + [self._raw(i, (c,)) for c in self.evidence.colors])
+            self._best[i] = hit
+        return hit
+
+    def loglik(self, i: int, content: Content) -> float:
+        key = (i, tuple(sorted(content)))
+        hit = self._cache.get(key)
+        if hit is not None:
+            return hit
+        obs = float(self.evidence.observable[i])
+        if obs <= 0.0:
+            value = 0.0
+        else:
+            misread = math.log(MISREAD * MISREAD_SPREAD) + self._best_raw(i)
+            value = obs * float(np.logaddexp(math.log1p(-MISREAD) + self._raw(i, content),
+                                             misread))
+        self._cache[key] = value
+        return value
+
+
+class Explanation(StrEnum):
+    """What a hypothesis is."""
+
+    MOVE = "move"  # a consequence the rules allow (its move made, or none yet)
+    IN_HAND = "in hand"  # an active player's ship lifted off, the move not finished
+    ILLEGAL = "illegal"  # an active player's ship moved where the rules do not allow
+
+
+@dataclass(frozen=True)
+class Hypothesis:
+    """One explanation of the board and how much the evidence believes it."""
+
+    kind: Explanation
+    #: MOVE: the consequence, and its candidates best first; IN_HAND: the ship's place
+    consequence: Consequence | None = field(default=None, compare=False, repr=False)
+    members: tuple[Candidate, ...] = field(default=(), compare=False)
+    place: str | None = None  # IN_HAND, ILLEGAL: where the ship was
+    target: str | None = None  # ILLEGAL: where it is now
+    log_prior: float = 0.0
+    log_likelihood: float = 0.0  # relative to the board as the game has it
+    posterior: float = 0.0
+
+    @property
+    def best(self) -> Candidate | None:
+        return self.members[0] if self.members else None
+
+    @property
+    def is_none(self) -> bool:
+        """The board as the game has it: no move made (yet)."""
+        return self.kind is Explanation.MOVE and self.best is not None \
+            and self.best.kind is Kind.NONE
+
+    def describe(self) -> str:
+        if self.kind is Explanation.MOVE:
+            assert self.best is not None
+            return self.best.describe()
+        if self.kind is Explanation.IN_HAND:
+            return f"a ship lifted off {self.place}, the move not finished"
+        return f"a ship from {self.place} to {self.target}, which the rules do not allow"
+
+
+@dataclass(frozen=True)
+class Belief:
+    """The hypotheses of one observation, most believed first."""
+
+    hypotheses: tuple[Hypothesis, ...]
+    alpha: float = ALPHA
+
+    @property
+    def best(self) -> Hypothesis:
+        return self.hypotheses[0]
+
+    @property
+    def decisive(self) -> bool:
+        return self.best.posterior >= 1.0 - self.alpha
+
+    @property
+    def moves(self) -> tuple[Hypothesis, ...]:
+        """The legal consequences other than no change, most believed first."""
+        return tuple(h for h in self.hypotheses if h.kind is Explanation.MOVE and not h.is_none)
+
+    def mass(self, kind: Explanation) -> float:
+        return sum(h.posterior for h in self.hypotheses if h.kind is kind)
+
+    @property
+    def some_move(self) -> float:
+        """How sure the belief is that a legal move (some move, not none) was made."""
+        return sum(h.posterior for h in self.moves)
+
+
+def _log(x: float) -> float:
+    return math.log(x) if x > 0.0 else -math.inf
+
+
+def read_contents(game: Game, observation: BoardObservation) -> dict[str, Content]:
+    """The colours vision reads on every place (hidden places: as the game has them)."""
+    out: dict[str, list[str]] = {}
+    for ship in observation.ships:
+        if ship.hidden or ship.space is None:
+            continue
+        out.setdefault(ship.space, []).append(ship.color)
+    read = {p: tuple(sorted(c)) for p, c in out.items()}
+    expected = contents(game)
+    for place in observation.hidden_spaces:
+        if place in expected:
+            read[place] = expected[place]
+        else:
+            read.pop(place, None)
+    return read
+
+
+def weigh(game: Game, observation: BoardObservation,
+          dice: frozenset[int] | None = None, *, alpha: float = ALPHA) -> Belief:
+    """The belief over the active player's turn given one stable observation.
+
+    `dice`: the die values possible (the known die; None: any, uniformly; empty: no
+    move can have been made yet, as before the virtual die is rolled).
+    """
+    if game.phase is not Phase.SHIPS:
+        raise ValueError("the belief is over a turn of the ship phase")
+    evidence = observation_evidence(game.board, observation)
+    scorer = Scorer(game.board, evidence, PlaceModel(evidence).loglik)
+    cands = [c for c in candidates(game, dice) if c.kind is not Kind.PASS]
+    base = cands[0].contents
+    possible = sorted(range(1, MAX_DIE + 1)) if dice is None else sorted(dice)
+    # P(die) x P(consequence | die): each distinct consequence of a die equally likely
+    per_die: dict[int, set[Consequence]] = {}
+    for cand in cands:
+        if cand.kind is Kind.MOVE and cand.die is not None:
+            per_die.setdefault(cand.die, set()).add(cand.consequence)
+    moving = 1.0 - PRIOR_NONE - PRIOR_IN_HAND - PRIOR_ILLEGAL
+    if not per_die:  # no move possible (die not rolled, or no legal move)
+        moving = 0.0
+    rolled = [d for d in possible if per_die.get(d)]
+    groups: dict[Consequence, list[tuple[float, float, Candidate]]] = {}
+    for cand in cands:
+        like = scorer.relative(base, cand.contents)
+        if cand.kind is Kind.NONE:
+            prior = PRIOR_NONE + (0.0 if per_die else moving)
+        else:
+            assert cand.die is not None
+            prior = moving / len(rolled) / len(per_die[cand.die]) * PRIOR_BUMP[cand.bump]
+        groups.setdefault(cand.consequence, []).append((prior, like, cand))
+    hypotheses: list[Hypothesis] = []
+    for key, members in groups.items():
+        # a consequence's prior sums its boards' (and dice's); its likelihood is the
+        # prior-weighted mixture of its boards'
+        log_prior = _log(sum(p for p, _, _ in members))
+        top = max(like + _log(p) for p, like, _ in members)
+        mix = top + math.log(sum(math.exp(like + _log(p) - top) for p, like, _ in members))
+        members.sort(key=lambda m: -(m[1] + _log(m[0])))
+        hypotheses.append(Hypothesis(Explanation.MOVE, key, tuple(c for _, _, c in members),
+                                     log_prior=log_prior, log_likelihood=mix - log_prior))
+    hypotheses.extend(_in_hand(game, scorer, base))
+    legal = {frozenset(c.contents.items()) for c in cands}
+    hypotheses.extend(_illegal(game, observation, scorer, base, legal))
+    return _normalised(hypotheses, alpha)
+
+
+def _in_hand(game: Game, scorer: Scorer, base: Mapping[str, Content]) -> list[Hypothesis]:
+    """One hypothesis per place holding an active player's ship: that ship lifted off."""
+    places = sorted({s.location for s in game.ships()
+                     if s.color == game.active and s.location is not None})
+    out = []
+    for place in places:
+        board = dict(base)
+        content = list(board[place])
+        content.remove(game.active)
+        board[place] = tuple(content)
+        out.append(Hypothesis(Explanation.IN_HAND, place=place,
+                              log_prior=_log(PRIOR_IN_HAND / len(places)),
+                              log_likelihood=scorer.relative(base, board)))
+    return out
+
+
+def _illegal(game: Game, observation: BoardObservation, scorer: Scorer,
+             base: Mapping[str, Content], legal: set[frozenset[tuple[str, Content]]]
+             ) -> list[Hypothesis]:
+    """One hypothesis per move the rules do not allow: an active player's ship from its
+    place to a place where the board now shows one more of its colour (a miscount, a move
+    into a full port or under the cloud), each at PRIOR_ILLEGAL over every such pair a
+    player could make. A board some legal move leaves is no illegal move."""
+    read = read_contents(game, observation)
+    color = game.active
+    starts = sorted({s.location for s in game.ships()
+                     if s.color == color and s.location is not None})
+    ends = sorted(p for p in set(read) | set(base)
+                  if read.get(p, ()).count(color) > base.get(p, ()).count(color))
+    pairs = len(starts) * len(game.board.spaces)
+    out = []
+    for start in starts:
+        for end in ends:
+            if end == start:
+                continue
+            board = {p: list(c) for p, c in base.items()}
+            board[start].remove(color)
+            board.setdefault(end, []).append(color)
+            made = {p: tuple(sorted(c)) for p, c in board.items() if c}
+            if frozenset(made.items()) in legal:
+                continue
+            out.append(Hypothesis(Explanation.ILLEGAL, place=start, target=end,
+                                  log_prior=_log(PRIOR_ILLEGAL / pairs),
+                                  log_likelihood=scorer.relative(base, made)))
+    return out
+
+
+def _normalised(hypotheses: list[Hypothesis], alpha: float) -> Belief:
+    scores = [h.log_prior + h.log_likelihood for h in hypotheses]
+    top = max(scores)
+    weights = [math.exp(s - top) if s > -math.inf else 0.0 for s in scores]
+    total = sum(weights)
+    made = [Hypothesis(h.kind, h.consequence, h.members, h.place, h.target, h.log_prior,
+                       h.log_likelihood, w / total)
+            for h, w in zip(hypotheses, weights, strict=True)]
+    made.sort(key=lambda h: -h.posterior)
+    return Belief(tuple(made), alpha)

@@ -1,0 +1,53 @@
+"""Stable observations made without rendering: per-place evidence drawn from what vision was
+measured to produce (a ship's colour fills 0.17-0.60 of its place's disk, a place without it
+0-0.016), with hard readings to match. For the referee's fast tests."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+
+from bermuda_hw.controller.referee import places_of
+from bermuda_hw.rules.board import Board
+from bermuda_hw.vision.evidence import BoardEvidence
+from bermuda_hw.vision.types import BoardObservation, ShipReading
+
+PRESENT = (0.17, 0.60)
+ABSENT = (0.0, 0.016)
+
+
+def observe(board: Board, places: Mapping[str, Sequence[str]], *, seed: int = 0,
+            hidden: Iterable[str] = (), weak: Mapping[str, float] | None = None
+            ) -> BoardObservation:
+    """The stable observation of ships by place (a port's in its berths in order); `hidden`
+    places are under the cloud (unseen, their ships read as hidden), `weak` fills some
+    places' colour to a given fraction instead (a token half off its place)."""
+    rng = random.Random(seed)
+    hidden = frozenset(hidden)
+    keys = places_of(board)
+    colors = tuple(board.ship_colors)
+    fractions = np.array([[rng.uniform(*ABSENT) for _ in colors] for _ in keys])
+    observable = np.array([0.0 if s in hidden else 1.0 for s, _ in keys])
+    index = {k: i for i, k in enumerate(keys)}
+    ships: list[ShipReading] = []
+    for place, content in places.items():
+        port = board.ports.get(place)
+        for n, color in enumerate(content):
+            if port is not None:
+                berth: int | None = n % len(port.berths)
+                x, y = port.berths[berth]
+                i = index[(place, berth)]
+            else:
+                berth = None
+                x, y = board.spaces[place].position
+                i = index[(place, None)]
+            fill = (weak or {}).get(place, rng.uniform(*PRESENT))
+            k = colors.index(color)
+            fractions[i, k] = max(fractions[i, k], fill)
+            ships.append(ShipReading(color, place, x, y, hidden=place in hidden, berth=berth))
+    background = 1.0 - fractions.sum(axis=1)
+    evidence = BoardEvidence(keys, colors, fractions, background, observable, 3)
+    return BoardObservation(tuple(ships), None, 0.0, 3, hidden_spaces=hidden,
+                            evidence=evidence)

@@ -1,0 +1,149 @@
+"""The referee's belief on synthetic evidence: one posterior over the turn, decisive or not."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from referee_helpers import after, set_dock_or_bump
+from synthetic import observe
+
+from bermuda_hw.controller.belief import ALPHA, Explanation, weigh
+from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.boardfile import load_board
+from bermuda_hw.rules.candidates import consequence, contents
+from bermuda_hw.rules.game import Game
+
+
+@pytest.fixture(scope="module")
+def board() -> Board:
+    return load_board()
+
+
+def moved(game: Game, die: int, index: int = 0) -> Game:
+    move = [m for m in game.legal_moves(die) if not m.is_pass][index]
+    return after(game, move, die)
+
+
+def lifted(game: Game, place: str) -> dict[str, list[str]]:
+    """The game's board with one of the active player's ships lifted off `place`."""
+    board = {p: list(c) for p, c in contents(game).items()}
+    board[place].remove(game.active)
+    return board
+
+
+def test_the_board_as_the_game_has_it_is_no_move(board: Board) -> None:
+    game = Game.new(3, seed=2, board=board)
+    belief = weigh(game, observe(board, contents(game)))
+    assert belief.best.is_none
+    assert belief.some_move < ALPHA
+
+
+@pytest.mark.parametrize("known", [False, True])
+def test_a_plain_move_is_decisive(board: Board, known: bool) -> None:
+    game = Game.new(2, seed=1, board=board)
+    done = moved(game, 3)
+    belief = weigh(game, observe(board, contents(done)),
+                   frozenset({3}) if known else None)
+    assert belief.decisive
+    assert belief.best.kind is Explanation.MOVE and belief.best.consequence == consequence(done)
+
+
+def test_a_ship_held_in_hand_decides_nothing(board: Board) -> None:
+    # the mover lifted off its port while the player thinks: no board of a finished move
+    game = Game.new(2, seed=1, board=board)
+    start = next(s.location for s in game.ships(game.active) if s.location is not None)
+    assert start is not None
+    belief = weigh(game, observe(board, lifted(game, start)), frozenset({4}))
+    assert not (belief.decisive and belief.best.kind is Explanation.MOVE)
+    assert belief.some_move < 1.0 - ALPHA
+
+
+def test_a_held_ship_beside_its_own_ship_in_reach_commits_no_bump(board: Board) -> None:
+    # the own ship within the die's reach makes "landed on it, both there" read the same as
+    # "lifted off, in hand": the belief keeps both open
+    game = Game.new(2, seed=1, board=board, first_player="yellow")
+    x, _z = set_dock_or_bump(game)
+    belief = weigh(game, observe(board, lifted(game, x)), frozenset({1}))
+    assert not belief.decisive
+    assert belief.mass(Explanation.IN_HAND) > ALPHA
+
+
+def test_a_miscount_is_never_explained_as_a_legal_bump(board: Board) -> None:
+    # yellow rolls 2 with its own ship two spaces on, and moves only 1: the board reads as
+    # a bump of the own ship with one place (where the mover stopped) unexplained
+    game = Game.new(2, seed=1, board=board, first_player="yellow")
+    x, z = set_dock_or_bump(game)
+    w = sorted(s for s in board.neighbours(z) if s not in board.ports and s != x)[0]
+    game.set_ship("yellow-2", w, "SUGAR")
+    assert any(m.end == w for m in game.legal_moves(2) if m.ship == "yellow-1")
+    wrong = lifted(game, x)
+    wrong.setdefault(z, []).append("yellow")
+    belief = weigh(game, observe(board, wrong), frozenset({2}))
+    assert belief.some_move < 1.0 - ALPHA
+    assert not (belief.decisive and belief.best.kind is Explanation.MOVE)
+    # the move made is among the explanations, named as it was made
+    named = [h for h in belief.hypotheses if h.kind is Explanation.ILLEGAL]
+    assert (named[0].place, named[0].target) == (x, z)
+    assert named[0].posterior > ALPHA
+    # with the die on the table, the same board is the legal move of a 1
+    legal = weigh(game, observe(board, wrong))
+    assert legal.best.kind is Explanation.MOVE and legal.best.posterior > 0.99
+    assert legal.mass(Explanation.ILLEGAL) == 0.0
+
+
+def test_the_same_board_of_a_dock_and_an_own_bump_is_a_tie(board: Board) -> None:
+    game = Game.new(2, seed=1, board=board, first_player="yellow")
+    set_dock_or_bump(game)
+    dock = next(m for m in game.legal_moves(1) if m.end == "SUGAR")
+    belief = weigh(game, observe(board, contents(after(game, dock, 1))), frozenset({1}))
+    assert not belief.decisive
+    top = belief.moves[:2]
+    assert len(top) == 2 and sum(h.posterior for h in top) > 1.0 - ALPHA
+
+
+def test_a_stray_token_beside_a_clear_move_leaves_the_move_decisive(board: Board) -> None:
+    game = Game.new(2, seed=1, board=board)
+    done = moved(game, 3)
+    places = {p: list(c) for p, c in contents(done).items()}
+    stray = next(s for s in ("S16", "S10", "S40") if s not in places)
+    places[stray] = ["red"]
+    belief = weigh(game, observe(board, places))
+    assert belief.decisive and belief.best.consequence == consequence(done)
+
+
+def test_the_die_known_rules_out_another_count(board: Board) -> None:
+    game = Game.new(2, seed=1, board=board)
+    done = moved(game, 3)
+    belief = weigh(game, observe(board, contents(done)), frozenset({5}))
+    assert not any(h.consequence == consequence(done) for h in belief.moves
+                   if h.posterior > ALPHA)
+    assert not (belief.decisive and belief.best.kind is Explanation.MOVE)
+
+
+def test_a_place_under_the_cloud_weighs_nothing(board: Board) -> None:
+    game = Game.new(2, seed=1, board=board)
+    done = moved(game, 3)
+    end = next(p for p in contents(done) if p not in contents(game))
+    belief = weigh(game, observe(board, contents(done), hidden={end}), frozenset({3}))
+    # the ship went somewhere the camera cannot see: other moves of the die explain it alike
+    assert not belief.decisive
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), die=st.integers(1, 6), pick=st.integers(0, 20),
+       noise=st.integers(0, 1000))
+def test_a_decisive_move_is_the_move_made(seed: int, die: int, pick: int, noise: int) -> None:
+    board = load_board()
+    game = Game.new(2 + seed % 3, seed=seed, board=board)
+    moves = [m for m in game.legal_moves(die) if not m.is_pass]
+    if not moves:
+        return
+    done = after(game, moves[pick % len(moves)], die)
+    for dice in (frozenset({die}), None):
+        belief = weigh(game, observe(board, contents(done), seed=noise), dice)
+        assert math.isclose(sum(h.posterior for h in belief.hypotheses), 1.0)
+        if belief.decisive and belief.best.kind is Explanation.MOVE:
+            assert belief.best.consequence == consequence(done)
