@@ -52,6 +52,14 @@ bench: $(STAMP) apt
 install-pi:
 	sudo ./scripts/install-pi
 
+# a Pi-like machine: an arm64 Debian root (bookworm, trixie; RELEASES=bookworm for one) run
+# under qemu-user-static, with install-pi, every import, --help, motors-off and
+# selftest --simulate under Blinka forced to a Pi 4 and a Pi 5 (docs/pi-image.md; not in test)
+.PHONY: pi-image-check
+pi-image-check:
+	@if [ "$$(id -u)" = 0 ]; then ./scripts/pi-image-check $(RELEASES); \
+	else sudo ./scripts/pi-image-check $(RELEASES); fi
+
 # the reliability campaign (kill -9, power cuts, faults, SIGTERM, fuzzing): one table of figures
 chaos: $(STAMP)
 	nice -n 10 $(BIN)/python chaos/run.py $(ARGS)
