@@ -81,6 +81,7 @@ class GameReport:
     style: str = "obedient"
     illegal_made: int = 0  # moves the players truly made against the rules
     acts: dict[str, int] = field(default_factory=dict)  # what else they did, by kind
+    actions: list[str] = field(default_factory=list)  # the players' own account, in order
 
     @property
     def moves(self) -> int:
@@ -171,6 +172,7 @@ def play_game(
         report.checks = compare_moves(record(game), table_players.truth.moves, board)
         report.illegal_made = sum(1 for m in table_players.truth.moves if not m.legal)
         report.acts = dict(Counter(a.kind for a in table_players.truth.acts))
+        report.actions = table_players.actions
         report.faults = len(faults.injected) if faults is not None else 0
     report.wall_s = time.perf_counter() - started
     return report
