@@ -325,6 +325,39 @@ def test_an_ignored_instruction_is_followed_once_its_time_is_over(board: Board) 
     assert [a.kind for a in t.players.truth.acts] == ["ignore"]
 
 
+def test_a_half_followed_put_back_holds_the_bumped_ship_before_it_goes_to_port(
+        board: Board) -> None:
+    from referee_helpers import set_dock_or_bump
+
+    from bermuda_hw.rules.game import GameOptions
+
+    style = replace(QUIET, late_putback_chance=1.0, follow_s=(5.0, 5.0))
+    for seed in range(40):
+        game = Game.new(2, seed=1, board=board, first_player="yellow",
+                        options=GameOptions(die="virtual"))
+        _, z = set_dock_or_bump(game)
+        t = _table(board, style, seed, game=game)
+        t.players.controller.status.die = 1
+        t.players._turn()
+        made = t.players._made
+        assert made is not None
+        if made[1].end != z:
+            continue  # the dock: nothing landed on
+        assert place_of(board, t.world.ship_positions()["yellow-2"]) == z  # left for the ask
+        t.players._put_back_bumped(later=True)
+        assert "yellow-2" not in t.world.ship_positions()
+        t.clock.now_s = 4.9
+        t.players.tick()
+        assert "yellow-2" not in t.world.ship_positions()
+        t.clock.now_s = 5.0
+        t.players.tick()
+        port = game.ship("yellow-2").previous_port
+        assert place_of(board, t.world.ship_positions()["yellow-2"]) == port
+        assert [a.kind for a in t.players.truth.acts] == ["half-follow"]
+        return
+    pytest.fail("no seed landed on the ship")
+
+
 def _asked(t: _Table) -> Question:
     question = Question("yellow: did you roll 2 or 3?", ("2", "3"),
                         (frozenset({2}), frozenset({3})), ((), ()), "yellow")

@@ -239,7 +239,8 @@ class SimulatedPlayers:
         self.clock = clock
         self._rngs: dict[str, random.Random] = {}
         self._holding: _Held | None = None
-        self._scheduled: list[tuple[float, str, Point]] = []  # tokens to set down later
+        # tokens held to be set down later: (when, token, where, heading)
+        self._scheduled: list[tuple[float, str, Point, float | None]] = []
         self._busy_until_s = 0.0
         self._hand_until_s: float | None = None
         self._other_hand_until_s: float | None = None
@@ -320,7 +321,7 @@ class SimulatedPlayers:
             elif status.putback:
                 if self._ignored("put back"):
                     return
-                self._put_back_bumped()
+                self._put_back_bumped(later=self._chance("half_follow_chance"))
             self._wait()
         elif mode in (Mode.READY, Mode.SPIN):
             if status.seq == self._acted_seq:
@@ -410,8 +411,8 @@ class SimulatedPlayers:
     def _set_down_scheduled(self, now: float) -> None:
         for item in [i for i in self._scheduled if i[0] <= now]:
             self._scheduled.remove(item)
-            _, token, point = item
-            self.world.place_ship(token, *point)
+            _, token, point, heading_deg = item
+            self.world.place_ship(token, *point, heading_deg=heading_deg)
             self.actions.append(f"set down {token} at last")
 
     def _placement(self, place: str, point: Point, color: str) -> tuple[Point, float | None]:
@@ -662,9 +663,10 @@ class SimulatedPlayers:
                                   for m in legal)]
         return found
 
-    def _put_back_bumped(self) -> None:
+    def _put_back_bumped(self, later: bool = False) -> None:
         """The ships our move (not yet taken by the controller) bumped go back to their
-        ports, from beside our token on the landing space."""
+        ports, from beside our token on the landing space; `later`: each is lifted now and
+        held for the style's follow_s before it is set down in its port."""
         made, token = self._made, self._moved_token
         game = self._know()
         if made is None or token is None or made[0] != len(game.journal):
@@ -682,7 +684,15 @@ class SimulatedPlayers:
             other = self._token_at(game.ship(sid).color, move.end, exclude=token)
             if other is not None:
                 self._undo.setdefault(other, positions[other])
-                self.world.place_ship(other, *self._spot(port, other))
+                point, heading_deg = self._placement(port, self._spot(port, other), move.color)
+                if later:
+                    self.world.remove(other)
+                    until_s = self.now_s() + self._draw("follow_s", move.color)
+                    self._scheduled.append((until_s, other, point, heading_deg))
+                    self._act("half-follow", f"{other} held until {until_s:.1f} s, then to "
+                              f"{port}", move.color)
+                    continue
+                self.world.place_ship(other, *point, heading_deg=heading_deg)
                 self.actions.append(f"put back {other} to {port}")
 
     def _fix(self, missing: tuple[tuple[str, str | None], ...],
@@ -711,7 +721,9 @@ class SimulatedPlayers:
             if token is None:
                 token = self._spare_token(color)
             if token is not None:
-                self.world.place_ship(token, *self._spot(space, token))
+                point, heading_deg = self._placement(space, self._spot(space, token),
+                                                     self._color())
+                self.world.place_ship(token, *point, heading_deg=heading_deg)
                 self.actions.append(f"fix: {token} to {space}")
         for color, space in spare:
             token = self._token_at(color, space)
