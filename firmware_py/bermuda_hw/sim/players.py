@@ -126,7 +126,8 @@ OBEDIENT = PlayerStyle()
 #: instruction, a question) and are rough figures for a casual family table, chosen so
 #: that every behaviour happens several times in a game of ~100 moves:
 #: - a quarter of the moves are thought over with the ship in hand (people pick a ship up
-#:   before they decide), for up to half a minute, mostly a few seconds;
+#:   before they decide), for 0-30 s drawn evenly (the long holds, rarer at a real table,
+#:   are the ones a referee must not take for a move, so they are not made rare here);
 #: - most tokens are not centred: 2-6 mm off the centre is what a hand leaves on a 20 mm
 #:   space, and nobody turns a token to the path's heading;
 #: - a hand stays over the board after one move in four; a second hand (pointing, holding
