@@ -2,17 +2,24 @@
 
 Plays whole games (renderer 640x480 -> vision -> controller -> gantry, simulated
 players) and reports beside wall time: games finished, stalls, committed moves
-whose consequence differs from the move truly made, questions asked per game,
-and table-invariant violations; then the same with faults injected into the
-rendered frames (one visible ship's colour flipped, or the ship dropped, in
-single frames or in whole stable runs, with probability p per frame).
+whose consequence differs from the legal move truly made (wrong consequences),
+moves the players made against the rules that the journal took as legal
+(illegal-as-legal), questions asked per move, and table-invariant violations;
+one set per die mode and players' style: "obedient" players who always follow
+the table, and "people" who hold ships in hand, set tokens off centre, knock,
+ignore or half-follow instructions, miscount and answer late, never or wrong
+(`sim.players.PEOPLE`; "mixed" seats both); then, with the obedient players,
+the same with faults injected into the rendered frames (one visible ship's
+colour flipped, or the ship dropped, in single frames or in whole stable runs,
+with probability p per frame).
 
     python benchmarks/bench_controller.py [--games N] [--fault-games N] [--die table,virtual]
-                                          [--jobs N]
+                                          [--style obedient,people] [--jobs N]
 
-`BENCH_GAMES`, `BENCH_FAULT_GAMES` and `BENCH_JOBS` in the environment set the
-same (`make bench` uses the defaults: 30 games, 3 games per fault setting, and
-one game at a time per CPU, each in its own process).
+`BENCH_GAMES`, `BENCH_FAULT_GAMES`, `BENCH_STYLES` and `BENCH_JOBS` in the
+environment set the same (`make bench` uses the defaults: 30 games per die mode
+and style, 3 games per fault setting, and one game at a time per CPU, each in
+its own process).
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ from concurrent.futures import ProcessPoolExecutor
 from bermuda_hw.config import load_config
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.sim.faults import FaultMode
+from bermuda_hw.sim.players import styles_for
 from bermuda_hw.sim.session import (
     MAX_ROUNDS,
     GameReport,
@@ -36,6 +44,7 @@ from bermuda_hw.sim.session import (
 
 GOAL_GAME_S = 180.0
 GAMES = 30
+STYLES = "obedient,people"
 FAULT_GAMES = 3
 FAULT_SETTINGS: tuple[tuple[float, FaultMode], ...] = (
     (0.01, "single"), (0.05, "single"), (0.01, "run"), (0.05, "run"))
@@ -46,8 +55,8 @@ def games(n: int) -> list[tuple[int, int]]:
     return [(2 + i % 3, 1 + i // 3) for i in range(n)]
 
 
-# (players, seed, die mode, (p, fault mode) or None, round limit): one game to play
-Task = tuple[int, int, "str | None", "tuple[float, FaultMode] | None", int]
+# (players, seed, die mode, (p, fault mode) or None, round limit, players' style): one game
+Task = tuple[int, int, "str | None", "tuple[float, FaultMode] | None", int, str]
 
 
 def _played(tasks: Sequence[Task], jobs: int) -> Iterator[GameReport]:
@@ -65,12 +74,15 @@ def _line(r: GameReport) -> str:
     end = "finished" if r.finished else "round limit" if r.limited else \
         f"STALLED ({r.stalled})"
     text = (f"    {r.players}p seed {r.seed:2d}: {end}, {r.rounds} rounds, {r.moves} moves, "
-            f"{len(r.wrong)} wrong, {r.questions} questions, "
+            f"{len(r.wrong)} wrong, {len(r.illegal_as_legal)} illegal-as-legal "
+            f"(of {r.illegal_made} illegal moves made), {r.questions} questions, "
             f"{len(r.violations)} invariant breaks, {r.wall_s:5.1f} s wall")
     if r.faults:
         text += f", {r.faults} faults"
     for check in r.wrong[:3]:
         text += f"\n        wrong: {check}"
+    for check in r.illegal_as_legal[:3]:
+        text += f"\n        illegal-as-legal: {check}"
     if r.violations:
         text += f"\n        first invariant break: {r.violations[0]}"
     return text
@@ -81,6 +93,8 @@ def summary(title: str, reports: Sequence[GameReport]) -> str:
     finished = sum(r.finished for r in reports)
     moves = sum(r.moves for r in reports)
     wrong = sum(len(r.wrong) for r in reports)
+    illegal = sum(len(r.illegal_as_legal) for r in reports)
+    made = sum(r.illegal_made for r in reports)
     questions = sum(r.questions for r in reports)
     broken = sum(1 for r in reports if r.violations)
     wall = sum(r.wall_s for r in reports)
@@ -90,8 +104,10 @@ def summary(title: str, reports: Sequence[GameReport]) -> str:
             f"{wrong} of {moves} committed moves with a wrong consequence "
             f"({100.0 * wrong / max(moves, 1):.2f} %) in "
             f"{sum(1 for r in reports if r.wrong)} games; "
-            f"{questions / max(n, 1):.2f} questions per game "
-            f"({questions} per {moves} moves); table invariant broken in {broken} games; "
+            f"{illegal} illegal moves journalled as legal (of {made} made); "
+            f"{questions / max(moves, 1):.3f} questions per move "
+            f"({questions} in {moves} moves, {questions / max(n, 1):.2f} per game); "
+            f"table invariant broken in {broken} games; "
             f"{wall:.0f} s wall, {wall / max(n, 1):.1f} s per game, slowest {slowest:.1f} s "
             f"(goal <= {GOAL_GAME_S:g} s)")
 
@@ -141,6 +157,9 @@ def main(argv: Sequence[str] | None = None) -> None:
                         help="games per fault setting (0: none)")
     parser.add_argument("--die", default=None, help="die modes, comma-separated "
                         "(default: table and virtual when the rules know the option)")
+    parser.add_argument("--style", default=os.environ.get("BENCH_STYLES", STYLES),
+                        help="the players' styles, one set of games each, comma-separated: "
+                        "obedient, people, mixed, or styles joined by '+' round the table")
     parser.add_argument("--rounds", type=int, default=MAX_ROUNDS,
                         help="stop each game after this many rounds (a short smoke run)")
     parser.add_argument("--loop-frames", type=int, default=60,
@@ -156,22 +175,28 @@ def main(argv: Sequence[str] | None = None) -> None:
     print("simulated table: whole games (renderer 640x480 -> vision -> controller -> gantry)")
     # every game of every set, in the order they are reported
     sets: list[tuple[str, list[Task]]] = []
+    styles = [s.strip() for s in args.style.split(",") if s.strip()]
+    for style in styles:
+        styles_for(style, ())  # a clear error for an unknown style before any game
     for die in die_modes(args.die):
         label = "die " + die if die else "die as the rules have it"
-        sets.append((f"{args.games} games, {label}",
-                     [(n, s, die, None, args.rounds) for n, s in games(args.games)]))
+        for style in styles:
+            sets.append((f"{args.games} games, {label}, {style} players",
+                         [(n, s, die, None, args.rounds, style)
+                          for n, s in games(args.games)]))
         if args.fault_games <= 0:
             continue
         for p, mode in FAULT_SETTINGS:
             sets.append((f"faults p={p:g} {mode}, {args.fault_games} games, {label}",
-                         [(n, s, die, (p, mode), args.rounds)
+                         [(n, s, die, (p, mode), args.rounds, "obedient")
                           for n, s in games(args.fault_games)]))
     started = time.perf_counter()
     results = _played([task for _, tasks in sets for task in tasks], args.jobs)
     for title, tasks in sets:
         reports = [next(results) for _ in tasks]
         for report in reports:
-            if args.verbose or not report.finished or report.wrong or report.violations:
+            if (args.verbose or not report.finished or report.wrong or report.violations
+                    or report.illegal_as_legal):
                 print(_line(report), flush=True)
         print(summary(title, reports), flush=True)
     print(f"  {sum(len(tasks) for _, tasks in sets)} games in "

@@ -22,7 +22,22 @@ def test_bench_controller_smoke(capsys: pytest.CaptureFixture[str], table_dir: P
                 "--verbose", "--jobs", "2"])
     out = capsys.readouterr().out
     assert "1 games, die" in out and "round limit" in out
+    # a set per die mode for the obedient players and one for the people-like players
+    modes = len(bench.die_modes(None))
+    assert out.count("obedient players:") == modes and out.count("people players:") == modes
+    assert "illegal moves journalled as legal" in out and "questions per move" in out
     # four fault settings for each die mode the rules offer (table and virtual)
-    assert out.count("faults p=") == 4 * len(bench.die_modes(None))
+    assert out.count("faults p=") == 4 * modes
     assert "0 stalled" in out
-    assert "10 games in" in out and "2 at a time" in out
+    assert "12 games in" in out and "2 at a time" in out
+
+
+def test_an_unknown_style_is_named_before_any_game() -> None:
+    spec = importlib.util.spec_from_file_location("bench_controller", BENCH)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    from bermuda_hw.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="no player style 'careless'"):
+        bench.main(["--games", "1", "--style", "careless", "--loop-frames", "0"])

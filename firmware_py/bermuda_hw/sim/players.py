@@ -11,26 +11,42 @@ a ship they land on where it is), take captured ships out of the cloud when it
 reaches an outside dot, follow the controller's requests to fix the board,
 sometimes reach over the board with a hand, and press the spin button
 through its mock pin.
+
+How each player behaves is their `PlayerStyle`, per player and mixable
+(`styles_for`): "obedient" (the default) always follows the table and moves
+by the rules; "people" does what people at a real table do at the rates
+documented on `PEOPLE`: holds a ship in hand while thinking, sets tokens
+down off centre at any heading, lingers over the board or reaches in with a
+second hand, knocks a neighbour's token, lets an instruction pass or
+follows it in part, miscounts or makes another illegal move, answers late,
+never, or with the wrong option. Everything they do is physical (a held
+ship is off the table, a hand occludes the frames) and goes through what the
+camera and the buttons show; what they truly did goes into the truth log.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from bermuda_hw.controller.status import NONE_OF_THESE, ControllerView, Mode, Question
-from bermuda_hw.errors import RulesError
+from bermuda_hw.errors import ConfigError, RulesError
 from bermuda_hw.geometry import heading_vector
 from bermuda_hw.rules.board import Board, Point
-from bermuda_hw.rules.game import Game
-from bermuda_hw.rules.moves import MAX_DIE, Move, split_ship_id
+from bermuda_hw.rules.game import Game, ShipStatus
+from bermuda_hw.rules.moves import MAX_DIE, Move, split_ship_id, walk_table
 from bermuda_hw.sim.render import Hand
 from bermuda_hw.sim.scene import WorldScene
 from bermuda_hw.sim.truth import (
     PLACE_TOLERANCE_MM,
     Consequence,
+    TrueAct,
+    TrueMove,
     TruthLog,
     place_of,
     true_move,
@@ -39,6 +55,133 @@ from bermuda_hw.sim.world import World
 
 BESIDE_MM = 5.0  # a token put down beside another stands at least this far from its centre
 BESIDE_MAX_MM = 7.0  # ... and within the space (a token's beam is 9 mm)
+FRAME_S = 0.1  # the table's time per frame when the players are given no clock
+KNOCK_REACH_MM = 40.0  # a hand setting a token down can knock one standing this close
+ILLEGAL_KINDS = ("miscount", "full port", "under the cloud")
+
+Range = tuple[float, float]
+
+
+@dataclass(frozen=True)
+class PlayerStyle:
+    """How one player at the simulated table behaves: chances per occasion, ranges of
+    seconds and millimetres. Every draw comes from the player's own seeded random source,
+    so a game is reproduced from its seed."""
+
+    name: str = "obedient"
+    #: a hand over the board for a frame or two when setting a token down
+    hand_chance: float = 0.2
+    #: a bumped ship is left beside the mover until the table asks for it
+    late_putback_chance: float = 0.5
+    #: the ship is lifted and held in hand (off the table) while thinking, for hold_s
+    hold_chance: float = 0.0
+    hold_s: Range = (0.0, 30.0)
+    #: a token is set down off the space's centre by off_centre_mm, at any heading
+    off_centre_chance: float = 0.0
+    off_centre_mm: Range = (2.0, 6.0)
+    #: the hand stays over the board for linger_s after setting a token down
+    linger_chance: float = 0.0
+    linger_s: Range = (1.0, 6.0)
+    #: a second hand reaches in (to point, to steady the board) for linger_s
+    second_hand_chance: float = 0.0
+    #: a neighbour's token within reach is knocked by knock_mm (it stays on its place)
+    knock_chance: float = 0.0
+    knock_mm: Range = (1.0, 5.0)
+    #: an instruction from the table (put back, leave it, fix) is let pass for ignore_s;
+    #: told to leave a landed-on ship, the bumped ship is put back at once instead
+    ignore_chance: float = 0.0
+    ignore_s: Range = (10.0, 40.0)
+    #: an instruction is followed in part: one fix now and the rest after follow_s; a
+    #: bumped ship lifted and held for follow_s before it goes to its port
+    half_follow_chance: float = 0.0
+    follow_s: Range = (2.0, 10.0)
+    #: per turn, a move against the rules (when the board offers one): a wrong count
+    #: (one space short or long), into a full port, onto a space under the cloud
+    miscount_chance: float = 0.0
+    full_port_chance: float = 0.0
+    under_cloud_chance: float = 0.0
+    #: per question: answered after late_answer_s; not answered at all (until it is asked
+    #: again); answered with an option other than the true one (or with one when none is)
+    late_answer_chance: float = 0.0
+    late_answer_s: Range = (3.0, 30.0)
+    no_answer_chance: float = 0.0
+    wrong_answer_chance: float = 0.0
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.name.endswith("_chance") and not 0.0 <= value <= 1.0:
+                raise ConfigError(None, f"style {self.name}.{f.name}",
+                                  f"must be a chance from 0 to 1, not {value!r}")
+            if isinstance(value, tuple) and not 0.0 <= value[0] <= value[1]:
+                raise ConfigError(None, f"style {self.name}.{f.name}", "must be a range "
+                                  f"(low, high) with 0 <= low <= high, not {value!r}")
+
+
+#: The players the referee was first built for: they follow every instruction at once, move
+#: by the rules, answer every question at once and truly.
+OBEDIENT = PlayerStyle()
+
+#: People at a real table. The rates are per occasion (a move, a token set down, an
+#: instruction, a question) and are rough figures for a casual family table, chosen so
+#: that every behaviour happens several times in a game of ~100 moves:
+#: - a quarter of the moves are thought over with the ship in hand (people pick a ship up
+#:   before they decide), for 0-30 s drawn evenly (the long holds, rarer at a real table,
+#:   are the ones a referee must not take for a move, so they are not made rare here);
+#: - most tokens are not centred: 2-6 mm off the centre is what a hand leaves on a 20 mm
+#:   space, and nobody turns a token to the path's heading;
+#: - a hand stays over the board after one move in four; a second hand (pointing, holding
+#:   the board) in one of ten; a neighbour's token is knocked in one of twenty;
+#: - one instruction in four is not heard at first (talk at the table, a phone) and is
+#:   followed 10-40 s later; one in seven is followed in part;
+#: - people put a ship they bump back at once (the rules say so), so they leave it for the
+#:   table to ask for in one bump of five;
+#: - one move in twenty-five is miscounted (by one space: the commonest slip with a die),
+#:   one in fifty goes into a full port or under the cloud when the board offers that;
+#: - one question in four is answered late (3-30 s), one in ten not at all until it is
+#:   asked again, one in twenty with the wrong option (a press too many or too few).
+PEOPLE = PlayerStyle(
+    name="people", hand_chance=0.2, late_putback_chance=0.2,
+    hold_chance=0.25, hold_s=(0.0, 30.0),
+    off_centre_chance=0.7, off_centre_mm=(2.0, 6.0),
+    linger_chance=0.25, linger_s=(1.0, 6.0), second_hand_chance=0.1,
+    knock_chance=0.05, knock_mm=(1.0, 5.0),
+    ignore_chance=0.25, ignore_s=(10.0, 40.0), half_follow_chance=0.15, follow_s=(2.0, 10.0),
+    miscount_chance=0.04, full_port_chance=0.02, under_cloud_chance=0.02,
+    late_answer_chance=0.25, late_answer_s=(3.0, 30.0), no_answer_chance=0.1,
+    wrong_answer_chance=0.05,
+)
+
+STYLES: dict[str, PlayerStyle] = {s.name: s for s in (OBEDIENT, PEOPLE)}
+
+
+def styles_for(name: str, colors: tuple[str, ...] | list[str]) -> dict[str, PlayerStyle]:
+    """Each player's style for a set's name: one style's name for every player
+    ("obedient", "people"), "mixed" (people and obedient players in turn round the table,
+    people first), or style names joined by "+" given to the seats in turn."""
+    parts = ["people", "obedient"] if name == "mixed" else name.split("+")
+    unknown = [p for p in parts if p not in STYLES]
+    if unknown or not parts:
+        raise ConfigError(None, "style", f"no player style {', '.join(unknown) or name!r}: "
+                          f"the styles are {', '.join(STYLES)} (or 'mixed', or styles "
+                          "joined by '+')")
+    return {c: STYLES[parts[i % len(parts)]] for i, c in enumerate(colors)}
+
+
+@dataclass
+class _Held:
+    """A ship lifted for a move and held in hand while its player thinks."""
+
+    token: str
+    start: Point
+    target: Point
+    heading_deg: float | None
+    move: Move
+    die: int
+    illegal: str
+    record: TrueMove
+    made_from: int  # the journal's length when the ship was lifted
+    until_s: float
 
 
 class SimulatedPlayers:
@@ -54,9 +197,11 @@ class SimulatedPlayers:
         seed: int = 0,
         pause_frames: int = 3,
         retry_frames: int = 15,
-        hand_chance: float = 0.2,
-        late_putback_chance: float = 0.5,
+        hand_chance: float | None = None,
+        late_putback_chance: float | None = None,
         truth: TruthLog | None = None,
+        style: str | PlayerStyle | Mapping[str, PlayerStyle] = "obedient",
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self.controller = controller
         self.world = world
@@ -69,8 +214,42 @@ class SimulatedPlayers:
         self._acted_frame = 0
         self._undo: dict[str, Point] = {}
         self._undo_seq = -1
-        self.hand_chance = hand_chance
-        self.late_putback_chance = late_putback_chance
+        colors = tuple(controller.game.players) if controller.game is not None else ()
+        self._style_name = style if isinstance(style, str) else None
+        if isinstance(style, str):
+            self.styles = styles_for(style, colors)  # again once the game's players are known
+            self.default_style = STYLES.get(style, OBEDIENT)
+        elif isinstance(style, PlayerStyle):
+            self.styles = dict.fromkeys(colors, style)
+            self.default_style = style
+        else:
+            self.styles = dict(style)
+            self.default_style = OBEDIENT
+        overrides: dict[str, float] = {}
+        if hand_chance is not None:
+            overrides["hand_chance"] = hand_chance
+        if late_putback_chance is not None:
+            overrides["late_putback_chance"] = late_putback_chance
+        self._overrides = overrides
+        if overrides:
+            self.styles = {c: dataclasses.replace(s, **overrides)  # type: ignore[arg-type]
+                           for c, s in self.styles.items()}
+            self.default_style = dataclasses.replace(self.default_style,
+                                                     **overrides)  # type: ignore[arg-type]
+        self.seed = seed
+        self.clock = clock
+        self._rngs: dict[str, random.Random] = {}
+        self._holding: _Held | None = None
+        # tokens held to be set down later: (when, token, where, heading)
+        self._scheduled: list[tuple[float, str, Point, float | None]] = []
+        self._busy_until_s = 0.0
+        self._hand_until_s: float | None = None
+        self._other_hand_until_s: float | None = None
+        self._deferred: dict[tuple[str, int, str], float] = {}
+        self._illegal_at = -1  # the journal's length at the last illegal move made
+        self._redo: tuple[int, int] | None = None  # (journal length, die) to move again with
+        self._asked: Question | None = None
+        self._answer_due_s = 0.0
         self.frame = 0
         self._next_frame = 0
         self._acted_seq = -1
@@ -97,15 +276,29 @@ class SimulatedPlayers:
 
     def tick(self) -> None:
         self.frame += 1
+        now = self.now_s()
         if self._hand_frames > 0:
             self._hand_frames -= 1
             if self._hand_frames == 0:
                 self.scene.hand = None
+        if self._hand_until_s is not None and now >= self._hand_until_s:
+            self.scene.hand, self._hand_until_s = None, None
+        if self._other_hand_until_s is not None and now >= self._other_hand_until_s:
+            self.scene.other_hand, self._other_hand_until_s = None, None
+        self._set_down_scheduled(now)
         self._empty_cloud_at_edge()
         status = self.controller.status
         if self._undo and status.seq != self._undo_seq:
             self._undo = {}  # the controller took the move
         if self.frame < self._next_frame or self.controller.game is None:
+            return
+        if self._holding is not None:
+            if now >= self._holding.until_s:
+                self._set_down(self._holding)
+                self._acted_frame = self.frame
+                self._wait()
+            return  # thinking, ship in hand: the table's requests go unheard
+        if now < self._busy_until_s:
             return
         mode = status.mode
         if mode is Mode.ASK:
@@ -115,11 +308,21 @@ class SimulatedPlayers:
             if not self.world.ship_positions():
                 self._set_up()
             elif status.fix is not None:
+                if self._ignored("fix"):
+                    return
                 # the fix the controller names, even when it was asked after our own move
                 self._undo = {}
-                self._fix(status.fix.missing, status.fix.extra)
+                missing, extra = status.fix.missing, status.fix.extra
+                if len(missing) + len(extra) > 1 and self._chance("half_follow_chance"):
+                    # one of the fixes now, the rest when asked again after a while
+                    missing, extra = (missing[:1], ()) if missing else ((), extra[:1])
+                    self._busy_until_s = self.now_s() + self._draw("follow_s")
+                    self._act("half-follow", f"fix: {missing or extra} of {status.message}")
+                self._fix(missing, extra)
             elif status.putback:
-                self._put_back_bumped()
+                if self._ignored("put back"):
+                    return
+                self._put_back_bumped(later=self._chance("half_follow_chance"))
             self._wait()
         elif mode in (Mode.READY, Mode.SPIN):
             if status.seq == self._acted_seq:
@@ -147,13 +350,138 @@ class SimulatedPlayers:
     def _wait(self) -> None:
         self._next_frame = self.frame + self.pause_frames
 
+    # --- the players' styles ------------------------------------------------------------
+
+    def now_s(self) -> float:
+        """The table's time (its clock, else the frames counted at FRAME_S)."""
+        return self.clock() if self.clock is not None else self.frame * FRAME_S
+
+    def _color(self) -> str:
+        game = self.controller.game
+        return game.active if game is not None else ""
+
+    def style(self, color: str | None = None) -> PlayerStyle:
+        """The style of a player (the active one by default)."""
+        color = color if color is not None else self._color()
+        game = self.controller.game
+        if color not in self.styles and self._style_name is not None and game is not None:
+            self.styles = {c: dataclasses.replace(s, **self._overrides)  # type: ignore[arg-type]
+                           for c, s in styles_for(self._style_name, game.players).items()}
+        return self.styles.get(color, self.default_style)
+
+    def rng_of(self, color: str | None = None) -> random.Random:
+        """A player's own random source for their style's choices, seeded from the game's
+        seed and their colour (apart from the one the obedient behaviour draws from)."""
+        color = color if color is not None else self._color()
+        rng = self._rngs.get(color)
+        if rng is None:
+            rng = self._rngs[color] = random.Random(f"people:{self.seed}:{color}")
+        return rng
+
+    def _chance(self, rate: str, color: str | None = None) -> bool:
+        """Whether a behaviour of the player's style happens on this occasion."""
+        p = float(getattr(self.style(color), rate))
+        return p > 0.0 and self.rng_of(color).random() < p
+
+    def _draw(self, span: str, color: str | None = None) -> float:
+        low, high = getattr(self.style(color), span)
+        return float(self.rng_of(color).uniform(low, high))
+
+    def _act(self, kind: str, detail: str = "", color: str | None = None) -> None:
+        game = self.controller.game
+        color = color if color is not None else self._color()
+        self.truth.act(TrueAct(self.now_s(), len(game.journal) if game else 0, color, kind,
+                               detail))
+        self.actions.append(f"{color} {kind}: {detail}")
+
+    def _ignored(self, kind: str) -> bool:
+        """Whether the active player lets the table's instruction of this kind pass for now
+        (decided once per instruction; followed once ignore_s is over)."""
+        status = self.controller.status
+        key = (kind, status.seq, status.message)
+        until = self._deferred.get(key)
+        if until is None:
+            until = 0.0
+            if self._chance("ignore_chance"):
+                until = self.now_s() + self._draw("ignore_s")
+                self._act("ignore", f"{kind}: {status.message} (for "
+                          f"{until - self.now_s():.0f} s)")
+            self._deferred[key] = until
+        return self.now_s() < until
+
+    def _set_down_scheduled(self, now: float) -> None:
+        for item in [i for i in self._scheduled if i[0] <= now]:
+            self._scheduled.remove(item)
+            _, token, point, heading_deg = item
+            self.world.place_ship(token, *point, heading_deg=heading_deg)
+            self.actions.append(f"set down {token} at last")
+
+    def _placement(self, place: str, point: Point, color: str) -> tuple[Point, float | None]:
+        """Where a hand truly sets a token meant for `point` at `place` down, and its
+        heading (None: turned like the space): off centre at any heading when the style
+        says so and the token has its space or berth to itself (a token set beside another
+        is off centre already)."""
+        centres = self.board.ports[place].berths if place in self.board.ports else (
+            (self.board.spaces[place].position,) if place in self.board.spaces else ())
+        if point not in centres or not self._chance("off_centre_chance", color):
+            return point, None
+        rng = self.rng_of(color)
+        off_mm = self._draw("off_centre_mm", color)
+        angle = rng.uniform(0.0, 360.0)
+        ux, uy = heading_vector(angle)
+        return (point[0] + off_mm * ux, point[1] + off_mm * uy), rng.uniform(0.0, 360.0)
+
+    def _after_set_down(self, token: str, point: Point, color: str) -> None:
+        """A lingering hand, a second hand, a knocked neighbour: what a hand does about a
+        token it has just set down."""
+        rng = self.rng_of(color)
+        now = self.now_s()
+        if self._chance("linger_chance", color):
+            self.scene.hand = Hand(point[0], point[1],
+                                   side=rng.choice("NESW"))  # type: ignore[arg-type]
+            self._hand_frames = 0
+            self._hand_until_s = now + self._draw("linger_s", color)
+            self._act("linger", f"over {token}", color)
+        if self._chance("second_hand_chance", color):
+            x, y = (rng.uniform(0.25, 0.75) * self.board.width_mm,
+                    rng.uniform(0.25, 0.75) * self.board.height_mm)
+            self.scene.other_hand = Hand(x, y, side=rng.choice("NESW"))  # type: ignore[arg-type]
+            self._other_hand_until_s = now + self._draw("linger_s", color)
+            self._act("second hand", f"at ({x:.0f}, {y:.0f}) mm", color)
+        if self._chance("knock_chance", color):
+            self._knock(token, point, color)
+
+    def _knock(self, mover: str, point: Point, color: str) -> None:
+        """A neighbour's token within reach is pushed a little; it stays on its place."""
+        rng = self.rng_of(color)
+        carried = self.world.carried
+        near = sorted(sid for sid, p in self.world.ship_positions().items()
+                      if sid != mover and sid not in carried
+                      and math.dist(p, point) <= KNOCK_REACH_MM)
+        if not near:
+            return
+        sid = rng.choice(near)
+        where = self.world.ship_positions()[sid]
+        place = self._place_of(where)
+        push_mm = self._draw("knock_mm", color)
+        for _ in range(8):
+            ux, uy = heading_vector(rng.uniform(0.0, 360.0))
+            knocked = (where[0] + push_mm * ux, where[1] + push_mm * uy)
+            if self._place_of(knocked) == place:
+                heading = self.world.heading_of(sid)
+                self.world.place_ship(sid, *knocked,
+                                      heading_deg=None if heading is None
+                                      else heading + rng.uniform(-20.0, 20.0))
+                self._act("knock", f"{sid} {push_mm:.1f} mm at {place}", color)
+                return
+
     def _press(self) -> None:
         self.spin_pin.drive_low()
         self.spin_pin.drive_high()
 
     def _reach(self, point: Point) -> None:
         """A hand over the board for a frame or two (the camera must wait)."""
-        if self.rng.random() < self.hand_chance:
+        if self.rng.random() < self.style().hand_chance:
             self.scene.hand = Hand(point[0], point[1], side=self.rng.choice("NESW"))  # type: ignore[arg-type]
             self._hand_frames = 2
 
@@ -176,23 +504,44 @@ class SimulatedPlayers:
 
     def _answer(self) -> None:
         """Answer the controller's question from the roll and move made: k presses for
-        option k, once per question."""
+        option k, once per question (late, never, or with another option as the asked
+        player's style has it)."""
         question = self.controller.status.question
         if question is None or question is self._answered:
             return
-        self._answered = question
-        for k, (dice, moves) in enumerate(zip(question.dice, question.moves, strict=True), 1):
-            if (dice and self._roll in dice) or (not dice and self._move in moves):
-                self.actions.append(f"answer {k}: {question.options[k - 1]}")
-                for _ in range(k):
-                    self._press()
+        color = question.color or self._color()
+        if question is not self._asked:
+            self._asked, self._answer_due_s = question, self.now_s()
+            if self._chance("no_answer_chance", color):
+                self._answered = question
+                self._act("no answer", question.text, color)
                 return
-        # none of the options is what was done: say so, take the move back and make it again
-        if NONE_OF_THESE in question.options:
-            k = question.options.index(NONE_OF_THESE) + 1
-            self.actions.append(f"answer {k}: {NONE_OF_THESE}")
-            for _ in range(k):
+            if self._chance("late_answer_chance", color):
+                self._answer_due_s = self.now_s() + self._draw("late_answer_s", color)
+        if self.now_s() < self._answer_due_s:
+            return
+        self._answered = question
+        n = len(question.options)
+        true_k = next((k for k, (dice, moves) in enumerate(
+            zip(question.dice, question.moves, strict=True), 1)
+            if (dice and self._roll in dice) or (not dice and self._move in moves)), None)
+        if true_k is None and NONE_OF_THESE in question.options:
+            # none of the moves is what was done: the table offers to say so
+            true_k = question.options.index(NONE_OF_THESE) + 1
+        pressed = true_k
+        if n and self._chance("wrong_answer_chance", color):
+            others = [k for k in range(1, n + 1) if k != true_k]
+            if others:
+                pressed = self.rng_of(color).choice(others)
+        if pressed != true_k:
+            self._act("answer", f"pressed {pressed} for {true_k or 'none of these'}: "
+                      f"{question.text}", color)
+        if pressed is not None:
+            self.actions.append(f"answer {pressed}: {question.options[pressed - 1]}")
+            for _ in range(pressed):
                 self._press()
+            return
+        # none of the options is what was done: take the move back and make it again
         for token, point in self._undo.items():
             self.world.place_ship(token, *point)
         self._undo = {}
@@ -202,47 +551,126 @@ class SimulatedPlayers:
     def _turn(self) -> None:
         game = self._know()
         status = self.controller.status
+        color = game.active
+        at = len(game.journal)
         if game.options.die == "virtual":
             if status.die is None:
                 self.actions.append(f"{game.active} presses spin to roll")
                 self._press()
                 return
             die = status.die
+        elif self._redo is not None and self._redo[0] == at:
+            die = self._redo[1]  # moving again after an illegal move: the same roll
         else:
             die = self.rng.randint(1, MAX_DIE)
         self._roll = die
         moves = game.legal_moves(die)
         move = moves[0] if len(moves) == 1 else self.rng.choice(moves)
+        illegal = ""
+        if self._illegal_at != at and not (self._redo is not None and self._redo[0] == at):
+            wrong = self._illegal_move(game, die)
+            if wrong is not None:
+                move, illegal = wrong
+                self._illegal_at, self._redo = at, (at, die)
         if move.is_pass:
             self.truth.record(true_move(game, move, die))
             self.actions.append(f"{game.active} rolls {die}: pass (spin button)")
             self._press()
             return
-        color = split_ship_id(move.ship)[0]
         token = self._token_at(color, move.start)
         if token is None:
             return
         target = self._spot(move.end, token)
+        target, heading_deg = self._placement(move.end, target, color)
+        start = self.world.ship_positions()[token]
+        held = _Held(token, start, target, heading_deg, move, die, illegal,
+                     true_move(game, move, die, illegal), at, self.now_s())
+        if self._chance("hold_chance", color):
+            hold_s = self._draw("hold_s", color)
+            held.until_s = self.now_s() + hold_s
+            self.world.remove(token)
+            self._holding = held
+            self._act("hold", f"{token} lifted from {move.start} for {hold_s:.1f} s "
+                      f"({'illegal: ' + illegal if illegal else str(move)})", color)
+            return
+        self._set_down(held)
+
+    def _set_down(self, held: _Held) -> None:
+        """The move's token set down where its player means it to go, then what follows."""
+        self._holding = None
+        game = self._know()
+        status = self.controller.status
+        move, token, target, die = held.move, held.token, held.target, held.die
+        color = move.color
         self._reach(target)
-        positions = self.world.ship_positions()
-        self._undo = {token: positions[token]}
-        self._undo_seq = self.controller.status.seq
-        self.world.place_ship(token, *target)
-        self.truth.record(true_move(game, move, die))
+        self._undo = {token: held.start}
+        self._undo_seq = status.seq
+        self.world.place_ship(token, *target, heading_deg=held.heading_deg)
+        self.truth.record(held.record)
         self._move = str(move)
-        self._made = (len(game.journal), move, die)
+        self._made = (held.made_from, move, die)
         self._moved_token = token
-        self.actions.append(f"{game.active} rolls {die}: {move}")
+        self.actions.append(f"{color} rolls {die}: {move}"
+                            + (f" (illegal: {held.illegal})" if held.illegal else ""))
+        self._after_set_down(token, target, color)
+        if held.illegal or held.made_from != len(game.journal):
+            return  # no bump to put back (or the game went on while the ship was in hand)
         short = move.end not in self.board.ports and move.steps < die
         if short or move.end in self.board.ports:
             return
-        if move.end in status.hold or self.rng.random() < self.late_putback_chance:
-            return  # the controller will ask for it (or told us to leave it for now)
+        if move.end in status.hold:
+            if not self._chance("ignore_chance", color):
+                return  # told to leave it for now: the controller will ask for it
+            self._act("ignore", f"told to leave the ship at {move.end}; put back at once",
+                      color)
+        elif self.rng.random() < self.style(color).late_putback_chance:
+            return  # the controller will ask for it
         self._put_back_bumped()
 
-    def _put_back_bumped(self) -> None:
+    def _illegal_move(self, game: Game, die: int) -> tuple[Move, str] | None:
+        """A move against the rules the active player makes this turn, if their style makes
+        one and the board offers one: (the move, its kind and the rules' reason)."""
+        for kind, rate in zip(ILLEGAL_KINDS, ("miscount_chance", "full_port_chance",
+                                              "under_cloud_chance"), strict=True):
+            if not self._chance(rate):
+                continue
+            walks = self._illegal_walks(game, die, kind)
+            if walks:
+                move = self.rng_of().choice(walks)
+                return move, f"{kind}: {_why_illegal(game, move, die)}"
+        return None
+
+    def _illegal_walks(self, game: Game, die: int, kind: str) -> list[Move]:
+        """The active player's walks of one kind that break the rules for `die`, each
+        leaving the board unlike any legal move (a wrong count that ends where a legal walk
+        ends is no wrong move on the board)."""
+        table = walk_table(self.board)
+        blocked = game.blocked
+        legal = [m for m in game.legal_moves(die) if not m.is_pass]
+        ends = {(m.ship, m.end) for m in legal}
+        ports = self.board.ports
+        found: list[Move] = []
+        for ship in game.ships(game.active):
+            start = ship.location
+            if ship.status is not ShipStatus.ON_BOARD or start is None:
+                continue
+            if kind == "miscount":
+                walks = [w for d in (die - 1, die + 1) if 1 <= d <= MAX_DIE
+                         for w in table.moves(start, d, blocked, 0)[0] if w[-1] not in ports]
+            elif kind == "full port":
+                walks = [w for w in table.moves(start, die, blocked, 0)[0] if w[-1] in ports]
+            else:
+                walks = [w for w in table.moves(start, die, frozenset(), 0)[0]
+                         if w[-1] in blocked and w[-1] not in ports]
+            found += [Move(ship.id, w) for w in walks if (ship.id, w[-1]) not in ends
+                      and not any(m.ship != ship.id and m.start == start and m.end == w[-1]
+                                  for m in legal)]
+        return found
+
+    def _put_back_bumped(self, later: bool = False) -> None:
         """The ships our move (not yet taken by the controller) bumped go back to their
-        ports, from beside our token on the landing space."""
+        ports, from beside our token on the landing space; `later`: each is lifted now and
+        held for the style's follow_s before it is set down in its port."""
         made, token = self._made, self._moved_token
         game = self._know()
         if made is None or token is None or made[0] != len(game.journal):
@@ -260,7 +688,15 @@ class SimulatedPlayers:
             other = self._token_at(game.ship(sid).color, move.end, exclude=token)
             if other is not None:
                 self._undo.setdefault(other, positions[other])
-                self.world.place_ship(other, *self._spot(port, other))
+                point, heading_deg = self._placement(port, self._spot(port, other), move.color)
+                if later:
+                    self.world.remove(other)
+                    until_s = self.now_s() + self._draw("follow_s", move.color)
+                    self._scheduled.append((until_s, other, point, heading_deg))
+                    self._act("half-follow", f"{other} held until {until_s:.1f} s, then to "
+                              f"{port}", move.color)
+                    continue
+                self.world.place_ship(other, *point, heading_deg=heading_deg)
                 self.actions.append(f"put back {other} to {port}")
 
     def _fix(self, missing: tuple[tuple[str, str | None], ...],
@@ -289,7 +725,9 @@ class SimulatedPlayers:
             if token is None:
                 token = self._spare_token(color)
             if token is not None:
-                self.world.place_ship(token, *self._spot(space, token))
+                point, heading_deg = self._placement(space, self._spot(space, token),
+                                                     self._color())
+                self.world.place_ship(token, *point, heading_deg=heading_deg)
                 self.actions.append(f"fix: {token} to {space}")
         for color, space in spare:
             token = self._token_at(color, space)
@@ -412,6 +850,15 @@ class SimulatedPlayers:
                 return point
             best = point
         return best
+
+
+def _why_illegal(game: Game, move: Move, die: int) -> str:
+    """The rules' reason a move is illegal with `die` (empty if it is legal)."""
+    try:
+        _after(game, move, die)
+    except RulesError as exc:
+        return str(exc)
+    return ""
 
 
 def _after(game: Game, move: Move, die: int) -> Game:

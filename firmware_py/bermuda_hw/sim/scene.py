@@ -29,6 +29,7 @@ class WorldScene:
         self.world = world
         self.board = board
         self.hand: Hand | None = None
+        self.other_hand: Hand | None = None  # a second hand reaching in
         self.before_frame: list[Callable[[], None]] = []
         self.covered_marker = -1  # an ArUco id that something lies on (a fault to rehearse)
 
@@ -36,6 +37,8 @@ class WorldScene:
         for hook in list(self.before_frame):
             hook()
         scene = scene_of(self.world, self.board, self.hand)
+        if self.other_hand is not None:
+            scene = dataclasses.replace(scene, other_hand=self.other_hand)
         cover = self._marker_cover()
         if cover is not None:
             scene = dataclasses.replace(scene, covers=(*scene.covers, cover))
@@ -63,7 +66,10 @@ def scene_of(world: World, board: Board, hand: Hand | None = None) -> Scene:
         if ship in carried:
             continue
         color = split_ship_id(ship)[0]
-        tokens.append(ShipToken(color, x_mm, y_mm, _heading(board, x_mm, y_mm)))
+        heading_deg = world.heading_of(ship)
+        if heading_deg is None:
+            heading_deg = _heading(board, x_mm, y_mm)
+        tokens.append(ShipToken(color, x_mm, y_mm, heading_deg))
     cloud = None
     if world.cloud_on_board:
         x_mm, y_mm = world.cloud_mm

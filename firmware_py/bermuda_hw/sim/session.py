@@ -5,14 +5,18 @@ backend, mover, controls, journal, controller, simulated players), plays
 until the game is over, the table makes no progress, or a round limit, and
 reports what the referee did against the truth: the committed moves whose
 consequence differs from the move truly made (`truth.compare_moves`), the
-table invariant at every settled board (`truth.InvariantWatch`), and the
-questions the controller asked the table.
+moves made against the rules that it journalled as legal, the table
+invariant at every settled board (`truth.InvariantWatch`), and the
+questions the controller asked the table. The players' style (obedient, or
+people who hold ships, miscount, answer late: `sim.players.PlayerStyle`)
+is a player option.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,6 +78,10 @@ class GameReport:
     violations: list[TableDifference] = field(default_factory=list)
     faults: int = 0
     log: list[str] = field(default_factory=list)
+    style: str = "obedient"
+    illegal_made: int = 0  # moves the players truly made against the rules
+    acts: dict[str, int] = field(default_factory=dict)  # what else they did, by kind
+    actions: list[str] = field(default_factory=list)  # the players' own account, in order
 
     @property
     def moves(self) -> int:
@@ -81,8 +89,18 @@ class GameReport:
 
     @property
     def wrong(self) -> list[MoveCheck]:
-        """Committed moves whose consequence differs from the true move's."""
-        return [c for c in self.checks if c.wrong]
+        """Committed moves whose consequence differs from the legal move truly made (an
+        illegal move journalled as legal is counted apart: `illegal_as_legal`)."""
+        return [c for c in self.checks if c.wrong and not c.illegal_as_legal]
+
+    @property
+    def illegal_as_legal(self) -> list[MoveCheck]:
+        """Committed moves for which the player truly made a move against the rules."""
+        return [c for c in self.checks if c.illegal_as_legal]
+
+    @property
+    def questions_per_move(self) -> float:
+        return self.questions / max(self.moves, 1)
 
 
 def _question(status: Any) -> str:
@@ -106,7 +124,7 @@ def play_game(
     **player_options: Any,
 ) -> GameReport:
     """Play one game on a fresh simulated table; see the module's docstring."""
-    report = GameReport(players, seed)
+    report = GameReport(players, seed, style=str(player_options.get("style", "obedient")))
     started = time.perf_counter()
     with SimTable.build(config, board, state_dir, players=players, seed=seed, options=options,
                         faults=faults, **player_options) as table:
@@ -152,6 +170,9 @@ def play_game(
         report.table_s = backend.clock.monotonic()
         report.violations = watch.violations
         report.checks = compare_moves(record(game), table_players.truth.moves, board)
+        report.illegal_made = sum(1 for m in table_players.truth.moves if not m.legal)
+        report.acts = dict(Counter(a.kind for a in table_players.truth.acts))
+        report.actions = table_players.actions
         report.faults = len(faults.injected) if faults is not None else 0
     report.wall_s = time.perf_counter() - started
     return report
@@ -159,10 +180,11 @@ def play_game(
 
 def play_fresh(players: int, seed: int, die: str | None = None,
                fault: tuple[float, FaultMode] | None = None,
-               max_rounds: int = MAX_ROUNDS) -> GameReport:
+               max_rounds: int = MAX_ROUNDS, style: str = "obedient") -> GameReport:
     """One game on the default board and configuration of `run --simulate`, in a fresh state
-    directory, with `fault` = (p, mode) frame faults if given: a task a process pool can run
-    (its arguments and its report cross processes)."""
+    directory, with `fault` = (p, mode) frame faults if given and players of a style
+    (`sim.players.styles_for`): a task a process pool can run (its arguments and its report
+    cross processes)."""
     import tempfile
 
     from bermuda_hw.config import load_config
@@ -174,4 +196,4 @@ def play_fresh(players: int, seed: int, die: str | None = None,
     with tempfile.TemporaryDirectory() as state:
         return play_game(board, simulate_config(load_config(None)), Path(state),
                          players=players, seed=seed, options=game_options(die),
-                         faults=faults, max_rounds=max_rounds)
+                         faults=faults, max_rounds=max_rounds, style=style)

@@ -67,7 +67,7 @@ class SimTable(TableParts):
         `backend` (else a new simulated backend over `world`, else over a new
         world of `board`); `seed` seeds a new game's spinner and the players
         (0 for the players when None); `player_options` go to
-        `SimulatedPlayers` (e.g. `truth=`, `hand_chance=`).
+        `SimulatedPlayers` (e.g. `truth=`, `hand_chance=`, `style=`).
         """
         if backend is None:
             backend = SimBackend(config, world if world is not None else World(board))
@@ -96,6 +96,7 @@ class SimTable(TableParts):
         )
         table_players = None
         if with_players:
+            player_options.setdefault("clock", backend.clock.monotonic)
             table_players = SimulatedPlayers(
                 parts.controller, world, WorldScene(world, board),
                 backend.pin(config.controls.spin_button_pin),

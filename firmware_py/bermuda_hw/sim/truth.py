@@ -5,7 +5,13 @@ die, the ship, where from and to, the ships it bumps) at the journal
 position they saw when they made it. `compare_moves` replays a journal and
 sets each committed move's consequence for the game (places, previous
 ports, cards, totals) beside the consequence of the move the player truly
-made from the same position. `table_differences` is the table invariant:
+made from the same position; a move the player made against the rules
+(`TrueMove.legal` False: a wrong count, into a full port, under the cloud)
+that the journal commits is an illegal move journalled as legal, counted
+apart from a legal move committed with another consequence. What else the
+players truly did (a ship held in hand, a knock, an instruction ignored, the
+option pressed beside the true one) is kept as `TrueAct`s beside the moves.
+`table_differences` is the table invariant:
 at a settled board, the world's ships by (colour, place), places the cloud
 hides from the camera excluded (the shared cover model with the true pose),
 equal the game's expected placement.
@@ -63,6 +69,8 @@ class TrueMove:
     start: str | None
     end: str | None
     bumps: tuple[str, ...] = ()
+    legal: bool = True  # False: a move against the rules (the player miscounted, ...)
+    illegal: str = ""  # what made it illegal: its kind and the rules' reason
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -74,12 +82,31 @@ class TrueMove:
         return cls(**data)
 
 
+@dataclass(frozen=True)
+class TrueAct:
+    """Something a simulated player truly did besides a move: held a ship, knocked a token,
+    let an instruction pass, pressed an answer (with the true one beside it)."""
+
+    time_s: float  # the table's clock
+    seq: int  # the journal's length then
+    color: str  # the player who did it
+    kind: str  # "hold", "knock", "ignore", "half-follow", "answer", "no answer", ...
+    detail: str = ""
+
+
 class TruthLog:
-    """The true moves of one game, in order; appended to a JSON-lines file if given one."""
+    """The true moves of one game, in order; appended to a JSON-lines file if given one.
+
+    `acts` are the other things the players truly did, kept in memory only.
+    """
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
         self.moves: list[TrueMove] = []
+        self.acts: list[TrueAct] = []
+
+    def act(self, act: TrueAct) -> None:
+        self.acts.append(act)
 
     def record(self, move: TrueMove) -> None:
         self.moves.append(move)
@@ -90,6 +117,7 @@ class TruthLog:
     def clear(self) -> None:
         """A new game begins: forget the moves (and empty the file)."""
         self.moves.clear()
+        self.acts.clear()
         if self.path is not None:
             self.path.write_text("", encoding="utf-8")
 
@@ -102,17 +130,19 @@ class TruthLog:
                 if line.strip()]
 
 
-def true_move(game: Game, move: Move, die: int) -> TrueMove:
-    """The record of `move` made with `die` from the game's position now."""
+def true_move(game: Game, move: Move, die: int, illegal: str = "") -> TrueMove:
+    """The record of `move` made with `die` from the game's position now; `illegal` says
+    why when the player made it against the rules (it then bumps no ship)."""
     bumps: tuple[str, ...] = ()
-    if not move.is_pass and move.end is not None:
+    if not illegal and not move.is_pass and move.end is not None:
         short = move.end not in game.board.ports and move.steps < die
         if not short and move.end not in game.board.ports:
             bumps = tuple(s for s in game.ships_at(move.end) if s != move.ship)
     return TrueMove(
         seq=len(game.journal), round=game.round, color=game.active, die=die, move=str(move),
         ship=None if move.is_pass else move.ship, start=None if move.is_pass else move.start,
-        end=None if move.is_pass else move.end, bumps=bumps,
+        end=None if move.is_pass else move.end, bumps=bumps, legal=not illegal,
+        illegal=illegal,
     )
 
 
@@ -164,9 +194,15 @@ class MoveCheck:
     truth: TrueMove | None  # None: nobody made a move from that position
     wrong: str  # how the committed consequence differs from the true one ("" if it does not)
 
+    @property
+    def illegal_as_legal(self) -> bool:
+        """The player's true move was against the rules, and the journal committed a legal
+        move for it (the referee should have named it illegal and had it corrected)."""
+        return self.truth is not None and not self.truth.legal
+
     def __str__(self) -> str:
         true = "no move made" if self.truth is None else \
-            f"{self.truth.move} (die {self.truth.die})"
+            f"{self.truth.move} (die {self.truth.die}{'' if self.truth.legal else ', illegal'})"
         return (f"round {self.round}, {self.color}: committed {self.committed}, "
                 f"true {true}: {self.wrong or 'same consequence'}")
 
@@ -201,6 +237,8 @@ def compare_moves(record: Mapping[str, Any], truths: Sequence[TrueMove],
             wrong = ""
         elif truth is None:
             wrong = "no true move from this position"
+        elif not truth.legal:
+            wrong = f"an illegal move journalled as legal: {truth.illegal}"
         else:
             alternative = before.copy()
             try:

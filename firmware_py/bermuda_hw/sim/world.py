@@ -42,6 +42,8 @@ class World:
         self.cloud_heading_deg = 0.0
         self.cloud_on_board = True
         self._ships: dict[str, Point] = {}
+        # the heading a player set a token down at (none: turned like the space it is on)
+        self._headings: dict[str, float] = {}
         self.carried: dict[str, Carried] = {}
         # the pose at which ships were last checked against the magnets
         self._checked: tuple[float, float, float] | None = None
@@ -93,17 +95,29 @@ class World:
 
     # --- ships ------------------------------------------------------------------------
 
-    def place_ship(self, ship: str, x_mm: float, y_mm: float) -> None:
+    def place_ship(self, ship: str, x_mm: float, y_mm: float,
+                   heading_deg: float | None = None) -> None:
         """Put a ship on the board (a player's move); it is picked up if a magnet is near.
 
         The ship put down last lies on top of any it touches: `ship_positions`
-        lists the ships in the order they were put down.
+        lists the ships in the order they were put down. `heading_deg` is the
+        way its bow points when the player set it down at a heading of their
+        own (None: turned like the space it stands on).
         """
         with self._lock:
             self.carried.pop(ship, None)
             self._ships.pop(ship, None)
             self._ships[ship] = (x_mm, y_mm)
+            if heading_deg is None:
+                self._headings.pop(ship, None)
+            else:
+                self._headings[ship] = wrap_deg(heading_deg)
             self._update_ships()
+
+    def heading_of(self, ship: str) -> float | None:
+        """The heading a player set the ship down at (None: turned like its space)."""
+        with self._lock:
+            return self._headings.get(ship)
 
     def drop(self, ship: str) -> Point:
         """Take a carried ship off the magnet and leave it where it is; returns that point."""
@@ -117,6 +131,7 @@ class World:
         with self._lock:
             self.carried.pop(ship, None)
             self._ships.pop(ship, None)
+            self._headings.pop(ship, None)
 
     def ship_positions(self) -> Mapping[str, Point]:
         """Where every ship on the table is, in the order they were put down (the last on top)."""

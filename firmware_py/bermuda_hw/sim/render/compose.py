@@ -103,8 +103,9 @@ def draw_scene(board: Board, scene: Scene, camera: CameraModel, palette: Palette
         _composite_rotated(tex, canvas, alpha, centre, cloud.heading_deg, s)
 
     draw_covers(low=False)  # anything higher than the cloud lies on top of it
-    if scene.hand is not None:
-        _draw_hand(tex, shadow, board, scene.hand, camera)
+    for hand in (scene.hand, scene.other_hand):
+        if hand is not None:
+            _draw_hand(tex, shadow, board, hand, camera)
 
     if shadow.any():
         soft = cv2.GaussianBlur(shadow, (0, 0), 4.0).astype(np.float32) / 255.0

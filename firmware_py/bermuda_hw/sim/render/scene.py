@@ -62,3 +62,4 @@ class Scene:
     cloud: CloudState | None = None
     hand: Hand | None = None
     covers: tuple[Cover, ...] = ()
+    other_hand: Hand | None = None  # a second hand reaching in at the same time

@@ -1,0 +1,425 @@
+"""Simulated players who behave like people: each behaviour of a style happens at its rate
+with the player's seeded random source, is reproduced from the seed, and shows where the
+controller can see it (the world's tokens, the rendered frames, the button presses); the
+truth log says what the players truly did."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+
+from bermuda_hw.config import Config, load_config
+from bermuda_hw.controller.status import Mode, Question, Status
+from bermuda_hw.errors import ConfigError
+from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.game import Game
+from bermuda_hw.rules.record import record
+from bermuda_hw.sim.players import OBEDIENT, PEOPLE, PlayerStyle, SimulatedPlayers, styles_for
+from bermuda_hw.sim.render import CameraModel, render
+from bermuda_hw.sim.scene import WorldScene
+from bermuda_hw.sim.truth import TrueMove, compare_moves, place_of
+from bermuda_hw.sim.world import World
+from bermuda_hw.vision.reader import BoardReader
+
+QUIET = PlayerStyle(name="quiet", hand_chance=0.0, late_putback_chance=0.0)
+
+
+@dataclass
+class _View:
+    board: Board
+    game: Game
+    status: Status = field(default_factory=lambda: Status(mode=Mode.READY))
+
+
+class _Button:
+    """The spin button's pin: counts the presses a player makes."""
+
+    def __init__(self) -> None:
+        self.presses = 0
+
+    def drive_low(self) -> None:
+        self.presses += 1
+
+    def drive_high(self) -> None:
+        pass
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now_s = 0.0
+
+    def __call__(self) -> float:
+        return self.now_s
+
+
+@dataclass
+class _Table:
+    game: Game
+    world: World
+    scene: WorldScene
+    players: SimulatedPlayers
+    button: _Button
+    clock: _Clock
+
+
+def _table(board: Board, style: PlayerStyle, seed: int = 1, game: Game | None = None) -> _Table:
+    game = game if game is not None else Game.new(2, seed=1, board=board)
+    world = World(board)
+    for sid, (x, y) in game.ship_positions().items():
+        world.place_ship(sid, x, y)
+    scene = WorldScene(world, board)
+    button, clock = _Button(), _Clock()
+    players = SimulatedPlayers(_View(board, game), world, scene, cast(Any, button), seed=seed,
+                               style=style, clock=clock)
+    return _Table(game, world, scene, players, button, clock)
+
+
+def _moved(t: _Table) -> TrueMove | None:
+    """The move the active player truly made in this table's one turn (None: a pass)."""
+    moves = [m for m in t.players.truth.moves if m.ship is not None]
+    return moves[-1] if moves else None
+
+
+# --- styles ---------------------------------------------------------------------------
+
+
+def test_a_style_with_a_chance_out_of_range_is_named() -> None:
+    with pytest.raises(ConfigError, match=r"style shaky\.hold_chance: must be a chance"):
+        PlayerStyle(name="shaky", hold_chance=1.5)
+    with pytest.raises(ConfigError, match=r"style shaky\.hold_s: must be a range"):
+        PlayerStyle(name="shaky", hold_s=(30.0, 0.0))
+
+
+def test_styles_are_given_per_player_and_mixed() -> None:
+    colors = ("yellow", "blue", "green", "red")
+    assert set(styles_for("people", colors).values()) == {PEOPLE}
+    mixed = styles_for("mixed", colors)
+    assert [mixed[c] for c in colors] == [PEOPLE, OBEDIENT, PEOPLE, OBEDIENT]
+    assert styles_for("obedient+people", colors)["blue"] == PEOPLE
+    with pytest.raises(ConfigError, match="no player style 'careless'"):
+        styles_for("careless", colors)
+
+
+def test_obedient_players_do_nothing_of_the_people(board: Board) -> None:
+    for seed in range(30):
+        t = _table(board, replace(OBEDIENT, hand_chance=0.0), seed)
+        t.players._turn()
+        moved = _moved(t)
+        assert t.players.truth.acts == []
+        if moved is None:
+            continue
+        assert moved.legal
+        assert t.players._holding is None and t.world.heading_of(f"{moved.ship}") is None
+        point = t.world.ship_positions()[moved.ship or ""]
+        assert place_of(board, point) == moved.end
+
+
+# --- each behaviour at its rate ---------------------------------------------------------
+
+
+def _held(t: _Table) -> bool:
+    return any(a.kind == "hold" for a in t.players.truth.acts)
+
+
+def _off_centre(t: _Table) -> bool:
+    moved = _moved(t)
+    return moved is not None and t.world.heading_of(moved.ship or "") is not None
+
+
+def _lingered(t: _Table) -> bool:
+    return t.scene.hand is not None and any(a.kind == "linger" for a in t.players.truth.acts)
+
+
+def _second_hand(t: _Table) -> bool:
+    return t.scene.other_hand is not None
+
+
+def _miscounted(t: _Table) -> bool:
+    moved = _moved(t)
+    return moved is not None and not moved.legal and moved.illegal.startswith("miscount")
+
+
+BEHAVIOURS: dict[str, Callable[[_Table], bool]] = {
+    "hold_chance": _held,
+    "off_centre_chance": _off_centre,
+    "linger_chance": _lingered,
+    "second_hand_chance": _second_hand,
+    "miscount_chance": _miscounted,
+}
+
+
+@pytest.mark.parametrize("rate", sorted(BEHAVIOURS))
+def test_each_behaviour_happens_at_its_rate(board: Board, rate: str) -> None:
+    n, p = 160, 0.3
+    style = replace(QUIET, **{rate: p})  # type: ignore[arg-type]
+    seen = 0
+    for seed in range(n):
+        t = _table(board, style, seed)
+        t.players._turn()
+        for other, happened in BEHAVIOURS.items():
+            if other != rate:
+                assert not happened(t), (rate, other, seed)
+        seen += BEHAVIOURS[rate](t)
+    sd = math.sqrt(n * p * (1 - p))
+    assert abs(seen - n * p) <= 4 * sd, (rate, seen)
+
+
+def test_a_style_is_reproduced_from_the_seed(board: Board) -> None:
+    def play(seed: int) -> list[str]:
+        t = _table(board, PEOPLE, seed)
+        for _ in range(6):
+            t.players._turn()
+            t.clock.now_s += 40.0
+            t.players.tick()
+        return t.players.actions
+
+    assert play(3) == play(3)
+    assert play(3) != play(4)
+
+
+# --- what the controller can see -------------------------------------------------------
+
+
+def _colours_read(board: Board, t: _Table) -> Counter[str]:
+    camera = CameraModel(width_px=640, height_px=480, focal_px=575.0)
+    reading = BoardReader(board).read(render(board, t.scene(), camera))
+    return Counter(s.color for s in reading.ships if not s.hidden)
+
+
+def test_a_held_ship_is_off_the_table_for_its_hold_time(board: Board) -> None:
+    t = _table(board, replace(QUIET, hold_chance=1.0, hold_s=(12.0, 12.0)))
+    color = t.game.active
+    before = _colours_read(board, t)
+    t.players._turn()
+    held = t.players._holding
+    assert held is not None
+    assert held.token not in t.world.ship_positions()
+    assert _colours_read(board, t)[color] == before[color] - 1
+    t.clock.now_s = 11.9
+    t.players.tick()
+    assert held.token not in t.world.ship_positions() and t.players.truth.moves == []
+    t.clock.now_s = 12.0
+    t.players.tick()
+    assert t.players._holding is None
+    assert place_of(board, t.world.ship_positions()[held.token]) == held.move.end
+    assert _colours_read(board, t)[color] == before[color]
+    # the truth: the move made from the position the ship was lifted at
+    assert t.players.truth.moves[-1].seq == held.made_from
+    assert t.players.truth.moves[-1].move == str(held.move)
+
+
+def test_an_off_centre_token_lands_2_to_6_mm_off_at_any_heading(board: Board) -> None:
+    distances, headings = [], []
+    for seed in range(40):
+        t = _table(board, replace(QUIET, off_centre_chance=1.0), seed)
+        t.players._turn()
+        moved = _moved(t)
+        if moved is None or moved.end in board.ports:
+            continue
+        point = t.world.ship_positions()[moved.ship or ""]
+        distances.append(math.dist(point, board.spaces[moved.end or ""].position))
+        headings.append(t.world.heading_of(moved.ship or ""))
+        assert place_of(board, point) == moved.end
+    assert len(distances) >= 10
+    assert all(2.0 - 1e-9 <= d <= 6.0 + 1e-9 for d in distances)
+    assert max(distances) - min(distances) > 2.0
+    assert all(h is not None for h in headings)
+    assert max(h for h in headings if h is not None) - \
+        min(h for h in headings if h is not None) > 180.0
+
+
+def test_a_miscount_moves_the_wrong_number_of_spaces_and_the_truth_says_so(
+        board: Board) -> None:
+    t = _table(board, replace(QUIET, miscount_chance=1.0), 2)
+    t.players._turn()
+    moved = _moved(t)
+    assert moved is not None and not moved.legal
+    from bermuda_hw.rules.moves import Move
+
+    move = Move.parse(moved.move)
+    assert move.steps in (moved.die - 1, moved.die + 1)
+    assert move not in t.game.legal_moves(moved.die)
+    assert moved.illegal.startswith("miscount: ") and str(moved.die) in moved.illegal
+    assert place_of(board, t.world.ship_positions()[move.ship]) == move.end
+    # the player moves again from the same position with the same roll, legally
+    t.players.world.place_ship(move.ship, *t.game.ship_positions()[move.ship])
+    t.players._turn()
+    again = t.players.truth.moves[-1]
+    assert again.legal and again.die == moved.die and again.seq == moved.seq
+
+
+def test_an_illegal_move_into_a_full_port_is_offered(board: Board) -> None:
+    game = Game.new(2, seed=1, board=board)
+    color = game.active
+    other = next(c for c in game.players if c != color)
+    port = next(p for p in board.ports if p != game.ship(f"{color}-1").location
+                and p != game.ship(f"{other}-1").location and board.ports[p].product != "home")
+    game.set_ship(f"{other}-1", port)
+    game.set_ship(f"{other}-2", port)
+    near = next(s for s in sorted(board.adjacency[port]) if s not in board.ports)
+    game.set_ship(f"{color}-1", near)
+    t = _table(board, QUIET, game=game)
+    walks = t.players._illegal_walks(game, 1, "full port")
+    into = [m for m in walks if m.end == port]
+    assert into and all(m not in game.legal_moves(1) for m in into)
+
+
+def test_an_illegal_move_under_the_cloud_ends_on_a_blocked_space(board: Board) -> None:
+    found = 0
+    for seed in range(40):
+        t = _table(board, replace(QUIET, under_cloud_chance=1.0), seed)
+        t.players._turn()
+        moved = _moved(t)
+        if moved is not None and not moved.legal:
+            assert moved.illegal.startswith("under the cloud")
+            assert moved.end in t.game.blocked
+            found += 1
+    assert found
+
+
+# --- the truth and the bench's counts ---------------------------------------------------
+
+
+def test_an_illegal_move_journalled_as_legal_is_counted_apart(board: Board) -> None:
+    t = _table(board, replace(QUIET, miscount_chance=1.0), 2)
+    t.players._turn()
+    moved = _moved(t)
+    assert moved is not None and not moved.legal
+    game = t.game
+    game.set_die(moved.die)
+    game.push(game.legal_moves(moved.die)[0])  # the referee took it as a legal move
+    check = compare_moves(record(game), t.players.truth.moves, board)[0]
+    assert check.illegal_as_legal and check.wrong.startswith("an illegal move")
+    # corrected: the player made a legal move after the illegal one; the journal has it
+    t2 = _table(board, replace(QUIET, miscount_chance=1.0), 2)
+    t2.players._turn()
+    first = _moved(t2)
+    assert first is not None
+    t2.world.place_ship(first.ship or "", *t2.game.ship_positions()[first.ship or ""])
+    t2.players._turn()
+    legal = t2.players.truth.moves[-1]
+    assert legal.legal
+    t2.game.set_die(legal.die)
+    t2.game.push(legal.move)
+    check = compare_moves(record(t2.game), t2.players.truth.moves, board)[0]
+    assert not check.illegal_as_legal and check.wrong == ""
+
+
+# --- instructions and questions -------------------------------------------------------
+
+
+def test_an_ignored_instruction_is_followed_once_its_time_is_over(board: Board) -> None:
+    t = _table(board, replace(QUIET, ignore_chance=1.0, ignore_s=(20.0, 20.0)))
+    t.players.controller.status.message = "put the ship back"
+    assert t.players._ignored("put back")
+    t.clock.now_s = 19.9
+    assert t.players._ignored("put back")
+    t.clock.now_s = 20.0
+    assert not t.players._ignored("put back")
+    assert [a.kind for a in t.players.truth.acts] == ["ignore"]
+
+
+def test_a_half_followed_put_back_holds_the_bumped_ship_before_it_goes_to_port(
+        board: Board) -> None:
+    from referee_helpers import set_dock_or_bump
+
+    from bermuda_hw.rules.game import GameOptions
+
+    style = replace(QUIET, late_putback_chance=1.0, follow_s=(5.0, 5.0))
+    for seed in range(40):
+        game = Game.new(2, seed=1, board=board, first_player="yellow",
+                        options=GameOptions(die="virtual"))
+        _, z = set_dock_or_bump(game)
+        t = _table(board, style, seed, game=game)
+        t.players.controller.status.die = 1
+        t.players._turn()
+        made = t.players._made
+        assert made is not None
+        if made[1].end != z:
+            continue  # the dock: nothing landed on
+        assert place_of(board, t.world.ship_positions()["yellow-2"]) == z  # left for the ask
+        t.players._put_back_bumped(later=True)
+        assert "yellow-2" not in t.world.ship_positions()
+        t.clock.now_s = 4.9
+        t.players.tick()
+        assert "yellow-2" not in t.world.ship_positions()
+        t.clock.now_s = 5.0
+        t.players.tick()
+        port = game.ship("yellow-2").previous_port
+        assert place_of(board, t.world.ship_positions()["yellow-2"]) == port
+        assert [a.kind for a in t.players.truth.acts] == ["half-follow"]
+        return
+    pytest.fail("no seed landed on the ship")
+
+
+def _asked(t: _Table) -> Question:
+    question = Question("yellow: did you roll 2 or 3?", ("2", "3"),
+                        (frozenset({2}), frozenset({3})), ((), ()), "yellow")
+    t.players._roll = 3
+    t.players.controller.status.mode = Mode.ASK
+    t.players.controller.status.question = question
+    return question
+
+
+def test_a_late_answer_is_pressed_after_its_delay(board: Board) -> None:
+    t = _table(board, replace(QUIET, late_answer_chance=1.0, late_answer_s=(5.0, 5.0)))
+    _asked(t)
+    t.players.tick()
+    assert t.button.presses == 0
+    t.clock.now_s = 5.0
+    t.players._next_frame = 0
+    t.players.tick()
+    assert t.button.presses == 2
+
+
+def test_a_question_never_answered_gets_no_press_until_it_is_asked_again(
+        board: Board) -> None:
+    t = _table(board, replace(QUIET, no_answer_chance=1.0))
+    _asked(t)
+    for _ in range(20):
+        t.clock.now_s += 5.0
+        t.players.tick()
+    assert t.button.presses == 0
+    assert [a.kind for a in t.players.truth.acts] == ["no answer"]
+    t.players.styles = {c: QUIET for c in t.game.players}
+    _asked(t)  # asked again
+    t.players._next_frame = 0
+    t.players.tick()
+    assert t.button.presses == 2
+
+
+def test_a_wrong_option_is_pressed_and_the_truth_says_so(board: Board) -> None:
+    t = _table(board, replace(QUIET, wrong_answer_chance=1.0))
+    _asked(t)
+    t.players.tick()
+    assert t.button.presses == 1
+    assert t.players.truth.acts[-1].detail.startswith("pressed 1 for 2")
+
+
+# --- a whole game -----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sim_config() -> Config:
+    from bermuda_hw.sim.session import simulate_config
+
+    return simulate_config(load_config(None))
+
+
+@pytest.mark.slow
+def test_a_whole_game_with_people_runs_to_its_end(board: Board, sim_config: Config,
+                                                   tmp_path: Path) -> None:
+    from bermuda_hw.rules.game import GameOptions
+    from bermuda_hw.sim.session import play_game
+
+    report = play_game(board, sim_config, tmp_path, players=2, seed=1, style="people",
+                       options=GameOptions(die="virtual"))
+    assert report.finished or report.stalled, report.log[-20:]
+    assert report.moves >= 10
+    assert report.acts.get("hold", 0) > 0 and report.acts.get("linger", 0) > 0
