@@ -1337,7 +1337,9 @@ class Controller:
         question = self.status.question
         if option is None:
             if question is not None and self.clock.monotonic() - self._asked_s >= REPEAT_S:
+                # asked again: a question of its own (a page or a player sees it anew)
                 self._asked_s = self.clock.monotonic()
+                self.status.question = replace(question)
                 self.say(f"still waiting for an answer, the game is paused: {question.text} "
                          f"({_press_hint(question.options)})")
             return

@@ -540,7 +540,10 @@ class SimulatedPlayers:
             self.actions.append(f"answer {pressed}: {question.options[pressed - 1]}")
             for _ in range(pressed):
                 self._press()
-            return
+            if question.options[pressed - 1] != NONE_OF_THESE:
+                return
+            # told "none of these" was taken: the board goes back as the game has it, and
+            # the move is made again
         # none of the options is what was done: take the move back and make it again
         for token, point in self._undo.items():
             self.world.place_ship(token, *point)
