@@ -889,7 +889,9 @@ class Controller:
         best = belief.best
         if best.kind is Explanation.IN_HAND and best.place is not None:
             return (f"{game.active}: finish your move: a {game.active} ship is off "
-                    f"{best.place}; set it down where the die takes it")
+                    f"{best.place}; set it down where the die takes it (a ship set down "
+                    "where the camera cannot see, under the cloud, is no move: put it back "
+                    f"on {best.place} first)")
         return explain(game, diff, self._known_dice())
 
     def _check_setup(self, observation: BoardObservation) -> None:
