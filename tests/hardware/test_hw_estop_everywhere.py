@@ -163,29 +163,6 @@ def test_every_shipped_configuration_has_an_estop_input() -> None:
     assert load_config(root / "hardware" / "config.example.toml").controls.estop_pin is not None
 
 
-def enabled_levels(backend: SimBackend, config: Config) -> list[bool]:
-    """Every level the drivers' ENABLE was driven to, as 'motor current on' or not."""
-    pin = backend.pin(config.gantry.enable_pin)
-    active = config.gantry.enable_active_high
-    return [bool(state.state) == active for state in pin.states[1:]]
-
-
-def test_a_press_between_the_check_and_the_enable_never_energises_the_drivers(
-    rig_mover: tuple[Any, SimBackend],
-) -> None:
-    mover, backend = rig_mover
-
-    def level_then_press() -> bool:
-        # the level reads released; the button's edge arrives right after the read
-        mover.emergency_stop("e-stop button")
-        return False
-
-    mover.add_interlock(level_then_press)
-    with pytest.raises(Exception, match="e-stop"):
-        mover.home()
-    assert True not in enabled_levels(backend, mover.config)
-
-
 def test_the_supply_relay_closes_for_homing_and_opens_on_the_estop_and_at_exit(
     make_backend: Callable[..., SimBackend], tweak: Callable[..., Config], fast_config: Config,
 ) -> None:

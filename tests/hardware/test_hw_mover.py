@@ -436,6 +436,10 @@ def test_an_estop_pressed_as_homing_starts_is_not_lost(
         mover.home()
     assert backend.rig.axes["x"].accepted_steps == backend.rig.axes["y"].accepted_steps == 0
     assert not mover.homed and not backend.rig.enabled
+    # the drivers were never energised, not even between the check and the enable
+    enable = backend.pin(mover.config.gantry.enable_pin)
+    active = mover.config.gantry.enable_active_high
+    assert all(bool(state.state) != active for state in enable.states[1:])
 
 
 def test_the_estop_level_is_polled_between_steps(
