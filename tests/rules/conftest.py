@@ -10,7 +10,9 @@ edge. So a test states what is blocked, and the real `blocked_spaces` agrees.
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -35,6 +37,8 @@ RING = [
     ["BANANAS", "H", "I", "LUMBER"],
     ["LUMBER", "J", "K", "HOME"],
 ]
+
+sys.path.insert(0, str(Path(__file__).parent))  # midgames: positions of random games
 
 
 def build_board(

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from midgames import midgame, midgames
 
 from bermuda_hw.errors import RulesError
 from bermuda_hw.rules.board import Board
@@ -26,7 +27,7 @@ from bermuda_hw.rules.computer import (
 )
 from bermuda_hw.rules.danger import place_odds, sweep_odds
 from bermuda_hw.rules.events import BonusTaken, Bumped, CardTaken
-from bermuda_hw.rules.game import Game, GameOptions, Phase
+from bermuda_hw.rules.game import Game, GameOptions
 from bermuda_hw.rules.moves import Move, walk_table
 from bermuda_hw.rules.play import Chooser, random_chooser, simulate_game
 from bermuda_hw.rules.record import to_json
@@ -36,26 +37,6 @@ SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
-def _midgame(seed: int, players: int, turns: int, options: GameOptions | None = None) -> Game:
-    """A game played at random for some turns, then left with the die rolled (if not over)."""
-    game = Game.new(players, seed=seed, board=BOARD, options=options)
-    rng = random.Random(seed)
-    for _ in range(turns):
-        if game.is_over():
-            break
-        if game.phase is Phase.CLOUD:
-            game.cloud_phase()
-            continue
-        game.roll_die()
-        game.push(rng.choice(game.legal_moves()))
-    while game.phase is Phase.CLOUD:
-        game.cloud_phase()
-    if not game.is_over():
-        game.roll_die()
-    return game
-
-
-midgames = st.builds(_midgame, st.integers(0, 2**31), st.integers(2, 4), st.integers(0, 120))
 
 
 @SETTINGS
@@ -99,7 +80,7 @@ def test_the_same_seed_plays_the_same_game_and_another_seed_another() -> None:
 
 def test_best_is_deterministic_and_takes_the_top_score() -> None:
     for seed in range(20):
-        game = _midgame(seed, 2, 30)
+        game = midgame(seed, 2, 30)
         if game.is_over():
             continue
         scores = score_moves(game)
@@ -113,7 +94,7 @@ def test_easy_sometimes_plays_other_than_best() -> None:
     same = other = 0
     easy = ComputerPlayer("easy", seed=3)
     for seed in range(60):
-        game = _midgame(seed, 2, 20)
+        game = midgame(seed, 2, 20)
         if game.is_over() or len(game.legal_moves()) < 3:
             continue
         if easy.choose(game) == ComputerPlayer("best").choose(game):
@@ -132,7 +113,7 @@ def test_an_unknown_level_is_refused() -> None:
 @given(st.integers(0, 2**31), st.integers(2, 3), st.integers(0, 60))
 def test_best_takes_a_move_that_reaches_the_target(seed: int, players: int, turns: int) -> None:
     # a low target makes a winning dock common in real play
-    game = _midgame(seed, players, turns, GameOptions(target_usd=60_000))
+    game = midgame(seed, players, turns, GameOptions(target_usd=60_000))
     if game.is_over():
         return
     color = game.active
@@ -175,7 +156,7 @@ def test_with_ships_worth_everything_best_keeps_its_fleet_safest(game: Game) -> 
 
 def test_the_danger_of_every_place_is_the_danger_map_of_the_ships_there() -> None:
     for seed in range(6):
-        game = _midgame(seed, 4, 40 + seed)
+        game = midgame(seed, 4, 40 + seed)
         odds = place_odds(BOARD, game.pose).swept
         for ship, chance in sweep_odds(game).swept.items():
             location = game.ship(ship).location
@@ -221,7 +202,7 @@ def test_the_greedy_card_taker_docks_for_the_biggest_card() -> None:
     greedy = greedy_chooser(random.Random(0))
     checked = 0
     for seed in range(40):
-        game = _midgame(seed, 2, seed)
+        game = midgame(seed, 2, seed)
         if game.is_over():
             continue
         values = {}
@@ -239,7 +220,7 @@ def test_the_greedy_card_taker_docks_for_the_biggest_card() -> None:
 def test_a_move_in_words() -> None:
     said: set[str] = set()
     for seed in range(80):
-        game = _midgame(seed, 2, seed % 40)
+        game = midgame(seed, 2, seed % 40)
         if game.is_over():
             continue
         color, die = game.active, game.position.die

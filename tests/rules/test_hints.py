@@ -6,11 +6,11 @@ HOME-A-B-C-SUGAR-D-E-OIL-F-G-BANANAS-H-I-LUMBER-J-K-HOME.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable
 
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from midgames import midgame, midgames
 
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.boardfile import load_board
@@ -25,30 +25,11 @@ SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 
-def _midgame(seed: int, players: int, turns: int) -> Game:
-    game = Game.new(players, seed=seed, board=BOARD)
-    rng = random.Random(seed)
-    for _ in range(turns):
-        if game.is_over():
-            break
-        if game.phase is Phase.CLOUD:
-            game.cloud_phase()
-            continue
-        game.roll_die()
-        game.push(rng.choice(game.legal_moves()))
-    while game.phase is Phase.CLOUD:
-        game.cloud_phase()
-    if not game.is_over():
-        game.roll_die()
-    return game
-
-
-midgames = st.builds(_midgame, st.integers(0, 2**31), st.integers(2, 4), st.integers(0, 120))
 
 
 @SETTINGS
 @given(midgames, st.integers(1, 6))
-@example(_midgame(874, 4, 91), 1)  # a dock that reaches the target: no spin to come
+@example(midgame(874, 4, 91), 1)  # a dock that reaches the target: no spin to come
 def test_the_hints_are_exactly_the_legal_moves_and_say_what_each_does(
     game: Game, die: int
 ) -> None:

@@ -164,14 +164,6 @@ class Hypothesis:
         return self.kind is Explanation.MOVE and self.best is not None \
             and self.best.kind is Kind.NONE
 
-    def describe(self) -> str:
-        if self.kind is Explanation.MOVE:
-            assert self.best is not None
-            return self.best.describe()
-        if self.kind is Explanation.IN_HAND:
-            return f"a ship lifted off {self.place}, the move not finished"
-        return f"a ship from {self.place} to {self.target}, which the rules do not allow"
-
 
 @dataclass(frozen=True)
 class Belief:
