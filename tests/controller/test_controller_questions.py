@@ -260,3 +260,27 @@ def test_an_unanswered_question_is_said_again_and_nothing_is_taken(
     assert table.mode() is Mode.ASK and _moves(c) == made
     again = [line for line in table.log if line.startswith("still waiting for an answer")]
     assert len(again) >= 2 and "none of these" in again[0]
+
+
+def test_a_not_yet_on_a_board_left_as_it_was_is_asked_again_and_nothing_is_taken(
+        make_table: MakeTable, monkeypatch: pytest.MonkeyPatch) -> None:
+    repeat_s = 4.0  # REPEAT_S shortened: the same rule, a shorter run of frames
+    monkeypatch.setattr(daemon, "REPEAT_S", repeat_s)
+    table = make_table(with_players=False, seed=1)
+    c = table.controller
+    _asked(table)
+    question = c.status.question
+    assert question is not None
+    made = _moves(c)
+    c.answer(question.options.index(NOT_YET) + 1)
+    table.steps(2)
+    # the move is under way: the game waits, the board may differ from it meanwhile
+    assert table.mode() is Mode.READY and c.status.unfinished
+    assert c.snapshot is not None and c.snapshot.status["unfinished"] is True
+    start = c.clock.monotonic()
+    table.run_until(lambda: table.mode() is Mode.ASK, limit=4000)
+    # the board never changed: the same question again once REPEAT_S passed, no move taken
+    assert c.clock.monotonic() - start >= repeat_s - 1.0
+    assert _moves(c) == made and not c.status.unfinished
+    again = c.status.question
+    assert again is not None and again.options == question.options

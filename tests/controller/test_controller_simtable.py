@@ -25,6 +25,7 @@ from bermuda_hw.sim.players import SimulatedPlayers
 from bermuda_hw.sim.render import CameraModel, render
 from bermuda_hw.sim.scene import WorldScene, scene_of
 from bermuda_hw.sim.truth import (
+    InvariantWatch,
     TrueMove,
     TruthLog,
     compare_moves,
@@ -181,6 +182,23 @@ def test_the_table_invariant_sees_a_token_where_the_game_has_none(board: Board) 
     world.set_carriage(*board.spaces["S16"].position)
     assert ("blue", "S16") not in (table_differences(world, game) or diff).only_on_table \
         or pytest.fail("a hidden place was compared")
+
+
+def test_the_table_invariant_is_not_checked_while_a_move_is_under_way(board: Board) -> None:
+    """After a "not yet" the table waits in READY with a ship off its place: a move under
+    way, not a settled board; once the controller settles again, it is checked."""
+    game = Game.new(2, seed=1, board=board)
+    world = World(board)
+    _set_up(board, game, world)
+    world.set_carriage(*board.grid.dot_mm(0, 0))
+    world.place_ship("blue-1", *board.spaces["S16"].position)
+    view = View(board, game, Status(mode=Mode.READY, seq=5, unfinished=True))
+    watch = InvariantWatch(view, world)
+    watch.check()
+    assert watch.violations == [] and watch.checked == 0
+    view.status.unfinished = False
+    watch.check()
+    assert len(watch.violations) == 1 and ("blue", "S16") in watch.violations[0].only_on_table
 
 
 def test_the_table_invariant_leaves_out_what_the_cloud_body_hides(board: Board) -> None:

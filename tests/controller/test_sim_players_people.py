@@ -15,6 +15,7 @@ from typing import Any, cast
 import pytest
 
 from bermuda_hw.config import Config, load_config
+from bermuda_hw.controller.identify import Difference
 from bermuda_hw.controller.status import Mode, Question, Status
 from bermuda_hw.errors import ConfigError
 from bermuda_hw.rules.board import Board
@@ -312,6 +313,34 @@ def test_an_illegal_move_journalled_as_legal_is_counted_apart(board: Board) -> N
 
 
 # --- instructions and questions -------------------------------------------------------
+
+
+@pytest.mark.parametrize("patience_s", [0.0, 10.0])
+def test_a_ship_set_down_after_a_hold_waits_for_the_table_to_look(
+        board: Board, patience_s: float) -> None:
+    """The table said "finish your move" while the ship was in hand. A person who then
+    sets it down waits for the table to read the board before following what it still
+    shows; a player with no patience follows the stale request and takes the move back."""
+    t = _table(board, replace(QUIET, hold_chance=1.0, hold_s=(5.0, 5.0),
+                              patience_s=patience_s))
+    t.players._turn()
+    held = t.players._holding
+    assert held is not None
+    status = t.players.controller.status
+    status.mode = Mode.FIX
+    status.message = "finish your move"
+    status.fix = Difference(missing=((held.move.color, held.move.start),))
+    for k in range(1, 60):  # the table has not read a new board yet
+        t.clock.now_s = 0.1 * k
+        t.players.tick()
+    where = place_of(board, t.world.ship_positions()[held.token])
+    assert where == (held.move.start if patience_s == 0.0 else held.move.end)
+    if patience_s:
+        status.observations += 1  # the table read the board: what it still shows is meant
+        for k in range(60, 70):
+            t.clock.now_s = 0.1 * k
+            t.players.tick()
+        assert place_of(board, t.world.ship_positions()[held.token]) == held.move.start
 
 
 def test_an_ignored_instruction_is_followed_once_its_time_is_over(board: Board) -> None:

@@ -319,7 +319,9 @@ class Controller:
         self._tied: tuple[Group, ...] = ()  # the groups the pending question chooses between
         self._asked_s = 0.0  # when the pending question was last put to the table
         # the board the table answered "not yet" for: not asked about again until it changes
-        self._not_yet: tuple[Game, int, object | None] | None = None
+        # the board a player answered "not yet" on, and when: not asked about again until
+        # it changes or REPEAT_S passes (a "not yet" pressed by mistake is asked again)
+        self._not_yet: tuple[Game, int, object | None, float] | None = None
         self._provisional: list[_Provisional] = []
         # the last move's bumped ships, still to be put back
         self._bumped: _Bumped | None = None
@@ -364,6 +366,7 @@ class Controller:
 
     def _set(self, mode: Mode, message: str = "", pattern: Pattern | None = None) -> None:
         changed = mode is not self.status.mode or message != self.status.message
+        self.status.unfinished = False
         if mode is not Mode.FIX:
             self.status.waiting = None
             self._end_putback()
@@ -758,6 +761,12 @@ class Controller:
             self._observe(observation)
         elif self._putback is not None:
             self._putback_step()
+        elif self._not_yet_lapsed():
+            # the board stayed as it was when a player said "not yet": it is asked about
+            # again (a "not yet" pressed by mistake must not leave the game waiting)
+            self._not_yet = None
+            assert self.last_observation is not None
+            self._observe(self.last_observation)
         if self._spin_waits and self.status.mode is Mode.SPIN and self._board_clear():
             self._spin_waits = False
             self._spin()
@@ -769,6 +778,12 @@ class Controller:
             with self._press_lock:
                 self._presses = 0
             self._on_press()
+
+    def _not_yet_lapsed(self) -> bool:
+        declined = self._not_yet
+        return declined is not None and self.status.mode is Mode.READY \
+            and self.status.unfinished and self.last_observation is not None \
+            and self.clock.monotonic() - declined[3] >= REPEAT_S
 
     # --- observations -------------------------------------------------------------------
 
@@ -1289,8 +1304,9 @@ class Controller:
                 g.consequence for g in self._tied}:
             return  # the same question is pending
         declined = self._not_yet
-        if declined is not None and declined == (game, len(game.journal),
-                                                 self._reading_state()):
+        if declined is not None and declined[:3] == (game, len(game.journal),
+                                                     self._reading_state()) \
+                and self.clock.monotonic() - declined[3] < REPEAT_S:
             return  # "not yet" for this very board: asked again once it changes
         self._tied = groups
         color = game.active
@@ -1356,10 +1372,13 @@ class Controller:
         self.status.question = None
         observation = self.last_observation
         if option == len(groups) + 2:  # not yet: the move is not finished
-            self._not_yet = (game, len(game.journal), self._reading_state())
+            self._not_yet = (game, len(game.journal), self._reading_state(),
+                             self.clock.monotonic())
             self.say(f"answer {option}: not yet")
             self._set(Mode.READY, f"{game.active}: finish your move; the table asks again "
                                   "when the board changes", Pattern.READY)
+            self.status.unfinished = True
+            self.publish()
             return
         if option == len(groups) + 1:  # none of these: nothing is taken
             self.say(f"answer {option}: none of these; nothing is taken")

@@ -80,6 +80,9 @@ class Status:
     # lands on stays, beside theirs, until they are asked to put it back (the camera could
     # not tell that bump, its ship put back at once, from another move of the die)
     hold: tuple[str, ...] = ()
+    # mode READY: the active player answered "not yet": their move is under way and the
+    # board may differ from the game until they finish it
+    unfinished: bool = False
 
 
 class ControllerView(Protocol):

@@ -106,6 +106,10 @@ class PlayerStyle:
     late_answer_s: Range = (3.0, 30.0)
     no_answer_chance: float = 0.0
     wrong_answer_chance: float = 0.0
+    #: after acting (a token set down, a fix made, a press), the player watches the table
+    #: for up to patience_s for it to react (a new reading of the board or a new message)
+    #: before acting on what it shows; 0: acts on what the table shows at once
+    patience_s: float = 0.0
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -149,7 +153,7 @@ PEOPLE = PlayerStyle(
     ignore_chance=0.25, ignore_s=(10.0, 40.0), half_follow_chance=0.15, follow_s=(2.0, 10.0),
     miscount_chance=0.04, full_port_chance=0.02, under_cloud_chance=0.02,
     late_answer_chance=0.25, late_answer_s=(3.0, 30.0), no_answer_chance=0.1,
-    wrong_answer_chance=0.05,
+    wrong_answer_chance=0.05, patience_s=10.0,
 )
 
 STYLES: dict[str, PlayerStyle] = {s.name: s for s in (OBEDIENT, PEOPLE)}
@@ -252,6 +256,9 @@ class SimulatedPlayers:
         self._answer_due_s = 0.0
         self.frame = 0
         self._next_frame = 0
+        # what the table showed when the players last acted, and when: a person waits for
+        # the table to react before following an instruction it showed before
+        self._awaiting: tuple[tuple[object, ...], float] | None = None
         self._acted_seq = -1
         self._hand_frames = 0
         self.knowledge: Game | None = None
@@ -300,6 +307,11 @@ class SimulatedPlayers:
             return  # thinking, ship in hand: the table's requests go unheard
         if now < self._busy_until_s:
             return
+        if self._awaiting is not None:
+            shown, since_s = self._awaiting
+            if shown == self._shown() and now - since_s < self.style().patience_s:
+                return  # the table has not looked at what was just done
+            self._awaiting = None
         mode = status.mode
         if mode is Mode.ASK:
             self._answer()
@@ -349,6 +361,13 @@ class SimulatedPlayers:
 
     def _wait(self) -> None:
         self._next_frame = self.frame + self.pause_frames
+        self._awaiting = (self._shown(), self.now_s())
+
+    def _shown(self) -> tuple[object, ...]:
+        """What the table shows, and how many boards it has read: what the players watch
+        for a reaction."""
+        status = self.controller.status
+        return (status.mode, status.message, status.seq, status.observations)
 
     # --- the players' styles ------------------------------------------------------------
 

@@ -351,7 +351,7 @@ class InvariantWatch:
         status = self.controller.status
         game = self.controller.game
         mode = str(status.mode.value)
-        if game is None or mode not in self.SETTLED:
+        if game is None or mode not in self.SETTLED or getattr(status, "unfinished", False):
             self._last = None
             return
         key = (status.seq, mode)
