@@ -9,7 +9,7 @@ from typing import Any
 
 from table_helpers import set_out
 
-from bermuda_hw.controller.daemon import provisional_moves
+from bermuda_hw.controller.consequences import provisional_moves
 from bermuda_hw.controller.status import Mode
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.cloud import blocked_spaces, plan_spin, swept_ships

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 
 import pytest
 
-from bermuda_hw.controller.daemon import captured_ships, taken_by_track
+from bermuda_hw.controller.consequences import captured_ships, taken_by_track
 from bermuda_hw.controller.identify import Difference, difference, explain, pass_die
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.candidates import contents

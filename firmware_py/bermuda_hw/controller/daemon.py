@@ -98,10 +98,22 @@ from bermuda_hw.backends.camera import CameraSource, Frame
 from bermuda_hw.clock import Clock
 from bermuda_hw.controller.belief import Belief, Explanation, weigh
 from bermuda_hw.controller.commands import ActionRefused, Command, CommandQueue
+from bermuda_hw.controller.consequences import (
+    Provisional,
+    back_board,
+    bump_left_over,
+    captured_ships,
+    difference_after,
+    hand_edits,
+    left_over,
+    provisional_moves,
+    ship_points,
+    taken_by_track,
+    unseen_sweep,
+)
 from bermuda_hw.controller.identify import (
     Difference,
     difference,
-    expected_places,
     explain,
     pass_die,
 )
@@ -126,6 +138,7 @@ from bermuda_hw.controller.seams import Controls, Mover
 from bermuda_hw.controller.signals import Pattern, TableSignals
 from bermuda_hw.controller.snapshot import Snapshot, change_key, take
 from bermuda_hw.controller.status import NONE_OF_THESE, NOT_YET, Mode, Question, Status
+from bermuda_hw.controller.wording import dice_text, either, press_hint
 from bermuda_hw.errors import (
     CalibrationError,
     CameraError,
@@ -138,8 +151,7 @@ from bermuda_hw.errors import (
 from bermuda_hw.planning.route import HomingApproach, clear_route, homing_approach
 from bermuda_hw.rules.board import LETTERS, Board, Point
 from bermuda_hw.rules.candidates import Bump, Candidate, Consequence, contents
-from bermuda_hw.rules.cloud import CloudPose, Spin, plan_spin, swept_ships
-from bermuda_hw.rules.cover import STAND_TOLERANCE_MM
+from bermuda_hw.rules.cloud import CloudPose, Spin
 from bermuda_hw.rules.events import (
     CloudMoved,
     CloudRemoved,
@@ -207,17 +219,6 @@ class _FrameTap:
 
 
 @dataclass
-class _Provisional:
-    """A move taken into places the camera could not see, or a cloud phase's captures from
-    places it covered, to check when they come into view."""
-
-    count: int  # the journal's length before the move's entries (or the cloud phase's entry)
-    move: str
-    places: tuple[str, ...]
-    captures: bool = False  # the captures of the cloud phase at `count`
-
-
-@dataclass
 class _PendingSpin:
     spin: Spin
     swept: frozenset[str]
@@ -261,8 +262,8 @@ class _PutBack:
     putting bumped ships back."""
 
     kind: _Request
-    #: the move's, which a quiet board takes (out of sight, doubtful bump); or the tied
-    #: moves' (bumps)
+    #: the move's, asked about once the board stays quiet (out of sight, doubtful bump);
+    #: or the tied moves' (bumps)
     consequence: Consequence | tuple[Consequence, ...]
     game: Game
     count: int  # the journal's length when asked
@@ -322,7 +323,7 @@ class Controller:
         # the board a player answered "not yet" on, and when: not asked about again until
         # it changes or REPEAT_S passes (a "not yet" pressed by mistake is asked again)
         self._not_yet: tuple[Game, int, object | None, float] | None = None
-        self._provisional: list[_Provisional] = []
+        self._provisional: list[Provisional] = []
         # the last move's bumped ships, still to be put back
         self._bumped: _Bumped | None = None
         # a move out of sight waiting for the rest of the board to match (its fix is shown)
@@ -613,7 +614,7 @@ class Controller:
         if game is not None and self._board_may_hold_ships:
             # a ship in a port may stand at any of its berths, unless the camera sees which
             berths = {(s.color, s.space, s.berth) for s in seen if s.berth is not None}
-            for sid, point in _ship_points(game).items():
+            for sid, point in ship_points(game).items():
                 ship_id, _, berth = sid.partition("#")
                 if ship_id in leave:
                     continue
@@ -671,7 +672,7 @@ class Controller:
         goal = goal if goal is not None else game.pose
         start = self.mover.pose()
         self.mover.goto_dot(start.col, start.row)  # after homing: onto the nearest dot first
-        avoid = {sid: p for sid, p in _ship_points(game).items()
+        avoid = {sid: p for sid, p in ship_points(game).items()
                  if sid.partition("#")[0] not in leave}
         route = clear_route(self.board, start, goal, avoid,
                             clockwise_only=self.mover.clockwise_only)
@@ -839,7 +840,7 @@ class Controller:
         # a provisional move waiting for the rest to match, and its places out of sight
         pending: tuple[Candidate, tuple[str, ...]] | None = None
         if best is not None:
-            rest = len(_left_over(game, best.best, observation))
+            rest = len(left_over(game, best.best, observation))
             # a move is taken only when the belief is sure some legal move was made: not a
             # ship still in a hand, nor a move the rules do not allow (the referee's groups
             # then tell which). A bump in doubt asks for its ship back first, which tells;
@@ -877,7 +878,7 @@ class Controller:
             # the move out of sight stays on the table: only what it does not explain is
             # a fix (a misread elsewhere must not make the players undo a real move)
             move = pending[0]
-            diff = _difference_after(game, move, observation)
+            diff = difference_after(game, move, observation)
             self._waiting = (*pending, game, len(game.journal))
             self._show_fix(diff, f"{game.active}'s move looks like {move.move} (die "
                                  f"{move.die}), taken once the rest matches: fix the "
@@ -1044,7 +1045,7 @@ class Controller:
         if self.status.mode is not Mode.FIX or self.status.fix != diff:
             hidden = sorted({space for _, space in diff.missing if space is not None})
             self._show_fix(diff, f"fix the board: {diff.describe()} (the cloud covers "
-                                 f"{_either(tuple(hidden))})")
+                                 f"{either(tuple(hidden))})")
         return True
 
     def _settled(self, matched: BoardObservation | None = None) -> None:
@@ -1091,7 +1092,7 @@ class Controller:
         events = game.push(candidate.move)
         if provisional:
             game.journal[-1] = {**game.journal[-1], "provisional": list(provisional)}
-            self._provisional.append(_Provisional(count, str(candidate.move), provisional))
+            self._provisional.append(Provisional(count, str(candidate.move), provisional))
             self.status.provisional = tuple(p.move for p in self._provisional)
         committed = self._commit()
         self.status.die = None
@@ -1169,11 +1170,11 @@ class Controller:
         seen = place_observability(evidence, move.end)
         if seen < PROVISIONAL_BELOW:
             return False  # out of sight: the move is provisional, checked when seen
-        if _back_board(game, candidate) == contents(game):
+        if back_board(game, candidate) == contents(game):
             # its ships put back, the board reads as before the move (an own ship bumped
             # back into the port its mover left): the put-back would tell nothing
             return False
-        if _bump_left_over(game, candidate, observation):
+        if bump_left_over(game, candidate, observation):
             return True
         there = list(candidate.contents.get(move.end, ()))
         if game.active not in there:
@@ -1317,14 +1318,14 @@ class Controller:
             groups = tuple(sorted(groups, key=lambda g: min(g.dice)))
             self._tied = groups
             dice = [g.dice for g in groups]
-            options = tuple(_dice_text(ds) for ds in dice)
-            text = f"{color}: did you roll {_either(options)}?"
+            options = tuple(dice_text(ds) for ds in dice)
+            text = f"{color}: did you roll {either(options)}?"
         elif len(groups) == 1:
             options = (f"yes: {groups[0].best.describe()}",)
             text = f"{color}: did you make {groups[0].best.describe()}?"
         else:
             options = tuple(str(g.best.move) for g in groups)
-            text = f"{color}: which move did you make: {_either(options)}?"
+            text = f"{color}: which move did you make: {either(options)}?"
         moves = tuple(tuple(sorted({str(c.move) for c in g.members})) for g in groups)
         options = (*options, NONE_OF_THESE, NOT_YET)
         question = Question(
@@ -1338,7 +1339,7 @@ class Controller:
             self._presses = 0
         self._pressed.clear()
         self._answer = None
-        self._set(Mode.ASK, f"{text} ({_press_hint(options)})", Pattern.ASK)
+        self._set(Mode.ASK, f"{text} ({press_hint(options)})", Pattern.ASK)
 
     def _answer_step(self) -> None:
         """In mode ASK: take an answer from the page, or from presses once the button rests.
@@ -1359,7 +1360,7 @@ class Controller:
                 self._asked_s = self.clock.monotonic()
                 self.status.question = replace(question)
                 self.say(f"still waiting for an answer, the game is paused: {question.text} "
-                         f"({_press_hint(question.options)})")
+                         f"({press_hint(question.options)})")
             return
         self._answer = None
         groups = self._tied
@@ -1503,7 +1504,7 @@ class Controller:
         self.status.provisional = tuple(p.move for p in self._provisional)
         return False
 
-    def _correct_captures(self, item: _Provisional, seen: Difference) -> bool:
+    def _correct_captures(self, item: Provisional, seen: Difference) -> bool:
         """Correct a cloud phase's captures that the board, now in view, contradicts: a ship
         of a colour seen on a place it was taken from was left there by the magnets; one
         missing from a place where a swept ship was left was taken. The cloud phase's entry
@@ -1658,7 +1659,7 @@ class Controller:
         self._settled()
         return True
 
-    def _rewind(self, item: _Provisional, wrong: list[str]) -> None:
+    def _rewind(self, item: Provisional, wrong: list[str]) -> None:
         """Take the game back to before a provisional move the board contradicts."""
         game = self.game
         assert game is not None
@@ -1898,7 +1899,7 @@ class Controller:
             return f"{game.active} to move"
         message = f"{game.active} to move (die {game.die})"
         if self.status.hold:
-            message += (f": if you land on your ship at {_either(self.status.hold)}, set "
+            message += (f": if you land on your ship at {either(self.status.hold)}, set "
                         "yours down beside it and leave both there until you are asked to "
                         "put one back")
         return message
@@ -2003,7 +2004,7 @@ class Controller:
         if unseen:
             # the captures from places the cloud covers are the camera's best guess
             game.journal[-1] = {**game.journal[-1], "provisional": list(unseen)}
-            self._provisional.append(_Provisional(count, f"the captures of round {round_}",
+            self._provisional.append(Provisional(count, f"the captures of round {round_}",
                                                   unseen, captures=True))
             self.status.provisional = tuple(p.move for p in self._provisional)
         if not self._commit():
@@ -2094,207 +2095,3 @@ class Controller:
         self.status.fault = None
 
 
-def _ship_points(game: Game) -> dict[str, Point]:
-    """Where the game's ships may stand: a path space's centre, or every berth of their port."""
-    out: dict[str, Point] = {}
-    for ship in game.ships():
-        if ship.location is None:
-            continue
-        port = game.board.ports.get(ship.location)
-        if port is None:
-            out[ship.id] = game.board.spaces[ship.location].position
-        else:
-            for k, berth in enumerate(port.berths):
-                out[f"{ship.id}#{k}"] = berth
-    return out
-
-
-def taken_by_track(game: Game, spin: Spin, observation: BoardObservation | None
-                   ) -> tuple[Counter[tuple[str, str | None]], frozenset[str]]:
-    """Before a spin: the ships seen within the magnets' reach of the spin's track, by
-    (colour, place), and the places the camera saw.
-
-    The rules' sweep knows only each ship's place (a port's ship may stand on
-    any berth); the camera saw which berth each token stands on. A token may
-    stand off its berth's or space's centre by up to `STAND_TOLERANCE_MM`, so a
-    ship within the capture radius plus that counts. For a place the cloud then
-    covers, this is the best word on what it took.
-    """
-    taken: Counter[tuple[str, str | None]] = Counter()
-    if observation is None:
-        return taken, frozenset()
-    board = game.board
-    path = plan_spin(board.grid, game.pose, spin, board.cloud)
-    ships = [s for s in observation.ships if not s.hidden and s.space is not None]
-    points = {str(i): (s.x_mm, s.y_mm) for i, s in enumerate(ships)}
-    for key in swept_ships(board, path, points, STAND_TOLERANCE_MM):
-        ship = ships[int(key)]
-        taken[(ship.color, ship.space)] += 1
-    places = {s.space for s in ships if s.space is not None}
-    places.update(s for s in board.spaces if s not in observation.hidden_spaces)
-    return taken, frozenset(places)
-
-
-def captured_ships(game: Game, swept: frozenset[str], observation: BoardObservation,
-                   taken: Counter[tuple[str, str | None]] | None = None,
-                   taken_from: frozenset[str] = frozenset()) -> frozenset[str]:
-    """The swept ships the camera no longer sees, place by place.
-
-    For every place that held swept ships, as many ships as are missing there
-    are captured, swept ships first in seat order. A swept ship on a place now
-    under the cloud cannot be seen: if the camera saw the place before the spin,
-    the ships it saw standing within the magnets' track (`taken_by_track`) are
-    captured; else every swept ship there is (it lies where the magnets pass).
-    """
-    expected = expected_places(game)
-    seen = Counter((s.color, s.space) for s in observation.ships if not s.hidden)
-    groups: dict[tuple[str, str | None], list[str]] = {}
-    for sid in game.ship_ids:
-        if sid in swept:
-            ship = game.ship(sid)
-            groups.setdefault((ship.color, ship.location), []).append(sid)
-    captured: set[str] = set()
-    for place, ships in groups.items():
-        if place[1] is not None and place[1] in observation.hidden_spaces:
-            if taken is not None and place[1] in taken_from:
-                captured.update(ships[:taken[place]])
-            else:
-                captured.update(ships)
-            continue
-        missing = max(0, expected[place] - seen[place])
-        captured.update(ships[:missing])
-    return frozenset(captured)
-
-
-def _dice_text(dice: frozenset[int]) -> str:
-    """Die values in words: `1`, `2-6`, `1, 3 or 5`."""
-    values = sorted(dice)
-    if len(values) > 2 and values[-1] - values[0] == len(values) - 1:
-        return f"{values[0]}-{values[-1]}"
-    return _either(tuple(str(v) for v in values))
-
-
-def _press_hint(options: tuple[str, ...]) -> str:
-    return "; ".join(f"{k} press{'es' if k > 1 else ''}: {o}" for k, o in enumerate(options, 1))
-
-
-def _either(options: tuple[str, ...]) -> str:
-    return ", ".join(options[:-1]) + " or " + options[-1] if len(options) > 1 else options[0]
-
-
-def hand_edits(game: Game, diff: Difference) -> list[tuple[str, str | None]]:
-    """The ship edits that make the game's placement what the camera sees.
-
-    A ship expected where none is seen goes where a ship of its colour is seen
-    that the game does not have (or out of the game if there is none); a ship
-    seen that the game does not have, with no such ship to move, comes back from
-    the cloud or from out of the game if one of its colour is there.
-    """
-    extra = [e for e in diff.extra if e[1] is not None]
-    edits: list[tuple[str, str | None]] = []
-    used: set[str] = set()
-    for color, place in diff.missing:
-        sid = next((s for s in game.ships_at(place or "") if split_ship_id(s)[0] == color
-                    and s not in used), None)
-        if sid is None:
-            continue
-        used.add(sid)
-        twin = next((e for e in extra if e[0] == color), None)
-        if twin is not None:
-            extra.remove(twin)
-        edits.append((sid, twin[1] if twin is not None else None))
-    for color, place in extra:
-        spare = next((s.id for s in game.ships(color) if s.id not in used
-                      and s.status in (ShipStatus.IN_CLOUD, ShipStatus.OUT)), None)
-        if spare is not None:
-            used.add(spare)
-            edits.append((spare, place))
-    return edits
-
-
-def provisional_moves(game: Game) -> list[_Provisional]:
-    """The journal's provisional moves since the last cloud phase, and the provisional
-    captures of the last two (after a restart: a cloud phase's captures are checked
-    once the next one has moved the cloud off their places)."""
-    out: list[_Provisional] = []
-    round_ = 1
-    last_cloud = -1  # the index of the last cloud phase so far
-    for i, entry in enumerate(game.journal):
-        if "cloud" in entry:
-            out = [p for p in out if p.captures and p.count == last_cloud]
-            if entry.get("provisional"):
-                out.append(_Provisional(i, f"the captures of round {round_}",
-                                        tuple(entry["provisional"]), captures=True))
-            last_cloud = i
-            round_ += 1
-        elif "move" in entry and entry.get("provisional"):
-            count = i - 1 if i > 0 and "roll" in game.journal[i - 1] else i
-            out.append(_Provisional(count, str(entry["move"]), tuple(entry["provisional"])))
-    return out
-
-
-def unseen_sweep(game: Game, swept: frozenset[str], observation: BoardObservation
-                 ) -> tuple[str, ...]:
-    """The places of swept ships that the observation after the spin cannot see (the
-    cloud covers them): their captures are a guess until the cloud has left them."""
-    places = {game.ship(s).location for s in swept}
-    return tuple(sorted(p for p in places
-                        if p is not None and p in observation.hidden_spaces))
-
-
-def _difference_after(game: Game, candidate: Candidate, observation: BoardObservation
-                      ) -> Difference:
-    """What differs between the board and the game once the candidate's move is made."""
-    if candidate.move is None or candidate.die is None:
-        return difference(game, observation)
-    after = game.copy()
-    after.set_die(candidate.die)
-    after.push(candidate.move)
-    return difference(after, observation)
-
-
-def _back_board(game: Game, candidate: Candidate) -> dict[str, tuple[str, ...]]:
-    """The board a move that left its bumped ships on the landing space shows once they are
-    back in their ports."""
-    assert candidate.move is not None
-    board = {p: list(c) for p, c in candidate.contents.items()}
-    for sid in candidate.bumped:
-        ship = game.ship(sid)
-        board[candidate.move.end].remove(ship.color)
-        board.setdefault(ship.previous_port, []).append(ship.color)
-    return {p: tuple(sorted(c)) for p, c in board.items() if c}
-
-
-def _bump_left_over(game: Game, candidate: Candidate, observation: BoardObservation
-                    ) -> list[tuple[str, str | None]]:
-    """What a move that left its bumped ships on the landing space does not explain: the
-    difference once it is made, less those ships still there and not yet in their ports,
-    and less its own ship not seen under them."""
-    assert candidate.move is not None
-    diff = _difference_after(game, candidate, observation)
-    end = candidate.move.end
-    owed: Counter[tuple[str, str | None]] = Counter(
-        (game.ship(s).color, game.ship(s).previous_port) for s in candidate.bumped)
-    there: Counter[tuple[str, str | None]] = Counter(
-        (game.ship(s).color, end) for s in candidate.bumped)
-    there[(game.active, end)] += 1
-    out: list[tuple[str, str | None]] = []
-    for item in diff.missing:
-        if owed[item] > 0:
-            owed[item] -= 1
-        elif item[1] == end and there[item] > 0:
-            there[item] -= 1
-        else:
-            out.append(item)
-    for item in diff.extra:
-        if there[item] > 0:
-            there[item] -= 1
-        else:
-            out.append(item)
-    return out
-
-
-def _left_over(game: Game, candidate: Candidate, observation: BoardObservation) -> list[object]:
-    """The ships a candidate leaves unexplained on the board (missing and extra)."""
-    diff = _difference_after(game, candidate, observation)
-    return [*diff.missing, *diff.extra]
