@@ -299,3 +299,67 @@ def test_a_journal_with_damaged_rows_is_refused_naming_the_file(
     with pytest.raises(StateError, match=r"bermuda\.db"), Journal.in_state_dir(
             tmp_path) as journal:
         journal.load(load_board())
+
+
+def test_a_simulated_table_left_in_a_fault_ends_with_a_clear_message(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a fault the controller reads no frames: the players press spin on the table's
+    clock, and a fault that never ends stops `run --simulate` with what it was, not a
+    loop that never ends."""
+    from bermuda_hw.cli import run as run_cli
+    from bermuda_hw.controller import daemon
+
+    def refused(self: daemon.Controller) -> None:
+        raise daemon.HomeRefused("before homing: the way is never clear (a test)")
+
+    monkeypatch.setattr(daemon.Controller, "_home", refused)
+    monkeypatch.setattr(run_cli, "STUCK_STEPS", 300)
+    presses: list[int] = []
+    real_recover = daemon.Controller.recover
+
+    def recover(self: daemon.Controller) -> None:
+        presses.append(1)
+        real_recover(self)
+
+    monkeypatch.setattr(daemon.Controller, "recover", recover)
+    state = tmp_path / "state"
+    assert main(["run", "--simulate", "--players", "2", "--seed", "3", "--no-web",
+                 "--state-dir", str(state)]) == 1
+    err = capsys.readouterr().err
+    assert "no progress in 300 steps" in err and "stayed in a fault" in err
+    assert "the way is never clear" in err and "run --simulate" in err
+    assert len(presses) >= 2  # the players pressed spin to recover, more than once
+    assert main(["game", "show", "--state-dir", str(state)]) == 0  # the game is kept
+
+
+def test_game_show_finds_the_running_simulated_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bermuda_hw.cli.run import running_simulation, simulation_pointer
+
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path))
+    production = tmp_path / "production"
+    production.mkdir()
+    monkeypatch.setenv("STATE_DIRECTORY", str(production))
+    sim = tmp_path / "bermuda-hw-sim-x"
+    _journal_with_a_game(sim)
+    simulation_pointer().write_text(f"{sim}\n", encoding="utf-8")
+    assert running_simulation() is None  # named, but no simulation holds it: not running
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time; from pathlib import Path; "
+         "from bermuda_hw.controller.statedir import StateLock; "
+         f"lock = StateLock(Path({str(sim)!r}), 'bermuda-hw run').acquire(); "
+         "print('locked', flush=True); time.sleep(60)"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        assert running_simulation() == sim
+        assert main(["game", "show"]) == 0
+        captured = capsys.readouterr()
+        assert f"the running simulated table: {sim}" in captured.err
+        assert "round" in captured.out.lower()
+    finally:
+        holder.kill()
+        holder.wait()

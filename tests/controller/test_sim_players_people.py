@@ -452,3 +452,84 @@ def test_a_whole_game_with_people_runs_to_its_end(board: Board, sim_config: Conf
     assert report.finished or report.stalled, report.log[-20:]
     assert report.moves >= 10
     assert report.acts.get("hold", 0) > 0 and report.acts.get("linger", 0) > 0
+
+
+def test_after_a_fault_the_players_clear_the_way_named_and_press_spin(board: Board) -> None:
+    """A homing refused for ships in the cloud's way: the players read the message, lift
+    the ships it names off the board, press spin; a fault that stays gets another press
+    only after they have read it again."""
+    t = _table(board, QUIET)
+    status = t.players.controller.status
+    first, second = sorted(t.world.ship_positions())[:2]
+    status.mode = Mode.FAULT
+    status.message = (f"fault, motors stopped: before homing: every way from the cloud to the "
+                      f"home corner passes near {first}, {second}. Clear the way from the "
+                      "cloud to the home corner (north-west), or clear the board, then press "
+                      "spin")
+    t.players.tick()
+    t.clock.now_s = 4.9
+    t.players.tick()
+    assert t.button.presses == 0 and first in t.world.ship_positions()
+    t.clock.now_s = 5.0
+    t.players.tick()
+    assert t.button.presses == 1
+    assert first not in t.world.ship_positions() and second not in t.world.ship_positions()
+    t.clock.now_s = 9.0
+    t.players.tick()
+    assert t.button.presses == 1
+    t.clock.now_s = 10.0
+    t.players.tick()
+    assert t.button.presses == 2
+
+
+def test_in_a_fault_the_players_act_on_the_clock_without_frames(board: Board) -> None:
+    """The controller reads no frame in a fault; the table's clock moving on lets the
+    players act (a fault of the camera would otherwise leave them waiting forever)."""
+    from bermuda_hw.sim.clock import VirtualClock
+
+    game = Game.new(2, seed=1, board=board)
+    world = World(board)
+    for sid, (x, y) in game.ship_positions().items():
+        world.place_ship(sid, x, y)
+    clock, button = VirtualClock(), _Button()
+    view = _View(board, game, Status(mode=Mode.FAULT, message="fault: camera; press spin"))
+    players = SimulatedPlayers(view, world, WorldScene(world, board), cast(Any, button),
+                               style=QUIET, clock=clock.monotonic)
+    clock.listeners.append(players.on_clock)
+    for _ in range(60):
+        clock.sleep(0.1)
+    assert button.presses == 1
+    view.status.mode = Mode.MOVING  # homing: the clock runs, the players keep off
+    for _ in range(100):
+        clock.sleep(0.1)
+    assert button.presses == 1
+
+
+def test_a_new_game_brings_the_ships_an_earlier_game_lost_back(board: Board) -> None:
+    t = _table(board, QUIET)
+    color = t.game.players[0]
+    lost = f"{color}-1"
+    t.game.journal.append({"roll": 3})
+    t.players._know()
+    t.world.remove(lost)  # taken out of the cloud at an outside dot
+    t.players.out_of_game.add(lost)
+    assert t.players._spare_token(color) is None
+    t.players.controller.game = Game.new(2, seed=2, board=board)  # a new game, no journal
+    assert t.players._spare_token(color) == lost
+
+
+@pytest.mark.parametrize("presses_spin", [True, False])
+def test_players_told_to_leave_the_spin_to_the_page_never_press_it(
+        board: Board, presses_spin: bool) -> None:
+    game = Game.new(2, seed=1, board=board)
+    world = World(board)
+    for sid, (x, y) in game.ship_positions().items():
+        world.place_ship(sid, x, y)
+    clock, button = _Clock(), _Button()
+    view = _View(board, game, Status(mode=Mode.SPIN, message="press spin"))
+    players = SimulatedPlayers(view, world, WorldScene(world, board), cast(Any, button),
+                               style=QUIET, clock=clock, presses_spin=presses_spin)
+    for k in range(40):
+        clock.now_s = 0.1 * k
+        players.tick()
+    assert (button.presses > 0) is presses_spin

@@ -10,11 +10,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 from bermuda_hw.cli.play import _players
-from bermuda_hw.cli.run import add_common, prepare_state_dir, state_dir_default
+from bermuda_hw.cli.run import (
+    add_common,
+    prepare_state_dir,
+    running_simulation,
+    state_dir_default,
+)
 from bermuda_hw.controller.journal import DB_NAME, Journal
 from bermuda_hw.controller.snapshot import game_json
 from bermuda_hw.controller.statedir import StateLock, StateLockedError
@@ -53,8 +60,19 @@ def register(subparsers: Any) -> None:
     undo.set_defaults(func=run_undo)
 
 
+def _default_or_simulation() -> Path:
+    """The table's state directory; when it holds no journal and a simulated table runs,
+    that simulation's (said on stderr)."""
+    default = state_dir_default()
+    simulation = running_simulation()
+    if simulation is not None and not (default / DB_NAME).exists():
+        print(f"the running simulated table: {simulation}", file=sys.stderr)
+        return simulation
+    return default
+
+
 def run_show(args: argparse.Namespace) -> int:
-    path = (args.state_dir or state_dir_default())
+    path = args.state_dir or _default_or_simulation()
     client = DaemonClient.find(path)
     if client is not None:
         data = client.get("/api/game")

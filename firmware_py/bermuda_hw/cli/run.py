@@ -22,7 +22,13 @@ from bermuda_hw.cli.play import _players
 from bermuda_hw.clock import Clock
 from bermuda_hw.config import DEFAULT_CONFIG_PATH, Config, load_config
 from bermuda_hw.controller.journal import DB_NAME, DEFAULT_STATE_DIR, Journal
-from bermuda_hw.controller.statedir import StateLock, check_access, check_evidence, check_path
+from bermuda_hw.controller.statedir import (
+    StateLock,
+    check_access,
+    check_evidence,
+    check_path,
+    lock_holder,
+)
 from bermuda_hw.errors import ConfigError, HardwareError, StateError
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.boardfile import load_board
@@ -35,7 +41,7 @@ if TYPE_CHECKING:
 # The simulated table renders small frames and settles on fewer of them: a fast game.
 SIM_CAMERA = {"width_px": 640, "height_px": 480, "stable_frames": 2, "stable_min_time_s": 0.1}
 DEFAULT_MAX_ROUNDS = 400
-STUCK_FRAMES = 3000  # the simulated players always act well within this
+STUCK_STEPS = 3000  # the simulated players always act well within this many steps
 # --speed: sim.real_time_factor (1 / speed) must stay within the config's 0..1000
 MIN_SPEED = 0.001
 MAX_SPEED = 1e6
@@ -45,6 +51,25 @@ def state_dir_default() -> Path:
     """systemd's `StateDirectory=` (in $STATE_DIRECTORY), else /var/lib/bermuda-hw."""
     env = os.environ.get("STATE_DIRECTORY")
     return Path(env.split(":")[0]) if env else DEFAULT_STATE_DIR
+
+
+def simulation_pointer() -> Path:
+    """The file that names the state directory of this user's running simulated table."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir()
+    return Path(runtime) / f"bermuda-hw-simulation-{os.getuid()}"
+
+
+def running_simulation() -> Path | None:
+    """The state directory of the simulated table this user is running, if one runs."""
+    try:
+        named = Path(simulation_pointer().read_text(encoding="utf-8").strip())
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    try:
+        live = named.is_dir() and lock_holder(named) is not None
+    except (OSError, StateError):
+        return None
+    return named if live else None
 
 
 def _state_dir(text: str) -> Path:
@@ -101,6 +126,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--stay", action="store_true",
                         help="simulated table: keep running (and serving the page) after the "
                              "game ends, until interrupted")
+    parser.add_argument("--spin-from-page", action="store_true",
+                        help="simulated table: the simulated players leave the spin to the "
+                             "page's Spin (or the button)")
     parser.add_argument("--no-web", action="store_true",
                         help="do not serve the table's page (as [web] enabled = false)")
     parser.add_argument("--bind", default=None, metavar="HOST:PORT",
@@ -195,9 +223,18 @@ def _run(args: argparse.Namespace, early_stop: threading.Event) -> int:
         state_dir = state_dir_default()
     prepare_state_dir(state_dir, write=True)
     lock = StateLock(state_dir, "bermuda-hw run").acquire()
+    pointer = simulation_pointer() if simulate else None
+    if pointer is not None:
+        # `bermuda-hw game show` (no --state-dir) finds the running simulation by it
+        with contextlib.suppress(OSError):
+            pointer.write_text(f"{state_dir.resolve()}\n", encoding="utf-8")
     try:
         return _run_locked(args, simulate, config, camera_config, board, state_dir, early_stop)
     finally:
+        if pointer is not None:
+            with contextlib.suppress(OSError):
+                if pointer.read_text(encoding="utf-8").strip() == str(state_dir.resolve()):
+                    pointer.unlink()
         lock.release()
 
 
@@ -231,6 +268,7 @@ def _run_locked(args: argparse.Namespace, simulate: bool, config: Config,
                 config, board, state_dir, backend=backend, journal=journal, reader=reader,
                 players=players, seed=args.seed, options=options,
                 truth=TruthLog(state_dir / TRUTH_FILE),  # the players' true moves
+                presses_spin=not args.spin_from_page,
             )
         else:
             parts = build_parts(backend, board, config, journal, camera=camera_config,
@@ -243,7 +281,9 @@ def _run_locked(args: argparse.Namespace, simulate: bool, config: Config,
                            "it is: --players and --seed apply only to a new game (`bermuda-hw "
                            "game new`)")
 
-        progress = {"seq": -1, "frame": 0}
+        # the controller's steps since the game last changed (a step in a fault reads no
+        # frame, so steps are counted, not frames)
+        progress = {"seq": -1, "steps": 0}
 
         def finished() -> bool:
             game = controller.game
@@ -252,12 +292,16 @@ def _run_locked(args: argparse.Namespace, simulate: bool, config: Config,
             status = controller.status
             if args.stay:
                 return False
-            if status.seq != progress["seq"] or status.paused:
-                progress.update(seq=status.seq, frame=status.frames)
-            elif status.frames - progress["frame"] > STUCK_FRAMES:
-                raise StateError(f"the simulated table made no progress in {STUCK_FRAMES} "
-                                 f"frames ({status.mode.value}: {status.message}); the game "
-                                 "is saved")
+            progress["steps"] += 1
+            waits_for_page = args.spin_from_page and status.mode is Mode.SPIN
+            if status.seq != progress["seq"] or status.paused or waits_for_page:
+                progress.update(seq=status.seq, steps=0)
+            elif progress["steps"] > STUCK_STEPS:
+                what = (f"it stayed in a fault ({status.fault}); " if status.mode is Mode.FAULT
+                        else f"{status.mode.value}: {status.message}; ")
+                raise StateError(f"the simulated table made no progress in {STUCK_STEPS} "
+                                 f"steps: {what}the game is saved: run `bermuda-hw run "
+                                 "--simulate` again to resume it")
             return status.mode is Mode.OVER or game.round > args.max_rounds
 
         page = None

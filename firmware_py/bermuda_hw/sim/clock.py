@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 
 
 class VirtualClock:
@@ -21,6 +22,9 @@ class VirtualClock:
         self._now_s = start_s
         self._lock = threading.Lock()
         self.real_time_factor = real_time_factor
+        #: called after each sleep with the time reached (the simulated people, who act
+        #: on the table's time when no camera frame comes)
+        self.listeners: list[Callable[[], None]] = []
 
     def monotonic(self) -> float:
         with self._lock:
@@ -37,6 +41,8 @@ class VirtualClock:
             time.sleep(seconds * self.real_time_factor)
         with self._lock:
             self._now_s += seconds
+        for listener in list(self.listeners):
+            listener()
 
     def wait_until(self, deadline_s: float, stop: threading.Event | None = None) -> bool:
         if stop is not None and stop.is_set():

@@ -29,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
+import re
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -58,6 +59,11 @@ BESIDE_MAX_MM = 7.0  # ... and within the space (a token's beam is 9 mm)
 FRAME_S = 0.1  # the table's time per frame when the players are given no clock
 KNOCK_REACH_MM = 40.0  # a hand setting a token down can knock one standing this close
 ILLEGAL_KINDS = ("miscount", "full port", "under the cloud")
+#: after a fault the players read the table's message this long before they act on it (and
+#: press spin again no sooner after a press that did not end the fault)
+FAULT_READ_S = 5.0
+#: the ships a homing refused for names as in its way ("... passes near blue-4, red-2.")
+_IN_THE_WAY = re.compile(r"passes near ([a-z]+-\d+(?:, [a-z]+-\d+)*)")
 
 Range = tuple[float, float]
 
@@ -206,8 +212,11 @@ class SimulatedPlayers:
         truth: TruthLog | None = None,
         style: str | PlayerStyle | Mapping[str, PlayerStyle] = "obedient",
         clock: Callable[[], float] | None = None,
+        presses_spin: bool = True,
     ) -> None:
         self.controller = controller
+        #: False: the players leave the spin to the page (or a person at the button)
+        self.presses_spin = presses_spin
         self.world = world
         self.scene = scene
         self.board: Board = controller.board
@@ -250,6 +259,7 @@ class SimulatedPlayers:
         self._hand_until_s: float | None = None
         self._other_hand_until_s: float | None = None
         self._deferred: dict[tuple[str, int, str], float] = {}
+        self._fault_since_s: float | None = None  # when the players saw the table's fault
         self._illegal_at = -1  # the journal's length at the last illegal move made
         self._redo: tuple[int, int] | None = None  # (journal length, die) to move again with
         self._asked: Question | None = None
@@ -313,6 +323,11 @@ class SimulatedPlayers:
                 return  # the table has not looked at what was just done
             self._awaiting = None
         mode = status.mode
+        if mode is not Mode.FAULT:
+            self._fault_since_s = None
+        if mode is Mode.FAULT:
+            self._recover()
+            return
         if mode is Mode.ASK:
             self._answer()
             return
@@ -354,10 +369,37 @@ class SimulatedPlayers:
             self._undo = {}
             if mode is Mode.READY:
                 self._turn()
-            else:
+            elif self.presses_spin:
                 self.actions.append("press spin")
                 self._press()
             self._wait()
+
+    def on_clock(self) -> None:
+        """The table's clock moved on. In a fault the controller reads no frames, so the
+        players act on the clock instead: they read the message, clear the way if it asks,
+        and press spin."""
+        if self.controller.status.mode is Mode.FAULT:
+            self.tick()
+
+    def _recover(self) -> None:
+        """After a fault: the table says what to do and to press spin. The players lift
+        the ships a refused homing names as in the cloud's way off the board (the table
+        asks for them back once it has homed), then press spin."""
+        now = self.now_s()
+        if self._fault_since_s is None:
+            self._fault_since_s = now
+        if now - self._fault_since_s < FAULT_READ_S:
+            return
+        message = self.controller.status.message
+        carried = self.world.carried
+        in_the_way = _IN_THE_WAY.search(message)
+        for sid in in_the_way.group(1).split(", ") if in_the_way else ():
+            if sid in self.world.ship_positions() and sid not in carried:
+                self.world.remove(sid)
+                self.actions.append(f"clear the way: {sid} lifted off the board")
+        self.actions.append("press spin after the fault")
+        self._press()
+        self._fault_since_s = now  # again after FAULT_READ_S if the fault stays
 
     def _wait(self) -> None:
         self._next_frame = self.frame + self.pause_frames
@@ -511,6 +553,9 @@ class SimulatedPlayers:
         assert game is not None
         if self.knowledge is None or self.knowledge.journal != game.journal:
             self.knowledge = game.copy()
+            if not game.journal:
+                # a new game: the ships an earlier game lost are back in the box
+                self.out_of_game.clear()
         return self.knowledge
 
     # --- actions ------------------------------------------------------------------------

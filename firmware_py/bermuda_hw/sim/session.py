@@ -136,7 +136,8 @@ def play_game(
             backend.camera.camera if backend.camera is not None else None))
         try:
             controller.start()
-            seq, since, question = -1, 0, ""
+            # steps since the game last changed (a step in a fault reads no frame)
+            seq, steps, question = -1, 0, ""
             while True:
                 status = controller.status
                 game = controller.game
@@ -147,9 +148,10 @@ def play_game(
                 if game.round > max_rounds:
                     report.limited = True
                     break
+                steps += 1
                 if status.seq != seq:
-                    seq, since = status.seq, status.frames
-                elif status.frames - since > stuck_frames:
+                    seq, steps = status.seq, 0
+                elif steps > stuck_frames:
                     report.stalled = f"round {game.round}, {status.mode.value}: {status.message}"
                     break
                 controller.step()

@@ -102,6 +102,7 @@ class SimTable(TableParts):
                 backend.pin(config.controls.spin_button_pin),
                 seed=seed if seed is not None else 0, **player_options)
             acting.append(table_players)
+            backend.virtual_clock.listeners.append(table_players.on_clock)
         table = cls(parts.motion, parts.controller, board, config, world,
                     backend, journal, table_players, state_dir)
         table.controller.listeners.append(table.log.append)
