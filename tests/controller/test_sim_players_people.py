@@ -461,9 +461,11 @@ def test_after_a_fault_the_players_clear_the_way_named_and_press_spin(board: Boa
     t = _table(board, QUIET)
     status = t.players.controller.status
     first, second = sorted(t.world.ship_positions())[:2]
+    x_mm, y_mm = t.world.ship_positions()[second]
+    seen = f"the {second.split('-')[0]} ship at ({x_mm:.0f}, {y_mm:.0f}) mm"
     status.mode = Mode.FAULT
     status.message = (f"fault, motors stopped: before homing: every way from the cloud to the "
-                      f"home corner passes near {first}, {second}. Clear the way from the "
+                      f"home corner passes near {first}, {seen}. Clear the way from the "
                       "cloud to the home corner (north-west), or clear the board, then press "
                       "spin")
     t.players.tick()

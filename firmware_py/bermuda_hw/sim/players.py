@@ -62,8 +62,10 @@ ILLEGAL_KINDS = ("miscount", "full port", "under the cloud")
 #: after a fault the players read the table's message this long before they act on it (and
 #: press spin again no sooner after a press that did not end the fault)
 FAULT_READ_S = 5.0
-#: the ships a homing refused for names as in its way ("... passes near blue-4, red-2.")
-_IN_THE_WAY = re.compile(r"passes near ([a-z]+-\d+(?:, [a-z]+-\d+)*)")
+#: what a homing refused for names as in the cloud's way ("... passes near blue-4, the red
+#: ship at (120, 40) mm. Clear the way ..."): the game's ships, and ships the camera saw
+_IN_THE_WAY = re.compile(r"passes near (.*?)\. Clear the way")
+_NAMED_SHIP = re.compile(r"([a-z]+-\d+)|the ([a-z]+) ship at \((-?\d+), (-?\d+)\) mm")
 
 Range = tuple[float, float]
 
@@ -390,16 +392,23 @@ class SimulatedPlayers:
             self._fault_since_s = now
         if now - self._fault_since_s < FAULT_READ_S:
             return
-        message = self.controller.status.message
-        carried = self.world.carried
-        in_the_way = _IN_THE_WAY.search(message)
-        for sid in in_the_way.group(1).split(", ") if in_the_way else ():
-            if sid in self.world.ship_positions() and sid not in carried:
+        in_the_way = _IN_THE_WAY.search(self.controller.status.message)
+        for named in _NAMED_SHIP.finditer(in_the_way.group(1) if in_the_way else ""):
+            sid = named.group(1) or self._token_near(
+                named.group(2), (float(named.group(3)), float(named.group(4))))
+            if sid is not None and sid in self.world.ship_positions() \
+                    and sid not in self.world.carried:
                 self.world.remove(sid)
                 self.actions.append(f"clear the way: {sid} lifted off the board")
         self.actions.append("press spin after the fault")
         self._press()
         self._fault_since_s = now  # again after FAULT_READ_S if the fault stays
+
+    def _token_near(self, color: str, point: Point) -> str | None:
+        """The token of a colour standing nearest a point on the board (not in the cloud)."""
+        mine = [(math.dist(p, point), sid) for sid, p in self.world.ship_positions().items()
+                if split_ship_id(sid)[0] == color and sid not in self.world.carried]
+        return min(mine)[1] if mine else None
 
     def _wait(self) -> None:
         self._next_frame = self.frame + self.pause_frames
