@@ -84,7 +84,6 @@ never the simulated world's truth. One frame at a time (`step`):
 
 from __future__ import annotations
 
-import itertools
 import logging
 import os
 import threading
@@ -107,9 +106,14 @@ from bermuda_hw.controller.consequences import (
     hand_edits,
     left_over,
     provisional_moves,
-    ship_points,
     taken_by_track,
     unseen_sweep,
+)
+from bermuda_hw.controller.homing import (
+    HomeRefused,
+    homing_route,
+    place_cloud,
+    ships_to_avoid,
 )
 from bermuda_hw.controller.identify import (
     Difference,
@@ -148,7 +152,7 @@ from bermuda_hw.errors import (
     StateError,
     StepTimingError,
 )
-from bermuda_hw.planning.route import HomingApproach, clear_route, homing_approach
+from bermuda_hw.planning.route import HomingApproach
 from bermuda_hw.rules.board import LETTERS, Board, Point
 from bermuda_hw.rules.candidates import Bump, Candidate, Consequence, contents
 from bermuda_hw.rules.cloud import CloudPose, Spin
@@ -189,10 +193,6 @@ MAX_OPTIONS = 3  # more moves than this explaining the board as well is asked as
 # request for the same move or tie)
 PUTBACK_WAIT_S = 6.0
 PUTBACK_GIVE_UP_S = 60.0
-
-
-class HomeRefused(HardwareError):
-    """Homing would drag the cloud through ships: the table is asked to clear the way."""
 
 
 @dataclass(frozen=True)
@@ -605,89 +605,22 @@ class Controller:
             self._set(Mode.SETUP, "checking the board", Pattern.FIX)
 
     def _ships_to_avoid(self, leave: frozenset[str] = frozenset()) -> dict[str, Point]:
-        """Where ships may stand: the game's places (once a game may have ships on the board)
-        and every ship the camera sees now; `leave`: the game's ships not to count."""
-        game = self.game
         reading = self.stream.last_reading if self.stream is not None else None
-        seen = [s for s in reading.ships if not s.hidden] if reading is not None else []
-        ships: dict[str, Point] = {}
-        if game is not None and self._board_may_hold_ships:
-            # a ship in a port may stand at any of its berths, unless the camera sees which
-            berths = {(s.color, s.space, s.berth) for s in seen if s.berth is not None}
-            for sid, point in ship_points(game).items():
-                ship_id, _, berth = sid.partition("#")
-                if ship_id in leave:
-                    continue
-                if berth:
-                    color = game.ship(ship_id).color
-                    port = game.ship(ship_id).location
-                    if any(c == color and p == port for c, p, _ in berths) \
-                            and (color, port, int(berth)) not in berths:
-                        continue
-                ships[sid] = point
-        for ship in seen:
-            ships[f"the {ship.color} ship at ({ship.x_mm:.0f}, {ship.y_mm:.0f}) mm"] = \
-                (ship.x_mm, ship.y_mm)
-        return ships
+        return ships_to_avoid(self.game, reading, self._board_may_hold_ships, leave)
 
     def _homing_approach(self, ships: Mapping[str, Point]) -> HomingApproach | None:
-        """The route to the endstops clear of `ships`, from where the camera sees the cloud;
-        None with no ships; HomeRefused (after asking the table) if there is no clear one."""
-        if not ships:
-            return None
         reading = self.stream.last_reading if self.stream is not None else None
-        cloud = reading.cloud if reading is not None else None
-        if cloud is None:
-            why = "the camera cannot see the cloud's marker, so the gantry cannot steer it " \
-                  "clear of the ships"
-        else:
-            self.mover.assume_letter(cloud.letter)
-            home_mm = self.mover.kinematics.steps_to_board((0, 0))
-            approach = homing_approach(
-                self.board, (cloud.x_mm, cloud.y_mm), cloud.letter, home_mm, ships,
-                clockwise_only=self.mover.clockwise_only)
-            if approach.clear:
-                return approach
-            names = sorted({sid.partition("#")[0].strip() for sid in approach.swept})
-            why = (f"every way from the cloud to the home corner passes near "
-                   f"{', '.join(names)}")
-        self._clear_confirmed = True  # the press that answers this homes straight
-        raise HomeRefused(
-            f"before homing: {why}. Clear the way from the cloud to the home corner "
-            "(north-west), or clear the board, then press spin: the gantry then homes "
-            "straight to its endstops")
+        try:
+            return homing_route(self.board, self.mover, ships, reading)
+        except HomeRefused:
+            self._clear_confirmed = True  # the press that answers this homes straight
+            raise
 
     def _place_cloud(self, goal: CloudPose | None = None,
                      leave: frozenset[str] = frozenset()) -> None:
-        """Bring the cloud to the game's pose, or `goal` (after homing, or after it left the
-        board).
-
-        The rules set the cloud down there without a sweep, but the rig drags
-        it: it takes a route whose magnet tracks stay clear of the ships
-        (`planning.route`; `leave`: ships not to count), and names the ships no
-        route can avoid.
-        """
         game = self.game
         assert game is not None
-        goal = goal if goal is not None else game.pose
-        start = self.mover.pose()
-        self.mover.goto_dot(start.col, start.row)  # after homing: onto the nearest dot first
-        avoid = {sid: p for sid, p in ship_points(game).items()
-                 if sid.partition("#")[0] not in leave}
-        route = clear_route(self.board, start, goal, avoid,
-                            clockwise_only=self.mover.clockwise_only)
-        if route.swept:
-            ships = sorted({sid.partition("#")[0] for sid in route.swept})
-            self.say(f"the cloud passes near {', '.join(ships)} on its way to dot "
-                     f"({goal.col}, {goal.row}): if it picks them up, put them back")
-        for here, there in itertools.pairwise(route.poses):
-            if there.letter != here.letter:
-                self.mover.turn_to(there.letter)
-            else:
-                self.mover.goto_dot(there.col, there.row)
-        if self.mover.pose() != goal:  # the route ends at the goal; make sure of it
-            self.mover.goto_dot(goal.col, goal.row)
-            self.mover.turn_to(goal.letter)
+        place_cloud(self.board, self.mover, game, goal, leave, self.say)
 
     # --- the loop -----------------------------------------------------------------------
 
