@@ -1022,9 +1022,8 @@ class Controller:
         self.status.question = None
         self._tied = ()
         self.status.hold = ()
-        events = game.push(candidate.move)
+        events = game.push(candidate.move, provisional=provisional)
         if provisional:
-            game.journal[-1] = {**game.journal[-1], "provisional": list(provisional)}
             self._provisional.append(Provisional(count, str(candidate.move), provisional))
             self.status.provisional = tuple(p.move for p in self._provisional)
         committed = self._commit()
@@ -1932,11 +1931,10 @@ class Controller:
                                   pending.taken_from)
         unseen = unseen_sweep(game, pending.swept, observation)
         count, round_ = len(game.journal), game.round
-        events = game.cloud_phase(None, capture=captured)
+        # the captures from places the cloud covers are the camera's best guess
+        events = game.cloud_phase(None, capture=captured, provisional=unseen)
         self._pending = None
         if unseen:
-            # the captures from places the cloud covers are the camera's best guess
-            game.journal[-1] = {**game.journal[-1], "provisional": list(unseen)}
             self._provisional.append(Provisional(count, f"the captures of round {round_}",
                                                   unseen, captures=True))
             self.status.provisional = tuple(p.move for p in self._provisional)

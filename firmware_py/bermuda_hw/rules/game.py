@@ -556,8 +556,12 @@ class Game:
     def is_legal(self, move: Move, die: int | None = None) -> bool:
         return move in self.legal_moves(die)
 
-    def push(self, move: Move | str) -> list[Event]:
-        """Make the active player's move with the rolled die; return what it caused."""
+    def push(self, move: Move | str, *, provisional: Sequence[str] = ()) -> list[Event]:
+        """Make the active player's move with the rolled die; return what it caused.
+
+        `provisional`: the places the move arrives at that the table's referee could not
+        see when it took the move (kept with the move's journal entry, to be checked).
+        """
         if isinstance(move, str):
             move = Move.parse(move)
         self._need_phase(Phase.SHIPS)
@@ -602,7 +606,8 @@ class Game:
                     events.append(Bumped(other, end, back))
                 statuses = tuple(status)
             locations = tuple(where)
-        self.journal.append({"move": str(move)})
+        self.journal.append({"move": str(move)} if not provisional
+                            else {"move": str(move), "provisional": list(provisional)})
         outcome = _check_cards(position, self.players, self.options.target_usd)
         turn = position.turn
         if outcome is not None:
@@ -723,14 +728,17 @@ class Game:
     # ------------------------------------------------------------------ cloud
 
     def cloud_phase(
-        self, spin: Spin | str | None = None, capture: CaptureDecision | None = None
+        self, spin: Spin | str | None = None, capture: CaptureDecision | None = None,
+        *, provisional: Sequence[str] = (),
     ) -> list[Event]:
         """Spin (or take the given spin), move the cloud, capture, remove; start the next round.
 
         `capture` decides which swept ships are captured: the captured ids, or
         a function from the swept ids to the captured ids. By default each
         swept ship is captured with the `capture_probability` house rule,
-        drawn from the game's random source.
+        drawn from the game's random source. `provisional`: the places the cloud
+        covered when the table's referee decided the captures (kept with the
+        phase's journal entry, to be checked once the cloud has left them).
         """
         self._need_phase(Phase.CLOUD)
         engine_spin = spin is None
@@ -791,6 +799,7 @@ class Game:
                 "engine": engine_spin,
                 "captured": list(captured),
                 "decided": capture is None,
+                **({"provisional": list(provisional)} if provisional else {}),
             }
         )
         outcome = _check_fleets(position, self.players)

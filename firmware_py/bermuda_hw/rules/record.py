@@ -149,20 +149,16 @@ def apply_entry(game: Game, entry: Mapping[str, Any]) -> None:
         else:
             game.set_die(entry["roll"])
     elif "move" in entry:
-        game.push(Move.parse(entry["move"]))
-        if entry.get("provisional"):
-            # the table's referee took it unseen: the note stays with the move
-            game.journal[-1]["provisional"] = list(entry["provisional"])
+        # a move the table's referee took unseen keeps its note
+        game.push(Move.parse(entry["move"]), provisional=entry.get("provisional") or ())
     elif "cloud" in entry:
         spin = None if entry["engine"] else Spin.parse(entry["cloud"])
         capture = None if entry["decided"] else entry["captured"]
-        game.cloud_phase(spin, capture)
+        # captures from places the cloud covered keep their note
+        game.cloud_phase(spin, capture, provisional=entry.get("provisional") or ())
         got = game.journal[-1]
         if got["cloud"] != entry["cloud"] or got["captured"] != entry["captured"]:
             raise StateError(f"journal {entry}: the seed gives {got}")
-        if entry.get("provisional"):
-            # captures from places the cloud covered: the note stays with the phase
-            got["provisional"] = list(entry["provisional"])
     elif "set-ship" in entry:
         game.set_ship(
             entry["set-ship"],
