@@ -176,7 +176,7 @@ from bermuda_hw.vision.types import BoardObservation, FrameReading
 
 log = logging.getLogger("bermuda_hw.controller")
 
-FAULT_POLL_S = 0.1
+FAULT_POLL_S = 0.1  # in a fault, how often the loop looks for the press that recovers
 CLEAR_BOARD_TIMEOUT_S = 30.0  # how long a homing waits for hands to leave the board
 NO_BOARD_S = 5.0  # a camera that has not seen the board this long is told to the table
 REPEAT_S = 60.0  # a board-fix message said again unchanged only after this long
@@ -187,10 +187,11 @@ ANSWER_QUIET_S = 2.0  # an answer by presses is taken once the button has rested
 ACCEPT_AFTER_ATTEMPTS = 3  # after this many asks for a fix, a long press accepts the board
 CONFIRM_OBSERVABILITY = 0.9  # a provisional move is checked once its places are seen this well
 MAX_OPTIONS = 3  # more moves than this explaining the board as well is asked as a fix
-# after asking for the bumped ships to go back, how long the board must read the same, clear
-# of hands, before the move out of sight (or the bump in doubt) is taken instead, or the tie
-# between bumps asked about; and when a board never that quiet is (counted from the first
-# request for the same move or tie)
+# After asking for bumped ships to go back: how long the board must read the same, clear of
+# hands, before the table is asked instead (which move it was, or whether the move in doubt
+# was made); a put-back takes a person 2-4 s, so six quiet seconds say it is not coming. And
+# when a board never that quiet is asked about (as a question unanswered is said again).
+# Neither takes anything: they only decide when to ask.
 PUTBACK_WAIT_S = 6.0
 PUTBACK_GIVE_UP_S = 60.0
 
