@@ -37,7 +37,15 @@ from bermuda_hw.vision.reader import BoardReader, start_layout
 from bermuda_hw.vision.types import FrameReading
 
 Image = npt.NDArray[np.uint8]
-Shoot = Callable[[Scene, int], Image]
+Shoot = Callable[..., Image]  # (scene, seed, light=AS_CALIBRATED) -> frame
+
+AS_CALIBRATED = "as calibrated"
+#: Light at play unlike the calibration's: each renderer changes its own light model.
+LIGHTS = ("brighter", "dimmer", "warmer", "cooler", "lamp on one side")
+GAIN = {"brighter": 1.3, "dimmer": 0.65}
+TINT = {"warmer": (0.8, 0.95, 1.15), "cooler": (1.15, 1.0, 0.82)}
+LAMP_TINT = (-0.15, 0.05, 0.3)  # per-channel gain change (BGR) across the board
+LAMP_GAIN = 0.45  # brightness change across the board
 
 
 @dataclass
@@ -133,13 +141,40 @@ def start_ships(board: Board) -> tuple[ShipToken, ...]:
                  for (p, b), c in start_layout(board).items())
 
 
+def relit(camera: CameraModel, light: str) -> CameraModel:
+    """The project's camera under another light."""
+    if light in GAIN:
+        return replace(camera, exposure=camera.exposure * GAIN[light])
+    if light in TINT:
+        return replace(camera, tint=tuple(  # type: ignore[arg-type]
+            a * b for a, b in zip(camera.tint, TINT[light], strict=True)))
+    if light == "lamp on one side":
+        return replace(camera, gradient=camera.gradient + LAMP_GAIN,
+                       tint_gradient=tuple(  # type: ignore[arg-type]
+                           a + b for a, b in zip(camera.tint_gradient, LAMP_TINT, strict=True)))
+    return camera
+
+
+def relit_other(look: OtherLook, light: str) -> OtherLook:
+    """The independent renderer's light changed the same way (its cast varies along x)."""
+    if light in GAIN:
+        return replace(look, cast=tuple(c * GAIN[light] for c in look.cast))  # type: ignore[arg-type]
+    if light in TINT:
+        return replace(look, cast=tuple(  # type: ignore[arg-type]
+            a * b for a, b in zip(look.cast, TINT[light], strict=True)))
+    if light == "lamp on one side":
+        return replace(look, cast_slope=tuple(  # type: ignore[arg-type]
+            a + b + LAMP_GAIN for a, b in zip(look.cast_slope, LAMP_TINT, strict=True)))
+    return look
+
+
 def project_setup(board: Board, rng: random.Random) -> Shoot:
     """The project's renderer with a printing not in the file and coloured light."""
     palette = replace(Palette.random(rng), printing=Printing.random(rng, board))
     camera = CameraModel.random(rng, board, **coloured_light(rng))
 
-    def shoot(scene: Scene, seed: int) -> Image:
-        return render(board, scene, camera, seed=seed, palette=palette)
+    def shoot(scene: Scene, seed: int, light: str = AS_CALIBRATED) -> Image:
+        return render(board, scene, relit(camera, light), seed=seed, palette=palette)
 
     return shoot
 
@@ -148,8 +183,8 @@ def other_setup(board: Board, rng: random.Random) -> Shoot:
     """The independent renderer, with its own artwork, ships and light."""
     look = OtherLook.random(rng, board)
 
-    def shoot(scene: Scene, seed: int) -> Image:
-        return render_other(board, scene, look, seed)
+    def shoot(scene: Scene, seed: int, light: str = AS_CALIBRATED) -> Image:
+        return render_other(board, scene, relit_other(look, light), seed)
 
     return shoot
 
@@ -160,7 +195,7 @@ RENDERERS: dict[str, Callable[[Board, random.Random], Shoot]] = {
 }
 
 
-MODES = ("learned", "each frame alone", "file only")
+MODES = ("learned", "each frame alone", "file only", "other light", "other light, learned")
 
 
 def run_trial(board: Board, renderer: str, setups: int, frames_per_setup: int,
@@ -170,7 +205,12 @@ def run_trial(board: Board, renderer: str, setups: int, frames_per_setup: int,
     `mode` "learned": one reader per setup, as the daemon (calibration, then the
     game start learned); "each frame alone": a fresh reader with the calibration
     file for every frame, as `detect --calibration`; "file only": one reader per
-    setup that knows only the board file (no calibration, nothing learned).
+    setup that knows only the board file (no calibration, nothing learned);
+    "other light": as "each frame alone", but every frame is lit unlike the
+    calibration (`LIGHTS` in turn), as `detect` or the daemon's first frames
+    after a restart under another light; "other light, learned": one reader
+    per setup that saw the game's start under the calibration's light, then
+    frames under another light.
     """
     rng = random.Random(seed)
     figures = Figures()
@@ -182,16 +222,18 @@ def run_trial(board: Board, renderer: str, setups: int, frames_per_setup: int,
         reader = BoardReader(board, calibration if mode != "file only" else None)
         start = shoot(Scene(ships, CloudState(*centre)), rng.randrange(1 << 30))
         reader.read(start)
-        if mode == "learned":
+        if mode in ("learned", "other light, learned"):
             reader.learn_background()  # the game starts: the board holds the start layout
         for i in range(frames_per_setup):
-            if mode == "each frame alone":
+            if mode in ("each frame alone", "other light"):
                 reader = BoardReader(board, calibration)
+            light = (LIGHTS[(i + i // 5) % len(LIGHTS)] if mode.startswith("other light")
+                     else AS_CALIBRATED)
             kind = "hand" if i % 5 == 2 else "empty" if i % 10 == 9 else "ships"
             scene = random_scene(board, rng, ships=0 if kind == "empty" else None,
                                  cloud=kind == "hand" or rng.random() < 0.95,
                                  hand=kind == "hand")
-            reading = reader.read(shoot(scene, rng.randrange(1 << 30)))
+            reading = reader.read(shoot(scene, rng.randrange(1 << 30), light))
             figures.frames += 1
             if not reading.board_found:
                 figures.not_found += 1
@@ -199,9 +241,13 @@ def run_trial(board: Board, renderer: str, setups: int, frames_per_setup: int,
             if kind == "hand":
                 figures.hands += 1
                 figures.hands_flagged += reading.occluded
+                if not reading.occluded:
+                    figures.notes.append(f"hand missed under {light} light")
                 continue
             figures.clear_frames += 1
             figures.false_hands += reading.occluded
+            if reading.occluded:
+                figures.notes.append(f"false hand under {light} light")
             truth = visible_truth(board, scene)
             right, extra = score(truth, reading)
             figures.ships += len(truth)
