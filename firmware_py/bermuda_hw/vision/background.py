@@ -24,7 +24,7 @@ beside the colour calibration file.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -45,6 +45,8 @@ DRIFT_BLOCK_MM = 24.0
 WEIGHT_L = 0.35  # lightness weight of the distances (as in vision.colors)
 LIGHT_STEP = 0.004  # log gain: a light change smaller than this reuses the last expectation
 SAME_AS_BOARD = 8.0  # a pixel this near to the board's look there is the board
+CLIPPED = 245  # a channel this bright may be clipped
+SATURATED_ALPHA = 192  # the saved PNG's alpha of a learned pixel the camera clipped
 REVEAL_FRAMES = 2  # a never-seen pixel is learned after this many calm frames in a row
 REVEAL_SPREAD = 12.0  # ... that differ by less than this (per BGR channel)
 
@@ -59,11 +61,16 @@ class BoardBackground:
     bgr: Image
     known: Mask
     px_per_mm: float
+    #: Known pixels the camera clipped while they were learned (a white under a bright
+    #: light): their true look is brighter than learned, so they are not compared.
+    saturated: Mask | None = None
 
     def __post_init__(self) -> None:
+        if self.saturated is None:
+            self.saturated = np.zeros(self.shape, bool)
         self.lab: Floats = to_lab(self.bgr)
         # The expected look under the last light change seen (a steady light costs nothing).
-        self.last_light: tuple[npt.NDArray[np.float64], Floats] | None = None
+        self.last_light: tuple[Floats, Floats] | None = None
         # Pixels never seen: for how many calm frames in a row, and how they looked first.
         self._seen = np.zeros(self.shape, np.int32)
         self._first = np.zeros((*self.shape, 3), np.float32)
@@ -102,8 +109,11 @@ class BoardBackground:
         return count
 
     def save(self, path: str | Path) -> None:
-        """Write the PNG (BGR, alpha 255 where learned)."""
+        """Write the PNG (BGR, alpha 255 where learned, SATURATED_ALPHA where learned but
+        clipped by the camera, 0 where never seen)."""
         alpha = np.where(self.known, 255, 0).astype(np.uint8)
+        if self.saturated is not None:
+            alpha[self.known & self.saturated] = SATURATED_ALPHA
         out = np.dstack([self.bgr, alpha])
         try:
             ok = cv2.imwrite(str(path), out)
@@ -125,7 +135,10 @@ class BoardBackground:
             raise CalibrationError(
                 file, None, f"is {img.shape[1]}x{img.shape[0]} px, the board needs "
                 f"{shape[1]}x{shape[0]}: calibrate again (bermuda-hw detect --calibrate)")
-        return cls(np.ascontiguousarray(img[..., :3]), img[..., 3] > 127, px_per_mm)
+        alpha = img[..., 3]
+        known = alpha > 127
+        return cls(np.ascontiguousarray(img[..., :3]), known, px_per_mm,
+                   known & (np.abs(alpha.astype(np.int16) - SATURATED_ALPHA) < 16))
 
 
 class BackgroundLearner:
@@ -136,6 +149,7 @@ class BackgroundLearner:
         self.px_per_mm = px_per_mm
         self.sum = np.zeros((*shape, 3), np.float64)
         self.count = np.zeros(shape, np.float64)
+        self.clipped = np.zeros(shape, bool)
 
     def mask_for(self, ships_mm: Iterable[tuple[float, float]],
                  blocked: Iterable[tuple[float, float, float]]) -> Mask:
@@ -148,9 +162,12 @@ class BackgroundLearner:
             cv2.circle(mask, (round(x * s), round(y * s)), round(r * s), 0, -1)
         return mask > 0
 
-    def add(self, half: Image, usable: Mask) -> None:
+    def add(self, half: Image, usable: Mask, clipped: Mask | None = None) -> None:
+        """One normalised frame; `clipped`: its pixels the camera clipped."""
         self.sum[usable] += half[usable].astype(np.float64)
         self.count[usable] += 1.0
+        if clipped is not None:
+            self.clipped |= usable & clipped
 
     def result(self, previous: BoardBackground | None = None,
                regions: npt.NDArray[np.int32] | None = None) -> BoardBackground:
@@ -164,10 +181,13 @@ class BackgroundLearner:
         mean = np.zeros((*self.shape, 3), np.uint8)
         mean[seen] = np.clip(np.round(self.sum[seen] / self.count[seen][:, None]), 0, 255)
         known = seen.copy()
+        saturated = self.clipped.copy()
         if previous is not None and previous.shape == self.shape:
             keep = ~seen & previous.known
             mean[keep] = previous.bgr[keep]
             known |= keep
+            if previous.saturated is not None:
+                saturated |= keep & previous.saturated
         if regions is not None:
             for region in np.unique(regions[regions > 0]):
                 inside = regions == region
@@ -191,7 +211,7 @@ class BackgroundLearner:
                                      cv2.INPAINT_TELEA)
                 mean[small] = filled[small]
                 known |= small
-        return BoardBackground(mean, known, self.px_per_mm)
+        return BoardBackground(mean, known, self.px_per_mm, saturated & known)
 
 
 def weighted_distance(lab: Floats, ref: Floats) -> Floats:
@@ -205,32 +225,43 @@ def weighted_distance(lab: Floats, ref: Floats) -> Floats:
 class BackgroundComparison:
     """One frame against the learned background: the expected look, and what is foreign."""
 
-    def __init__(self, background: BoardBackground, half: Image, usable: Mask) -> None:
+    def __init__(self, background: BoardBackground, half: Image, usable: Mask,
+                 clipped: Mask | None = None,
+                 ceiling: Callable[[], Floats | None] | None = None) -> None:
         self.background = background
+        self.clipped = clipped
         self.lab = to_lab(half)
         coef = self._light_change(half, usable)
         last = background.last_light
         if last is not None and float(np.abs(last[0] - coef).max()) < LIGHT_STEP:
             self.expected = last[1]
         else:
-            gain = self._gain_field(coef)
-            expected = np.clip(background.bgr.astype(np.float32) * gain, 0, 255)
+            expected = np.clip(background.bgr.astype(np.float32) * self._gain_field(coef),
+                               0, 255)
+            top = ceiling() if ceiling is not None else None
+            if top is not None:
+                # Where the camera clips (a lamp's side), the board looks no brighter than
+                # the clipped value: a pale paint turns the lamp's colour.
+                np.minimum(expected, top, out=expected)
             self.expected = to_lab(np.round(expected).astype(np.uint8))
             background.last_light = (coef, self.expected)
         self.distance = weighted_distance(self.lab, self.expected)
 
-    def _light_change(self, half: Image, usable: Mask) -> npt.NDArray[np.float64]:
-        """How the light changed since learning: a smooth per-channel gain (BGR) field,
-        as the coefficients of a quadratic surface per channel of the log gain.
+    def _light_change(self, half: Image, usable: Mask) -> Floats:
+        """How the light changed since learning: the log gain per channel (BGR) of every
+        block of the board (DRIFT_BLOCK_MM), on a smooth surface.
 
         Coloured light multiplies each channel, so its change shifts a red paint
         differently from the blue sea: the change is fitted as a gain, not as
         a colour offset. Block means of the log ratio of the frame to the
-        background, fitted with a quadratic surface per channel and refitted
-        without the blocks that stray from it (a hand, ships).
+        background are fitted with a quadratic surface per channel, refitted
+        without the blocks that stray from it (a hand, ships). Pixels the camera
+        clipped, now or while learning, are left out: their ratio is not the light's.
         """
         bg = self.background
-        known = (bg.known & usable).astype(np.float32)
+        # Clipped or black pixels tell nothing of a gain.
+        lit = (half.max(axis=2) < CLIPPED) & (half.min(axis=2) > 8)
+        known = (bg.known & usable & lit & (bg.bgr.max(axis=2) < CLIPPED)).astype(np.float32)
         h, w = bg.shape
         blocks = (max(4, round(w / (DRIFT_BLOCK_MM * bg.px_per_mm))),
                   max(4, round(h / (DRIFT_BLOCK_MM * bg.px_per_mm))))
@@ -253,21 +284,28 @@ class BackgroundComparison:
             dist = np.abs(mean - basis @ coef).max(axis=2)
             limit = max(0.03, 2.5 * float(np.median(dist[keep])))
             keep = keep & (dist < limit)
-        return np.zeros((6, 3)) if coef is None else coef
+        if coef is None:
+            return np.zeros((bh, bw, 3), np.float32)
+        out: Floats = (basis @ coef).astype(np.float32)
+        return out
 
-    def _gain_field(self, coef: npt.NDArray[np.float64]) -> Floats:
-        """The gain at every pixel from the fitted coefficients."""
+    def _gain_field(self, blocks: Floats) -> Floats:
+        """The gain at every pixel from the blocks' log gains (interpolated between the
+        blocks' centres: the surface is smooth)."""
         h, w = self.background.shape
-        gy, gx = np.mgrid[0:h, 0:w].astype(np.float32)
-        gx = (gx + 0.5) / w - 0.5
-        gy = (gy + 0.5) / h - 0.5
-        basis = np.stack([np.ones_like(gx), gx, gy, gx * gx, gx * gy, gy * gy], axis=-1)
-        out: Floats = np.exp(basis @ coef.astype(np.float32)).astype(np.float32)
+        field = cv2.resize(blocks, (w, h), interpolation=cv2.INTER_LINEAR)
+        out: Floats = np.exp(field).astype(np.float32)
         return out
 
     def foreign(self, threshold: float) -> Mask:
-        """Known pixels farther than a threshold from the board's look there."""
+        """Known pixels farther than a threshold from the board's look there (a pixel the
+        camera clips now or clipped while learning is not compared: its colour is not
+        the paint's)."""
         out: Mask = self.background.known & (self.distance > threshold)
+        if self.clipped is not None:
+            out &= ~self.clipped
+        if self.background.saturated is not None:
+            out &= ~self.background.saturated
         return out
 
     def at(self, rows: npt.NDArray[np.intp], cols: npt.NDArray[np.intp],

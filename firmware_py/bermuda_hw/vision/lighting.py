@@ -24,6 +24,7 @@ Lab = tuple[float, float, float]
 
 BLOCK_MM = 8.0
 WHITE_TARGET = 240.0
+CLIPPED = 250  # a camera value this high may have been clipped
 
 
 def to_lab(bgr: Image) -> Floats:
@@ -53,6 +54,18 @@ class Normalised:
     land_lab: Lab | None
     white_ok: bool
     port_lab: Lab | None = None
+    #: Half-resolution pixels whose camera value was at the sensor's top in some channel:
+    #: their colour is not the light times the paint, so it is not compared.
+    clipped: npt.NDArray[np.bool_] | None = None
+    gain_half: Floats | None = None  # the brightness gain at half resolution
+
+    def ceiling(self) -> Floats | None:
+        """The normalised value (BGR) a clipped camera value takes at every half-resolution
+        pixel: nothing on the board can look brighter there (None: no gain known)."""
+        if self.gain_half is None:
+            return None
+        out: Floats = (self.gain_half[..., None] * (255.0 * self.wb)).astype(np.float32)
+        return out
 
     def pixels(self, rect: Image, rows: npt.NDArray[np.intp],
                cols: npt.NDArray[np.intp]) -> Image:
@@ -152,4 +165,5 @@ class LightingNormaliser:
         if len(py):
             paint = rect[py, px].astype(np.float32) * (gain[py, px][:, None] * wb)
             port = bgr_to_lab(np.median(np.clip(paint, 0, 255), axis=0))
-        return Normalised(gain, wb, norm_half, sea, land, white_ok, port)
+        clipped = half.max(axis=2) >= CLIPPED
+        return Normalised(gain, wb, norm_half, sea, land, white_ok, port, clipped, gain_half)

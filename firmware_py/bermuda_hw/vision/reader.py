@@ -254,7 +254,9 @@ class BoardReader:
         s = self.layout.px_per_mm / 2
         for x, y, r in blocked:
             cv2.circle(usable, (round(x * s), round(y * s)), round(r * s), 0, -1)
-        return BackgroundComparison(self.background, norm.half, usable > 0)
+        return BackgroundComparison(self.background, norm.half, usable > 0, norm.clipped,
+                                    norm.ceiling if norm.clipped is not None
+                                    and norm.clipped.any() else None)
 
     def _searchable(self, board: BackgroundComparison,
                     blocked: list[tuple[float, float, float]]) -> npt.NDArray[np.bool_]:
@@ -320,7 +322,7 @@ class BoardReader:
         if not seen:
             raise CalibrationError(None, None, "learning the board: the board is not in view")
         for norm, blocked in seen:
-            learner.add(norm.half, learner.mask_for(ships_mm, blocked))
+            learner.add(norm.half, learner.mask_for(ships_mm, blocked), norm.clipped)
         self.background = learner.result(self.background, self._paint_regions())
         return self.background
 
