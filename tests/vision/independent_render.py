@@ -27,6 +27,8 @@ BGR = tuple[int, int, int]
 
 PX_PER_MM = 2.0
 MARGIN_MM = 90.0
+STACKED_MM = 6.0  # a token this near an earlier one lies on top of it
+RAISED_SCALE = 1.12  # a token on another one is nearer the camera
 
 PLASTICS: dict[str, BGR] = {
     "blue": (140, 45, 15),
@@ -167,20 +169,26 @@ def draw_board(board: Board, look: OtherLook) -> Image:
     return img
 
 
-def _ship(img: Image, look: OtherLook, color: BGR, x: float, y: float, heading: float) -> None:
+def _ship(img: Image, look: OtherLook, color: BGR, x: float, y: float, heading: float,
+          raised: bool = False) -> None:
+    """One token; `raised`: it lies on another one, nearer the camera (larger, a longer
+    shadow)."""
     rad = math.radians(heading)
+    k = RAISED_SCALE if raised else 1.0
+    shade = 3.5 if raised else 1.5
     if look.hull == "peg":
-        cv2.circle(img, _pt(x + 1.5, y + 1.5), _r(7.5), (30, 30, 30), -1, cv2.LINE_AA)
-        cv2.circle(img, _pt(x, y), _r(7.5), color, -1, cv2.LINE_AA)
-        cv2.circle(img, _pt(x, y), _r(3.0), tuple(min(255, int(v * 1.25) + 15) for v in color),
-                   -1, cv2.LINE_AA)
+        cv2.circle(img, _pt(x + shade, y + shade), _r(7.5 * k), (30, 30, 30), -1, cv2.LINE_AA)
+        cv2.circle(img, _pt(x, y), _r(7.5 * k), color, -1, cv2.LINE_AA)
+        cv2.circle(img, _pt(x, y), _r(3.0 * k),
+                   tuple(min(255, int(v * 1.25) + 15) for v in color), -1, cv2.LINE_AA)
         return
     # A boat hull: an ellipse along the heading, with a mast peg amidships.
     angle = math.degrees(rad) - 90.0
-    cv2.ellipse(img, _pt(x + 1.5, y + 1.5), (_r(12.0), _r(5.0)), angle, 0, 360, (30, 30, 30),
-                -1, cv2.LINE_AA)
-    cv2.ellipse(img, _pt(x, y), (_r(12.0), _r(5.0)), angle, 0, 360, color, -1, cv2.LINE_AA)
-    cv2.circle(img, _pt(x, y), _r(2.0), (200, 200, 200), -1, cv2.LINE_AA)
+    cv2.ellipse(img, _pt(x + shade, y + shade), (_r(12.0 * k), _r(5.0 * k)), angle, 0, 360,
+                (30, 30, 30), -1, cv2.LINE_AA)
+    cv2.ellipse(img, _pt(x, y), (_r(12.0 * k), _r(5.0 * k)), angle, 0, 360, color, -1,
+                cv2.LINE_AA)
+    cv2.circle(img, _pt(x, y), _r(2.0 * k), (200, 200, 200), -1, cv2.LINE_AA)
 
 
 def _cloud(img: Image, board: Board, x: float, y: float, heading: float) -> None:
@@ -216,8 +224,11 @@ def render_other(board: Board, scene: Scene, look: OtherLook, seed: int = 0) -> 
     """The 1280x960 BGR frame of a scene, drawn by this renderer."""
     img = draw_board(board, look).copy()
     plastics = dict(look.plastics)
-    for ship in scene.ships:
-        _ship(img, look, plastics[ship.color], ship.x_mm, ship.y_mm, ship.heading_deg)
+    for i, ship in enumerate(scene.ships):
+        # A token set down within STACKED_MM of an earlier one lies on it.
+        raised = any(math.dist((ship.x_mm, ship.y_mm), (o.x_mm, o.y_mm)) < STACKED_MM
+                     for o in scene.ships[:i])
+        _ship(img, look, plastics[ship.color], ship.x_mm, ship.y_mm, ship.heading_deg, raised)
     if scene.cloud is not None:
         _cloud(img, board, scene.cloud.x_mm, scene.cloud.y_mm, scene.cloud.heading_deg)
     if scene.hand is not None:

@@ -136,6 +136,56 @@ def score(truth: list[tuple[str, str | None, float, float]],
     return right, sum(seen.values()) + len(off)
 
 
+ARRANGEMENTS = ("one", "side by side", "overlapping", "on top")
+
+
+def token_scene(board: Board, rng: random.Random, places: int = 10
+                ) -> tuple[Scene, dict[str, Counter[str]]]:
+    """Tokens on `places` random path spaces away from the cloud, in every arrangement in
+    turn (one token; two side by side, overlapping, or one on top of the other, of one
+    colour or two), and what stands on each space."""
+    colors = list(board.ship_colors)
+    cloud = CloudState(*board.grid.dot_mm(*board.grid.centre))
+    free = [s for s in board.spaces.values() if s.kind == "path" and math.dist(
+        s.position, (cloud.x_mm, cloud.y_mm)) > board.cloud.footprint_radius_mm + 30]
+    rng.shuffle(free)
+    # Spaces apart: a pair's tokens never reach a neighbour's cell.
+    chosen: list = []
+    for space in free:
+        if all(math.dist(space.position, o.position) > 40.0 for o in chosen):
+            chosen.append(space)
+        if len(chosen) == places:
+            break
+    tokens: list[ShipToken] = []
+    truth: dict[str, Counter[str]] = {}
+    for n, space in enumerate(chosen):
+        kind = ARRANGEMENTS[n % len(ARRANGEMENTS)]
+        heading = rng.uniform(0, 360)
+        first = rng.choice(colors)
+        second = first if rng.random() < 0.5 else rng.choice([c for c in colors if c != first])
+        rad = math.radians(heading)
+        along = (math.sin(rad), -math.cos(rad))  # the bow's direction
+        across = (-along[1], along[0])
+        x, y = space.position
+        if kind == "one":
+            placed = [(first, x, y)]
+        elif kind == "side by side":
+            placed = [(first, x - 6.0 * across[0], y - 6.0 * across[1]),
+                      (second, x + 6.0 * across[0], y + 6.0 * across[1])]
+        elif kind == "overlapping":
+            placed = [(first, x - 4.0 * across[0] - 5.0 * along[0],
+                       y - 4.0 * across[1] - 5.0 * along[1]),
+                      (second, x + 3.0 * across[0] + 5.0 * along[0],
+                       y + 3.0 * across[1] + 5.0 * along[1])]
+        else:  # on top: the second lies on the first, shifted a little
+            placed = [(first, x, y), (second, x + 3.0 * across[0] + 2.0 * along[0],
+                                      y + 3.0 * across[1] + 2.0 * along[1])]
+        for color, px, py in placed:
+            tokens.append(ShipToken(color, px, py, heading + rng.uniform(-8, 8)))
+        truth[space.id] = Counter(c for c, _, _ in placed)
+    return Scene(tuple(tokens), cloud), truth
+
+
 def start_ships(board: Board) -> tuple[ShipToken, ...]:
     return tuple(ShipToken(c, *board.ports[p].berths[b or 0], 0.0)
                  for (p, b), c in start_layout(board).items())

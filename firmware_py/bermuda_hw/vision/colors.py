@@ -95,6 +95,8 @@ class ColorCalibration:
     extra: Mapping[str, Any] = field(default_factory=dict)
     background: BoardBackground | None = None  # the empty board's learned look
     background_file: str | None = None  # where the file says it is saved
+    #: one token's area as the camera sees it (mm², `vision.counts`; None: not measured)
+    token_area_mm2: float | None = None
 
     def profile(self, name: str) -> ColorProfile:
         for p in self.profiles:
@@ -151,12 +153,18 @@ class _BackgroundFile(Strict):
         return image
 
 
+class _TokensFile(Strict):
+    area_mm2: Number | None = Field(default=None, ge=20.0, le=2000.0)
+
+
 class _CalibrationFile(Strict):
-    """A calibration file as written: colour profiles, ignored spots, the board's look."""
+    """A calibration file as written: colour profiles, ignored spots, the board's look,
+    one token's area."""
 
     colors: dict[str, _ProfileFile] = Field(default_factory=dict)
     ignore: list[_IgnoreFile] = Field(default_factory=list)
     background: _BackgroundFile = Field(default_factory=_BackgroundFile)
+    tokens: _TokensFile = Field(default_factory=_TokensFile)
 
 
 def parse_calibration(text: str, source: str, colors: Iterable[str]) -> ColorCalibration:
@@ -182,7 +190,9 @@ def calibration_from_table(data: Mapping[str, Any], source: str, colors: Iterabl
     defaults = default_calibration([n for n in names if n not in profiles])
     merged = tuple(profiles.get(n) or defaults.profile(n) for n in names)
     _check_distinct(merged, profiles, source)
-    return ColorCalibration(merged, ignore, source, background_file=background_file)
+    area = written.tokens.area_mm2
+    return ColorCalibration(merged, ignore, source, background_file=background_file,
+                            token_area_mm2=None if area is None else float(area))
 
 
 def _check_distinct(merged: tuple[ColorProfile, ...], written: Mapping[str, ColorProfile],
@@ -226,4 +236,6 @@ def calibration_to_toml(calibration: ColorCalibration, background_image: str | N
                   f"radius_mm = {z.radius_mm:.1f}"]
     if background_image is not None:
         lines += ["", "[background]", f"image = {json.dumps(background_image)}"]
+    if calibration.token_area_mm2 is not None:
+        lines += ["", "[tokens]", f"area_mm2 = {calibration.token_area_mm2:.1f}"]
     return "\n".join(lines) + "\n"

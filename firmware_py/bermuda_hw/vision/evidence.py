@@ -14,6 +14,10 @@ For every place (a path space, or one berth of a port) a frame gives:
   that looks like each ship colour (`reach`): a token nudged across its place
   keeps it, a second token set down beside the first adds to it.
 
+- for every colour, the likelihood of 0, 1, and 2 or more tokens of it on the
+  place (`counts`), from the colour's area on the place in units of one
+  token's area (`vision.counts`).
+
 A stable run of frames averages its frames' evidence (`combine`), so one noisy
 frame moves the evidence a little instead of breaking the reading.
 
@@ -31,12 +35,14 @@ import numpy as np
 import numpy.typing as npt
 
 from bermuda_hw.rules.cover import Circle, observability
+from bermuda_hw.vision.counts import TokenCounter
 from bermuda_hw.vision.layout import BoardLayout
 from bermuda_hw.vision.lighting import Normalised
 from bermuda_hw.vision.ships import NONE, ShipFinder
 from bermuda_hw.vision.types import BoardEvidence
 
 Floats = npt.NDArray[np.float64]
+
 
 def combine(items: Sequence[BoardEvidence]) -> BoardEvidence:
     """The evidence of a run of frames: fractions and observability averaged, frame-weighted."""
@@ -55,9 +61,15 @@ def combine(items: Sequence[BoardEvidence]) -> BoardEvidence:
     if all(e.reach is not None for e in items):
         reach = sum((e.reach * e.frames for e in items if e.reach is not None),
                     np.zeros_like(fractions)) / total
+    areas = None
+    token = None
+    if all(e.areas is not None and e.token_area_mm2 is not None for e in items):
+        areas = sum((e.areas * e.frames for e in items if e.areas is not None),
+                    np.zeros_like(fractions)) / total
+        token = sum(float(e.token_area_mm2 or 0.0) * e.frames for e in items) / total
     first = items[0]
     return BoardEvidence(first.places, first.colors, fractions / total, background / total,
-                         observable, int(total), reach)
+                         observable, int(total), reach, areas, token)
 
 
 def place_observability(layout: BoardLayout, circles: Sequence[Circle]) -> Floats:
@@ -67,10 +79,11 @@ def place_observability(layout: BoardLayout, circles: Sequence[Circle]) -> Float
 
 
 def measure(finder: ShipFinder, rect: npt.NDArray[np.uint8], norm: Normalised,
-            circles: Sequence[Circle], half_labels: npt.NDArray[np.int8] | None = None
-            ) -> BoardEvidence:
+            circles: Sequence[Circle], half_labels: npt.NDArray[np.int8] | None = None,
+            counter: TokenCounter | None = None) -> BoardEvidence:
     """One frame's evidence for every place of the finder's layout (with the whole board's
-    half-resolution labels, the wider disks of the path spaces too)."""
+    half-resolution labels, the wider disks of the path spaces too, and with a counter
+    the tokens' counts)."""
     layout = finder.layout
     k = len(finder.names)
     n = len(layout.places)
@@ -93,4 +106,10 @@ def measure(finder: ShipFinder, rect: npt.NDArray[np.uint8], norm: Normalised,
         background[use] = ((labels == NONE) & valid).sum(axis=1) / disk
     places = tuple((p.space, p.berth) for p in layout.places)
     reach = finder.reach(half_labels) if half_labels is not None else None
-    return BoardEvidence(places, tuple(finder.names), fractions, background, obs, reach=reach)
+    areas = None
+    token = None
+    if counter is not None and half_labels is not None:
+        areas = counter.areas(half_labels)
+        token = counter.token_area(areas)
+    return BoardEvidence(places, tuple(finder.names), fractions, background, obs, reach=reach,
+                         areas=areas, token_area_mm2=token)

@@ -29,6 +29,7 @@ from bermuda_hw.vision.colors import (
     default_calibration,
     lab_distance,
 )
+from bermuda_hw.vision.counts import MIN_TOKEN_MM2, TokenCounter
 from bermuda_hw.vision.evidence import measure
 from bermuda_hw.vision.layout import BoardLayout
 from bermuda_hw.vision.lighting import LightingNormaliser, Normalised, to_lab
@@ -86,6 +87,8 @@ class BoardReader:
         self.ships = ShipFinder(self.layout, self.calibration, self.settings.ships,
                                 self.settings.occlusion.distance)
         self.occlusion = OcclusionDetector(self.layout, self.settings.occlusion)
+        self.counter = TokenCounter(self.layout, len(self.calibration.names),
+                                    self.calibration.token_area_mm2)
         self._cloud_px: Matrix | None = None
         self._cloud: tuple[CloudReading, list[tuple[float, float, float]]] | None = None
         self._ignore = [(z.x_mm, z.y_mm, z.radius_mm) for z in self.calibration.ignore]
@@ -231,7 +234,7 @@ class BoardReader:
                                            blocked + self._ignore, board)
         if board is not None and not occluded and not board.background.known.all():
             self._reveal(norm, blocked)
-        evidence = measure(self.ships, rect.rect, norm, blocked, labels)
+        evidence = measure(self.ships, rect.rect, norm, blocked, labels, self.counter)
         return FrameReading(
             True,
             occluded=occluded,
@@ -417,8 +420,30 @@ class BoardReader:
                     )
         # The board's own printing is in the learned look now: no ignore circles are added
         # (they would hide ships, and the cloud's footprint is no printing at all).
-        return ColorCalibration(tuple(profiles), tuple(self.calibration.ignore), "<calibrated>",
-                                background=self.background)
+        measured = ColorCalibration(tuple(profiles), tuple(self.calibration.ignore),
+                                    "<calibrated>", background=self.background)
+        return replace(measured, token_area_mm2=self._token_area(measured, shots, layout))
+
+    def _token_area(self, calibration: ColorCalibration, shots: Sequence[Rectified],
+                    layout: dict[tuple[str, int | None], str]) -> float | None:
+        """One token's area (mm²) in calibration frames: the median over the layout's
+        ships of their colour's area on their place (`vision.counts`)."""
+        finder = ShipFinder(self.layout, calibration, self.settings.ships,
+                            self.settings.occlusion.distance)
+        counter = TokenCounter(self.layout, len(calibration.names))
+        found: list[float] = []
+        for shot in shots:
+            norm = shot.norm
+            codes = finder.classifier.codes(norm.half, norm.sea_lab, norm.land_lab)
+            board = self.compare(norm, [])
+            areas = counter.areas(finder.half_labels(norm, codes, board))
+            for (space, berth), color in layout.items():
+                i = self.layout.place_index(space, berth)
+                found.append(float(areas[i, calibration.names.index(color)]))
+        seen = [a for a in found if a >= MIN_TOKEN_MM2]
+        if len(seen) < max(3, len(found) // 2):
+            return None
+        return round(float(np.median(seen)), 1)
 
 
 def start_layout(board: Board) -> dict[tuple[str, int | None], str]:

@@ -11,6 +11,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bermuda_hw.rules.board import LETTERS
+from bermuda_hw.vision.counts import COUNTS, count_loglik
 
 Floats = npt.NDArray[np.float64]
 
@@ -172,6 +173,10 @@ class BoardEvidence:
     frames: int = 1
     #: places x colours: share of the place's wider disk like each colour (None: not measured)
     reach: Floats | None = None
+    #: places x colours: each colour's area on the place (mm², `vision.counts`; None: not
+    #: measured) and one token's area it is compared with
+    areas: Floats | None = None
+    token_area_mm2: float | None = None
     _index: dict[PlaceKey, int] = field(default_factory=dict, repr=False)
     _cache: dict[tuple[int, Content], float] = field(default_factory=dict, repr=False)
 
@@ -219,6 +224,28 @@ class BoardEvidence:
         self._cache[key] = value
         return value
 
+    def count_loglik(self, i: int) -> Floats:
+        """Log-likelihoods (colours x 3) of 0, 1 and 2-or-more tokens of each colour on a
+        place, scaled by its observability (a hidden place: all 0, nothing known).
+        Raises ValueError when the counts were not measured."""
+        if self.areas is None or self.token_area_mm2 is None:
+            raise ValueError("token counts were not measured")
+        out: Floats = count_loglik(self.areas[i] / self.token_area_mm2) * float(
+            self.observable[i])
+        return out
+
+    def counts(self, i: int) -> dict[str, tuple[int, float]]:
+        """Each colour's most likely count on a place (2: two or more) and its probability
+        (the likelihoods normalised over 0, 1, 2+ with equal priors)."""
+        ll = self.count_loglik(i)
+        p = np.exp(ll - ll.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        out: dict[str, tuple[int, float]] = {}
+        for k, name in enumerate(self.colors):
+            best = int(np.argmax(p[k]))
+            out[name] = (COUNTS[best], float(p[k, best]))
+        return out
+
     def best_color(self, i: int) -> str | None:
         """The colour most likely on a place, or None if it most likely is empty."""
         empty = self.loglik(i, ())
@@ -238,5 +265,8 @@ class BoardEvidence:
             }
             if berth is not None:
                 item["berth"] = berth
+            if self.areas is not None:
+                item["counts"] = {c: {"count": n, "probability": round(p, 3)}
+                                  for c, (n, p) in self.counts(i).items()}
             out.append(item)
         return out
