@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from pathlib import Path
 
+import cv2
 import numpy as np
+import pytest
+from independent_render import OtherLook, render_other
 from printing_trial import RENDERERS, score, start_ships, visible_truth
 
+from bermuda_hw.cli import main
 from bermuda_hw.rules.board import Board
 from bermuda_hw.sim.render import Scene, random_scene
 from bermuda_hw.vision.background import BackgroundComparison, BackgroundLearner, BoardBackground
@@ -67,3 +72,41 @@ def test_pixels_clipped_while_learning_are_not_compared(tmp_path: Path) -> None:
     assert again.saturated is not None
     assert np.array_equal(again.saturated, learned.saturated)
     assert np.array_equal(again.known, learned.known)
+
+
+@pytest.mark.parametrize(("cast", "words"), [
+    ((0.85, 0.85, 0.85), None),  # neutral, the whites below the camera's top
+    ((1.5, 1.5, 1.5), "clipped whites"),
+    ((0.6, 0.8, 1.0), "warm (reddish)"),
+    ((1.0, 0.85, 0.65), "cool (bluish)"),
+])
+def test_calibration_says_when_its_light_is_unlike_play(
+    classic_board: Board, cast: tuple[float, float, float], words: str | None
+) -> None:
+    """Clipped whites and a strong cast are each named with what to change; a neutral
+    light that clips nothing is not."""
+    board = classic_board
+    look = replace(OtherLook.random(random.Random(21), board), cast=cast,
+                   cast_slope=(0.0, 0.0, 0.0))
+    notes = BoardReader(board).calibrate(
+        render_other(board, Scene(start_ships(board)), look, 1)).light_notes
+    if words is None:
+        assert notes == ()
+    else:
+        assert [n for n in notes if words in n], notes
+        assert all("camera" in n or "light" in n for n in notes)
+
+
+def test_detect_calibrate_warns_of_clipped_whites(
+    classic_board: Board, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The calibration is written, and the owner is told what to change in the light."""
+    look = replace(OtherLook.random(random.Random(21), classic_board), cast=(1.5, 1.5, 1.5),
+                   cast_slope=(0.0, 0.0, 0.0))
+    frame = tmp_path / "start.png"
+    assert cv2.imwrite(str(frame), render_other(classic_board, Scene(start_ships(classic_board)),
+                                                look, 1))
+    assert main(["detect", str(frame), "--calibrate", str(tmp_path / "colors.toml")]) == 0
+    err = capsys.readouterr().err
+    assert "warning: the calibration light" in err and "exposure_time_us" in err
+    assert (tmp_path / "colors.toml").is_file()

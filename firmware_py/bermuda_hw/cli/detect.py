@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +109,9 @@ def _calibrate(args: argparse.Namespace) -> int:
                             ) from None
     print(f"wrote {out} and {picture}" if measured.background is not None else f"wrote {out}")
     print(text, end="")
+    for note in measured.light_notes:
+        # The calibration holds, but the light of its images is unlike a good one at play.
+        print(f"bermuda-hw: warning: the calibration light: {note}", file=sys.stderr)
     return 0
 
 

@@ -97,6 +97,9 @@ class ColorCalibration:
     background_file: str | None = None  # where the file says it is saved
     #: one token's area as the camera sees it (mm², `vision.counts`; None: not measured)
     token_area_mm2: float | None = None
+    #: what was wrong with the light of the calibration frames, and what to change (not
+    #: saved: `detect --calibrate` says it)
+    light_notes: tuple[str, ...] = ()
 
     def profile(self, name: str) -> ColorProfile:
         for p in self.profiles:

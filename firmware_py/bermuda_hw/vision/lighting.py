@@ -58,6 +58,9 @@ class Normalised:
     #: their colour is not the light times the paint, so it is not compared.
     clipped: npt.NDArray[np.bool_] | None = None
     gain_half: Floats | None = None  # the brightness gain at half resolution
+    #: the white paper around the corner markers as the camera gives it (BGR, before any
+    #: normalisation; None: not seen)
+    white_raw: tuple[float, float, float] | None = None
 
     def ceiling(self) -> Floats | None:
         """The normalised value (BGR) a clipped camera value takes at every half-resolution
@@ -138,7 +141,12 @@ class LightingNormaliser:
         ys, xs = self.layout.white_idx
         white_ok = False
         wb = np.ones(3, np.float32)
+        white_raw: tuple[float, float, float] | None = None
         if len(ys):
+            raw = rect[ys, xs].astype(np.float32)
+            paper = np.median(raw[raw.sum(axis=1) >= np.percentile(raw.sum(axis=1), 40)],
+                              axis=0)
+            white_raw = (float(paper[0]), float(paper[1]), float(paper[2]))
             samples = rect[ys, xs].astype(np.float32) * gain[ys, xs, None]
             bright = samples.sum(axis=1)
             top = samples[bright >= np.percentile(bright, 40)]
@@ -166,4 +174,37 @@ class LightingNormaliser:
             paint = rect[py, px].astype(np.float32) * (gain[py, px][:, None] * wb)
             port = bgr_to_lab(np.median(np.clip(paint, 0, 255), axis=0))
         clipped = half.max(axis=2) >= CLIPPED
-        return Normalised(gain, wb, norm_half, sea, land, white_ok, port, clipped, gain_half)
+        return Normalised(gain, wb, norm_half, sea, land, white_ok, port, clipped, gain_half,
+                          white_raw)
+
+
+#: Light checks of a calibration frame (`light_problems`).
+MAX_CLIPPED = 0.005  # share of the board the camera may clip
+MAX_CAST = 1.3  # the white paper's strongest channel over its weakest
+
+
+def light_problems(norm: Normalised) -> list[str]:
+    """What makes a frame's light unlike a good light at play, each with what to change.
+
+    Vision evens out the light, but not what the camera lost: clipped whites
+    (their paint is unknown: a ship on them is judged against nothing), and
+    a strong colour cast (each channel is evened out by the white paper, but
+    a weak channel is noisy and a dull ship colour drifts towards the paint).
+    """
+    out: list[str] = []
+    clipped = 0.0 if norm.clipped is None else float(norm.clipped.mean())
+    if clipped > MAX_CLIPPED:
+        out.append(f"{100 * clipped:.1f} % of the board is at the camera's top (clipped "
+                   "whites): dim the light or shorten the exposure ([camera] exposure_time_us) "
+                   "until "
+                   "the white paper around the markers is no longer pure white")
+    if norm.white_raw is not None:
+        b, g, r = norm.white_raw
+        top, low = max(b, g, r), max(min(b, g, r), 1.0)
+        if top / low > MAX_CAST:
+            tint = "warm (reddish)" if r > b else "cool (bluish)"
+            out.append(f"the white paper around the markers is {tint}, blue:green:red = "
+                       f"{b:.0f}:{g:.0f}:{r:.0f}: a strong colour cast; light the board with "
+                       "neutral white light (not a warm bulb or coloured daylight), or fix "
+                       "the camera's colour gains ([camera] colour_gains)")
+    return out

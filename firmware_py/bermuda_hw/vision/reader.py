@@ -32,7 +32,12 @@ from bermuda_hw.vision.colors import (
 from bermuda_hw.vision.counts import MIN_TOKEN_MM2, TokenCounter
 from bermuda_hw.vision.evidence import measure
 from bermuda_hw.vision.layout import BoardLayout
-from bermuda_hw.vision.lighting import LightingNormaliser, Normalised, to_lab
+from bermuda_hw.vision.lighting import (
+    LightingNormaliser,
+    Normalised,
+    light_problems,
+    to_lab,
+)
 from bermuda_hw.vision.occlusion import OcclusionDetector, OcclusionSettings
 from bermuda_hw.vision.pose import BoardPose, PoseTracker, detect_markers, make_detector
 from bermuda_hw.vision.ships import ShipFinder, ShipSettings
@@ -422,7 +427,9 @@ class BoardReader:
         # (they would hide ships, and the cloud's footprint is no printing at all).
         measured = ColorCalibration(tuple(profiles), tuple(self.calibration.ignore),
                                     "<calibrated>", background=self.background)
-        return replace(measured, token_area_mm2=self._token_area(measured, shots, layout))
+        notes = dict.fromkeys(n for shot in shots for n in light_problems(shot.norm))
+        return replace(measured, token_area_mm2=self._token_area(measured, shots, layout),
+                       light_notes=tuple(notes))
 
     def _token_area(self, calibration: ColorCalibration, shots: Sequence[Rectified],
                     layout: dict[tuple[str, int | None], str]) -> float | None:
