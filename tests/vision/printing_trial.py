@@ -304,3 +304,48 @@ def run_trial(board: Board, renderer: str, setups: int, frames_per_setup: int,
             figures.ships_right += right
             figures.extra += extra
     return figures
+
+
+@dataclass
+class CountFigures:
+    """Token counts over a trial: places right per arrangement (every colour's count)."""
+
+    right: Counter[str] = field(default_factory=Counter)
+    places: Counter[str] = field(default_factory=Counter)
+
+    def pct(self, *kinds: str) -> float:
+        kinds = kinds or ARRANGEMENTS
+        return 100.0 * sum(self.right[k] for k in kinds) / max(
+            sum(self.places[k] for k in kinds), 1)
+
+    def line(self, name: str) -> str:
+        parts = ", ".join(f"{k} {self.right[k]}/{self.places[k]}" for k in ARRANGEMENTS)
+        return (f"{name}: places with one or two tokens counted right "
+                f"{self.pct('one', 'side by side', 'overlapping'):.2f} % without a token "
+                f"on top of another, {self.pct():.2f} % with ({parts})")
+
+
+def count_trial(board: Board, renderer: str, setups: int, frames_per_setup: int,
+                seed: int) -> CountFigures:
+    """Calibrate under one light, then read tables of tokens in every arrangement
+    (`token_scene`) under the others, each frame with a fresh reader; a place is right
+    when every colour's likeliest count is its number of tokens (2: two or more)."""
+    rng = random.Random(seed)
+    figures = CountFigures()
+    for k in range(setups):
+        shoot = RENDERERS[renderer](board, rng)
+        calibration = BoardReader(board).calibrate(
+            shoot(Scene(start_ships(board)), rng.randrange(1 << 30)))
+        for f in range(frames_per_setup):
+            light = LIGHTS[(k + f) % len(LIGHTS)]
+            scene, truth = token_scene(board, rng)
+            evidence = BoardReader(board, calibration).read(
+                shoot(scene, rng.randrange(1 << 30), light)).evidence
+            assert evidence is not None
+            for n, (space, there) in enumerate(truth.items()):
+                kind = ARRANGEMENTS[n % len(ARRANGEMENTS)]
+                got = evidence.counts(evidence.index(space))
+                figures.places[kind] += 1
+                figures.right[kind] += all(got[c][0] == min(there[c], 2)
+                                           for c in evidence.colors)
+    return figures

@@ -33,7 +33,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bermuda_hw.errors import CalibrationError
-from bermuda_hw.vision.lighting import to_lab
+from bermuda_hw.vision.lighting import channel_max, channel_min, to_lab
 
 Image = npt.NDArray[np.uint8]
 Floats = npt.NDArray[np.float32]
@@ -68,12 +68,20 @@ class BoardBackground:
     def __post_init__(self) -> None:
         if self.saturated is None:
             self.saturated = np.zeros(self.shape, bool)
+        self._fits: Mask | None = None
         self.lab: Floats = to_lab(self.bgr)
         # The expected look under the last light change seen (a steady light costs nothing).
         self.last_light: tuple[Floats, Floats] | None = None
         # Pixels never seen: for how many calm frames in a row, and how they looked first.
         self._seen = np.zeros(self.shape, np.int32)
         self._first = np.zeros((*self.shape, 3), np.float32)
+
+    @property
+    def fits_gain(self) -> Mask:
+        """Known pixels that tell the light's gain: not clipped in the learned look."""
+        if self._fits is None:
+            self._fits = self.known & (channel_max(self.bgr) < CLIPPED)
+        return self._fits
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -103,6 +111,7 @@ class BoardBackground:
         if count:
             self.bgr[done] = np.round((self._first[done] + pix[done]) / 2).astype(np.uint8)
             self.known[done] = True
+            self._fits = None
             self.lab[done] = to_lab(self.bgr[done])
             self._seen[done] = 0
             self.last_light = None
@@ -260,8 +269,8 @@ class BackgroundComparison:
         """
         bg = self.background
         # Clipped or black pixels tell nothing of a gain.
-        lit = (half.max(axis=2) < CLIPPED) & (half.min(axis=2) > 8)
-        known = (bg.known & usable & lit & (bg.bgr.max(axis=2) < CLIPPED)).astype(np.float32)
+        lit = (channel_max(half) < CLIPPED) & (channel_min(half) > 8)
+        known = (bg.fits_gain & usable & lit).astype(np.float32)
         h, w = bg.shape
         blocks = (max(4, round(w / (DRIFT_BLOCK_MM * bg.px_per_mm))),
                   max(4, round(h / (DRIFT_BLOCK_MM * bg.px_per_mm))))

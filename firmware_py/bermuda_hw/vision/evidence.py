@@ -92,7 +92,7 @@ def measure(finder: ShipFinder, rect: npt.NDArray[np.uint8], norm: Normalised,
     background = np.zeros(n, np.float64)
     use = np.nonzero(obs > 0.0)[0]
     if len(use):
-        pix = norm.pixels(rect, finder.rows[use], finder.cols[use])
+        pix = finder.place_pixels(rect, norm, use)
         labels = finder.classifier.labels(pix, norm.sea_lab)
         in_port = finder.in_port[use]
         if norm.port_lab is not None and in_port.any():

@@ -142,6 +142,21 @@ class BoardReader:
         ), np.uint8)
         return Rectified(pose, rect, self.normaliser.normalise(rect))
 
+    def _board_box(self, pose: BoardPose, w: int, h: int) -> tuple[int, int, int, int]:
+        """The image box (even-sized) around the board and a cloud's width beyond it."""
+        b = self.board
+        pad = b.cloud.footprint_radius_mm
+        corners = pose.to_image(np.array([[-pad, -pad], [b.width_mm + pad, -pad],
+                                          [b.width_mm + pad, b.height_mm + pad],
+                                          [-pad, b.height_mm + pad]]))
+        x0, y0 = np.floor(corners.min(axis=0)).astype(int)
+        x1, y1 = np.ceil(corners.max(axis=0)).astype(int)
+        xa, ya = max(int(x0), 0), max(int(y0), 0)
+        xb, yb = min(int(x1), w), min(int(y1), h)
+        if xb - xa < 16 or yb - ya < 16:
+            return 0, 0, w - w % 2, h - h % 2
+        return xa, ya, xb - (xb - xa) % 2, yb - (yb - ya) % 2
+
     def _find_cloud(self, gray: Image, pose: BoardPose) -> Matrix | None:
         cloud_id = self.board.markers.cloud_id
         if pose.source in ("detected",) and cloud_id in self.tracker.last_detections:
@@ -160,14 +175,17 @@ class BoardReader:
                     return hits[cloud_id]
         if pose.source == "detected":
             return None
-        # The cloud moved: look for it at half resolution (a quarter of the work),
-        # then refine its corners at full resolution; the full frame as a last resort.
+        # The cloud moved: look for it over the board only (the cloud stands on it), at
+        # half resolution (a quarter of the work), then refine its corners at full
+        # resolution; the full frame as a last resort.
         h, w = gray.shape[:2]
-        small = np.asarray(cv2.resize(gray, (w // 2, h // 2), interpolation=cv2.INTER_AREA),
-                           np.uint8)
+        xa, ya, xb, yb = self._board_box(pose, w, h)
+        small = np.asarray(cv2.resize(gray[ya:yb, xa:xb], ((xb - xa) // 2, (yb - ya) // 2),
+                                      interpolation=cv2.INTER_AREA), np.uint8)
         hits = detect_markers(self._cloud_detector, small)
         if cloud_id in hits:
-            corners = (hits[cloud_id] * 2.0 + 0.5).astype(np.float32).reshape(-1, 1, 2)
+            corners = (hits[cloud_id] * 2.0 + 0.5 + np.array([xa, ya])).astype(
+                np.float32).reshape(-1, 1, 2)
             criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.05)
             refined = cv2.cornerSubPix(gray, corners, (4, 4), (-1, -1), criteria)
             return np.asarray(refined, np.float64).reshape(4, 2)

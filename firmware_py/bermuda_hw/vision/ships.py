@@ -223,6 +223,7 @@ class ShipFinder:
                                   0, half[0] - 1)
         self.reach_valid = ~inland_half[self.reach_rows, self.reach_cols]
         self.reach_count = np.maximum(self.reach_valid.sum(axis=1), 1)
+        self._pixels: tuple[Image, npt.NDArray[np.intp], Image] | None = None
         ring, radius = layout.centre_ring
         # The grid's dots are printed dark: blurred into the sea they are dark blue.
         dots = [(*layout.board.grid.dot_mm(c, r), 4.0) for c, r in layout.board.grid.dots()]
@@ -241,7 +242,7 @@ class ShipFinder:
         use = np.nonzero(~skip)[0]
         if len(use) == 0:
             return []
-        pix = norm.pixels(rect, self.rows[use], self.cols[use])  # P x D x 3
+        pix = self.place_pixels(rect, norm, use)  # P x D x 3
         labels = self.classifier.labels(pix, norm.sea_lab)  # P x D
         in_port = self.in_port[use]
         if norm.port_lab is not None and in_port.any() and board is None:
@@ -268,6 +269,16 @@ class ShipFinder:
             fill = min(1.0, n / (0.45 * disk))
             hits.append(PlaceHit(int(place), color, x_mm, y_mm, round(purity * fill, 3)))
         return hits
+
+    def place_pixels(self, rect: Image, norm: Normalised, use: npt.NDArray[np.intp]) -> Image:
+        """Normalised BGR of the sampling disks of places `use` (P x D x 3); the last
+        frame's are kept, as the evidence samples the same places again."""
+        last = self._pixels
+        if last is not None and last[0] is rect and np.array_equal(last[1], use):
+            return last[2]
+        pix = norm.pixels(rect, self.rows[use], self.cols[use])
+        self._pixels = (rect, use, pix)
+        return pix
 
     def reach(self, labels: Labels) -> npt.NDArray[np.float64]:
         """Share of each path space's wider disk with each ship colour, from the whole
