@@ -237,6 +237,10 @@ class BackgroundComparison:
     def __init__(self, background: BoardBackground, half: Image, usable: Mask,
                  clipped: Mask | None = None,
                  ceiling: Callable[[], Floats | None] | None = None) -> None:
+        """`half`: the frame's normalised half-resolution BGR; `usable`: where it shows
+        the board (not the cloud); `clipped`: its pixels the camera clipped; `ceiling`:
+        gives the normalised value of a clipped pixel everywhere (called only when a
+        new expected look is worked out)."""
         self.background = background
         self.clipped = clipped
         self.lab = to_lab(half)

@@ -86,14 +86,11 @@ class TokenCounter:
         self.px_area_mm2 = 1.0 / (s * s)
         ys, xs = np.mgrid[0:h, 0:w]
         best = np.full((h, w), np.inf)
-        cell = np.full((h, w), -1, np.int64)
+        cell = np.full((h, w), -1, np.int64)  # -1: no place within COUNT_RADIUS_MM
         for i, (x, y) in enumerate(layout.place_xy):
-            d = np.hypot((xs + 0.5) / s - x, (ys + 0.5) / s - y)
-            nearer = (d < best) & (d <= COUNT_RADIUS_MM)
-            best = np.where(d < best, d, best)
-            cell[nearer] = i
-        # A place farther than any other one's cell stays unclaimed where another is nearer.
-        cell[~np.isfinite(best) | (best > COUNT_RADIUS_MM)] = -1
+            d = np.hypot(xs / s - x, ys / s - y)  # pixel (r, c) is at (c / s, r / s) mm
+            cell[(d < best) & (d <= COUNT_RADIUS_MM)] = i
+            best = np.minimum(best, d)
         inland = cv2.resize(layout.land_inland.astype(np.uint8), (w, h),
                             interpolation=cv2.INTER_NEAREST).astype(bool)
         cell[inland] = -1
