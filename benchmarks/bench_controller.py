@@ -75,7 +75,8 @@ def _line(r: GameReport) -> str:
         f"STALLED ({r.stalled})"
     text = (f"    {r.players}p seed {r.seed:2d}: {end}, {r.rounds} rounds, {r.moves} moves, "
             f"{len(r.wrong)} wrong, {len(r.illegal_as_legal)} illegal-as-legal "
-            f"(of {r.illegal_made} illegal moves made), {r.questions} questions, "
+            f"(of {r.illegal_made} illegal moves made; {len(r.illegal_unseen_die)} legal for "
+            f"another roll of the unseen die), {r.questions} questions, "
             f"{len(r.violations)} invariant breaks, {r.wall_s:5.1f} s wall")
     if r.faults:
         text += f", {r.faults} faults"
@@ -94,6 +95,7 @@ def summary(title: str, reports: Sequence[GameReport]) -> str:
     moves = sum(r.moves for r in reports)
     wrong = sum(len(r.wrong) for r in reports)
     illegal = sum(len(r.illegal_as_legal) for r in reports)
+    unseen = sum(len(r.illegal_unseen_die) for r in reports)
     made = sum(r.illegal_made for r in reports)
     questions = sum(r.questions for r in reports)
     broken = sum(1 for r in reports if r.violations)
@@ -104,7 +106,8 @@ def summary(title: str, reports: Sequence[GameReport]) -> str:
             f"{wrong} of {moves} committed moves with a wrong consequence "
             f"({100.0 * wrong / max(moves, 1):.2f} %) in "
             f"{sum(1 for r in reports if r.wrong)} games; "
-            f"{illegal} illegal moves journalled as legal (of {made} made); "
+            f"{illegal} illegal moves journalled as legal (of {made} made; {unseen} more "
+            f"taken as the legal move of another roll of a die the table did not see); "
             f"{questions / max(moves, 1):.3f} questions per move "
             f"({questions} in {moves} moves, {questions / max(n, 1):.2f} per game); "
             f"table invariant broken in {broken} games; "

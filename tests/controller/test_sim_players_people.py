@@ -19,7 +19,8 @@ from bermuda_hw.controller.identify import Difference
 from bermuda_hw.controller.status import Mode, Question, Status
 from bermuda_hw.errors import ConfigError
 from bermuda_hw.rules.board import Board
-from bermuda_hw.rules.game import Game
+from bermuda_hw.rules.game import Game, GameOptions
+from bermuda_hw.rules.moves import Move
 from bermuda_hw.rules.record import record
 from bermuda_hw.sim.players import OBEDIENT, PEOPLE, PlayerStyle, SimulatedPlayers, styles_for
 from bermuda_hw.sim.render import CameraModel, render
@@ -288,15 +289,31 @@ def test_an_illegal_move_under_the_cloud_ends_on_a_blocked_space(board: Board) -
 
 
 def test_an_illegal_move_journalled_as_legal_is_counted_apart(board: Board) -> None:
+    # the virtual die: the referee knew the roll, so a miscount taken as legal is its error
+    game = Game.new(2, seed=1, board=board, options=GameOptions(die="virtual"))
+    die = game.roll_die()
+    t = _table(board, replace(QUIET, miscount_chance=1.0), 2, game=game)
+    t.players.controller.status.die = die
+    t.players._turn()
+    moved = _moved(t)
+    assert moved is not None and not moved.legal and moved.die == die
+    game.push(game.legal_moves(die)[0])  # the referee took it as a legal move
+    check = compare_moves(record(game), t.players.truth.moves, board)[0]
+    assert check.illegal_as_legal and check.wrong.startswith("an illegal move")
+    assert not check.illegal_for_an_unseen_die
+    # the table's die, never seen: the miscounted walk is the legal move of another roll
     t = _table(board, replace(QUIET, miscount_chance=1.0), 2)
     t.players._turn()
     moved = _moved(t)
     assert moved is not None and not moved.legal
     game = t.game
+    before = game.copy()
     game.set_die(moved.die)
-    game.push(game.legal_moves(moved.die)[0])  # the referee took it as a legal move
+    game.push(game.legal_moves(moved.die)[0])
     check = compare_moves(record(game), t.players.truth.moves, board)[0]
-    assert check.illegal_as_legal and check.wrong.startswith("an illegal move")
+    other_roll = any(Move.parse(moved.move) in before.legal_moves(d) for d in range(1, 7))
+    assert other_roll  # a walk one space short or long is another roll's move here
+    assert check.illegal_for_an_unseen_die and not check.illegal_as_legal
     # corrected: the player made a legal move after the illegal one; the journal has it
     t2 = _table(board, replace(QUIET, miscount_chance=1.0), 2)
     t2.players._turn()

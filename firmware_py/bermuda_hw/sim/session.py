@@ -35,6 +35,7 @@ from bermuda_hw.sim.world import World
 
 STUCK_FRAMES = 800  # the simulated players act on a request well within this many frames
 MAX_ROUNDS = 60
+QUESTION_REPEATS = 4
 
 
 def simulate_config(config: Config) -> Config:
@@ -91,12 +92,19 @@ class GameReport:
     def wrong(self) -> list[MoveCheck]:
         """Committed moves whose consequence differs from the legal move truly made (an
         illegal move journalled as legal is counted apart: `illegal_as_legal`)."""
-        return [c for c in self.checks if c.wrong and not c.illegal_as_legal]
+        return [c for c in self.checks if c.wrong and not c.illegal_as_legal
+                and not c.illegal_for_an_unseen_die]
 
     @property
     def illegal_as_legal(self) -> list[MoveCheck]:
         """Committed moves for which the player truly made a move against the rules."""
         return [c for c in self.checks if c.illegal_as_legal]
+
+    @property
+    def illegal_unseen_die(self) -> list[MoveCheck]:
+        """Committed moves for which the player made a move against the rules that is legal
+        for another roll of the table's die, which the referee never saw."""
+        return [c for c in self.checks if c.illegal_for_an_unseen_die]
 
     @property
     def questions_per_move(self) -> float:
@@ -138,6 +146,9 @@ def play_game(
             controller.start()
             # steps since the game last changed (a step in a fault reads no frame)
             seq, steps, question = -1, 0, ""
+            # a question said again (its players may let it pass once or twice) is the
+            # table waiting on them, not a stall, up to QUESTION_REPEATS times per move
+            put, repeats = None, 0
             while True:
                 status = controller.status
                 game = controller.game
@@ -150,8 +161,12 @@ def play_game(
                     break
                 steps += 1
                 if status.seq != seq:
-                    seq, steps = status.seq, 0
-                elif steps > stuck_frames:
+                    seq, steps, repeats = status.seq, 0, 0
+                if status.question is not None and status.question is not put:
+                    put = status.question
+                    if repeats < QUESTION_REPEATS:
+                        steps, repeats = 0, repeats + 1
+                if steps > stuck_frames:
                     report.stalled = f"round {game.round}, {status.mode.value}: {status.message}"
                     break
                 controller.step()

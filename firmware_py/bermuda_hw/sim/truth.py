@@ -30,7 +30,7 @@ from typing import Any
 from bermuda_hw.rules.board import Board, Point
 from bermuda_hw.rules.cover import STAND_TOLERANCE_MM, hidden_circles, observability
 from bermuda_hw.rules.game import Game, ShipStatus
-from bermuda_hw.rules.moves import Move, split_ship_id
+from bermuda_hw.rules.moves import MAX_DIE, Move, split_ship_id
 from bermuda_hw.rules.record import replay
 from bermuda_hw.sim.render import CameraModel
 from bermuda_hw.sim.render.scene import CLOUD_HEIGHT_MM
@@ -193,12 +193,22 @@ class MoveCheck:
     committed: str
     truth: TrueMove | None  # None: nobody made a move from that position
     wrong: str  # how the committed consequence differs from the true one ("" if it does not)
+    #: the true move was against the rules only for the die the player rolled on the table,
+    #: which the referee never saw: the same walk is a legal move for another roll, so no
+    #: camera of the board can tell it (only a die read or rolled by the table can)
+    die_unseen: bool = False
 
     @property
     def illegal_as_legal(self) -> bool:
         """The player's true move was against the rules, and the journal committed a legal
         move for it (the referee should have named it illegal and had it corrected)."""
-        return self.truth is not None and not self.truth.legal
+        return self.truth is not None and not self.truth.legal and not self.die_unseen
+
+    @property
+    def illegal_for_an_unseen_die(self) -> bool:
+        """An illegal move the referee could not tell from a legal one: its walk is legal for
+        another roll of a die the table never saw (`die_unseen`)."""
+        return self.truth is not None and not self.truth.legal and self.die_unseen
 
     def __str__(self) -> str:
         true = "no move made" if self.truth is None else \
@@ -227,6 +237,7 @@ def compare_moves(record: Mapping[str, Any], truths: Sequence[TrueMove],
         truth = candidates[-1] if candidates else None
         committed = before.copy()
         committed.push(Move.parse(entry["move"]))
+        die_unseen = False
         after = Consequence.of(committed)
         rolled = index > 0 and entries[index - 1].get("engine") is True
         forced = rolled and before.die is not None and before.legal_moves(before.die) == [
@@ -239,6 +250,10 @@ def compare_moves(record: Mapping[str, Any], truths: Sequence[TrueMove],
             wrong = "no true move from this position"
         elif not truth.legal:
             wrong = f"an illegal move journalled as legal: {truth.illegal}"
+            # the virtual die is rolled by the table (an engine roll): the referee knew it
+            walk = Move.parse(truth.move)
+            die_unseen = not rolled and any(
+                walk in before.legal_moves(die) for die in range(1, MAX_DIE + 1))
         else:
             alternative = before.copy()
             try:
@@ -248,7 +263,8 @@ def compare_moves(record: Mapping[str, Any], truths: Sequence[TrueMove],
                 wrong = f"the true move is not legal in the committed position: {exc}"
             else:
                 wrong = Consequence.of(alternative).differences(after)
-        checks.append(MoveCheck(index, before.round, color, entry["move"], truth, wrong))
+        checks.append(MoveCheck(index, before.round, color, entry["move"], truth, wrong,
+                                die_unseen))
         previous = index
     return checks
 
