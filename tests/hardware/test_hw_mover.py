@@ -27,6 +27,7 @@ from bermuda_hw.motion.mover import CloudMover
 from bermuda_hw.planning.steps import Limits, plan_line
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.cloud import CloudPose, Spin, plan_spin, swept_ships
+from bermuda_hw.sim.rig import FAR_LIMIT_MM
 from bermuda_hw.sim.world import World
 
 SPM = 20.0  # steps per mm of the fast rig
@@ -470,7 +471,8 @@ def test_an_endstop_pressed_far_from_home_stops_a_move(
     mover, backend = rig_mover
     at_centre(mover, board)
     backend.rig.break_endstop("x", "cut")  # a normally-closed switch's wire comes off
-    with pytest.raises(HomingError, match=r"axis x: endstop pressed .* from home during a move"):
+    with pytest.raises(HomingError, match=r"axis x: endstop or far-end limit switch pressed "
+                                          r"during a move"):
         mover.goto_dot(6, 6)
     assert not mover.homed and not backend.rig.enabled
     assert truth_mm(backend) != pytest.approx(board.grid.dot_mm(6, 6), abs=5.0)
@@ -478,6 +480,32 @@ def test_an_endstop_pressed_far_from_home_stops_a_move(
     backend.rig.break_endstop("x", "")
     mover.home()
     mover.goto_dot(0, 0)
+
+
+@pytest.mark.parametrize("start", ["home", "centre"])
+def test_the_far_end_limit_switch_stops_a_move_before_the_frame(
+    rig_mover: tuple[CloudMover, SimBackend], board: Board, start: str
+) -> None:
+    """The belt slipped: the carriage stands 20 mm further out than the mover counts. A
+    move to the far column then runs past the end of travel; the far-end limit switch, in
+    series with the endstop, opens the loop there and the move stops at once, before the
+    carriage reaches the frame, from home as from the centre."""
+    mover, backend = rig_mover
+    mover.home()
+    if start == "centre":
+        mover.goto_dot(*board.grid.centre)
+    axis = backend.rig.axes["x"]
+    spm = axis.config.steps_per_mm
+    target = mover.kinematics.board_to_steps(*board.grid.dot_mm(board.grid.cols - 1,
+                                                                board.grid.centre[1]))
+    # the true end of that move lies 10 mm beyond the end of travel, past the frame
+    backend.rig.slip("x", axis.config.travel_mm + 10.0 - target[0] / spm)
+    with pytest.raises(HomingError, match=r"axis x: endstop or far-end limit switch pressed"):
+        mover.goto_dot(board.grid.cols - 1, board.grid.centre[1])
+    assert axis.blocked_steps == 0  # stopped on the switch, never driven into the frame
+    far = round((axis.config.travel_mm + FAR_LIMIT_MM) * spm)
+    assert far <= axis.position_steps <= far + round(2.0 * spm)  # within 2 mm of the switch
+    assert not mover.homed and not backend.rig.enabled
 
 
 def test_a_spin_on_the_rig_carries_the_ships_the_rules_say_it_sweeps(

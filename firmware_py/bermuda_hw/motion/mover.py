@@ -368,13 +368,18 @@ class CloudMover:
 
     def _watch(self, plan: StepPlan | None = None) -> Callable[[], bool]:
         """A stop condition read between steps: the e-stop held, or (for an ordinary move
-        `plan`) an endstop pressed on an axis that stays far from home the whole move."""
+        `plan`) an axis's endstop loop opened during a move that does not end near home:
+        the far-end limit switch in series with the endstop, a broken wire, or the carriage
+        driven into the home switch. A move that ends near home may press the home switch,
+        and one that starts on it leaves it: neither is watched on that axis."""
         far: list[tuple[Endstop, str, float]] = []
         if plan is not None:
             for index, axis in enumerate(self.config.gantry.axes):
                 clear = round(2 * axis.home_backoff_mm * axis.steps_per_mm)
-                if min(plan.start_steps[index], plan.end_steps[index]) > clear:
-                    far.append((self.endstops[index], axis.name, 2 * axis.home_backoff_mm))
+                endstop = self.endstops[index]
+                near_start = plan.start_steps[index] <= clear
+                if plan.end_steps[index] > clear and not (near_start and endstop.is_pressed):
+                    far.append((endstop, axis.name, 2 * axis.home_backoff_mm))
         interlock = self._blocked if self._interlocks else None
         heartbeat = self._heartbeat
         self._watch_fault = None
@@ -395,8 +400,10 @@ class CloudMover:
                 return True
             for endstop, name, clear_mm in far:
                 if endstop.is_pressed:
-                    reason = (f"axis {name}: endstop pressed more than {clear_mm:g} mm from "
-                              "home during a move (a broken wire, or the carriage blocked)")
+                    reason = (f"axis {name}: endstop or far-end limit switch pressed during a "
+                              f"move ending more than {clear_mm:g} mm from home (the "
+                              "carriage at the end of its travel, a broken wire, or the "
+                              "carriage blocked)")
                     self.emergency_stop(reason)
                     self._watch_fault = HomingError(f"{reason}: home again")
                     return True

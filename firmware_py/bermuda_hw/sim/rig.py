@@ -38,6 +38,10 @@ PinListener = Callable[["ObservedPin", float, bool], None]
 REST_GAP_S = 0.05  # a pause this long lets a stalled motor recover
 BLOCK_S = 0.010  # the motor and carriage respond to the step rate averaged over this long
 HARD_STOP_MM = 3.0  # the carriage hits the frame this far beyond each end of travel
+#: the far-end limit switch, wired in series with the axis's endstop (both normally closed:
+#: either opens the loop, and the endstop's pin reads pressed), trips this far beyond the
+#: end of travel, before the frame (hardware/README.md, "Far-end limit switches")
+FAR_LIMIT_MM = 1.5
 COALESCE_S = 0.0002  # coil changes this close together belong to one step
 HISTORY_LIMIT = 100_000  # MockPin state changes kept per pin
 TRACE_LIMIT = 1_000_000  # carriage steps kept per axis for measuring
@@ -126,7 +130,10 @@ class AxisModel:
 
     @property
     def endstop_pressed(self) -> bool:
-        return self.position_steps <= 0
+        """The endstop's loop is open: the carriage on the home switch, or on the far-end
+        limit switch in series with it."""
+        far = round((self.config.travel_mm + FAR_LIMIT_MM) * self.config.steps_per_mm)
+        return self.position_steps <= 0 or self.position_steps >= far
 
     def _feasible(self, t: float, direction: int) -> bool:
         """Whether the rotor keeps up with a step at time t, given the steps before it.
