@@ -19,8 +19,8 @@ from bermuda_hw.cli import main
 from bermuda_hw.controller.journal import Journal
 from bermuda_hw.controller.statedir import StateLock, lock_holder
 from bermuda_hw.controller.status import Mode
-from bermuda_hw.rules.game import Game
-from bermuda_hw.rules.record import to_dict
+from bermuda_hw.rules.game import Game, Phase
+from bermuda_hw.rules.record import replay, to_dict
 
 MakeTable = Callable[..., Any]
 CLI = "import sys; from bermuda_hw.cli import main; sys.exit(main())"
@@ -108,7 +108,7 @@ def test_a_wal_deleted_while_running_is_refused_not_rolled_back(tmp_path: Path) 
     script = (
         "import os; from pathlib import Path; "
         "from bermuda_hw.controller.journal import Journal; "
-        "from bermuda_hw.rules.game import Game; "
+        "from bermuda_hw.rules.game import Game, Phase; "
         f"state = Path({str(tmp_path)!r}); "
         "journal = Journal.in_state_dir(state); game = Game.new(2, seed=5); "
         "gid = journal.start(game); game.set_die(3); game.push(game.legal_moves()[0]); "
@@ -363,3 +363,77 @@ def test_game_show_finds_the_running_simulated_table(
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_game_undo_behind_a_running_daemon_without_its_page_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The daemon runs with no page (`run --no-web`): an undo written behind it would be
+    re-appended by its next commit, so `game undo` refuses, naming it, and changes
+    nothing."""
+    state = tmp_path / "state"
+    _journal_with_a_game(state)
+    with Journal.in_state_dir(state) as journal:
+        before = journal.current()
+        assert before is not None
+        entries = list(journal.stored(before.id).record()["journal"])
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time; from pathlib import Path; "
+         "from bermuda_hw.controller.statedir import StateLock; "
+         f"lock = StateLock(Path({str(state)!r}), 'bermuda-hw run').acquire(); "
+         "print('locked', flush=True); time.sleep(60)"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        assert main(["game", "undo", "--state-dir", str(state)]) == 1
+        err = capsys.readouterr().err
+        assert f"process {holder.pid}" in err and "nothing was changed" in err
+        assert "systemctl stop bermuda-hw" in err
+    finally:
+        holder.kill()
+        holder.wait()
+    with Journal.in_state_dir(state) as journal:
+        assert list(journal.stored(before.id).record()["journal"]) == entries
+    # with the daemon gone, the undo goes through
+    assert main(["game", "undo", "--state-dir", str(state)]) == 0
+    with Journal.in_state_dir(state) as journal:
+        assert len(journal.stored(before.id).record()["journal"]) < len(entries)
+
+
+def test_the_state_directory_and_journal_are_private(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    assert main(["game", "new", "--players", "2", "--seed", "1", "--state-dir",
+                 str(state)]) == 0
+    assert state.stat().st_mode & 0o777 == 0o700
+    written = [p for p in state.iterdir() if p.is_file()]
+    assert {"bermuda.db", "bermuda.lock"} <= {p.name for p in written}
+    for path in written:  # the journal, its WAL and the lock: no one else reads them
+        assert path.stat().st_mode & 0o077 == 0, path.name
+
+
+def test_an_unwritable_commit_mark_is_said_once_and_the_game_goes_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    state = tmp_path / "state"
+    _journal_with_a_game(state)
+    with Journal.in_state_dir(state) as journal:
+        mark = journal.mark_path
+        assert mark.name == "bermuda.db-commits" and mark.exists()
+        mark.unlink()
+        mark.mkdir()  # the mark cannot be replaced now
+        current = journal.current()
+        assert current is not None
+        game = replay(journal.stored(current.id).record())
+        for _ in range(3):  # a move, then the cloud's phase, then a move
+            if game.phase is Phase.CLOUD:
+                game.cloud_phase()
+            else:
+                game.set_die(1)
+                game.push(game.legal_moves()[0])
+            journal.sync(current.id, game)
+        warnings = [r for r in caplog.records if "commit mark" in r.getMessage()]
+        assert len(warnings) == 1 and "lost meanwhile would not be noticed" in \
+            warnings[0].getMessage()
+        assert journal.mark_problem is not None
+        assert len(journal.stored(current.id).record()["journal"]) == len(game.journal)

@@ -135,6 +135,19 @@ def _options(args: argparse.Namespace) -> GameOptions:
         raise StateError(f"--capture-probability: {exc}") from None
 
 
+def _writer_lock(state_dir: Path, command: str, instead: str) -> StateLock:
+    """The state directory's lock for a command that writes the journal; refused, naming
+    the daemon and what to do instead, while the daemon holds it."""
+    try:
+        return StateLock(state_dir, f"bermuda-hw {command}").acquire()
+    except StateLockedError as exc:
+        holder = f"process {exc.pid}" if exc.pid is not None else "another process"
+        raise StateLockedError(
+            f"{state_dir}: the daemon ({holder}) is running on this journal and its page "
+            f"does not answer here: {instead}, or stop the service first (sudo systemctl "
+            "stop bermuda-hw); nothing was changed", exc.pid) from None
+
+
 def run_new(args: argparse.Namespace) -> int:
     options = _options(args)
     state_dir = args.state_dir or state_dir_default()
@@ -148,14 +161,8 @@ def run_new(args: argparse.Namespace) -> int:
     board = load_board(args.board)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
     state_dir = prepare_state_dir(state_dir, write=True)
-    try:
-        lock = StateLock(state_dir, "bermuda-hw game new").acquire()
-    except StateLockedError as exc:
-        holder = f"process {exc.pid}" if exc.pid is not None else "another process"
-        raise StateLockedError(
-            f"{state_dir}: the daemon ({holder}) is running on this journal: start the new "
-            "game at the table (a long press of spin once the game is over), or stop the "
-            "service first (systemctl stop bermuda-hw)", exc.pid) from None
+    lock = _writer_lock(state_dir, "game new", "start the new game at the table (a long "
+                                               "press of spin once the game is over)")
     with lock, Journal.in_state_dir(state_dir) as journal:
         old = journal.current()
         game = Game.new(args.players, seed=seed, board=board, options=options)
@@ -174,7 +181,12 @@ def run_undo(args: argparse.Namespace) -> int:
         print(client.act("undo"))
         return 0
     board = load_board(args.board)
-    with Journal.in_state_dir(state_dir) as journal:
+    state_dir = prepare_state_dir(state_dir, write=True)
+    # the daemon without its page (`run --no-web`, `[web] enabled = false`, a page that did
+    # not start) holds the lock: an undo written behind it would be undone by its next commit
+    lock = _writer_lock(state_dir, "game undo", "undo at the table's page, or with the page "
+                                                "on (`[web] enabled = true`)")
+    with lock, Journal.in_state_dir(state_dir) as journal:
         loaded = journal.load(board)
         if loaded is None:
             raise StateError(f"{journal.path}: no current game")

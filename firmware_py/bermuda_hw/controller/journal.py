@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import sqlite3
 import time
@@ -27,6 +28,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from bermuda_hw.controller.statedir import MARK_SUFFIX
 from bermuda_hw.controller.statedir import owner_name as _owner
 from bermuda_hw.errors import BermudaError, StateError
 from bermuda_hw.rules.board import Board
@@ -41,7 +43,6 @@ DB_NAME = "bermuda.db"
 SQLITE_MAGIC = b"SQLite format 3\x00"
 # Beside the database, `<name>-commits` holds the number of the last commit (meta 'commits'):
 # a journal that holds fewer commits than that lost its WAL and is refused.
-MARK_SUFFIX = "-commits"
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -67,6 +68,9 @@ CREATE TABLE entries (
 def _now() -> str:
     """The wall clock, for the record only: the journal orders by id and seq, never by time."""
     return datetime.fromtimestamp(time.time(), UTC).isoformat(timespec="seconds")
+
+
+log = logging.getLogger("bermuda_hw.journal")
 
 
 @dataclass(frozen=True)
@@ -98,12 +102,17 @@ class Journal:
         self.path = Path(path)
         self._conn: sqlite3.Connection | None = None
         self.mark_path = self.path.with_name(self.path.name + MARK_SUFFIX)
+        #: why the last commit mark could not be written (None: it was)
+        self.mark_problem: str | None = None
         existed = self.path.exists() and self.path.stat().st_size > 0
         if existed:
             self._check_magic()
         else:
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                # private to the service's user: the journal, and beside it the page's token
+                self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+                # SQLite gives its -wal and -shm files the database file's permissions
+                os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
             except OSError as exc:
                 raise StateError(f"{self.path.parent}: cannot create the state directory: "
                                  f"{exc.strerror or exc}") from exc
@@ -197,10 +206,21 @@ class Journal:
         """Record the last commit's number beside the database (after it is durable)."""
         temporary = self.mark_path.with_name(self.mark_path.name + ".new")
         try:
-            temporary.write_text(f"{commits}\n", encoding="ascii")
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="ascii") as out:
+                out.write(f"{commits}\n")
             os.replace(temporary, self.mark_path)
-        except OSError:
-            pass  # the mark only ever lags: a lagging mark refuses nothing
+        except OSError as exc:
+            # the game is safe (the commit is durable); only the check for a lost WAL at the
+            # next start is off while the mark lags, so it is said once, not raised
+            problem = f"{self.mark_path}: cannot write the commit mark: {exc.strerror or exc}"
+            if problem != self.mark_problem:
+                log.warning("%s; a WAL lost meanwhile would not be noticed at the next "
+                            "start: fix the state directory's permissions or free space",
+                            problem)
+            self.mark_problem = problem
+        else:
+            self.mark_problem = None
 
     # --- transactions -------------------------------------------------------------------
 

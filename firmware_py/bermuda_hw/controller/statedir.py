@@ -29,7 +29,8 @@ from typing import IO
 from bermuda_hw.errors import StateError
 
 LOCK_NAME = "bermuda.lock"
-MARK_NAME = "bermuda.commits"
+#: the commit mark beside a journal: its file name plus this (`bermuda.db-commits`)
+MARK_SUFFIX = "-commits"
 DAEMON_INFO_NAME = "daemon.json"
 
 
@@ -106,7 +107,7 @@ def check_access(state_dir: Path, db_name: str, *, write: bool) -> None:
     if write and not os.access(state_dir, os.W_OK):
         raise StateError(f"{state_dir}: the state directory cannot be written by {me} (owned "
                          f"by {owner_name(state_dir)}); fix: `sudo chown -R {me} {state_dir}`")
-    names = (db_name, f"{db_name}-wal", f"{db_name}-shm", LOCK_NAME, MARK_NAME)
+    names = (db_name, f"{db_name}-wal", f"{db_name}-shm", LOCK_NAME, f"{db_name}{MARK_SUFFIX}")
     for name in names:
         path = state_dir / name
         if not _exists(path):
@@ -148,8 +149,9 @@ class StateLock:
         if self._file is not None:
             return self
         try:
-            self.state_dir.mkdir(parents=True, exist_ok=True)
-            file = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held until release
+            self.state_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+            file = os.fdopen(fd, "a+", encoding="utf-8")  # held until release
         except OSError as exc:
             raise StateError(f"{self.path}: cannot open the state directory's lock: "
                              f"{exc.strerror or exc}") from exc
