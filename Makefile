@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 # On Raspberry Pi OS, picamera2 comes from apt (python3-picamera2): let the venv see it.
 SYSTEM_SITE := $(shell $(PYTHON) -c 'import picamera2' >/dev/null 2>&1 && echo --system-site-packages)
 
-.PHONY: test check layers simulate bench chaos mutation lint typecheck clean install-pi apt
+.PHONY: test check layers simulate bench chaos mutation lint typecheck clean install-pi apt docs
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import ensurepip' >/dev/null 2>&1 || ./scripts/ensure-venv
@@ -25,16 +25,21 @@ typecheck: $(STAMP)
 layers: $(STAMP)
 	$(BIN)/lint-imports --no-logo
 
+# the documentation site (docs/, mkdocs.yml) into site/; --strict: a broken link or a page
+# left out of the navigation fails it
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
 # the fast tier, between two edits: lint, types, layers and every test that builds no whole
 # simulated table and opens no browser (the markers follow the fixtures: tests/conftest.py)
-check: lint typecheck layers
+check: lint typecheck layers docs
 	$(BIN)/python -m pytest -n 2 -m "not table and not browser" --durations=15
 
 # Debian packages for the browser tests and the voice: chromium, espeak-ng
 apt:
 	@./scripts/ensure-apt
 
-test: lint typecheck layers apt
+test: lint typecheck layers docs apt
 	$(BIN)/python -m pytest -n 2 --durations=25
 
 # the whole simulated table (rig, camera, players, controller) in a fresh state dir (printed,
@@ -72,4 +77,4 @@ mutation: $(STAMP)
 	nice -n 19 $(BIN)/python scripts/mutation.py $(ARGS)
 
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache mutants .import_linter_cache .grimp_cache
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache mutants .import_linter_cache .grimp_cache site
