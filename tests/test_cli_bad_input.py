@@ -136,3 +136,12 @@ def test_a_rig_that_cannot_reach_the_board_is_refused_before_homing(
     # 78 (EX_CONFIG): the service is not restarted into the same configuration error
     assert_one_line_error(code, err, str(config), key, codes=(78,))
     assert "homing" not in out
+
+
+@pytest.mark.parametrize("bind", ["127.0.0.1:²", "127.0.0.1:" + "9" * 5000, "127.0.0.1:8080x",
+                                  ":8080", "127.0.0.1:65536"])
+def test_a_bind_address_that_is_no_host_and_port_is_refused_before_anything_starts(
+        bind: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run_cli(["run", "--simulate", "--bind", bind], capsys)
+    assert code == 2 and "--bind: must be HOST:PORT" in err
+    assert "Traceback" not in err and len(err) < 2000

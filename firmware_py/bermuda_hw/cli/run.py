@@ -29,7 +29,7 @@ from bermuda_hw.controller.statedir import (
     check_path,
     lock_holder,
 )
-from bermuda_hw.errors import ConfigError, HardwareError, StateError
+from bermuda_hw.errors import HardwareError, StateError
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.game import DIE_MODES, GameOptions
@@ -70,6 +70,18 @@ def running_simulation() -> Path | None:
     except (OSError, StateError):
         return None
     return named if live else None
+
+
+def _bind(text: str) -> str:
+    """`--bind`: HOST:PORT, the port ASCII digits from 0 to 65535 (checked before anything
+    starts)."""
+    host, colon, port = text.rpartition(":")
+    if not colon or not host or not (port.isascii() and port.isdigit()) or len(port) > 5 \
+            or int(port) > 65535:
+        shown = text if len(text) <= 60 else f"{text[:40]}... ({len(text)} characters)"
+        raise argparse.ArgumentTypeError(
+            f"must be HOST:PORT with a port from 0 to 65535, not {shown!r}")
+    return text
 
 
 def _state_dir(text: str) -> Path:
@@ -131,7 +143,7 @@ def register(subparsers: Any) -> None:
                              "page's Spin (or the button)")
     parser.add_argument("--no-web", action="store_true",
                         help="do not serve the table's page (as [web] enabled = false)")
-    parser.add_argument("--bind", default=None, metavar="HOST:PORT",
+    parser.add_argument("--bind", type=_bind, default=None, metavar="HOST:PORT",
                         help="where the page listens (overrides [web] bind)")
     parser.set_defaults(func=run, config_error_exit=78)  # EX_CONFIG: not restarted
 
@@ -186,10 +198,7 @@ def _start_page(controller: Controller, board: Board, config: Config, state_dir:
 
     web = config.web
     if bind is not None:
-        host, colon, port = bind.rpartition(":")
-        if not colon or not host or not port.isdigit() or int(port) > 65535:
-            raise ConfigError(None, "--bind", f"must be host:port, not {bind!r}")
-        web = dataclasses.replace(web, bind=bind)
+        web = dataclasses.replace(web, bind=_bind(bind))
     page = start_page(controller, board, web, state_dir, simulate=simulate)
     shown = "read-only" if web.public_view else "shows nothing before pairing"
     controller.say(f"the table's page: {page.url} ({shown}; to pair a phone: "
