@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import Browser, sync_playwright
+from playwright.sync_api import Page as BrowserPage
 
 from bermuda_hw.config import WebConfig
 from bermuda_hw.web.service import Page, start_page
@@ -19,6 +21,7 @@ from bermuda_hw.web.service import Page, start_page
 from ..controller.conftest import Table, board, make_table, table_config  # noqa: F401
 
 CHROMIUM = Path("/usr/bin/chromium")
+PHONE = {"width": 390, "height": 844}
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
@@ -109,3 +112,24 @@ def serve(make_table: Callable[..., Table]) -> Iterator[Callable[..., Served]]: 
     finally:
         for page in pages:
             page.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    assert CHROMIUM.exists(), f"{CHROMIUM} is missing: run scripts/ensure-apt (make test does)"
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+def open_page(browser: Browser, served: Served, *, paired: bool,
+              viewport: dict[str, int] = PHONE) -> BrowserPage:
+    page = browser.new_page(viewport=viewport)  # type: ignore[arg-type]
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.errors = errors  # type: ignore[attr-defined]
+    url = f"{served.url}/pair?token={served.page.token}" if paired else served.url + "/"
+    page.goto(url)
+    page.wait_for_function("() => window.bermuda && window.bermuda.state")
+    return page

@@ -9,46 +9,22 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page
 
-from bermuda_hw.config import WebConfig
 from bermuda_hw.controller.status import Mode
 from bermuda_hw.rules.game import ShipStatus
 
-from .conftest import CHROMIUM, CHROMIUM_ARGS, Served
+from .conftest import PHONE, Served, open_page
 
 # The README's screenshots are refreshed only when asked (BERMUDA_SCREENSHOTS=docs/screenshots):
 # a test run leaves the repository as it was.
 SCREENSHOTS = Path(os.environ.get("BERMUDA_SCREENSHOTS")
                    or tempfile.mkdtemp(prefix="bermuda-shots-"))
-PHONE = {"width": 390, "height": 844}
 TABLET = {"width": 1024, "height": 1366}
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    assert CHROMIUM.exists(), f"{CHROMIUM} is missing: run scripts/ensure-apt (make test does)"
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
-
-
-def open_page(browser: Browser, served: Served, *, paired: bool,
-              viewport: dict[str, int] = PHONE) -> Page:
-    page = browser.new_page(viewport=viewport)  # type: ignore[arg-type]
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    page.errors = errors  # type: ignore[attr-defined]
-    url = f"{served.url}/pair?token={served.page.token}" if paired else served.url + "/"
-    page.goto(url)
-    page.wait_for_function("() => window.bermuda && window.bermuda.state")
-    return page
 
 
 def caught_up(page: Page, served: Served) -> None:
@@ -208,40 +184,3 @@ def test_without_the_token_the_page_shows_nothing_of_the_table(
     page.wait_for_function("() => window.bermuda && window.bermuda.state")
     assert page.inner_text("#pairing") == "paired"
     page.close()
-
-
-def test_a_public_view_without_the_token_is_read_only(browser: Browser,
-                                                      serve: Callable[..., Served]) -> None:
-    served = serve(web=WebConfig(True, "127.0.0.1:0", public_view=True), with_players=False)
-    controller = served.table.controller
-    page = open_page(browser, served, paired=False)
-    assert page.inner_text("#pairing") == "read-only"
-    log = served.table.journal.stored(controller.game_id).log
-    game_id = controller.game_id
-    for button in ("#btn-undo", "#btn-pause"):
-        page.click(button)
-        page.wait_for_function(
-            "() => document.getElementById('action-result').textContent.includes('refused')")
-        assert "not paired" in page.inner_text("#action-result")
-    page.click("#new-game summary")
-    page.click("#btn-new-game")
-    page.wait_for_function(
-        "() => document.getElementById('action-result').textContent.startsWith('new-game ref')")
-    for _ in range(5):
-        controller.step()
-    assert controller.game_id == game_id and not controller.status.paused
-    assert served.table.journal.stored(controller.game_id).log == log
-    # now pair this phone: the same actions work
-    page.goto(f"{served.url}/pair?token={served.page.token}")
-    page.wait_for_function("() => window.bermuda && window.bermuda.state")
-    assert page.inner_text("#pairing") == "paired"
-    page.click("#btn-pause")
-    served.run_until(lambda: controller.status.paused, 50)
-    page.wait_for_function(
-        "() => document.getElementById('action-result').textContent === 'motion paused'")
-    page.click("#btn-resume")
-    served.run_until(lambda: not controller.status.paused, 50)
-    page.set_viewport_size(TABLET)  # type: ignore[arg-type]
-    page.click("#new-game summary") if not page.is_visible("#btn-new-game") else None
-    page.click("#btn-new-game")
-    served.run_until(lambda: controller.game_id != game_id, 50)

@@ -46,25 +46,31 @@ function arc(r0, r1, a0, a1) {
 function drawSpinner(spinner) {
   const svg = $("spinner");
   clear(svg);
-  const rings = [["letters", 72, 104, ["#f9e79f", "#fdebd0"]],
-                 ["numbers", 46, 72, ["#d6eaf8", "#ebf5fb"]],
-                 ["directions", 18, 46, ["#d5f5e3", "#eafaf1"]]];
+  // as on the game's spinner: the letters inside, the numbers around them, the directions outside
+  const rings = [["letters", 16, 44, ["#f9e79f", "#fdebd0"]],
+                 ["numbers", 44, 68, ["#d6eaf8", "#ebf5fb"]],
+                 ["directions", 68, 106, ["#d5f5e3", "#eafaf1"]]];
   for (const [key, r0, r1, fills] of rings) {
     const sectors = spinner[key];
     const step = 360 / sectors.length;
     sectors.forEach((label, i) => {
       el("path", { d: arc(r0, r1, i * step, (i + 1) * step), fill: fills[i % 2], class: "ring-sector" }, svg);
-      const mid = (i + 0.5) * step * Math.PI / 180, r = (r0 + r1) / 2;
+      const deg = (i + 0.5) * step, mid = deg * Math.PI / 180, r = (r0 + r1) / 2;
       const word = String(label).length > 2;  // a full word: run to the last dot
-      const t = el("text", { x: r * Math.sin(mid), y: -r * Math.cos(mid),
-                             class: word ? "ring-text ring-word" : "ring-text" }, svg);
-      t.textContent = word ? String(label)[0] + "…" : String(label);
-      el("title", {}, t).textContent = String(label);
+      const x = r * Math.sin(mid), y = -r * Math.cos(mid);
+      const t = el("text", { x, y, class: word ? "ring-text ring-word" : "ring-text" }, svg);
+      // a word reads along the radius (outward on the right half, inward on the left)
+      if (word) t.setAttribute("transform", `rotate(${deg <= 180 ? deg - 90 : deg + 90} ${x} ${y})`);
+      t.textContent = String(label);
     });
   }
   const pointer = el("g", { id: "pointer", "data-angle": "0" }, svg);
   el("polygon", { points: "0,-100 5,0 0,8 -5,0" }, pointer);
   el("circle", { r: 6 }, svg);
+}
+
+function reducedMotion() {
+  return window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 }
 
 function animateSpin(spin) {
@@ -75,7 +81,7 @@ function animateSpin(spin) {
   pointer.setAttribute("data-spin", spin.text);
   const run = pointer.animate(
     [{ transform: `rotate(${from}deg)` }, { transform: `rotate(${to}deg)` }],
-    { duration: 1600, easing: "cubic-bezier(.15,.7,.25,1)", fill: "forwards" });
+    { duration: reducedMotion() ? 1 : 1600, easing: "cubic-bezier(.15,.7,.25,1)", fill: "forwards" });
   pointer.classList.add("spinning");
   run.finished.then(() => pointer.classList.remove("spinning"), () => {});
 }
@@ -88,6 +94,39 @@ function place(id) {
   if (port) return [port.x_mm, port.y_mm];
   const s = b.spaces.find((p) => p.id === id);
   return s ? [s.x_mm, s.y_mm] : null;
+}
+
+const LABELS_FROM = 12.5 / 9;  // CSS px per board unit from which space labels fit beside spaces
+
+function fitBoard() {
+  const svg = $("board").querySelector("svg");
+  if (!svg) return;
+  const k = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  if (!(k > 0)) return;
+  $("board").style.setProperty("--u", String(1 / k));
+  $("board").classList.toggle("compact", k < LABELS_FROM);
+}
+
+function nameOnTap(event) {
+  document.querySelectorAll("#board .selected").forEach((n) => n.classList.remove("selected"));
+  const ship = event.target.closest(".ship");
+  const where = event.target.closest(".place");
+  const caption = $("board-caption");
+  if (ship) {
+    ship.classList.add("selected");
+    const id = ship.getAttribute("data-ship"), at = ship.getAttribute("data-location");
+    caption.textContent = at === "cloud" ? `${id}: in the cloud`
+      : ship.classList.contains("missing") ? `${id}: to be set at ${at}` : `${id} at ${at}`;
+  } else if (where) {
+    where.classList.add("selected");
+    const id = where.getAttribute("data-place");
+    const here = page.state && page.state.game
+      ? page.state.game.ships.filter((s) => s.location === id).map((s) => s.id) : [];
+    caption.textContent = `${where.classList.contains("port") ? "port" : "space"} ${id}` +
+      (here.length ? `: ${here.join(", ")}` : ": empty");
+  } else {
+    caption.textContent = "Tap a ship or a place to name it.";
+  }
 }
 
 function drawFix(status) {
@@ -126,6 +165,12 @@ function drawShips(state) {
                   fill: "#34495e" }, cloud);
   const letter = el("text", { y: -page.board.cloud.footprint_radius_mm + 24, class: "cloud-letter" }, cloud);
   letter.textContent = game.cloud.letter;
+  // a ship the table asks to be set on its place is drawn as an outline there, not as if it stood
+  const toSet = new Map();
+  for (const [color, where] of (state.status.fix && state.status.fix.missing) || []) {
+    const key = `${color}@${where}`;
+    toSet.set(key, (toSet.get(key) || 0) + 1);
+  }
   let inCloud = 0;
   for (const ship of game.ships) {
     const [color, number] = ship.id.split("-");
@@ -143,9 +188,13 @@ function drawShips(state) {
       el("circle", { cx: at[0], cy: at[1], r: 15, class: "heat", "data-ship": ship.id, "data-p": p.toFixed(4),
                      "stroke-width": (2 + 8 * p).toFixed(2), "stroke-opacity": (0.35 + 0.65 * p).toFixed(2) }, heat);
     }
-    const g = el("g", { class: "ship", "data-ship": ship.id, "data-location": ship.location,
+    const key = `${color}@${ship.location}`, missing = (toSet.get(key) || 0) > 0;
+    if (missing) toSet.set(key, toSet.get(key) - 1);
+    const g = el("g", { class: missing ? "ship missing" : "ship", "data-ship": ship.id,
+                        "data-location": ship.location,
                         transform: `translate(${at[0]} ${at[1]})` }, layer);
-    el("title", {}, g).textContent = `${ship.id} at ${ship.location}`;
+    el("title", {}, g).textContent = missing ? `${ship.id}: to be set at ${ship.location}`
+                                             : `${ship.id} at ${ship.location}`;
     shipShape(color, number, g);
   }
 }
@@ -171,22 +220,28 @@ function show(id, text) {
 function render(state) {
   page.state = state;
   const s = state.status, game = state.game;
-  $("game-line").textContent = game
-    ? `game ${state.game_id} · round ${s.round} · ${s.phase} phase${s.active ? " · " + s.active + " to play" : ""}`
-    : "no game";
-  $("message").textContent = s.message || s.mode;
+  $("game-line").textContent = turnLine(state);
+  $("game-line").setAttribute("data-active", game && s.phase === "ships" ? s.active || "" : "");
+  const q = s.question;
+  const message = s.message || s.mode;
+  // a question is shown once, in its box, with the table's button presses beneath it
+  $("message").hidden = !!q && message.startsWith(q.text || String(q));
+  $("message").textContent = message;
   $("message").setAttribute("data-mode", s.mode);
   show("fix", s.fix ? "Fix the board: " + s.fix.text : "");
   show("fault", s.fault ? "Fault: " + s.fault : "");
-  const q = s.question;
   $("question").hidden = !q;
   if (q) {
     $("question-text").textContent = q.text || String(q);
+    const press = message.startsWith(q.text) ? message.slice(q.text.length).trim() : "";
+    $("question-press").textContent = press
+      ? `On the table: ${press.replace(/^\(|\)$/g, "")}.` : "";
     const box = $("question-options");
     box.textContent = "";
     for (const option of q.options || []) {
       const b = document.createElement("button");
       b.textContent = option;
+      b.disabled = !page.paired;
       b.addEventListener("click", () => act("answer", { option }));
       box.appendChild(b);
     }
@@ -218,7 +273,35 @@ function render(state) {
   if (page.updates.length > 2000) page.updates.splice(0, 1000);
 }
 
+function turnLine(state) {
+  const s = state.status, game = state.game;
+  if (!game) return "no game";
+  if (game.outcome || s.phase === "over") return `Game ${state.game_id} · game over`;
+  const what = s.phase === "cloud" ? "the cloud's turn: spin and move it"
+    : s.active ? `${s.active} to play` : "setting up";
+  return `Game ${state.game_id} · round ${s.round} · ${what}`;
+}
+
+function renderScoreline(state) {
+  const list = $("scoreline");
+  list.textContent = "";
+  const game = state.game;
+  if (!game) return;
+  for (const color of game.players) {
+    const li = document.createElement("li");
+    li.setAttribute("data-player", color);
+    li.classList.toggle("active", state.status.phase === "ships" && state.status.active === color);
+    const swatch = document.createElement("span");
+    swatch.className = "swatch";
+    swatch.style.background = COLORS[color] || color;
+    swatch.setAttribute("aria-hidden", "true");
+    li.append(swatch, `${color} ${usd(game.totals[color])}`);
+    list.appendChild(li);
+  }
+}
+
 function renderScores(state) {
+  renderScoreline(state);
   const body = $("scores").querySelector("tbody");
   body.textContent = "";
   const game = state.game, cards = state.cards;
@@ -343,10 +426,15 @@ async function start() {
   page.board = board;
   for (const d of board.grid.dots) page.dots.set(`${d.col},${d.row}`, [d.x_mm, d.y_mm]);
   $("board").innerHTML = svg;
+  fitBoard();
+  new ResizeObserver(fitBoard).observe($("board"));
+  $("board").addEventListener("click", nameOnTap);
   drawSpinner(board.spinner);
   page.paired = who.paired;
   $("pairing").textContent = who.paired ? "paired" : (who.public ? "read-only" : "not paired");
   $("pairing").classList.toggle("on", who.paired);
+  document.body.classList.toggle("read-only", !who.paired);
+  $("pair-hint").hidden = who.paired || !who.public;
   wire();
   if (!who.paired && !who.public) {
     // the table is shown only to paired devices (unless the owner made it public)
