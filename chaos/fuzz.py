@@ -13,9 +13,12 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 import shutil
+import signal
 import sqlite3
 import tempfile
+import threading
 import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -34,7 +37,8 @@ from bermuda_hw.controller.journal import Journal
 from bermuda_hw.errors import BermudaError, ConfigError
 from bermuda_hw.planning.kinematics import GantryKinematics
 from bermuda_hw.planning.limits import SoftLimits
-from bermuda_hw.rules.boardfile import load_board
+from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.boardfile import board_to_json, load_board
 from bermuda_hw.rules.game import Game, Phase
 from bermuda_hw.vision.colors import load_calibration
 
@@ -60,7 +64,7 @@ flicker_hz = 50
 """
 # problems of a whole file (it cannot be read or parsed): the only errors without a key
 WHOLE_FILE = ("file not found", "is a directory", "cannot be read", "is larger than",
-              "is not UTF-8", "is not valid TOML")
+              "is not UTF-8", "is not valid TOML", "is not a regular file")
 
 # TOML values a user (or a damaged file) could write where another was expected
 NASTY_VALUES = (
@@ -161,6 +165,32 @@ def workdir() -> Iterator[Path]:
         shutil.rmtree(path, ignore_errors=True)
 
 
+CASE_DEADLINE_S = 60
+
+
+class Hung(Exception):
+    """A case that did not end within its deadline (a read that waits forever)."""
+
+
+@contextlib.contextmanager
+def _deadline(seconds: int) -> Iterator[None]:
+    """Raise `Hung` in this (main) thread if the block takes longer than `seconds`."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def hung(signum: int, frame: object) -> None:
+        raise Hung(f"no answer in {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def _judge(tally: Tally, what: str, action: Callable[[], object], named: str,
            keyed: bool = False) -> None:
     """Run one case: accepted, refused naming `named`, or a failure (with its traceback).
@@ -169,7 +199,8 @@ def _judge(tally: Tally, what: str, action: Callable[[], object], named: str,
     """
     tally.cases += 1
     try:
-        action()
+        with _deadline(CASE_DEADLINE_S):
+            action()
     except BermudaError as exc:
         if named not in str(exc):
             tally.failures.append(f"{what}: the error does not name {named}: {exc}")
@@ -223,10 +254,36 @@ def _use_config(path: Path) -> None:
 
 
 def _use_board(path: Path) -> None:
-    """Load a board and start a game on it."""
+    """Load a board and start a game on it; a board that is accepted must also be drawn by
+    `render`, and one whose geometry differs from the classic board's must pass the
+    simulated rig's `selftest` and play a round in `run --simulate` (a refusal there means
+    the board file's checks let through a value the table cannot use)."""
     board = load_board(path)
     game = Game.new(min(len(board.ship_colors), 4), seed=1, board=board)
     game.legal_moves(3)
+    commands = [["render", "--simulate", "--board", str(path), "--start",
+                 str(path.with_suffix(".png"))]]
+    if _geometry(board) != _geometry(load_board()):
+        state = path.parent / "state"
+        shutil.rmtree(state, ignore_errors=True)
+        commands += [["selftest", "--simulate", "--board", str(path)],
+                     ["run", "--simulate", "--board", str(path), "--state-dir", str(state),
+                      "--no-web", "--players", "2", "--max-rounds", "1"]]
+    from bermuda_hw.cli import main
+
+    for argv in commands:
+        err = io.StringIO()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            code = main(argv)
+        if code != 0:
+            raise AssertionError(f"an accepted board fails `bermuda-hw {argv[0]}`: "
+                                 f"{err.getvalue().strip()[-300:]}")
+
+
+def _geometry(board: Board) -> object:
+    """What of a board the rig, the camera and the simulator use (all but names and text)."""
+    data = board_to_json(board)
+    return {k: v for k, v in data.items() if k not in ("name", "source", "spinner")}
 
 
 def fuzz_config(examples: int, seed: int = 0) -> Tally:
@@ -241,6 +298,11 @@ def fuzz_board(examples: int, seed: int = 0) -> Tally:
 def fuzz_calibration(examples: int, seed: int = 0) -> Tally:
     return _fuzz_file("colour calibration", COLORS_TEXT,
                       lambda p: load_calibration(p, SHIP_COLORS), examples, seed)
+
+
+# names a file system refuses: one name of 300 characters, a path of 4,200
+LONG_NAMES = {"a 300-character name": "x" * 296 + ".toml",
+              "a 4,200-character path": "/".join(["y" * 200] * 21) + ".toml"}
 
 
 def _special_files(tally: Tally, tmp: Path, load: Callable[[Path], object]) -> None:
@@ -260,6 +322,11 @@ def _special_files(tally: Tally, tmp: Path, load: Callable[[Path], object]) -> N
     locked.write_text("[a]\n")
     locked.chmod(0)
     _judge(tally, "an unreadable file", lambda: load(locked), str(locked), keyed=True)
+    pipe = tmp / "pipe.toml"
+    os.mkfifo(pipe)
+    _judge(tally, "a named pipe", lambda: load(pipe), str(pipe), keyed=True)
+    for what, name in LONG_NAMES.items():
+        _judge(tally, what, lambda name=name: load(tmp / name), str(tmp / name), keyed=True)
 
 
 def _valid_journal(path: Path) -> None:
@@ -273,6 +340,9 @@ def _valid_journal(path: Path) -> None:
                 game.set_die(die)
                 game.push(game.legal_moves()[0])
             journal.sync(game_id, game)
+
+
+DEEP_JSON = "[" * 100_000 + "]" * 100_000
 
 
 def fuzz_journal(examples: int, seed: int = 0) -> Tally:
@@ -289,8 +359,12 @@ def fuzz_journal(examples: int, seed: int = 0) -> Tally:
                st.one_of(st.none(), st.integers(0, len(valid))),
                st.one_of(st.none(), st.sampled_from(
                    ('{"roll": 9}', '{"move": "blue-1 HOME-S99"}', "[1, 2]", "null", "{",
-                    '{"engine": true, "cloud": "Z 3 N"}', '"text"', "{}"))))
-        def prop(flips: list[tuple[int, int]], cut: int | None, entry: str | None) -> None:
+                    '{"engine": true, "cloud": "Z 3 N"}', '"text"', "{}", DEEP_JSON,
+                    '{"roll": ' + "9" * 5000 + "}"))),
+               st.sampled_from((None, None, "9" * 5000, "²", "-1", "", "12")),
+               st.sampled_from((None, None, "9" * 5000, "²", "99999999", "x")))
+        def prop(flips: list[tuple[int, int]], cut: int | None, entry: str | None,
+                 commits: str | None, mark: str | None) -> None:
             for name in ("bermuda.db", "bermuda.db-wal", "bermuda.db-shm",
                          "bermuda.db-commits"):
                 (tmp / name).unlink(missing_ok=True)
@@ -305,13 +379,18 @@ def fuzz_journal(examples: int, seed: int = 0) -> Tally:
                         conn.execute("UPDATE games SET setup = ?", (entry,))
                     conn.execute("UPDATE entries SET entry = ? WHERE seq = "
                                  "(SELECT MAX(seq) FROM entries)", (entry,))
+            if commits is not None:
+                with (contextlib.suppress(sqlite3.Error), sqlite3.connect(path) as conn):
+                    conn.execute("UPDATE meta SET value = ? WHERE key = 'commits'", (commits,))
+            if mark is not None:
+                (tmp / "bermuda.db-commits").write_text(mark + "\n", encoding="utf-8")
 
             def action() -> None:
                 with Journal(path) as journal:
                     journal.load(board)
 
-            _judge(tally, f"journal flips={flips} cut={cut} entry={entry!r}", action,
-                   str(path))
+            _judge(tally, f"journal flips={flips} cut={cut} entry={str(entry)[:40]!r} "
+                   f"commits={str(commits)[:12]} mark={str(mark)[:12]}", action, str(path))
 
         _run(prop, examples, seed)
     return tally
@@ -320,16 +399,21 @@ def fuzz_journal(examples: int, seed: int = 0) -> Tally:
 # --- the command line -----------------------------------------------------------------------
 
 OPTION_VALUES = ("-1", "0", "1", "nan", "inf", "-inf", "1e-300", "1e6", "1e308", "",
-                 "99999999999999999999", "3", "x", "-", "--", "DIR", "MISSING", "FILE")
+                 "99999999999999999999", "3", "x", "-", "--", "DIR", "MISSING", "FILE",
+                 "²", "١٢", "9" * 5000, "127.0.0.1:²", "127.0.0.1:" + "9" * 5000, "[::1]:80",
+                 "LONGNAME", "LONGPATH", "PIPE")
 COMMANDS: dict[str, tuple[str, ...]] = {
     "board show": ("--board", "--json"),
     "render OUT": ("--seed", "--perturb", "--truth", "--board", "--start", "--empty",
                    "--hand", "--still"),
     "detect IMAGE": ("--board", "--calibration", "--annotate", "--calibrate", "--json"),
     "run --simulate": ("--config", "--state-dir", "--board", "--players", "--seed",
-                       "--speed", "--max-rounds"),
+                       "--speed", "--max-rounds", "--bind"),
     "game show": ("--state-dir", "--board", "--json"),
     "game new": ("--state-dir", "--board", "--players", "--seed"),
+    "game undo": ("--state-dir", "--board"),
+    "render LONGNAME": ("--start", "--seed"),
+    "detect IMAGE --calibrate": ("LONGNAME", "LONGPATH", "DIR", "MISSING"),
     "": ("--players", "--seed", "--board", "--simulate"),
 }
 FLAGS = {"--json", "--start", "--empty", "--hand", "--still", "--simulate"}
@@ -339,7 +423,9 @@ def _cli_case(tmp: Path, command: str, options: list[tuple[str, str]], first: bo
               ) -> list[str]:
     places = {"DIR": str(tmp), "MISSING": str(tmp / "missing" / "x"),
               "FILE": str(tmp / "file.txt"), "OUT": str(tmp / "out.png"),
-              "IMAGE": str(tmp / "image.png")}
+              "IMAGE": str(tmp / "image.png"), "PIPE": str(tmp / "pipe"),
+              "LONGNAME": str(tmp / LONG_NAMES["a 300-character name"]),
+              "LONGPATH": str(tmp / LONG_NAMES["a 4,200-character path"])}
     words = [places.get(w, w) for w in command.split()]
     extra: list[str] = []
     for option, value in options:
@@ -360,6 +446,7 @@ def fuzz_cli(examples: int, seed: int = 0) -> Tally:
     tally = Tally("CLI options")
     with workdir() as tmp:
         (tmp / "file.txt").write_text("not a board\n")
+        os.mkfifo(tmp / "pipe")
         cv2.imwrite(str(tmp / "image.png"), np.full((48, 64, 3), 90, np.uint8))
 
         @given(st.sampled_from(sorted(COMMANDS)).flatmap(lambda c: st.tuples(
@@ -373,7 +460,8 @@ def fuzz_cli(examples: int, seed: int = 0) -> Tally:
             err = io.StringIO()
             tally.cases += 1
             try:
-                with (contextlib.chdir(tmp),  # relative paths land in the scratch folder
+                with (_deadline(CASE_DEADLINE_S),
+                      contextlib.chdir(tmp),  # relative paths land in the scratch folder
                       contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err),
                       mock.patch("bermuda_hw.cli.run._run_locked", return_value=0)):
                     code = main(argv)
@@ -467,6 +555,13 @@ def fuzz_images(examples: int, seed: int = 0) -> Tally:
     return tally
 
 
+def fuzz_http(examples: int, seed: int = 0) -> Tally:
+    """The page's server (chaos/fuzz_http.py, which builds on this module)."""
+    from chaos.fuzz_http import fuzz_http as run
+
+    return run(examples, seed)
+
+
 FUZZERS: dict[str, Callable[[int, int], Tally]] = {
     "config": fuzz_config,
     "board": fuzz_board,
@@ -474,6 +569,7 @@ FUZZERS: dict[str, Callable[[int, int], Tally]] = {
     "journal": fuzz_journal,
     "cli": fuzz_cli,
     "images": fuzz_images,
+    "http": fuzz_http,
 }
 
 

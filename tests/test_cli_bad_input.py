@@ -145,3 +145,72 @@ def test_a_bind_address_that_is_no_host_and_port_is_refused_before_anything_star
     code, _, err = run_cli(["run", "--simulate", "--bind", bind], capsys)
     assert code == 2 and "--bind: must be HOST:PORT" in err
     assert "Traceback" not in err and len(err) < 2000
+
+
+# --- what the file system refuses, and board values no table can use -------------------------
+
+LONG_NAME = "x" * 296 + ".png"
+
+
+@pytest.mark.parametrize("argv", [
+    ["render", "--simulate", "--start", "DIR/" + LONG_NAME],
+    ["detect", "IMAGE", "--calibrate", "DIR/" + LONG_NAME],
+    ["game", "undo", "--state-dir", "DIR/" + "y" * 300],
+])
+def test_a_name_too_long_is_one_line_naming_it(argv: list[str], tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    image = tmp_path / "image.png"
+    assert main(["render", "--simulate", "--start", str(image)]) == 0
+    argv = [w.replace("DIR", str(tmp_path)).replace("IMAGE", str(image)) for w in argv]
+    capsys.readouterr()
+    code, _, err = run_cli(argv, capsys)
+    assert_one_line_error(code, err, str(tmp_path))
+    assert "too long" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["image.png"]  # nothing else written
+
+
+def test_a_named_pipe_given_as_a_file_is_refused_at_once(tmp_path: Path) -> None:
+    """Opening a FIFO waits for a writer: the reader must not (a hang is this test's
+    timeout, run in a child so that it cannot hang the suite)."""
+    import os
+    import subprocess
+    import sys
+
+    pipe = tmp_path / "config.toml"
+    os.mkfifo(pipe)
+    for argv in (["board", "show", "--board", str(pipe)],
+                 ["selftest", "--simulate", "--config", str(pipe)]):
+        done = subprocess.run([sys.executable, "-c", "import sys; from bermuda_hw.cli import "
+                               "main; sys.exit(main())", *argv], capture_output=True, text=True,
+                              timeout=60)
+        assert done.returncode != 0 and "Traceback" not in done.stderr
+        assert f"{pipe}: is not a regular file" in done.stderr + done.stdout
+
+
+@pytest.mark.parametrize("old, new, key", [
+    ("x_mm = 24.0, y_mm = 24.0, size_mm = 36.0", "x_mm = 24.0, y_mm = 24.0, size_mm = 2000.0",
+     "markers.corners[0].size_mm"),
+    ("x_mm = 24.0, y_mm = 24.0, size_mm = 36.0", "x_mm = 24.0, y_mm = 24.0, size_mm = 1e12",
+     "markers.corners[0].size_mm"),
+    ("x_mm = 24.0, y_mm = 24.0, size_mm = 36.0",
+     "x_mm = 24.0, y_mm = 24.0, size_mm = 18446744073709551616.0",
+     "markers.corners[0].size_mm"),
+    ("x_mm = 24.0, y_mm = 24.0, size_mm = 36.0", "x_mm = 10.0, y_mm = 24.0, size_mm = 36.0",
+     "markers.corners[0]"),
+    ("width_mm = 508.0", "width_mm = 1e12", "board.width_mm"),
+    ("width_mm = 508.0", "width_mm = 5.0", "board.width_mm"),
+])
+def test_board_values_no_table_can_use_are_refused_at_load(old: str, new: str, key: str,
+                                                            tmp_path: Path) -> None:
+    assert old in CLASSIC
+    with pytest.raises(BoardFileError) as caught:
+        parse_board(CLASSIC.replace(old, new, 1), "board.toml")
+    assert caught.value.key == key, caught.value
+
+
+def test_a_board_with_a_cloud_marker_wider_than_the_cloud_is_refused() -> None:
+    line = "cloud = { id = 10, size_mm = 40.0, height_mm = 32.0 }"
+    assert line in CLASSIC
+    with pytest.raises(BoardFileError) as caught:
+        parse_board(CLASSIC.replace(line, line.replace("40.0", "940.0")), "board.toml")
+    assert caught.value.key == "markers.cloud.size_mm"

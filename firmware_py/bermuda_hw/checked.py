@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import stat
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -24,7 +26,7 @@ from typing import Annotated, Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import ErrorDetails
 
-from bermuda_hw.errors import ConfigError, not_utf8
+from bermuda_hw.errors import ConfigError, describe_os_error, not_utf8
 
 # The largest file any of them can sensibly be: a board with a thousand spaces is ~100 kB.
 MAX_FILE_BYTES = 4 << 20
@@ -66,14 +68,20 @@ def read_toml(path: str | Path, error: type[E]) -> dict[str, Any]:
     """The parsed table of a TOML file; any reason it cannot be read is `error` naming it."""
     file = Path(path)
     try:
-        with file.open("rb") as stream:
+        # without O_NONBLOCK a named pipe would wait for a writer forever
+        with os.fdopen(os.open(file, os.O_RDONLY | os.O_NONBLOCK), "rb") as stream:
+            mode = os.fstat(stream.fileno()).st_mode
+            if stat.S_ISDIR(mode):
+                raise IsADirectoryError
+            if not stat.S_ISREG(mode):
+                raise error(file, None, "is not a regular file (a pipe, a socket or a device)")
             raw = stream.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         raise error(file, None, "file not found") from None
     except IsADirectoryError:
         raise error(file, None, "is a directory, not a file") from None
     except OSError as exc:
-        raise error(file, None, f"cannot be read: {exc.strerror or exc}") from None
+        raise error(file, None, f"cannot be read: {describe_os_error(exc)}") from None
     if len(raw) > MAX_FILE_BYTES:
         raise error(file, None, f"is larger than {MAX_FILE_BYTES >> 20} MB: not a file of "
                                 "this kind")

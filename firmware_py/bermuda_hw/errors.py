@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from pathlib import Path
 
 
@@ -30,6 +31,33 @@ def not_utf8(exc: UnicodeDecodeError) -> str:
     """The problem of a text file that is not UTF-8, for an error message."""
     return (f"is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start}); "
             "save it as UTF-8")
+
+
+# what an owner can do about the file system's refusals that a person can cause or fix
+_OS_HINTS = {
+    errno.ENAMETOOLONG: "at most 255 characters a name and 4,096 in all: use a shorter one",
+    errno.ENOSPC: "the disk is full: free some space, then run it again",
+    errno.EDQUOT: "the disk quota is used up: free some space, then run it again",
+    errno.EROFS: "the file system is read-only (after a disk error it is remounted so: see "
+                 "`dmesg`); check the disk, then make it writable again",
+    errno.EACCES: "permission denied: run it as the user who owns the folder, or choose "
+                  "another file",
+    errno.EPERM: "not permitted: run it as the user who owns the folder, or choose another "
+                 "file",
+    errno.ENOENT: "no such file or folder",
+    errno.ENOTDIR: "a part of the path is a file, not a folder",
+    errno.EISDIR: "it is a folder, not a file",
+    errno.ELOOP: "too many symbolic links in the path",
+    errno.EIO: "the disk reports an input/output error: check the disk (and the SD card)",
+}
+
+
+def describe_os_error(exc: OSError) -> str:
+    """One line for a refusal of the operating system: the file, the reason, what to do."""
+    where = f"{exc.filename}: " if exc.filename else ""
+    hint = _OS_HINTS.get(exc.errno or 0)
+    reason = exc.strerror or exc.__class__.__name__
+    return f"{where}{reason}" + (f"; {hint}" if hint and hint != reason.lower() else "")
 
 
 class BoardFileError(ConfigError):

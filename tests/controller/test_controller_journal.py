@@ -180,3 +180,49 @@ def test_rewrite_takes_back_the_tail_and_stores_the_new_one(tmp_path: Path,
     with Journal.in_state_dir(tmp_path) as journal:
         loaded = journal.load(board)
     assert loaded is not None and to_dict(loaded[1]) == to_dict(other)
+
+
+def _journal_of_a_few_moves(state: Path, board: Board) -> None:
+    game = Game.new(2, seed=4, board=board)
+    with Journal.in_state_dir(state) as journal:
+        game_id = journal.start(game)
+        _play(game, 4, random.Random(2))
+        journal.sync(game_id, game)
+
+
+def test_an_entry_of_json_nested_thousands_deep_is_a_damaged_entry(tmp_path: Path,
+                                                                   board: Board) -> None:
+    _journal_of_a_few_moves(tmp_path, board)
+    path = tmp_path / "bermuda.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE entries SET entry = ? WHERE seq = (SELECT MAX(seq) FROM entries)",
+                     ("[" * 100_000 + "]" * 100_000,))
+    conn.close()
+    with Journal.in_state_dir(tmp_path) as journal, pytest.raises(
+            StateError, match=r"bermuda\.db: game 1: a damaged entry: maximum recursion"):
+        journal.current()
+
+
+@pytest.mark.parametrize("count", ["9" * 5000, "²", "-1", "1e3"])
+def test_a_commit_count_that_is_no_count_is_said_at_open(tmp_path: Path, board: Board,
+                                                        count: str) -> None:
+    _journal_of_a_few_moves(tmp_path, board)
+    path = tmp_path / "bermuda.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE meta SET value = ? WHERE key = 'commits'", (count,))
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(StateError, match=r"bermuda\.db: the journal is damaged \(its commit "
+                                         r"count .* is not a count\); nothing was changed"):
+        Journal.in_state_dir(tmp_path)
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("mark", ["9" * 5000, "²", "x"])
+def test_a_commit_mark_that_is_no_count_is_no_evidence(tmp_path: Path, board: Board,
+                                                      mark: str) -> None:
+    _journal_of_a_few_moves(tmp_path, board)
+    (tmp_path / "bermuda.db-commits").write_text(mark + "\n", encoding="utf-8")
+    with Journal.in_state_dir(tmp_path) as journal:
+        current = journal.current()
+        assert current is not None and len(current.entries) >= 4

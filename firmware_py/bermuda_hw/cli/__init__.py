@@ -5,11 +5,14 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 
 from bermuda_hw import __version__
-from bermuda_hw.errors import BermudaError, ConfigError
+from bermuda_hw.cli.options import EXIT_INTERRUPTED
+from bermuda_hw.errors import BermudaError, ConfigError, describe_os_error
 
 # Each module here defines `register(subparsers)`, which adds its subcommand
 # and sets `func(args) -> int` on the parser it adds.
@@ -72,7 +75,35 @@ def standalone(argv: Sequence[str]) -> str | None:
     return None
 
 
+def _interrupted(signum: int, frame: object) -> None:
+    """The first Ctrl-C interrupts; any more are ignored while the command winds down (motors
+    stopped, the journal closed), so that a second press cannot cut that short."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.getsignal(signal.SIGINT) if in_main_thread else None
+    if in_main_thread and previous is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _interrupted)
+    debug = "--debug" in (sys.argv[1:] if argv is None else argv)
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:
+        # while the commands load (the parser imports them), or as a command winds down
+        if debug:
+            raise
+        error("interrupted")
+        return EXIT_INTERRUPTED
+    finally:
+        # called in-process (argv given): the caller gets its Ctrl-C back; as the program,
+        # a press after the first stays ignored until the process has exited
+        if argv is not None and in_main_thread and previous is signal.default_int_handler:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     words = list(sys.argv[1:] if argv is None else argv)
     only = standalone(words)
     parser = build_parser(only)
@@ -102,14 +133,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(exc, ConfigError):
             return int(getattr(args, "config_error_exit", 1))
         return 1
-    except KeyboardInterrupt:
-        error("interrupted")
-        return 130
     except BrokenPipeError:
         # The reader went away (`bermuda-hw ... | head`): stop quietly.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 141
+    except OSError as exc:
+        # a file named on the command line that the system refuses (a name too long, a full
+        # or read-only disk, no permission) is said in one line; the devices were closed on
+        # the way out (every backend is a context manager that stops the motors)
+        if args.debug:
+            raise
+        error(describe_os_error(exc))
+        return 1
     return result
 
 

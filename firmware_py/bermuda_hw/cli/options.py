@@ -5,6 +5,9 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+# interrupted by Ctrl-C (SIGINT), as a shell reports it: 128 + 2
+EXIT_INTERRUPTED = 130
+
 
 def whole(low: int, high: int | None = None) -> Callable[[str], int]:
     """An integer option from `low` to `high` (None: no upper bound)."""

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from bermuda_hw.backends import create_backend
 from bermuda_hw.camera_config import CameraConfig, parse_camera_config
-from bermuda_hw.cli.options import number, whole
+from bermuda_hw.cli.options import EXIT_INTERRUPTED, number, whole
 from bermuda_hw.cli.play import _players
 from bermuda_hw.clock import Clock
 from bermuda_hw.config import DEFAULT_CONFIG_PATH, Config, load_config
@@ -323,12 +323,14 @@ def _run_locked(args: argparse.Namespace, simulate: bool, config: Config,
         signal.signal(signal.SIGTERM, lambda *_: controller.request_stop())
         if early_stop.is_set():
             controller.request_stop()
+        interrupted = False
         try:
             if config.web.enabled and not args.no_web:
                 page = _start_page(controller, board, config, state_dir, simulate, args.bind)
             controller.run(until=finished)
         except KeyboardInterrupt:
             controller.say("interrupted: motors stopped, the game is saved")
+            interrupted = True
         except HardwareError:
             if not controller.stopping:  # the stop itself interrupts homing or a move
                 raise
@@ -344,4 +346,4 @@ def _run_locked(args: argparse.Namespace, simulate: bool, config: Config,
             status = controller.status
             print(f"frames read: {status.frames}, stable observations: {status.observations}, "
                   f"simulated time: {backend.clock.monotonic():.1f} s")
-    return 0
+    return EXIT_INTERRUPTED if interrupted else 0

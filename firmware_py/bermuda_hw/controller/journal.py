@@ -137,6 +137,7 @@ class Journal:
                 if check != "ok":
                     raise StateError(f"{self.path}: the journal is damaged ({check}); "
                                      "nothing was changed")
+                self.commits()  # a damaged count is said now, not at the next commit
                 self._check_mark()
             # only a journal of ours (checked above) is switched to WAL
             mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
@@ -185,16 +186,23 @@ class Journal:
     def commits(self) -> int:
         """How many transactions this journal has committed."""
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'commits'").fetchone()
-        return int(row[0]) if row is not None and str(row[0]).isdigit() else 0
+        if row is None:
+            return 0
+        count = _count(str(row[0]))
+        if count is None:
+            raise StateError(f"{self.path}: the journal is damaged (its commit count "
+                             f"{str(row[0])[:24]!r} is not a count); nothing was changed")
+        return count
 
     def _check_mark(self) -> None:
         try:
             text = self.mark_path.read_text(encoding="ascii").strip()
         except (OSError, UnicodeDecodeError):
             return  # no mark (a new or copied journal): nothing to compare with
-        if not text.isdigit():
-            return
-        held, marked = self.commits(), int(text)
+        marked = _count(text)
+        if marked is None:
+            return  # a damaged mark is no evidence either way
+        held = self.commits()
         if held < marked:
             raise StateError(
                 f"{self.path}: the journal holds {held} commits but {marked} were made "
@@ -247,8 +255,9 @@ class Journal:
             yield
         except StateError:
             raise
-        except (sqlite3.DatabaseError, TypeError, ValueError) as exc:
-            # a damaged page, or a row whose values are not of their column's kind
+        except (sqlite3.DatabaseError, TypeError, ValueError, RecursionError) as exc:
+            # a damaged page, a row whose values are not of their column's kind, or JSON
+            # nested thousands deep
             raise StateError(f"{self.path}: the journal is damaged ({exc}); nothing was "
                              "changed") from exc
 
@@ -276,7 +285,7 @@ class Journal:
             raise StateError(f"{self.path}: no game {game_id}")
         try:
             setup = json.loads(row[2])
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, RecursionError) as exc:
             raise StateError(f"{self.path}: game {game_id}: a damaged entry: {exc}") from exc
         log = self._log(game_id)
         entries = tuple(entry for _, entry in _effective(log))
@@ -287,7 +296,7 @@ class Journal:
         try:
             return [(int(seq), json.loads(text)) for seq, text in self.conn.execute(
                 "SELECT seq, entry FROM entries WHERE game_id = ? ORDER BY seq", (game_id,))]
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, RecursionError) as exc:
             raise StateError(f"{self.path}: game {game_id}: a damaged entry: {exc}") from exc
 
     def undo(self, game_id: int, count: int) -> list[Mapping[str, Any]]:
@@ -487,3 +496,10 @@ class _Transaction:
         return JournalWriteError(f"{path}: cannot write the journal ({text}): {hint}; the game "
                                  "is kept up to its last commit")
 
+
+def _count(text: str) -> int | None:
+    """A count written as ASCII digits (at most 18 of them), else None."""
+    text = text.strip()
+    if not (text.isascii() and text.isdigit() and len(text) <= 18):
+        return None
+    return int(text)

@@ -58,6 +58,9 @@ from bermuda_hw.rules.board import (
 )
 
 _ID = re.compile(r"[A-Za-z0-9_]+")
+# Semantic limits of a board file: a table-top board, markers a camera can read
+MIN_BOARD_MM, MAX_BOARD_MM = 100.0, 2000.0
+MIN_MARKER_MM = 5.0
 
 
 def _ident(value: str) -> str:
@@ -86,8 +89,9 @@ PointFile = tuple[Number, Number]
 
 class _Head(Strict):
     name: Name
-    width_mm: Positive
-    height_mm: Positive
+    # a table-top board: the classic one is 508 mm square
+    width_mm: Positive = Field(ge=MIN_BOARD_MM, le=MAX_BOARD_MM)
+    height_mm: Positive = Field(ge=MIN_BOARD_MM, le=MAX_BOARD_MM)
     ship_colors: list[Name] = Field(default=list(SHIP_COLORS), min_length=2)
 
     @field_validator("ship_colors")
@@ -316,8 +320,28 @@ def board_from_table(data: Mapping[str, Any], source: str) -> Board:
         raise fail("grid", "the dot grid extends beyond the board")
 
     markers = written.markers
+    largest = min(width_mm, height_mm) / 4
     for i, m in enumerate(markers.corners):
-        on_board(m.x_mm, m.y_mm, f"markers.corners[{i}]")
+        key = f"markers.corners[{i}]"
+        if not MIN_MARKER_MM <= m.size_mm <= largest:
+            raise fail(f"{key}.size_mm", f"{m.size_mm:g} mm: a corner marker is from "
+                       f"{MIN_MARKER_MM:g} mm (the camera cannot read a smaller one) to a "
+                       f"quarter of the board's side ({largest:g} mm)")
+        half = m.size_mm / 2
+        for cx, cy in ((m.x_mm - half, m.y_mm - half), (m.x_mm + half, m.y_mm + half)):
+            if not (0 <= cx <= width_mm and 0 <= cy <= height_mm):
+                raise fail(key, f"the {m.size_mm:g} mm marker at ({m.x_mm:g}, {m.y_mm:g}) "
+                           f"reaches beyond the {width_mm:g} x {height_mm:g} board")
+    cloud_side = 2 * written.cloud.footprint_radius_mm
+    if not MIN_MARKER_MM <= markers.cloud.size_mm <= cloud_side:
+        raise fail("markers.cloud.size_mm", f"{markers.cloud.size_mm:g} mm: the cloud's "
+                   f"marker is from {MIN_MARKER_MM:g} mm to the cloud's width "
+                   f"({cloud_side:g} mm)")
+    if written.cloud.footprint_radius_mm > min(width_mm, height_mm) / 2:
+        raise fail("cloud.footprint_radius_mm", "the cloud is larger than the board")
+    if markers.cloud.height_mm > MAX_BOARD_MM / 4:
+        raise fail("markers.cloud.height_mm", f"{markers.cloud.height_mm:g} mm above the "
+                   f"board: at most {MAX_BOARD_MM / 4:g} mm")
     spinner = written.spinner
 
     return Board(
