@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import shutil
@@ -49,92 +48,6 @@ def _entries(state_dir: Path) -> list[object]:
     with Journal.in_state_dir(state_dir) as journal:
         current = journal.current()
         return [] if current is None else list(current.entries)
-
-
-# --- kill -9 ----------------------------------------------------------------------------------
-
-
-def kill_games(games: int, seed: int = 0, max_rounds: int = 2, kills: int = 2) -> Row:
-    """Kill -9 simulated games at random moments, restart each on its state directory.
-
-    After every kill the journal holds every action committed before it (the
-    earlier reading is a prefix), the restarted daemon resumes at exactly
-    that action, the table invariant holds once the board is settled, and
-    the game reaches its last round.
-    """
-    row = Row("kill -9 at random moments, resume", f"{games}/{games} games")
-    rng = random.Random(seed)
-    started = time.monotonic()
-    duration_s = 20.0  # a first guess of a game's length; learnt from the games that finish
-    for g in range(games):
-        row.cases += 1
-        folder = Path(tempfile.mkdtemp(prefix="bermuda-hw-chaos-kill-"))
-        state = folder / "state"
-        game_seed = rng.randrange(1_000_000)
-        ok = True
-        committed: list[object] = []
-        try:
-            for attempt in range(kills + 1):
-                kill_at = rng.uniform(0.5, duration_s) if attempt < kills else None
-                facts, code, took = _child(state, 2, game_seed, max_rounds, kill_at)
-                if kill_at is None and code == 0:
-                    duration_s = 0.8 * duration_s + 0.2 * took
-                start = next((f for f in facts if "start" in f), None)
-                if start is not None and start["start"] != len(committed) and attempt > 0:
-                    ok = False
-                    row.fail(f"game {g} seed {game_seed}: resumed at {start['start']} actions, "
-                             f"{len(committed)} were committed")
-                for fact in facts:
-                    if fact.get("invariant"):
-                        ok = False
-                        row.fail(f"game {g} seed {game_seed}: table invariant after resume: "
-                                 f"{fact['invariant']}")
-                    if "stuck" in fact:
-                        ok = False
-                        row.fail(f"game {g} seed {game_seed}: stuck: {fact['stuck']}")
-                if (state / "bermuda.db").exists():
-                    now = _entries(state)
-                    if now[:len(committed)] != committed:
-                        ok = False
-                        row.fail(f"game {g} seed {game_seed}: committed actions lost after a "
-                                 "kill")
-                    committed = now
-                if any("end" in f for f in facts):
-                    break
-                if kill_at is None and code != 0:
-                    ok = False
-                    row.fail(f"game {g} seed {game_seed}: exit {code}")
-                    break
-            else:
-                ok = False
-                row.fail(f"game {g} seed {game_seed}: did not finish")
-        except Exception:
-            ok = False
-            row.fail(f"game {g} seed {game_seed}: {traceback.format_exc(limit=-2)}")
-        finally:
-            shutil.rmtree(folder, ignore_errors=True)
-        row.passed += ok
-    row.seconds = time.monotonic() - started
-    return row
-
-
-def _child(state: Path, players: int, seed: int, max_rounds: int, kill_at: float | None
-           ) -> tuple[list[dict[str, object]], int, float]:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(ROOT), str(ROOT / "firmware_py"), os.environ.get("PYTHONPATH", "")])}
-    started = time.monotonic()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "chaos.child", str(state), str(players), str(seed),
-         str(max_rounds)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-        cwd=ROOT)
-    try:
-        out, _err = process.communicate(timeout=kill_at if kill_at is not None else 1800)
-    except subprocess.TimeoutExpired:
-        process.send_signal(signal.SIGKILL)
-        out, _err = process.communicate()
-    took = time.monotonic() - started
-    facts = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
-    return facts, process.returncode, took
 
 
 # --- power cut of the journal -----------------------------------------------------------------

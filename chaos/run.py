@@ -1,10 +1,13 @@
 """`make chaos`: the reliability campaign, printed as one table of figures.
 
-    python chaos/run.py [--games N] [--fuzz N] [--cuts N] [--moments N] [--sigterms N]
+    python chaos/run.py [--only PARTS] [--games N] [--kills N] [--fuzz N] ...
 
-Defaults are the full campaign (100 killed games, 1,000 cases per fuzzed
-input kind, 10 moments per fault kind); the smoke version in `make test`
-runs each part with a few cases (tests/test_chaos_smoke.py).
+Defaults are the full campaign: on the real `bermuda-hw run` process (chaos/process.py),
+20 whole games killed 5 times each at aimed moments, 100 power cuts, 5 full and 5
+read-only disks, 5 watchdog aborts, 5 games under WAL checkpoints, 10 double Ctrl-Cs; in
+process (chaos/campaign.py), 1,000 journal power cuts, 10 moments per injected fault kind,
+clock jumps and SIGTERMs; 1,000 fuzzed cases per input kind (chaos/fuzz.py). The smoke
+version in `make test` runs each part with a few cases (tests/test_chaos_smoke.py).
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "firmware_py")]
 
-from chaos import campaign, fuzz  # noqa: E402
+from chaos import campaign, fuzz, process  # noqa: E402
 
 
 def table(rows: list[campaign.Row]) -> str:
@@ -47,17 +50,24 @@ def fuzz_rows(examples: int, seed: int) -> list[campaign.Row]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="chaos", description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=100, help="games killed with kill -9")
+    parser.add_argument("--games", type=int, default=20, help="whole games of `run` killed")
+    parser.add_argument("--kills", type=int, default=5, help="kill -9s aimed in each game")
+    parser.add_argument("--run-cuts", type=int, default=100, help="power cuts of `run`")
+    parser.add_argument("--disks", type=int, default=5, help="full and read-only disks each")
+    parser.add_argument("--dogs", type=int, default=5, help="watchdog aborts")
+    parser.add_argument("--wal", type=int, default=5, help="games under WAL checkpoints")
+    parser.add_argument("--ints", type=int, default=10, help="double Ctrl-Cs")
     parser.add_argument("--fuzz", type=int, default=1000, help="cases per fuzzed input kind")
     parser.add_argument("--cuts", type=int, default=1000, help="journal power cuts")
     parser.add_argument("--moments", type=int, default=10, help="moments per fault kind")
     parser.add_argument("--sigterms", type=int, default=30, help="SIGTERMs at random moments")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--only", default="", help="comma-separated parts: fuzz, cuts, "
-                        "faults, clock, sigterm, kill")
+                        "faults, clock, sigterm, kill, run-cuts, disk, watchdog, wal, sigint")
     args = parser.parse_args(argv)
-    parts = set(args.only.split(",")) if args.only else {"fuzz", "cuts", "faults", "clock",
-                                                          "sigterm", "kill"}
+    parts = set(args.only.split(",")) if args.only else {
+        "fuzz", "cuts", "faults", "clock", "sigterm", "kill", "run-cuts", "disk", "watchdog",
+        "wal", "sigint"}
     import cv2
 
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
@@ -69,7 +79,12 @@ def main(argv: list[str] | None = None) -> int:
         ("faults", lambda: [campaign.inject_faults(args.moments, args.seed)]),
         ("clock", lambda: [campaign.clock_jumps(args.moments, args.seed)]),
         ("sigterm", lambda: [campaign.sigterms(args.sigterms, args.seed)]),
-        ("kill", lambda: [campaign.kill_games(args.games, args.seed)]),
+        ("kill", lambda: [process.kill_runs(args.games, args.seed, args.kills)]),
+        ("run-cuts", lambda: [process.power_cuts(args.run_cuts, args.seed)]),
+        ("disk", lambda: [process.disk_faults(args.disks, args.seed)]),
+        ("watchdog", lambda: [process.watchdog_aborts(args.dogs, args.seed)]),
+        ("wal", lambda: [process.checkpoints(args.wal, args.seed)]),
+        ("sigint", lambda: [process.double_interrupts(args.ints, args.seed)]),
     ]
     for name, step in steps:
         if name in parts:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -11,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from chaos import campaign, fuzz  # noqa: E402
+from chaos import campaign, fuzz, process  # noqa: E402
 
 
 @pytest.mark.parametrize("kind", sorted(fuzz.FUZZERS))
@@ -36,8 +37,39 @@ def test_sigterm_smoke(table_dir: Path) -> None:
     assert row.passed == row.cases == 1, row.notes
 
 
+# the parts on the real `bermuda-hw run` process, each on a few rounds of one game
+
+
 def test_kill_smoke(table_dir: Path) -> None:
-    row = campaign.kill_games(1, seed=2, max_rounds=1, kills=1)
+    row = process.kill_runs(1, seed=2, kills=2, max_rounds=3)
+    assert row.passed == row.cases == 1, row.notes
+
+
+def test_power_cut_of_run_smoke(table_dir: Path) -> None:
+    row = process.power_cuts(2, seed=1, per_game=2, max_rounds=3)
+    assert row.passed == row.cases == 2, row.notes
+
+
+def test_disk_smoke(table_dir: Path) -> None:
+    row = process.disk_faults(1, seed=1, max_rounds=4)
+    if row.cases == 0:  # not root, or a container that may not mount
+        assert "skipped" in row.notes[0] and (os.geteuid() != 0 or "loop" in row.notes[0])
+        pytest.skip(row.notes[0])
+    assert row.passed == row.cases == 2, row.notes
+
+
+def test_watchdog_smoke(table_dir: Path) -> None:
+    row = process.watchdog_aborts(1, seed=1, max_rounds=4)
+    assert row.passed == row.cases == 1, row.notes
+
+
+def test_checkpoint_smoke(table_dir: Path) -> None:
+    row = process.checkpoints(1, seed=1, max_rounds=3)
+    assert row.passed == row.cases == 1, row.notes
+
+
+def test_double_interrupt_smoke(table_dir: Path) -> None:
+    row = process.double_interrupts(1, seed=1, max_rounds=3)
     assert row.passed == row.cases == 1, row.notes
 
 

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bermuda_hw.backends.camera import CameraSource
+from bermuda_hw.controller.journal import JournalWriteError
 from bermuda_hw.controller.status import Mode
 from bermuda_hw.rules.game import Phase
 from bermuda_hw.rules.record import to_dict
@@ -232,3 +233,36 @@ def test_the_watchdog_is_kicked_by_the_loop_and_by_the_step_thread_during_moves(
     threads.clear()
     table.run_until(lambda: c.status.last_spin is not None, limit=600)
     assert "MainThread" in threads and "bermuda-steps" in threads
+
+
+def test_a_move_the_journal_cannot_take_is_told_only_once_it_is_saved(
+        make_table: MakeTable) -> None:
+    """The disk is full when a move is taken: the table faults and says nothing of the move;
+    once space is freed and spin pressed, the move is saved, then announced (once)."""
+    table = make_table(seed=2)
+    c = table.controller
+    table.run_until(lambda: c.game.round == 2 and table.mode() is Mode.READY, limit=600)
+    journal, full = table.journal, {"on": True}
+    sync = journal.sync
+
+    def full_disk(game_id: int, game: Any) -> None:
+        if full["on"]:
+            raise JournalWriteError(f"{journal.path}: cannot write the journal (database or "
+                                    "disk is full): the disk holding it is full")
+        sync(game_id, game)
+
+    journal.sync = full_disk
+    saved = len(c.game.journal)  # ready for a move: everything so far is journalled
+    table.run_until(lambda: table.mode() is Mode.FAULT, limit=400)
+    assert "is full" in c.status.message
+    unsaved = [str(e["move"]) for e in c.game.journal[saved:] if "move" in e]
+    assert unsaved, "the fault came before a move was taken"
+    told = "\n".join(table.log)
+    assert not any(f"): {move}" in told for move in unsaved), (unsaved, table.log[-8:])
+    full["on"] = False
+    table.press()
+    table.run_until(lambda: table.mode() is not Mode.FAULT, limit=50)
+    told = "\n".join(table.log)
+    for move in unsaved:
+        assert told.count(f"): {move}") == 1, move
+    _journal_matches(table)

@@ -325,6 +325,9 @@ class Controller:
         # it changes or REPEAT_S passes (a "not yet" pressed by mistake is asked again)
         self._not_yet: tuple[Game, int, object | None, float] | None = None
         self._provisional: list[Provisional] = []
+        # what a move's announcement would have said while its commit failed: said once the
+        # journal takes it (recovery), never before, so that nothing told is unrecorded
+        self._unsaid: list[str] = []
         # the last move's bumped ships, still to be put back
         self._bumped: _Bumped | None = None
         # a move out of sight waiting for the rest of the board to match (its fix is shown)
@@ -505,6 +508,7 @@ class Controller:
         self.game_id = self.journal.start(game)
         self.status = Status(seq=len(game.journal))
         self._provisional = []
+        self._unsaid.clear()
         self._bumped = None
         self._tied = ()
         self.say(f"new game {self.game_id}: {len(game.players)} players "
@@ -1030,16 +1034,19 @@ class Controller:
         committed = self._commit()
         self.status.die = None
         first, *rest = events
-        self.say(f"{color} (die {candidate.die}): {first}")
-        for event in rest:
-            self.say(f"    {event}")
-        for ship in candidate.bumped:
-            self.say(f"    put {ship} back in {game.ship(ship).previous_port}")
+        lines = [f"{color} (die {candidate.die}): {first}", *(f"    {e}" for e in rest),
+                 *(f"    put {ship} back in {game.ship(ship).previous_port}"
+                   for ship in candidate.bumped)]
         self._bumped = _Bumped(game, len(game.journal), candidate.move.end or "",
                                candidate.bumped) if candidate.bumped else None
         if provisional:
-            self.say(f"    provisional: the camera cannot see {', '.join(provisional)}; the "
-                     "move is checked when it can")
+            lines.append(f"    provisional: the camera cannot see {', '.join(provisional)}; "
+                         "the move is checked when it can")
+        if committed:
+            for line in lines:
+                self.say(line)
+        else:
+            self._unsaid.extend(lines)
         return committed
 
     # --- questions ----------------------------------------------------------------------
@@ -2016,6 +2023,9 @@ class Controller:
             return
         if self.game is not None and not self._commit():
             return  # the journal still cannot take what the game holds
+        for line in self._unsaid:  # saved now: told now
+            self.say(line)
+        self._unsaid.clear()
         self.say("recovering: opening the camera and homing the gantry")
         self.clock.sleep(SETTLE_BEFORE_HOMING_S)
         try:

@@ -486,7 +486,11 @@ class _Transaction:
     def _error(self, exc: sqlite3.Error) -> JournalWriteError:
         path = self.journal.path
         text = str(exc)
-        if "readonly" in text or "read-only" in text:
+        if _read_only_file_system(path.parent):
+            hint = (f"the file system holding {path.parent} is read-only (after a disk error "
+                    "it is remounted so: see `dmesg`); check the disk (the SD card), then "
+                    "restart the table")
+        elif "readonly" in text or "read-only" in text:
             hint = (f"the journal or its directory is read-only for this user (owner "
                     f"{_owner(path)}); fix the permissions of {path.parent}")
         elif "full" in text:
@@ -503,3 +507,10 @@ def _count(text: str) -> int | None:
     if not (text.isascii() and text.isdigit() and len(text) <= 18):
         return None
     return int(text)
+
+
+def _read_only_file_system(folder: Path) -> bool:
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False

@@ -20,6 +20,7 @@ equal the game's expected placement.
 from __future__ import annotations
 
 import json
+import logging
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -27,6 +28,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from bermuda_hw.errors import describe_os_error
 from bermuda_hw.rules.board import Board, Point
 from bermuda_hw.rules.cover import STAND_TOLERANCE_MM, hidden_circles, observability
 from bermuda_hw.rules.game import Game, ShipStatus
@@ -35,6 +37,8 @@ from bermuda_hw.rules.record import replay
 from bermuda_hw.sim.render import CameraModel
 from bermuda_hw.sim.render.scene import CLOUD_HEIGHT_MM
 from bermuda_hw.sim.world import World
+
+log = logging.getLogger(__name__)
 
 #: a token this close to a space's centre or a port's berth stands there (the rules' sweep
 #: counts a ship wherever within this it stands)
@@ -102,6 +106,7 @@ class TruthLog:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path
+        self.unwritten = ""  # why the file could not be written, once it could not
         self.moves: list[TrueMove] = []
         self.acts: list[TrueAct] = []
 
@@ -110,16 +115,27 @@ class TruthLog:
 
     def record(self, move: TrueMove) -> None:
         self.moves.append(move)
-        if self.path is not None:
-            with self.path.open("a", encoding="utf-8") as out:
-                out.write(move.to_json() + "\n")
+        self._write("a", move.to_json() + "\n")
 
     def clear(self) -> None:
         """A new game begins: forget the moves (and empty the file)."""
         self.moves.clear()
         self.acts.clear()
-        if self.path is not None:
-            self.path.write_text("", encoding="utf-8")
+        self._write("w", "")
+
+    def _write(self, mode: str, text: str) -> None:
+        """The file is the simulator's own record, beside the journal: a disk that refuses it
+        (full, read-only) is said once and the moves are kept in memory; the table itself
+        meets the same disk at its next commit and says so as it would on a rig."""
+        if self.path is None or self.unwritten:
+            return
+        try:
+            with self.path.open(mode, encoding="utf-8") as out:
+                out.write(text)
+        except OSError as exc:
+            self.unwritten = describe_os_error(exc)
+            log.warning("the simulated players' true moves are kept in memory only: %s",
+                        self.unwritten)
 
     @staticmethod
     def read(path: Path) -> list[TrueMove]:
