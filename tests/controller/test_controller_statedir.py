@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -437,3 +438,51 @@ def test_an_unwritable_commit_mark_is_said_once_and_the_game_goes_on(
             warnings[0].getMessage()
         assert journal.mark_problem is not None
         assert len(journal.stored(current.id).record()["journal"]) == len(game.journal)
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Any:
+    """A 4 MB tmpfs of the test's own (root only): filled, or remounted read-only, at will."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)],
+                             capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip("a file system of the test's own needs root")
+    yield disk
+    subprocess.run(["mount", "-o", "remount,rw", str(disk)], capture_output=True)
+    subprocess.run(["umount", "-l", str(disk)], capture_output=True)
+
+
+def test_a_full_disk_at_start_is_one_line_naming_the_file(
+        small_disk: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    state = small_disk / "state"
+    assert main(["game", "new", "--state-dir", str(state), "--players", "2"]) == 0
+    before = (state / "bermuda.db").read_bytes()
+    with (small_disk / "filler").open("wb") as out, pytest.raises(OSError):
+        while True:
+            out.write(b"\0" * (1 << 20))
+            out.flush()
+    capsys.readouterr()
+    for argv in (["run", "--simulate", "--no-web", "--max-rounds", "1"],
+                 ["game", "new", "--players", "2"]):
+        assert main([*argv, "--state-dir", str(state)]) == 1
+        err = capsys.readouterr().err
+        assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+        assert f"{state / 'bermuda.lock'}: " in err and "the disk is full" in err
+    assert (state / "bermuda.db").read_bytes() == before
+
+
+def test_a_read_only_file_system_is_named_and_the_record_still_shows(
+        small_disk: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    state = small_disk / "state"
+    assert main(["game", "new", "--state-dir", str(state), "--players", "2"]) == 0
+    assert subprocess.run(["mount", "-o", "remount,ro", str(small_disk)]).returncode == 0
+    capsys.readouterr()
+    for argv in (["run", "--simulate", "--no-web", "--max-rounds", "1"], ["game", "undo"]):
+        assert main([*argv, "--state-dir", str(state)]) == 1
+        err = capsys.readouterr().err
+        assert "the file system holding the state directory is read-only" in err, err
+        assert "chown" not in err
+    assert main(["game", "show", "--state-dir", str(state), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["round"] == 1

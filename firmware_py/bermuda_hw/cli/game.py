@@ -85,7 +85,7 @@ def run_show(args: argparse.Namespace) -> int:
     path = prepare_state_dir(path, write=False)
     if not (path / DB_NAME).exists():
         raise StateError(f"{path / DB_NAME}: no journal yet (the daemon has not run)")
-    with Journal.in_state_dir(path) as journal:
+    with Journal.in_state_dir(path, read_only=True) as journal:
         loaded = journal.load(board)
     if loaded is None:
         raise StateError(f"{path / 'bermuda.db'}: no current game")

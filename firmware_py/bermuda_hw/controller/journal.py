@@ -22,6 +22,7 @@ import logging
 import os
 import sqlite3
 import time
+import urllib.parse
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -30,6 +31,7 @@ from typing import Any
 
 from bermuda_hw.controller.statedir import MARK_SUFFIX
 from bermuda_hw.controller.statedir import owner_name as _owner
+from bermuda_hw.controller.statedir import read_only_file_system as _read_only_file_system
 from bermuda_hw.errors import BermudaError, StateError
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.game import Game
@@ -98,12 +100,15 @@ class JournalWriteError(StateError):
 class Journal:
     """The state database. `Journal(path)` opens it, creating it if the file does not exist."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
         self.path = Path(path)
         self._conn: sqlite3.Connection | None = None
         self.mark_path = self.path.with_name(self.path.name + MARK_SUFFIX)
         #: why the last commit mark could not be written (None: it was)
         self.mark_problem: str | None = None
+        if read_only:
+            self._open_read_only()
+            return
         existed = self.path.exists() and self.path.stat().st_size > 0
         if existed:
             self._check_magic()
@@ -154,8 +159,33 @@ class Journal:
             raise
 
     @classmethod
-    def in_state_dir(cls, state_dir: str | Path) -> Journal:
-        return cls(Path(state_dir) / DB_NAME)
+    def in_state_dir(cls, state_dir: str | Path, *, read_only: bool = False) -> Journal:
+        return cls(Path(state_dir) / DB_NAME, read_only=read_only)
+
+    def _open_read_only(self) -> None:
+        """For commands that only show the record: nothing is written, so a journal on a file
+        system turned read-only (after a disk error) can still be read."""
+        self._check_magic()
+        uri = f"file:{urllib.parse.quote(str(self.path.resolve()))}?mode=ro"
+        wal = self.path.with_name(self.path.name + "-wal")
+        try:
+            if _read_only_file_system(self.path.parent) and not (
+                    wal.exists() and wal.with_name(self.path.name + "-shm").exists()):
+                # no WAL to read beside it: the database file is all there is
+                uri += "&immutable=1"
+            conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=5.0)
+            self._conn = conn
+            tables = {row[0] for row in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            self._check_format(tables)
+            self.commits()
+        except sqlite3.DatabaseError as exc:
+            self.close()
+            raise StateError(f"{self.path}: not a readable bermuda-hw journal ({exc}); "
+                             "nothing was changed") from exc
+        except BaseException:
+            self.close()
+            raise
 
     # --- checks -------------------------------------------------------------------------
 
@@ -507,10 +537,3 @@ def _count(text: str) -> int | None:
     if not (text.isascii() and text.isdigit() and len(text) <= 18):
         return None
     return int(text)
-
-
-def _read_only_file_system(folder: Path) -> bool:
-    try:
-        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
-    except OSError:
-        return False

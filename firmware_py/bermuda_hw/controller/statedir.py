@@ -26,7 +26,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO
 
-from bermuda_hw.errors import StateError
+from bermuda_hw.errors import StateError, describe_os_error
 
 LOCK_NAME = "bermuda.lock"
 #: the commit mark beside a journal: its file name plus this (`bermuda.db-commits`)
@@ -104,6 +104,11 @@ def check_access(state_dir: Path, db_name: str, *, write: bool) -> None:
     if not os.access(state_dir, os.R_OK | os.X_OK):
         raise StateError(f"{state_dir}: the state directory cannot be read by {me} (owned by "
                          f"{owner_name(state_dir)}); fix: `sudo chown -R {me} {state_dir}`")
+    if write and read_only_file_system(state_dir):
+        raise StateError(f"{state_dir}: the file system holding the state directory is "
+                         "read-only (after a disk error it is remounted so: see `dmesg`); "
+                         "nothing was changed: check the disk (the SD card), then make it "
+                         "writable again")
     if write and not os.access(state_dir, os.W_OK):
         raise StateError(f"{state_dir}: the state directory cannot be written by {me} (owned "
                          f"by {owner_name(state_dir)}); fix: `sudo chown -R {me} {state_dir}`")
@@ -171,10 +176,15 @@ class StateLock:
                 f"{self.state_dir}: {who} ({what}) holds this state directory; one writer at "
                 "a time: stop it first (systemctl stop bermuda-hw) or use another --state-dir",
                 pid) from None
-        file.seek(0)
-        file.truncate()
-        file.write(f"{os.getpid()} {self.purpose}\n")
-        file.flush()
+        try:
+            os.ftruncate(file.fileno(), 0)
+            # straight to the descriptor: nothing is left in a buffer to fail again at close
+            os.write(file.fileno(), f"{os.getpid()} {self.purpose}\n".encode())
+        except OSError as exc:  # a full disk: not even the holder's pid can be written
+            file.close()
+            raise StateError(f"{self.path}: cannot write the state directory's lock: "
+                             f"{describe_os_error(exc).removeprefix(f'{self.path}: ')}; "
+                             "nothing was changed") from exc
         self._file = file
         return self
 
@@ -210,3 +220,11 @@ def lock_holder(state_dir: Path) -> int | None:
             return None
     except StateLockedError as exc:
         return exc.pid if exc.pid is not None else -1
+
+
+def read_only_file_system(folder: Path) -> bool:
+    """Whether the file system holding `folder` is mounted read-only."""
+    try:
+        return bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        return False
