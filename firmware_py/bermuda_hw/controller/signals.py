@@ -11,7 +11,7 @@ from bermuda_hw.controller.seams import Beeper, Light
 
 
 class Pattern(StrEnum):
-    """The LED's patterns (see the README's table)."""
+    """The LED's patterns (docs/controller.md, "The status LED and the buzzer")."""
 
     READY = "ready"  # steady on: make your move
     PRESS_SPIN = "press-spin"  # slow blink (1 s on, 1 s off): press the spin button
