@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+REPORT = ROOT / "docs" / "measurements" / "chaos.md"
 sys.path[:0] = [str(ROOT), str(ROOT / "firmware_py")]
 
 from chaos import campaign, fuzz, process  # noqa: E402
@@ -62,9 +64,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--moments", type=int, default=10, help="moments per fault kind")
     parser.add_argument("--sigterms", type=int, default=30, help="SIGTERMs at random moments")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--report", default=str(REPORT),
+                        help="where the dated report goes ('' for none)")
     parser.add_argument("--only", default="", help="comma-separated parts: fuzz, cuts, "
                         "faults, clock, sigterm, kill, run-cuts, disk, watchdog, wal, sigint")
     args = parser.parse_args(argv)
+    started_utc = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     parts = set(args.only.split(",")) if args.only else {
         "fuzz", "cuts", "faults", "clock", "sigterm", "kill", "run-cuts", "disk", "watchdog",
         "wal", "sigint"}
@@ -93,17 +98,42 @@ def main(argv: list[str] | None = None) -> int:
                 rows.append(row)
                 print(f"  {row.part}: {row.passed}/{row.cases} in {row.seconds:.0f} s",
                       flush=True)
+    load = os.getloadavg()
+    summary = (f"total {time.monotonic() - started:.0f} s; load average {load[0]:.1f} "
+               f"{load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} CPUs")
+    failed = [r for r in rows if r.passed != r.cases]
+    notes = []
+    for r in rows:
+        if r.passed != r.cases:
+            notes.append(f"- **{r.part}**: {r.cases - r.passed} failed")
+            notes += [f"    - {n.strip()[:1500]}" for n in r.notes[:5]]
+        elif r.notes:
+            notes.append(f"- {r.part}: {'; '.join(n.strip() for n in r.notes[:3])}")
     print()
     print(table(rows))
-    load = os.getloadavg()
-    print(f"\ntotal {time.monotonic() - started:.0f} s; load average {load[0]:.1f} "
-          f"{load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} CPUs")
-    failed = [r for r in rows if r.passed != r.cases]
-    for r in failed:
-        print(f"\n{r.part}: {r.cases - r.passed} failed")
-        for note in r.notes[:5]:
-            print(f"  - {note.strip()[:1500]}")
+    print(f"\n{summary}")
+    print("\n".join(notes))
+    if args.report:
+        write_report(Path(args.report), rows, summary, notes,
+                     sys.argv[1:] if argv is None else argv, started_utc)
     return 1 if failed else 0
+
+
+def write_report(path: Path, rows: list[campaign.Row], summary: str, notes: list[str],
+                 argv: list[str] | None, started_utc: str) -> None:
+    """The campaign's figures as a page of the documentation, dated, with the commit and the
+    machine's load: written by the run, never copied by hand."""
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True, cwd=ROOT).stdout.strip() or "unknown"
+    command = " ".join(["make chaos", *(["ARGS=\"" + " ".join(argv) + "\""] if argv else [])])
+    text = [
+        "# The chaos campaign: the last full run", "",
+        f"Written by `{command}` (chaos/run.py) from {started_utc} on commit `{commit}`; "
+        f"{summary}. The parts and their checks: [Reliability](../reliability.md).", "",
+        table(rows), "", *notes, "",
+    ]
+    path.write_text("\n".join(text), encoding="utf-8")
+    print(f"report: {path}")
 
 
 if __name__ == "__main__":
