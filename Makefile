@@ -17,6 +17,7 @@ $(STAMP): pyproject.toml
 
 lint: $(STAMP)
 	$(BIN)/python -m ruff check firmware_py tests benchmarks chaos scripts/mutation.py
+	$(BIN)/python -m ruff format --check firmware_py tests benchmarks chaos scripts/mutation.py
 
 typecheck: $(STAMP)
 	$(BIN)/python -m mypy --strict firmware_py/bermuda_hw

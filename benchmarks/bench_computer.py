@@ -83,8 +83,11 @@ def play(name: str, first: Maker, second: Maker, games: int) -> tuple[MatchResul
     result = match(first, second, games, board=board)
     elapsed_s = time.perf_counter() - started
     low, high = wilson(result.wins, result.games)
-    print(f"{name:<26} {result.share:6.1%} of {result.games} games "
-          f"(95 % interval {low:.1%}-{high:.1%}; {elapsed_s:.1f} s)", flush=True)
+    print(
+        f"{name:<26} {result.share:6.1%} of {result.games} games "
+        f"(95 % interval {low:.1%}-{high:.1%}; {elapsed_s:.1f} s)",
+        flush=True,
+    )
     return result, elapsed_s
 
 
@@ -101,18 +104,28 @@ def main(argv: Sequence[str] | None = None) -> None:
     play("best vs easy", best, easy, games)
     greedy_random, _ = play("greedy vs random mover", greedy, mover, games)
     times_s = sorted(timed.times_s)
-    print(f"best chooses a move in {1000 * statistics.mean(times_s):.2f} ms on average, "
-          f"{1000 * times_s[int(0.99 * (len(times_s) - 1))]:.2f} ms at the 99th percentile "
-          f"({len(times_s)} moves against the random mover, one core)")
+    print(
+        f"best chooses a move in {1000 * statistics.mean(times_s):.2f} ms on average, "
+        f"{1000 * times_s[int(0.99 * (len(times_s) - 1))]:.2f} ms at the 99th percentile "
+        f"({len(times_s)} moves against the random mover, one core)"
+    )
     verdicts = [
-        ("best vs random mover", best_random.share >= GOAL_VS_RANDOM,
-         f">= {GOAL_VS_RANDOM:.0%}"),
-        ("best vs greedy card-taker", best_greedy.share >= GOAL_VS_GREEDY,
-         f">= {GOAL_VS_GREEDY:.0%}"),
-        ("easy between random and best vs the random mover",
-         0.5 < easy_random.share <= best_random.share, ""),
-        ("easy between random and best vs the greedy card-taker",
-         1 - greedy_random.share < easy_greedy.share < best_greedy.share, ""),
+        ("best vs random mover", best_random.share >= GOAL_VS_RANDOM, f">= {GOAL_VS_RANDOM:.0%}"),
+        (
+            "best vs greedy card-taker",
+            best_greedy.share >= GOAL_VS_GREEDY,
+            f">= {GOAL_VS_GREEDY:.0%}",
+        ),
+        (
+            "easy between random and best vs the random mover",
+            0.5 < easy_random.share <= best_random.share,
+            "",
+        ),
+        (
+            "easy between random and best vs the greedy card-taker",
+            1 - greedy_random.share < easy_greedy.share < best_greedy.share,
+            "",
+        ),
     ]
     for name, met, goal in verdicts:
         print(f"goal: {name}{' ' + goal if goal else ''}: {'meets' if met else 'MISSES'}")

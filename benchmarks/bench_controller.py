@@ -47,7 +47,11 @@ GAMES = 30
 STYLES = "obedient,people"
 FAULT_GAMES = 3
 FAULT_SETTINGS: tuple[tuple[float, FaultMode], ...] = (
-    (0.01, "single"), (0.05, "single"), (0.01, "run"), (0.05, "run"))
+    (0.01, "single"),
+    (0.05, "single"),
+    (0.01, "run"),
+    (0.05, "run"),
+)
 
 
 def games(n: int) -> list[tuple[int, int]]:
@@ -71,13 +75,14 @@ def _played(tasks: Sequence[Task], jobs: int) -> Iterator[GameReport]:
 
 
 def _line(r: GameReport) -> str:
-    end = "finished" if r.finished else "round limit" if r.limited else \
-        f"STALLED ({r.stalled})"
-    text = (f"    {r.players}p seed {r.seed:2d}: {end}, {r.rounds} rounds, {r.moves} moves, "
-            f"{len(r.wrong)} wrong, {len(r.illegal_as_legal)} illegal-as-legal "
-            f"(of {r.illegal_made} illegal moves made; {len(r.illegal_unseen_die)} legal for "
-            f"another roll of the unseen die), {r.questions} questions, "
-            f"{len(r.violations)} invariant breaks, {r.wall_s:5.1f} s wall")
+    end = "finished" if r.finished else "round limit" if r.limited else f"STALLED ({r.stalled})"
+    text = (
+        f"    {r.players}p seed {r.seed:2d}: {end}, {r.rounds} rounds, {r.moves} moves, "
+        f"{len(r.wrong)} wrong, {len(r.illegal_as_legal)} illegal-as-legal "
+        f"(of {r.illegal_made} illegal moves made; {len(r.illegal_unseen_die)} legal for "
+        f"another roll of the unseen die), {r.questions} questions, "
+        f"{len(r.violations)} invariant breaks, {r.wall_s:5.1f} s wall"
+    )
     if r.faults:
         text += f", {r.faults} faults"
     for check in r.wrong[:3]:
@@ -102,17 +107,19 @@ def summary(title: str, reports: Sequence[GameReport]) -> str:
     wall = sum(r.wall_s for r in reports)
     slowest = max((r.wall_s for r in reports), default=0.0)
     stalled = sum(1 for r in reports if r.stalled)
-    return (f"  {title}: {finished}/{n} finished, {stalled} stalled; "
-            f"{wrong} of {moves} committed moves with a wrong consequence "
-            f"({100.0 * wrong / max(moves, 1):.2f} %) in "
-            f"{sum(1 for r in reports if r.wrong)} games; "
-            f"{illegal} illegal moves journalled as legal (of {made} made; {unseen} more "
-            f"taken as the legal move of another roll of a die the table did not see); "
-            f"{questions / max(moves, 1):.3f} questions per move "
-            f"({questions} in {moves} moves, {questions / max(n, 1):.2f} per game); "
-            f"table invariant broken in {broken} games; "
-            f"{wall:.0f} s wall, {wall / max(n, 1):.1f} s per game, slowest {slowest:.1f} s "
-            f"(goal <= {GOAL_GAME_S:g} s)")
+    return (
+        f"  {title}: {finished}/{n} finished, {stalled} stalled; "
+        f"{wrong} of {moves} committed moves with a wrong consequence "
+        f"({100.0 * wrong / max(moves, 1):.2f} %) in "
+        f"{sum(1 for r in reports if r.wrong)} games; "
+        f"{illegal} illegal moves journalled as legal (of {made} made; {unseen} more "
+        f"taken as the legal move of another roll of a die the table did not see); "
+        f"{questions / max(moves, 1):.3f} questions per move "
+        f"({questions} in {moves} moves, {questions / max(n, 1):.2f} per game); "
+        f"table invariant broken in {broken} games; "
+        f"{wall:.0f} s wall, {wall / max(n, 1):.1f} s per game, slowest {slowest:.1f} s "
+        f"(goal <= {GOAL_GAME_S:g} s)"
+    )
 
 
 def die_modes(asked: str | None) -> list[str | None]:
@@ -155,26 +162,49 @@ def _loop_rate(frames: int = 60) -> float:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=int(os.environ.get("BENCH_GAMES", GAMES)))
-    parser.add_argument("--fault-games", type=int,
-                        default=int(os.environ.get("BENCH_FAULT_GAMES", FAULT_GAMES)),
-                        help="games per fault setting (0: none)")
-    parser.add_argument("--die", default=None, help="die modes, comma-separated "
-                        "(default: table and virtual when the rules know the option)")
-    parser.add_argument("--style", default=os.environ.get("BENCH_STYLES", STYLES),
-                        help="the players' styles, one set of games each, comma-separated: "
-                        "obedient, people, mixed, or styles joined by '+' round the table")
-    parser.add_argument("--rounds", type=int, default=MAX_ROUNDS,
-                        help="stop each game after this many rounds (a short smoke run)")
-    parser.add_argument("--loop-frames", type=int, default=60,
-                        help="frames to time the reading loop on (0: skip it)")
+    parser.add_argument(
+        "--fault-games",
+        type=int,
+        default=int(os.environ.get("BENCH_FAULT_GAMES", FAULT_GAMES)),
+        help="games per fault setting (0: none)",
+    )
+    parser.add_argument(
+        "--die",
+        default=None,
+        help="die modes, comma-separated "
+        "(default: table and virtual when the rules know the option)",
+    )
+    parser.add_argument(
+        "--style",
+        default=os.environ.get("BENCH_STYLES", STYLES),
+        help="the players' styles, one set of games each, comma-separated: "
+        "obedient, people, mixed, or styles joined by '+' round the table",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=MAX_ROUNDS,
+        help="stop each game after this many rounds (a short smoke run)",
+    )
+    parser.add_argument(
+        "--loop-frames",
+        type=int,
+        default=60,
+        help="frames to time the reading loop on (0: skip it)",
+    )
     parser.add_argument("--verbose", action="store_true", help="one line per game")
-    parser.add_argument("--jobs", type=int,
-                        default=int(os.environ.get("BENCH_JOBS", os.cpu_count() or 1)),
-                        help="games played at once, one process each (default: one per CPU)")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=int(os.environ.get("BENCH_JOBS", os.cpu_count() or 1)),
+        help="games played at once, one process each (default: one per CPU)",
+    )
     args = parser.parse_args([] if argv is None else argv)
     if args.loop_frames > 0:
-        print("reading loop (render 640x480 + vision + stability): "
-              f"{_loop_rate(args.loop_frames):.1f} frames/s")
+        print(
+            "reading loop (render 640x480 + vision + stability): "
+            f"{_loop_rate(args.loop_frames):.1f} frames/s"
+        )
     print("simulated table: whole games (renderer 640x480 -> vision -> controller -> gantry)")
     # every game of every set, in the order they are reported
     sets: list[tuple[str, list[Task]]] = []
@@ -184,27 +214,44 @@ def main(argv: Sequence[str] | None = None) -> None:
     for die in die_modes(args.die):
         label = "die " + die if die else "die as the rules have it"
         for style in styles:
-            sets.append((f"{args.games} games, {label}, {style} players",
-                         [(n, s, die, None, args.rounds, style)
-                          for n, s in games(args.games)]))
+            sets.append(
+                (
+                    f"{args.games} games, {label}, {style} players",
+                    [(n, s, die, None, args.rounds, style) for n, s in games(args.games)],
+                )
+            )
         if args.fault_games <= 0:
             continue
         for p, mode in FAULT_SETTINGS:
-            sets.append((f"faults p={p:g} {mode}, {args.fault_games} games, {label}",
-                         [(n, s, die, (p, mode), args.rounds, "obedient")
-                          for n, s in games(args.fault_games)]))
+            sets.append(
+                (
+                    f"faults p={p:g} {mode}, {args.fault_games} games, {label}",
+                    [
+                        (n, s, die, (p, mode), args.rounds, "obedient")
+                        for n, s in games(args.fault_games)
+                    ],
+                )
+            )
     started = time.perf_counter()
     results = _played([task for _, tasks in sets for task in tasks], args.jobs)
     for title, tasks in sets:
         reports = [next(results) for _ in tasks]
         for report in reports:
-            if (args.verbose or not report.finished or report.wrong or report.violations
-                    or report.illegal_as_legal):
+            if (
+                args.verbose
+                or not report.finished
+                or report.wrong
+                or report.violations
+                or report.illegal_as_legal
+            ):
                 print(_line(report), flush=True)
         print(summary(title, reports), flush=True)
-    print(f"  {sum(len(tasks) for _, tasks in sets)} games in "
-          f"{time.perf_counter() - started:.0f} s, {max(1, args.jobs)} at a time "
-          "(the wall figures above are each game's own)", flush=True)
+    print(
+        f"  {sum(len(tasks) for _, tasks in sets)} games in "
+        f"{time.perf_counter() - started:.0f} s, {max(1, args.jobs)} at a time "
+        "(the wall figures above are each game's own)",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -121,10 +121,8 @@ class Attack:
     async def one(self, n: int, until: float) -> None:
         while time.monotonic() < until:
             try:
-                source = None if self.sources is None else \
-                    (self.sources[n % len(self.sources)], 0)
-                reader, writer = await asyncio.open_connection(HOST, self.port,
-                                                               local_addr=source)
+                source = None if self.sources is None else (self.sources[n % len(self.sources)], 0)
+                reader, writer = await asyncio.open_connection(HOST, self.port, local_addr=source)
             except OSError:
                 self.connect_failures += 1
                 await asyncio.sleep(1.0)
@@ -202,8 +200,10 @@ def _percentiles(values: list[float]) -> str:
         return "no answers"
     p50, p95, p99 = np.percentile(np.array(values), [50, 95, 99])
     over = sum(v > GOAL_MS for v in values)
-    return (f"{len(values)} answers, p50 {p50:.1f} ms, p95 {p95:.1f} ms, p99 {p99:.1f} ms, "
-            f"max {max(values):.1f} ms, {over} over {GOAL_MS:g} ms")
+    return (
+        f"{len(values)} answers, p50 {p50:.1f} ms, p95 {p95:.1f} ms, p99 {p99:.1f} ms, "
+        f"max {max(values):.1f} ms, {over} over {GOAL_MS:g} ms"
+    )
 
 
 def lan(connections: int, hold_s: float, churn_s: float) -> None:
@@ -218,15 +218,38 @@ def lan(connections: int, hold_s: float, churn_s: float) -> None:
         notified = Notified(Path(state) / "notify.sock")
         listener = threading.Thread(target=notified.run, daemon=True)
         listener.start()
-        env = {**os.environ, "NOTIFY_SOCKET": str(notified.path),
-               "WATCHDOG_USEC": str(int(WATCHDOG_S * 1e6))}
+        env = {
+            **os.environ,
+            "NOTIFY_SOCKET": str(notified.path),
+            "WATCHDOG_USEC": str(int(WATCHDOG_S * 1e6)),
+        }
         with out.open("wb") as log:
             daemon = subprocess.Popen(
-                [sys.executable, "-c",
-                 "import sys; from bermuda_hw.cli import main; sys.exit(main())",
-                 "run", "--simulate", "--speed", "2", "--stay", "--players", "3", "--seed", "2",
-                 "--max-rounds", "200", "--bind", f"{HOST}:0", "--state-dir", state],
-                stdout=log, stderr=subprocess.STDOUT, preexec_fn=_daemon_limits, env=env)
+                [
+                    sys.executable,
+                    "-c",
+                    "import sys; from bermuda_hw.cli import main; sys.exit(main())",
+                    "run",
+                    "--simulate",
+                    "--speed",
+                    "2",
+                    "--stay",
+                    "--players",
+                    "3",
+                    "--seed",
+                    "2",
+                    "--max-rounds",
+                    "200",
+                    "--bind",
+                    f"{HOST}:0",
+                    "--state-dir",
+                    state,
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                preexec_fn=_daemon_limits,
+                env=env,
+            )
         try:
             info = Path(state) / "daemon.json"
             deadline = time.monotonic() + 60
@@ -260,9 +283,11 @@ def lan(connections: int, hold_s: float, churn_s: float) -> None:
             watcher.start()
             results = []
             gone: str | None = None  # the phase during which the daemon stopped answering
-            for name, reconnect, sources, seconds in (("hold", False, None, hold_s),
-                                                      ("spread", False, SOURCES, hold_s),
-                                                      ("churn", True, None, churn_s)):
+            for name, reconnect, sources, seconds in (
+                ("hold", False, None, hold_s),
+                ("spread", False, SOURCES, hold_s),
+                ("churn", True, None, churn_s),
+            ):
                 probe.latencies_ms, probe.failures = [], []
                 attack = Attack(port, reconnect, sources)
                 started = _state(port, token)
@@ -276,8 +301,18 @@ def lan(connections: int, hold_s: float, churn_s: float) -> None:
                 except OSError:
                     gone = name
                     break
-                results.append((name, attack, list(probe.latencies_ms), list(probe.failures),
-                                started, ended, after_phase, gap_s))
+                results.append(
+                    (
+                        name,
+                        attack,
+                        list(probe.latencies_ms),
+                        list(probe.failures),
+                        started,
+                        ended,
+                        after_phase,
+                        gap_s,
+                    )
+                )
             stop_watch.set()
             watcher.join()
             probe.stop.set()
@@ -297,31 +332,49 @@ def lan(connections: int, hold_s: float, churn_s: float) -> None:
     code = daemon.returncode
     tracebacks = text.count("Traceback")
     web_lines = [line for line in text.splitlines() if "web:" in line]
-    print(f"daemon with a soft limit of {DAEMON_FILES} files, {connections} slow connections "
-          f"(load {_uptime()}):")
+    print(
+        f"daemon with a soft limit of {DAEMON_FILES} files, {connections} slow connections "
+        f"(load {_uptime()}):"
+    )
     print(f"  quiet: /api/status for a token holder: {_percentiles(quiet)}")
     for name, attack, latencies, failures, started, ended, (files, rss), gap_s in results:
-        what = {"hold": "from one address, none reconnecting",
-                "spread": f"from {len(SOURCES)} addresses, none reconnecting",
-                "churn": "from one address, each reconnecting 1 s after it is closed"}[name]
-        print(f"  {name} ({what}): {attack.opened} opened, {attack.closed_by_table} closed by "
-              f"the table, {attack.connect_failures} connects refused")
-        print(f"    /api/status for a token holder: {_percentiles(latencies)} "
-              f"(goal: all within {GOAL_MS:g} ms); {len(failures)} failed"
-              + (f" (first: {failures[0]})" if failures else ""))
-        print(f"    watchdog: longest wait between two WATCHDOG=1 {gap_s:.2f} s (goal: under "
-              f"the period, {WATCHDOG_S:g} s)")
-        print(f"    the game went on: journal {started['seq']} -> {ended['seq']}, snapshots "
-              f"{started['version']} -> {ended['version']}, mode {ended['status']['mode']}")
+        what = {
+            "hold": "from one address, none reconnecting",
+            "spread": f"from {len(SOURCES)} addresses, none reconnecting",
+            "churn": "from one address, each reconnecting 1 s after it is closed",
+        }[name]
+        print(
+            f"  {name} ({what}): {attack.opened} opened, {attack.closed_by_table} closed by "
+            f"the table, {attack.connect_failures} connects refused"
+        )
+        print(
+            f"    /api/status for a token holder: {_percentiles(latencies)} "
+            f"(goal: all within {GOAL_MS:g} ms); {len(failures)} failed"
+            + (f" (first: {failures[0]})" if failures else "")
+        )
+        print(
+            f"    watchdog: longest wait between two WATCHDOG=1 {gap_s:.2f} s (goal: under "
+            f"the period, {WATCHDOG_S:g} s)"
+        )
+        print(
+            f"    the game went on: journal {started['seq']} -> {ended['seq']}, snapshots "
+            f"{started['version']} -> {ended['version']}, mode {ended['status']['mode']}"
+        )
         print(f"    3 s after: daemon open files {files}, resident memory {rss:.1f} MiB")
     if gone is not None:
-        print(f"  {gone}: the daemon stopped answering and exited with {code} ({len(text)} "
-              f"bytes of output)")
-    print(f"  daemon open files {files0} before, {peak[0]} at the peak, {files1} after; "
-          f"resident memory {rss0:.1f} MiB before, {peak[1]:.1f} MiB at the peak, "
-          f"{rss1:.1f} MiB after")
-    print(f"  game: journal {before['seq']} -> {after['seq']}; daemon output: {tracebacks} "
-          f"tracebacks (goal 0), {len(web_lines)} lines from the page; the last:")
+        print(
+            f"  {gone}: the daemon stopped answering and exited with {code} ({len(text)} "
+            f"bytes of output)"
+        )
+    print(
+        f"  daemon open files {files0} before, {peak[0]} at the peak, {files1} after; "
+        f"resident memory {rss0:.1f} MiB before, {peak[1]:.1f} MiB at the peak, "
+        f"{rss1:.1f} MiB after"
+    )
+    print(
+        f"  game: journal {before['seq']} -> {after['seq']}; daemon output: {tracebacks} "
+        f"tracebacks (goal 0), {len(web_lines)} lines from the page; the last:"
+    )
     for line in web_lines[-4:]:
         print(f"    {line[:160]}")
 

@@ -97,8 +97,14 @@ def _real_time_stream(
     factory = make_mock_factory(recorder, clock)
     enable = MotorEnable(g.enable_pin, active_high=g.enable_active_high, pin_factory=factory)
     axes = [StepperAxis(axis, pin_factory=factory) for axis in g.axes]
-    stream = StepStream(axes, enable, clock, min_pulse_s=g.min_pulse_us * 1e-6,
-                        estop=threading.Event(), realtime_priority=priority)
+    stream = StepStream(
+        axes,
+        enable,
+        clock,
+        min_pulse_s=g.min_pulse_us * 1e-6,
+        estop=threading.Event(),
+        realtime_priority=priority,
+    )
     try:
         enable.enable()
         result = stream.execute(plan)
@@ -106,8 +112,10 @@ def _real_time_stream(
         planned = result.start_s + plan.times_s[: len(rises)]
         errors_us = (rises - planned) * 1e6
         if result.reason == "late":
-            _LATE.append(f"step {result.late_step} of {plan.step_count} came "
-                         f"{result.late_s * 1e3:.2f} ms late: move aborted")
+            _LATE.append(
+                f"step {result.late_step} of {plan.step_count} came "
+                f"{result.late_s * 1e3:.2f} ms late: move aborted"
+            )
         return errors_us, result.end_s - result.start_s, plan.duration_s
     finally:
         stream.close()
@@ -123,15 +131,21 @@ def _constant_rate_plan(rate_hz: float, count: int) -> StepPlan:
     times = np.arange(1, count + 1, dtype=np.float64) / rate_hz
     profile = TrapezoidProfile.plan(count / 80.0, rate_hz / 80.0, 1e9)
     return StepPlan(
-        (0, 0), (count, 0), profile, times, np.zeros(count, dtype=np.int8),
+        (0, 0),
+        (count, 0),
+        profile,
+        times,
+        np.zeros(count, dtype=np.int8),
         np.ones(count, dtype=np.int8),
     )
 
 
 def _percentiles(errors_us: np.ndarray) -> str:
     p50, p99 = np.percentile(errors_us, [50, 99])
-    return (f"p50 {p50:7.1f} us, p99 {p99:7.1f} us, max {errors_us.max():8.1f} us, "
-            f"min {errors_us.min():6.1f} us")
+    return (
+        f"p50 {p50:7.1f} us, p99 {p99:7.1f} us, max {errors_us.max():8.1f} us, "
+        f"min {errors_us.min():6.1f} us"
+    )
 
 
 def _real_time_section(config: Config, priority: int) -> None:
@@ -151,19 +165,26 @@ def _real_time_section(config: Config, priority: int) -> None:
         errors, ran_s, _ = _real_time_stream(config, plan, priority)
         minimum = minimum_time_s(
             math.dist(board.grid.dot_mm(*start), board.grid.dot_mm(*end)),
-            g.max_speed_mm_s, g.accel_mm_s2,
+            g.max_speed_mm_s,
+            g.accel_mm_s2,
         )
         ratio = ran_s / minimum
         worst = max(worst, ratio)
-        print(f"  move {start}->{end}: minimum {minimum:6.3f} s, executed/minimum {ratio:.5f}; "
-              f"edge error {_percentiles(errors)}")
+        print(
+            f"  move {start}->{end}: minimum {minimum:6.3f} s, executed/minimum {ratio:.5f}; "
+            f"edge error {_percentiles(errors)}"
+        )
     print(f"  worst executed/minimum {worst:.5f} (goal <= {GOAL_RATIO})")
-    for label, rate in (("maximum speed", g.max_speed_mm_s * g.x.steps_per_mm),
-                        ("max_step_rate_hz", g.max_step_rate_hz)):
+    for label, rate in (
+        ("maximum speed", g.max_speed_mm_s * g.x.steps_per_mm),
+        ("max_step_rate_hz", g.max_step_rate_hz),
+    ):
         count = int(rate * 3)
         errors, _, _ = _real_time_stream(config, _constant_rate_plan(rate, count), priority)
-        print(f"  step-edge error at {label} ({rate:.0f} steps/s, {count} steps): "
-              f"{_percentiles(errors)}  (goal p99 <= {GOAL_P99_US:g} us)")
+        print(
+            f"  step-edge error at {label} ({rate:.0f} steps/s, {count} steps): "
+            f"{_percentiles(errors)}  (goal p99 <= {GOAL_P99_US:g} us)"
+        )
 
 
 def _estop_latency(config: Config, trials: int = 5) -> list[float]:
@@ -231,8 +252,8 @@ class _CompetingVision:
         rng = np.random.default_rng(1)
         self.image = rng.integers(0, 255, (960, 1280), dtype=np.uint8)
         self.detector = cv2.aruco.ArucoDetector(
-            cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50),
-            cv2.aruco.DetectorParameters())
+            cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), cv2.aruco.DetectorParameters()
+        )
         self.frames = 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
@@ -262,9 +283,11 @@ def _competing_section(config: Config) -> None:
     b = kin.dot_to_steps(board.grid, 8, 4)
     plan = plan_line(kin, a, b, Limits(g.max_speed_mm_s, g.accel_mm_s2))
     full_step_ms = g.x.microsteps / (g.max_speed_mm_s * g.x.steps_per_mm) * 1e3
-    print(f"beside a competing OpenCV thread (blur + ArUco + Lab on 1280 x 960, as the reader "
-          f"does); a step more than half a full step late ({full_step_ms / 2:.2f} ms at full "
-          f"speed) aborts the move:")
+    print(
+        f"beside a competing OpenCV thread (blur + ArUco + Lab on 1280 x 960, as the reader "
+        f"does); a step more than half a full step late ({full_step_ms / 2:.2f} ms at full "
+        f"speed) aborts the move:"
+    )
     for priority in (0, RealBackend.step_thread_priority):
         _LATE.clear()
         started = time.perf_counter()
@@ -273,8 +296,10 @@ def _competing_section(config: Config) -> None:
         fps = vision.frames / (time.perf_counter() - started)
         mode = "SCHED_FIFO" if priority and _fifo_allowed(priority) else "ordinary"
         outcome = _LATE[0] if _LATE else f"completed in {ran_s:.3f} s"
-        print(f"  {mode:10s} scheduling: {len(errors)} edges, {_percentiles(errors)}; "
-              f"vision {fps:.1f} frames/s; {outcome}")
+        print(
+            f"  {mode:10s} scheduling: {len(errors)} edges, {_percentiles(errors)}; "
+            f"vision {fps:.1f} frames/s; {outcome}"
+        )
 
 
 def _syscall_section(config: Config) -> None:
@@ -292,8 +317,10 @@ def _syscall_section(config: Config) -> None:
         enable = MotorEnable(g.enable_pin, active_high=g.enable_active_high, pin_factory=factory)
         axes = [StepperAxis(axis, pin_factory=factory) for axis in g.axes]
         try:
-            for label, direct in (("STEP through the pin's state setter", False),
-                                  ("STEP written with lgpio directly", True)):
+            for label, direct in (
+                ("STEP through the pin's state setter", False),
+                ("STEP written with lgpio directly", True),
+            ):
                 if not direct:
                     for axis in axes:
                         pin = axis.step_pin
@@ -303,15 +330,22 @@ def _syscall_section(config: Config) -> None:
 
                     for axis in axes:
                         axis.write_step = _line_writer(axis.step_pin)
-                stream = StepStream(axes, enable, WallClock(), min_pulse_s=g.min_pulse_us * 1e-6,
-                                    estop=threading.Event())
+                stream = StepStream(
+                    axes,
+                    enable,
+                    WallClock(),
+                    min_pulse_s=g.min_pulse_us * 1e-6,
+                    estop=threading.Event(),
+                )
                 enable.enable()
                 lgpio.reset_counts()
                 result = stream.execute(plan)
                 stream.close()
                 calls = dict(sorted(lgpio.calls.items()))
-                print(f"  {label}: {lgpio.kernel_calls / result.steps_done:.2f} per step "
-                      f"({result.steps_done} steps, both axes; {calls})")
+                print(
+                    f"  {label}: {lgpio.kernel_calls / result.steps_done:.2f} per step "
+                    f"({result.steps_done} steps, both axes; {calls})"
+                )
         finally:
             for axis in axes:
                 axis.close()
@@ -332,7 +366,8 @@ class _PageClients:
         from bermuda_hw.web.service import start_page
 
         spec = importlib.util.spec_from_file_location(
-            "bench_web", Path(__file__).resolve().parent / "bench_web.py")
+            "bench_web", Path(__file__).resolve().parent / "bench_web.py"
+        )
         assert spec is not None and spec.loader is not None
         web = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(web)
@@ -351,12 +386,18 @@ class _PageClients:
                 return feeder.view
 
         self._state = tempfile.TemporaryDirectory()
-        self.page = start_page(PageSource(), board, WebConfig(True, "127.0.0.1:0"),
-                               Path(self._state.name), simulate=True)
+        self.page = start_page(
+            PageSource(),
+            board,
+            WebConfig(True, "127.0.0.1:0"),
+            Path(self._state.name),
+            simulate=True,
+        )
         self.stop = threading.Event()
         self.frames = [0] * clients
-        self.threads = [threading.Thread(target=self._client, args=(i,), daemon=True)
-                        for i in range(clients)]
+        self.threads = [
+            threading.Thread(target=self._client, args=(i,), daemon=True) for i in range(clients)
+        ]
 
     def _client(self, i: int) -> None:
         import urllib.request
@@ -402,9 +443,11 @@ def _wave_section(config: Config) -> None:
     board = load_board()
     clock = WallClock()
     rig = SimRig(config, clock)
-    print("wave executor (lgpio tx_wave over the lgpio stand-in, edges timed by its tx "
-          "thread), beside a competing OpenCV thread and 3 page clients streaming the camera; "
-          "the simulated rig's motors judge the steps:")
+    print(
+        "wave executor (lgpio tx_wave over the lgpio stand-in, edges timed by its tx "
+        "thread), beside a competing OpenCV thread and 3 page clients streaming the camera; "
+        "the simulated rig's motors judge the steps:"
+    )
     aborted = 0
     worst = 0.0
     with standin_lgpio_factory() as (factory, lgpio):
@@ -414,8 +457,9 @@ def _wave_section(config: Config) -> None:
         lgpio.on_level = lambda line, level, t: levels.append((line, level, t))
         enable = MotorEnable(g.enable_pin, active_high=g.enable_active_high, pin_factory=factory)
         axes = [StepperAxis(axis, pin_factory=factory) for axis in g.axes]
-        executor = lgpio_wave_executor(axes, enable, clock, g.min_pulse_us * 1e-6,
-                                       threading.Event(), 0)
+        executor = lgpio_wave_executor(
+            axes, enable, clock, g.min_pulse_us * 1e-6, threading.Event(), 0
+        )
         try:
             with _PageClients(config) as page, _CompetingVision() as vision:
                 started = time.perf_counter()
@@ -434,18 +478,22 @@ def _wave_section(config: Config) -> None:
                     levels.clear()
                     minimum = minimum_time_s(
                         math.dist(board.grid.dot_mm(*start), board.grid.dot_mm(*end)),
-                        g.max_speed_mm_s, g.accel_mm_s2)
+                        g.max_speed_mm_s,
+                        g.accel_mm_s2,
+                    )
                     ratio = (result.end_s - result.start_s) / minimum
                     reached = tuple(m.position_steps for m in rig.axes.values()) == b
                     if result.reason != "done" or not reached or rig.lost_steps != lost:
                         aborted += 1
                     worst = max(worst, ratio)
-                    print(f"  move {start}->{end}: {result.reason}, {result.steps_done} steps, "
-                          f"executed/minimum {ratio:.5f}, lost {rig.lost_steps - lost}, "
-                          f"target {'reached' if reached else 'MISSED'}; "
-                          f"{lgpio.calls['tx_wave']} tx_wave calls, "
-                          f"{lgpio.kernel_calls / max(result.steps_done, 1):.3f} lgpio calls "
-                          "per step")
+                    print(
+                        f"  move {start}->{end}: {result.reason}, {result.steps_done} steps, "
+                        f"executed/minimum {ratio:.5f}, lost {rig.lost_steps - lost}, "
+                        f"target {'reached' if reached else 'MISSED'}; "
+                        f"{lgpio.calls['tx_wave']} tx_wave calls, "
+                        f"{lgpio.kernel_calls / max(result.steps_done, 1):.3f} lgpio calls "
+                        "per step"
+                    )
                 # a stop condition (an endstop while homing) turning true mid-move: how
                 # long the tx thread still made steps after it did
                 a = kin.dot_to_steps(board.grid, 0, 4)
@@ -460,8 +508,11 @@ def _wave_section(config: Config) -> None:
 
                     levels.clear()
                     result = executor.execute(plan, stop)
-                    rises = [t for line, level, t in levels
-                             if level and line in {axis.config.step_pin for axis in axes}]
+                    rises = [
+                        t
+                        for line, level, t in levels
+                        if level and line in {axis.config.step_pin for axis in axes}
+                    ]
                     if result.reason != "condition" or not rises:
                         aborted += 1
                         print(f"  stop trial {trial}: {result.reason}, {len(rises)} steps")
@@ -476,13 +527,17 @@ def _wave_section(config: Config) -> None:
                 axis.close()
             enable.close()
     load = os.getloadavg()[0]
-    print(f"  {aborted} aborted of {len(MOVES)} moves and 5 stop trials; "
-          f"worst executed/minimum {worst:.5f}; "
-          f"vision {fps:.1f} frames/s, {sent} camera frames sent to the page clients "
-          f"(load {load:.2f})")
-    print(f"  a stop condition turning true at full speed: the last step came "
-          f"{max(after_ms, default=math.nan):+.2f} ms after it (worst of {len(after_ms)}; "
-          "the bound if Python stalls altogether: the queue's 120 ms)")
+    print(
+        f"  {aborted} aborted of {len(MOVES)} moves and 5 stop trials; "
+        f"worst executed/minimum {worst:.5f}; "
+        f"vision {fps:.1f} frames/s, {sent} camera frames sent to the page clients "
+        f"(load {load:.2f})"
+    )
+    print(
+        f"  a stop condition turning true at full speed: the last step came "
+        f"{max(after_ms, default=math.nan):+.2f} ms after it (worst of {len(after_ms)}; "
+        "the bound if Python stalls altogether: the queue's 120 ms)"
+    )
 
 
 def main() -> None:
@@ -490,8 +545,10 @@ def main() -> None:
     g = config.gantry
     kin = GantryKinematics.from_config(g)
     board = load_board()
-    print(f"limits: {g.max_speed_mm_s:g} mm/s, {g.accel_mm_s2:g} mm/s^2, "
-          f"{g.x.steps_per_mm:g} steps/mm; goal ratio <= {GOAL_RATIO}, p99 <= {GOAL_P99_US:g} us")
+    print(
+        f"limits: {g.max_speed_mm_s:g} mm/s, {g.accel_mm_s2:g} mm/s^2, "
+        f"{g.x.steps_per_mm:g} steps/mm; goal ratio <= {GOAL_RATIO}, p99 <= {GOAL_P99_US:g} us"
+    )
 
     print("executed / minimum duration, simulated rig (virtual clock, exact planned times):")
     for name, ratio, minimum in _ratios_on_sim(config):
@@ -507,9 +564,11 @@ def main() -> None:
 
     period_us = 1e6 / (g.max_speed_mm_s * g.x.steps_per_mm)
     latencies = _estop_latency(config)
-    print(f"emergency stop at full speed: last step edge {max(latencies):+.1f} us relative to "
-          f"the stop (worst of {len(latencies)}; <= 0: no edge after it; goal: within one "
-          f"step period, {period_us:.0f} us)")
+    print(
+        f"emergency stop at full speed: last step edge {max(latencies):+.1f} us relative to "
+        f"the stop (worst of {len(latencies)}; <= 0: no edge after it; goal: within one "
+        f"step period, {period_us:.0f} us)"
+    )
 
     a = kin.dot_to_steps(board.grid, 0, 0)
     b = kin.dot_to_steps(board.grid, 8, 8)
@@ -520,8 +579,10 @@ def main() -> None:
     for _ in range(runs):
         plan = plan_line(kin, a, b, limits)
     per_plan_ms = (time.perf_counter() - started) / runs * 1e3
-    print(f"planning a full-board diagonal move ({plan.step_count} steps, "
-          f"{plan.duration_s:.2f} s): {per_plan_ms:.2f} ms")
+    print(
+        f"planning a full-board diagonal move ({plan.step_count} steps, "
+        f"{plan.duration_s:.2f} s): {per_plan_ms:.2f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -77,9 +77,11 @@ def main() -> None:
             times_ms.append((time.perf_counter() - started) * 1e3)
     times_ms.sort()
     p95 = times_ms[int(0.95 * (len(times_ms) - 1))]
-    print(f"referee decision (judge + belief) on {len(times_ms)} rendered observations: "
-          f"median {statistics.median(times_ms):.1f} ms, p95 {p95:.1f} ms, max "
-          f"{times_ms[-1]:.1f} ms (goal p95 <= {GOAL_P95_MS:g} ms)")
+    print(
+        f"referee decision (judge + belief) on {len(times_ms)} rendered observations: "
+        f"median {statistics.median(times_ms):.1f} ms, p95 {p95:.1f} ms, max "
+        f"{times_ms[-1]:.1f} ms (goal p95 <= {GOAL_P95_MS:g} ms)"
+    )
 
 
 if __name__ == "__main__":

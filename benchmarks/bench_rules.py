@@ -59,8 +59,10 @@ def main() -> None:
         f"({games} games, {rounds:.1f} rounds each on average); "
         f"goal >= {GOAL_GAMES_PER_S:.0f} games/s: {verdict}"
     )
-    print(f"legal_moves: median {_legal_moves_median_us(20_000):.1f} us per call "
-          "(positions from random 4-player games, warm cache)")
+    print(
+        f"legal_moves: median {_legal_moves_median_us(20_000):.1f} us per call "
+        "(positions from random 4-player games, warm cache)"
+    )
 
 
 if __name__ == "__main__":

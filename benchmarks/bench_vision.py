@@ -54,24 +54,29 @@ def other_light() -> None:
     side), each read alone with the calibration file (as `detect` and the daemon's first
     frame), and by a reader that learned the game's start under the calibration's light."""
     board = load_board()
-    print(f"light unlike the calibration's: {OTHER_LIGHT_SETUPS} setups x {PRINTED_FRAMES} "
-          "frames per renderer (goals: false hands <= 1 %, hands >= 95 %, ships right "
-          ">= 99.5 %, extra ships <= 0.5 %)")
+    print(
+        f"light unlike the calibration's: {OTHER_LIGHT_SETUPS} setups x {PRINTED_FRAMES} "
+        "frames per renderer (goals: false hands <= 1 %, hands >= 95 %, ships right "
+        ">= 99.5 %, extra ships <= 0.5 %)"
+    )
     for mode in ("other light", "other light, learned"):
         for name in RENDERERS:
             started = time.perf_counter()
-            figures = run_trial(board, name, OTHER_LIGHT_SETUPS, PRINTED_FRAMES, SEED + 2,
-                                mode)
-            print(f"  {figures.line(f'{name}, {mode}')}  "
-                  f"({time.perf_counter() - started:.0f} s)", flush=True)
+            figures = run_trial(board, name, OTHER_LIGHT_SETUPS, PRINTED_FRAMES, SEED + 2, mode)
+            print(
+                f"  {figures.line(f'{name}, {mode}')}  ({time.perf_counter() - started:.0f} s)",
+                flush=True,
+            )
 
 
 def token_counts() -> None:
     """Tokens counted per place and colour: one, two side by side, overlapping, one on
     top of the other, under lights unlike the calibration's."""
     board = load_board()
-    print(f"token counts: {COUNT_SETUPS} setups x {COUNT_FRAMES} frames x 10 places per "
-          "renderer (goal >= 99 % on places with one or two tokens)")
+    print(
+        f"token counts: {COUNT_SETUPS} setups x {COUNT_FRAMES} frames x 10 places per "
+        "renderer (goal >= 99 % on places with one or two tokens)"
+    )
     for name in RENDERERS:
         figures = count_trial(board, name, COUNT_SETUPS, COUNT_FRAMES, SEED + 3)
         print(f"  {figures.line(name)}", flush=True)
@@ -92,8 +97,11 @@ def random_tables() -> None:
             elif i % 10 == 7:
                 kind = "hand"
             scene = random_scene(
-                board, rng, ships=0 if kind == "empty" else None,
-                cloud=kind == "hand" or rng.random() < 0.95, hand=kind == "hand",
+                board,
+                rng,
+                ships=0 if kind == "empty" else None,
+                cloud=kind == "hand" or rng.random() < 0.95,
+                hand=kind == "hand",
             )
             frame = render(board, scene, camera, seed=rng.randrange(1 << 30), palette=palette)
             frames.append((setup, kind, scene, frame))
@@ -143,36 +151,52 @@ def random_tables() -> None:
             grid = board.grid
             col, row = grid.nearest_dot(scene.cloud.x_mm, scene.cloud.y_mm)
             letter = round(scene.cloud.heading_deg / 45.0) % 8
-            if reading.cloud is not None and (reading.cloud.col, reading.cloud.row,
-                                              reading.cloud.letter) == (col, row, letter):
+            if reading.cloud is not None and (
+                reading.cloud.col,
+                reading.cloud.row,
+                reading.cloud.letter,
+            ) == (col, row, letter):
                 cloud_ok += 1
 
     median_ms = statistics.median(times) * 1000
     floor_ms = statistics.median(floors) * 1000
-    print(f"frames: {len(frames)} rendered at 1280x960 in {render_s:.1f} s "
-          f"({SETUPS} camera setups x {FRAMES_PER_SETUP}); board not found in {not_found}")
-    print(f"ships on the right space with the right colour: {correct}/{total} = "
-          f"{100 * correct / max(total, 1):.2f} %  (goal >= 99.5 %)")
+    print(
+        f"frames: {len(frames)} rendered at 1280x960 in {render_s:.1f} s "
+        f"({SETUPS} camera setups x {FRAMES_PER_SETUP}); board not found in {not_found}"
+    )
+    print(
+        f"ships on the right space with the right colour: {correct}/{total} = "
+        f"{100 * correct / max(total, 1):.2f} %  (goal >= 99.5 %)"
+    )
     print(f"phantom ships on empty boards: {phantoms} in {empty_frames} frames  (goal 0)")
-    print(f"cloud dot and letter correct: {cloud_ok}/{cloud_total} = "
-          f"{100 * cloud_ok / max(cloud_total, 1):.2f} %  (goal >= 99 %)")
-    print(f"hands flagged occluded: {hands_flagged}/{hands}; "
-          f"frames without a hand flagged: {false_hands}")
-    print(f"median time per frame: {median_ms:.2f} ms; warpPerspective + cvtColor floor "
-          f"(full frame): {floor_ms:.2f} ms; ratio {median_ms / floor_ms:.2f}  (goal <= 2); "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    parts = ", ".join(f"{source} {len(ts)} frames {statistics.median(ts) * 1000:.1f} ms"
-                      for source, ts in sorted(by_source.items()))
+    print(
+        f"cloud dot and letter correct: {cloud_ok}/{cloud_total} = "
+        f"{100 * cloud_ok / max(cloud_total, 1):.2f} %  (goal >= 99 %)"
+    )
+    print(
+        f"hands flagged occluded: {hands_flagged}/{hands}; "
+        f"frames without a hand flagged: {false_hands}"
+    )
+    print(
+        f"median time per frame: {median_ms:.2f} ms; warpPerspective + cvtColor floor "
+        f"(full frame): {floor_ms:.2f} ms; ratio {median_ms / floor_ms:.2f}  (goal <= 2); "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
+    parts = ", ".join(
+        f"{source} {len(ts)} frames {statistics.median(ts) * 1000:.1f} ms"
+        for source, ts in sorted(by_source.items())
+    )
     print(f"  by board pose: {parts}")
-
 
 
 def differing_printings() -> None:
     """Figures on boards whose printing differs from the board file, from both renderers."""
     board = load_board()
-    print(f"boards whose printing differs from the file: {PRINTED_SETUPS} setups x "
-          f"{PRINTED_FRAMES} frames per renderer, after calibration and the game start "
-          "(goals: >= 99.5 % ships right, <= 0.5 % extra, 0 false hands, >= 90 % hands)")
+    print(
+        f"boards whose printing differs from the file: {PRINTED_SETUPS} setups x "
+        f"{PRINTED_FRAMES} frames per renderer, after calibration and the game start "
+        "(goals: >= 99.5 % ships right, <= 0.5 % extra, 0 false hands, >= 90 % hands)"
+    )
     for name in RENDERERS:
         started = time.perf_counter()
         figures = run_trial(board, name, PRINTED_SETUPS, PRINTED_FRAMES, SEED)
@@ -180,8 +204,7 @@ def differing_printings() -> None:
     print(f"  for comparison, {BASELINE_SETUPS} setups x {PRINTED_FRAMES // 2} frames:")
     for name in RENDERERS:
         for mode in ("each frame alone", "file only"):
-            figures = run_trial(board, name, BASELINE_SETUPS, PRINTED_FRAMES // 2, SEED + 1,
-                                mode)
+            figures = run_trial(board, name, BASELINE_SETUPS, PRINTED_FRAMES // 2, SEED + 1, mode)
             print(f"    {figures.line(f'{name}, {mode}')}", flush=True)
 
 

@@ -29,8 +29,15 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 GOAL_P95_MS = 300.0
 WATCH_S = 30.0
 CLIENTS = 3
@@ -53,11 +60,27 @@ def latency() -> None:
 
     with tempfile.TemporaryDirectory() as state:
         daemon = subprocess.Popen(
-            [sys.executable, "-c", "import sys; from bermuda_hw.cli import main; sys.exit(main())",
-             "run", "--simulate", "--speed", "0",
-             "--stay", "--players", "3", "--seed", "2", "--bind", "127.0.0.1:0",
-             "--state-dir", state],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                sys.executable,
+                "-c",
+                "import sys; from bermuda_hw.cli import main; sys.exit(main())",
+                "run",
+                "--simulate",
+                "--speed",
+                "0",
+                "--stay",
+                "--players",
+                "3",
+                "--seed",
+                "2",
+                "--bind",
+                "127.0.0.1:0",
+                "--state-dir",
+                state,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             info = Path(state) / "daemon.json"
             deadline = time.monotonic() + 30
@@ -66,13 +89,13 @@ def latency() -> None:
             url = json.loads(info.read_text())["url"]
             token = (Path(state) / "web-token").read_text().strip()
             with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=CHROMIUM,
-                                                     args=CHROMIUM_ARGS)
+                browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
                 page = browser.new_page(viewport={"width": 1024, "height": 1366})
                 page.goto(f"{url.rstrip('/')}/pair?token={token}")  # a paired phone
                 page.wait_for_function("() => window.bermuda && window.bermuda.state")
-                page.wait_for_function("() => window.bermuda.state.status.mode !== 'starting'",
-                                       timeout=120_000)
+                page.wait_for_function(
+                    "() => window.bermuda.state.status.mode !== 'starting'", timeout=120_000
+                )
                 page.evaluate("() => { window.bermuda.updates = []; }")
                 page.wait_for_timeout(WATCH_S * 1000)
                 updates = page.evaluate("() => window.bermuda.updates")
@@ -82,10 +105,12 @@ def latency() -> None:
             daemon.wait(20)
     lags = np.array([u["at"] - u["taken"] for u in updates], dtype=np.float64)
     p50, p95, p99 = np.percentile(lags, [50, 95, 99])
-    print(f"status change -> DOM update in Chromium, simulated table as fast as it goes, "
-          f"{WATCH_S:.0f} s: {len(lags)} updates, p50 {p50:.1f} ms, p95 {p95:.1f} ms, "
-          f"p99 {p99:.1f} ms, max {lags.max():.1f} ms (goal p95 <= {GOAL_P95_MS:g} ms; "
-          f"load {_uptime()})")
+    print(
+        f"status change -> DOM update in Chromium, simulated table as fast as it goes, "
+        f"{WATCH_S:.0f} s: {len(lags)} updates, p50 {p50:.1f} ms, p95 {p95:.1f} ms, "
+        f"p99 {p99:.1f} ms, max {lags.max():.1f} ms (goal p95 <= {GOAL_P95_MS:g} ms; "
+        f"load {_uptime()})"
+    )
 
 
 class _Feeder:
@@ -100,8 +125,9 @@ class _Feeder:
 
         self.view_type = CameraView
         self.backend = SimBackend(config, World(board))
-        camera = self.backend.open_camera(board, parse_camera_config(
-            {"width_px": 1280, "height_px": 960}, None))
+        camera = self.backend.open_camera(
+            board, parse_camera_config({"width_px": 1280, "height_px": 960}, None)
+        )
         camera.open()
         self.camera = camera
         frame = camera.read()
@@ -150,8 +176,10 @@ def step_edges_with_clients() -> None:
     priorities = [0] + ([fifo] if motion._fifo_allowed(fifo) else [])
     for priority in priorities:
         errors, _, _ = motion._real_time_stream(config, plan, priority)
-        print(f"step-edge error at maximum speed ({rate:.0f} steps/s), {_mode(priority)}, "
-              f"no page clients: {motion._percentiles(errors)} (load {_uptime()})")
+        print(
+            f"step-edge error at maximum speed ({rate:.0f} steps/s), {_mode(priority)}, "
+            f"no page clients: {motion._percentiles(errors)} (load {_uptime()})"
+        )
 
     feeder = _Feeder(board, config)
 
@@ -166,14 +194,16 @@ def step_edges_with_clients() -> None:
             return feeder.view
 
     with tempfile.TemporaryDirectory() as state:
-        page = start_page(Controller(), board, WebConfig(True, "127.0.0.1:0"), Path(state),
-                          simulate=True)
+        page = start_page(
+            Controller(), board, WebConfig(True, "127.0.0.1:0"), Path(state), simulate=True
+        )
         stop = threading.Event()
         received = [0] * CLIENTS
 
         def client(i: int) -> None:
-            request = urllib.request.Request(page.local_url + "api/camera.mjpeg",
-                                             headers={"X-Bermuda-Token": page.token})
+            request = urllib.request.Request(
+                page.local_url + "api/camera.mjpeg", headers={"X-Bermuda-Token": page.token}
+            )
             with urllib.request.urlopen(request, timeout=30) as r:
                 while not stop.is_set():
                     chunk = r.read(65536)
@@ -182,27 +212,30 @@ def step_edges_with_clients() -> None:
                     received[i] += chunk.count(b"--frame")
 
         feeder.thread.start()
-        threads = [threading.Thread(target=client, args=(i,), daemon=True)
-                   for i in range(CLIENTS)]
+        threads = [threading.Thread(target=client, args=(i,), daemon=True) for i in range(CLIENTS)]
         for t in threads:
             t.start()
         time.sleep(2.0)
         runs = [(p, False) for p in priorities] + [(priorities[-1], True)]
         for priority, held in runs:
             if held:  # as in the daemon: the page shows the cloud moving, frames wait
-                page.hub.publish(Snapshot(2, 0, {"mode": "moving", "seq": 0}, None, None,
-                                          None, {}, None))
+                page.hub.publish(
+                    Snapshot(2, 0, {"mode": "moving", "seq": 0}, None, None, None, {}, None)
+                )
                 time.sleep(1.0)
             encoded_before, started = page.camera.encoded, time.monotonic()
             sent_before = sum(received)
             errors, _, _ = motion._real_time_stream(config, plan, priority)
             fps = (page.camera.encoded - encoded_before) / (time.monotonic() - started)
-            what = "connected, frames held while the cloud moves" if held else \
-                "streaming the camera"
-            print(f"step-edge error at maximum speed, {_mode(priority)}, {CLIENTS} clients "
-                  f"{what} ({fps:.1f} JPEG encodes/s shared, "
-                  f"{sum(received) - sent_before} frames sent): "
-                  f"{motion._percentiles(errors)} (load {_uptime()})")
+            what = (
+                "connected, frames held while the cloud moves" if held else "streaming the camera"
+            )
+            print(
+                f"step-edge error at maximum speed, {_mode(priority)}, {CLIENTS} clients "
+                f"{what} ({fps:.1f} JPEG encodes/s shared, "
+                f"{sum(received) - sent_before} frames sent): "
+                f"{motion._percentiles(errors)} (load {_uptime()})"
+            )
         stop.set()
         page.stop()
         feeder.close()

@@ -75,9 +75,13 @@ def power_cuts(cases: int, seed: int = 0) -> Row:
 
         def snap() -> None:
             wal = live / "bermuda.db-wal"
-            snapshots.append(((live / "bermuda.db").read_bytes(),
-                              wal.read_bytes() if wal.exists() else b"",
-                              list(journal.stored(game_id).entries)))
+            snapshots.append(
+                (
+                    (live / "bermuda.db").read_bytes(),
+                    wal.read_bytes() if wal.exists() else b"",
+                    list(journal.stored(game_id).entries),
+                )
+            )
 
         snap()
         while len(snapshots) < 30 and not game.is_over():
@@ -117,8 +121,10 @@ def power_cuts(cases: int, seed: int = 0) -> Row:
             if held in (entries_a, entries_b):
                 row.passed += 1
             else:
-                row.fail(f"commit {i} cut {cut}: {len(held)} entries, expected "
-                         f"{len(entries_a)} or {len(entries_b)}")
+                row.fail(
+                    f"commit {i} cut {cut}: {len(held)} entries, expected "
+                    f"{len(entries_a)} or {len(entries_b)}"
+                )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     row.seconds = time.monotonic() - started
@@ -275,7 +281,7 @@ def _one_fault(fault: Fault, seed: int, at_frame: int) -> str | None:
             return f"the message does not say what to do: {c.status.message}"
         assert c.game is not None
         held = list(table.journal.current().entries)  # type: ignore[union-attr]
-        if held != [dict(e) for e in c.game.journal[:len(held)]]:
+        if held != [dict(e) for e in c.game.journal[: len(held)]]:
             return "the journal differs from the game"
         fault.remove(table)
         seq = c.status.seq
@@ -314,8 +320,7 @@ def clock_jumps(moments: int, seed: int = 0) -> Row:
     cloud is moving, then plays on: the move must finish without a fault, the
     game must make progress, and the journal must still rebuild the game.
     """
-    row = Row("clock jumps (NTP step) during a move",
-              f"{moments}/{moments} no fault, game goes on")
+    row = Row("clock jumps (NTP step) during a move", f"{moments}/{moments} no fault, game goes on")
     rng = random.Random(seed)
     started = time.monotonic()
     for _ in range(moments):
@@ -355,20 +360,25 @@ def _one_jump(seed: int, jump_s: float, nth_move: int) -> str | None:
             c = table.controller
             c.listeners.append(on_line)
             c.start()
-            table.steps(4000, until=lambda: offset[0] != 0.0 or table.mode() is Mode.OVER
-                        or table.mode() is Mode.FAULT)
+            table.steps(
+                4000,
+                until=lambda: (
+                    offset[0] != 0.0 or table.mode() is Mode.OVER or table.mode() is Mode.FAULT
+                ),
+            )
             if table.mode() is Mode.FAULT:
                 return f"FAULT before the jump: {c.status.message}"
             if offset[0] == 0.0:
                 return f"no move {nth_move} to jump during (mode {table.mode().value})"
             seq = c.status.seq
-            table.steps(3000, until=lambda: c.status.seq >= seq + 3 or table.mode() in (
-                Mode.FAULT, Mode.OVER))
+            table.steps(
+                3000,
+                until=lambda: c.status.seq >= seq + 3 or table.mode() in (Mode.FAULT, Mode.OVER),
+            )
             if table.mode() is Mode.FAULT:
                 return f"jump {jump_s:+g} s: FAULT: {c.status.message}"
             if c.status.seq < seq + 3 and table.mode() is not Mode.OVER:
-                return (f"jump {jump_s:+g} s: no progress ({table.mode().value}: "
-                        f"{c.status.message})")
+                return f"jump {jump_s:+g} s: no progress ({table.mode().value}: {c.status.message})"
             assert c.game is not None
             loaded = table.journal.load(table.board)
             if loaded is None or to_dict(loaded[1]) != to_dict(c.game):
@@ -414,11 +424,28 @@ def _one_sigterm(folder: Path, rng: random.Random) -> str | None:
     shutil.copy(folder / "chaos-table.toml", config)
     speed = rng.choice(("0", "1", "5"))  # real time makes homing and moves long enough to hit
     process = subprocess.Popen(
-        [sys.executable, "-c", CLI, "run", "--simulate", "--config", str(config),
-         "--players", "2", "--seed", str(rng.randrange(10_000)), "--speed", speed,
-         "--state-dir", str(state)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT / "firmware_py")})
+        [
+            sys.executable,
+            "-c",
+            CLI,
+            "run",
+            "--simulate",
+            "--config",
+            str(config),
+            "--players",
+            "2",
+            "--seed",
+            str(rng.randrange(10_000)),
+            "--speed",
+            speed,
+            "--state-dir",
+            str(state),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT / "firmware_py")},
+    )
     try:
         assert process.stdout is not None
         # wait for the daemon to be under way (it prints a line at each step), then a moment

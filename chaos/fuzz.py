@@ -42,10 +42,10 @@ from bermuda_hw.rules.boardfile import board_to_json, load_board
 from bermuda_hw.rules.game import Game, Phase
 from bermuda_hw.vision.colors import load_calibration
 
-CLASSIC_TEXT = resources.files("bermuda_hw.rules").joinpath("data/classic.toml").read_text(
-    "utf-8")
-COLORS_TEXT = (Path(__file__).resolve().parents[1] / "calibration" / "colors.example.toml"
-               ).read_text("utf-8")
+CLASSIC_TEXT = resources.files("bermuda_hw.rules").joinpath("data/classic.toml").read_text("utf-8")
+COLORS_TEXT = (
+    Path(__file__).resolve().parents[1] / "calibration" / "colors.example.toml"
+).read_text("utf-8")
 SHIP_COLORS = ("blue", "yellow", "green", "red")
 # the configuration's [camera] table goes through the same checks: mutations reach it too
 CAMERA_TEXT = """
@@ -63,15 +63,50 @@ lens_position = 2.5
 flicker_hz = 50
 """
 # problems of a whole file (it cannot be read or parsed): the only errors without a key
-WHOLE_FILE = ("file not found", "is a directory", "cannot be read", "is larger than",
-              "is not UTF-8", "is not valid TOML", "is not a regular file")
+WHOLE_FILE = (
+    "file not found",
+    "is a directory",
+    "cannot be read",
+    "is larger than",
+    "is not UTF-8",
+    "is not valid TOML",
+    "is not a regular file",
+)
 
 # TOML values a user (or a damaged file) could write where another was expected
 NASTY_VALUES = (
-    "nan", "inf", "-inf", "-0.0", "1e308", "-1e308", "0", "-1", "1", "99", "400",
-    "9223372036854775807", "-9223372036854775808", '""', '"blue"', '"é"', "true", "false",
-    "[]", "[1, 2]", "[99, 99]", "[-1, -1]", '["blue", 3]', "[1, 2, 3, 4, 5]", "[[1]]", "{}",
-    "{ a = 1 }", "1979-05-27", "0x40", "0o7", "1_000", "3.5",
+    "nan",
+    "inf",
+    "-inf",
+    "-0.0",
+    "1e308",
+    "-1e308",
+    "0",
+    "-1",
+    "1",
+    "99",
+    "400",
+    "9223372036854775807",
+    "-9223372036854775808",
+    '""',
+    '"blue"',
+    '"é"',
+    "true",
+    "false",
+    "[]",
+    "[1, 2]",
+    "[99, 99]",
+    "[-1, -1]",
+    '["blue", 3]',
+    "[1, 2, 3, 4, 5]",
+    "[[1]]",
+    "{}",
+    "{ a = 1 }",
+    "1979-05-27",
+    "0x40",
+    "0o7",
+    "1_000",
+    "3.5",
 )
 
 
@@ -100,8 +135,9 @@ values = st.one_of(
 )
 
 mutation = st.tuples(
-    st.sampled_from(("value", "value", "value", "drop", "double", "unknown", "truncate",
-                     "bytes", "header")),
+    st.sampled_from(
+        ("value", "value", "value", "drop", "double", "unknown", "truncate", "bytes", "header")
+    ),
     st.floats(0.0, 1.0),
     values,
     st.binary(min_size=1, max_size=8),
@@ -117,8 +153,11 @@ def mutate(text: str, mutations: list[tuple[str, float, str, bytes]]) -> bytes:
             break
         i = min(int(where * len(lines)), len(lines) - 1)
         if kind == "value":
-            keyed = [n for n, line in enumerate(lines) if "=" in line and
-                     not line.lstrip().startswith("#")]
+            keyed = [
+                n
+                for n, line in enumerate(lines)
+                if "=" in line and not line.lstrip().startswith("#")
+            ]
             if keyed:
                 n = keyed[min(int(where * len(keyed)), len(keyed) - 1)]
                 lines[n] = lines[n].split("=", 1)[0] + "= " + value
@@ -146,9 +185,18 @@ def file_bytes(valid: str) -> st.SearchStrategy[bytes]:
     """Mutated copies of a valid file, and a few whole files of their own kind."""
     return st.one_of(
         st.lists(mutation, min_size=1, max_size=4).map(lambda m: mutate(valid, m)),
-        st.sampled_from((b"", b"\xef\xbb\xbf", b"\x00" * 64, b"\xff\xfe[a]\n",
-                         valid.encode("utf-16"), b"[" * 10_000, b"a = " + b"9" * 5000 + b"\n",
-                         valid.encode("utf-8") * 3)),
+        st.sampled_from(
+            (
+                b"",
+                b"\xef\xbb\xbf",
+                b"\x00" * 64,
+                b"\xff\xfe[a]\n",
+                valid.encode("utf-16"),
+                b"[" * 10_000,
+                b"a = " + b"9" * 5000 + b"\n",
+                valid.encode("utf-8") * 3,
+            )
+        ),
         st.binary(max_size=200),
     )
 
@@ -191,8 +239,9 @@ def _deadline(seconds: int) -> Iterator[None]:
         signal.signal(signal.SIGALRM, previous)
 
 
-def _judge(tally: Tally, what: str, action: Callable[[], object], named: str,
-           keyed: bool = False) -> None:
+def _judge(
+    tally: Tally, what: str, action: Callable[[], object], named: str, keyed: bool = False
+) -> None:
     """Run one case: accepted, refused naming `named`, or a failure (with its traceback).
 
     `keyed`: a file's error must also name the key, unless the whole file is at fault.
@@ -204,8 +253,9 @@ def _judge(tally: Tally, what: str, action: Callable[[], object], named: str,
     except BermudaError as exc:
         if named not in str(exc):
             tally.failures.append(f"{what}: the error does not name {named}: {exc}")
-        elif keyed and not (isinstance(exc, ConfigError) and (
-                exc.key or exc.problem.startswith(WHOLE_FILE))):
+        elif keyed and not (
+            isinstance(exc, ConfigError) and (exc.key or exc.problem.startswith(WHOLE_FILE))
+        ):
             tally.failures.append(f"{what}: the error does not name the key: {exc}")
         else:
             tally.refused += 1
@@ -217,8 +267,13 @@ def _judge(tally: Tally, what: str, action: Callable[[], object], named: str,
 
 
 def _run(prop: Callable[..., None], examples: int, seed: int) -> None:
-    runner = settings(max_examples=examples, deadline=None, database=None, derandomize=False,
-                      suppress_health_check=list(HealthCheck))(prop)
+    runner = settings(
+        max_examples=examples,
+        deadline=None,
+        database=None,
+        derandomize=False,
+        suppress_health_check=list(HealthCheck),
+    )(prop)
     import hypothesis
 
     hypothesis.seed(seed)(runner)()
@@ -227,8 +282,9 @@ def _run(prop: Callable[..., None], examples: int, seed: int) -> None:
 # --- the input kinds ------------------------------------------------------------------------
 
 
-def _fuzz_file(kind: str, valid: str, use: Callable[[Path], object], examples: int,
-               seed: int) -> Tally:
+def _fuzz_file(
+    kind: str, valid: str, use: Callable[[Path], object], examples: int, seed: int
+) -> Tally:
     """Mutations of a valid file, then the special files, each given to `use`."""
     tally = Tally(kind)
     with workdir() as tmp:
@@ -261,27 +317,46 @@ def _use_board(path: Path) -> None:
     board = load_board(path)
     game = Game.new(min(len(board.ship_colors), 4), seed=1, board=board)
     game.legal_moves(3)
-    commands = [["render", "--simulate", "--board", str(path), "--start",
-                 str(path.with_suffix(".png"))]]
+    commands = [
+        ["render", "--simulate", "--board", str(path), "--start", str(path.with_suffix(".png"))]
+    ]
     if _geometry(board) != _geometry(load_board()):
         state = path.parent / "state"
         shutil.rmtree(state, ignore_errors=True)
-        commands += [["selftest", "--simulate", "--board", str(path)],
-                     ["run", "--simulate", "--board", str(path), "--state-dir", str(state),
-                      "--no-web", "--players", "2", "--max-rounds", "1"]]
+        commands += [
+            ["selftest", "--simulate", "--board", str(path)],
+            [
+                "run",
+                "--simulate",
+                "--board",
+                str(path),
+                "--state-dir",
+                str(state),
+                "--no-web",
+                "--players",
+                "2",
+                "--max-rounds",
+                "1",
+            ],
+        ]
     from bermuda_hw.cli import main
 
     for argv in commands:
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             code = main(argv)
-        said = [line for line in (out.getvalue() + err.getvalue()).splitlines()
-                if "FAIL" in line or "error:" in line]
+        said = [
+            line
+            for line in (out.getvalue() + err.getvalue()).splitlines()
+            if "FAIL" in line or "error:" in line
+        ]
         # the board alone must draw; the rig (the built-in configuration) may refuse a board
         # it cannot reach, naming the key to change: that is the self-test's verdict
         if code != 0 and (argv[0] == "render" or not said):
-            raise AssertionError(f"an accepted board fails `bermuda-hw {argv[0]}`: "
-                                 f"{' | '.join(said)[-600:] or 'exit ' + str(code)}")
+            raise AssertionError(
+                f"an accepted board fails `bermuda-hw {argv[0]}`: "
+                f"{' | '.join(said)[-600:] or 'exit ' + str(code)}"
+            )
 
 
 def _geometry(board: Board) -> object:
@@ -291,8 +366,9 @@ def _geometry(board: Board) -> object:
 
 
 def fuzz_config(examples: int, seed: int = 0) -> Tally:
-    return _fuzz_file("config file", default_config_text() + CAMERA_TEXT, _use_config, examples,
-                      seed)
+    return _fuzz_file(
+        "config file", default_config_text() + CAMERA_TEXT, _use_config, examples, seed
+    )
 
 
 def fuzz_board(examples: int, seed: int = 0) -> Tally:
@@ -300,13 +376,20 @@ def fuzz_board(examples: int, seed: int = 0) -> Tally:
 
 
 def fuzz_calibration(examples: int, seed: int = 0) -> Tally:
-    return _fuzz_file("colour calibration", COLORS_TEXT,
-                      lambda p: load_calibration(p, SHIP_COLORS), examples, seed)
+    return _fuzz_file(
+        "colour calibration",
+        COLORS_TEXT,
+        lambda p: load_calibration(p, SHIP_COLORS),
+        examples,
+        seed,
+    )
 
 
 # names a file system refuses: one name of 300 characters, a path of 4,200
-LONG_NAMES = {"a 300-character name": "x" * 296 + ".toml",
-              "a 4,200-character path": "/".join(["y" * 200] * 21) + ".toml"}
+LONG_NAMES = {
+    "a 300-character name": "x" * 296 + ".toml",
+    "a 4,200-character path": "/".join(["y" * 200] * 21) + ".toml",
+}
 
 
 def _special_files(tally: Tally, tmp: Path, load: Callable[[Path], object]) -> None:
@@ -358,33 +441,55 @@ def fuzz_journal(examples: int, seed: int = 0) -> Tally:
         valid = source.read_bytes()
         path = tmp / "bermuda.db"
 
-        @given(st.lists(st.tuples(st.integers(0, len(valid) - 1), st.integers(0, 255)),
-                        max_size=6),
-               st.one_of(st.none(), st.integers(0, len(valid))),
-               st.one_of(st.none(), st.sampled_from(
-                   ('{"roll": 9}', '{"move": "blue-1 HOME-S99"}', "[1, 2]", "null", "{",
-                    '{"engine": true, "cloud": "Z 3 N"}', '"text"', "{}", DEEP_JSON,
-                    '{"roll": ' + "9" * 5000 + "}"))),
-               st.sampled_from((None, None, "9" * 5000, "²", "-1", "", "12")),
-               st.sampled_from((None, None, "9" * 5000, "²", "99999999", "x")))
-        def prop(flips: list[tuple[int, int]], cut: int | None, entry: str | None,
-                 commits: str | None, mark: str | None) -> None:
-            for name in ("bermuda.db", "bermuda.db-wal", "bermuda.db-shm",
-                         "bermuda.db-commits"):
+        @given(
+            st.lists(st.tuples(st.integers(0, len(valid) - 1), st.integers(0, 255)), max_size=6),
+            st.one_of(st.none(), st.integers(0, len(valid))),
+            st.one_of(
+                st.none(),
+                st.sampled_from(
+                    (
+                        '{"roll": 9}',
+                        '{"move": "blue-1 HOME-S99"}',
+                        "[1, 2]",
+                        "null",
+                        "{",
+                        '{"engine": true, "cloud": "Z 3 N"}',
+                        '"text"',
+                        "{}",
+                        DEEP_JSON,
+                        '{"roll": ' + "9" * 5000 + "}",
+                    )
+                ),
+            ),
+            st.sampled_from((None, None, "9" * 5000, "²", "-1", "", "12")),
+            st.sampled_from((None, None, "9" * 5000, "²", "99999999", "x")),
+        )
+        def prop(
+            flips: list[tuple[int, int]],
+            cut: int | None,
+            entry: str | None,
+            commits: str | None,
+            mark: str | None,
+        ) -> None:
+            for name in ("bermuda.db", "bermuda.db-wal", "bermuda.db-shm", "bermuda.db-commits"):
                 (tmp / name).unlink(missing_ok=True)
             data = bytearray(valid)
             for offset, byte in flips:
                 data[offset] = byte
             path.write_bytes(bytes(data if cut is None else data[:cut]))
             if entry is not None:
-                with (contextlib.suppress(sqlite3.Error, UnicodeDecodeError),
-                      sqlite3.connect(path) as conn):
+                with (
+                    contextlib.suppress(sqlite3.Error, UnicodeDecodeError),
+                    sqlite3.connect(path) as conn,
+                ):
                     if entry.startswith("{") and len(entry) % 2:  # the game's header too
                         conn.execute("UPDATE games SET setup = ?", (entry,))
-                    conn.execute("UPDATE entries SET entry = ? WHERE seq = "
-                                 "(SELECT MAX(seq) FROM entries)", (entry,))
+                    conn.execute(
+                        "UPDATE entries SET entry = ? WHERE seq = (SELECT MAX(seq) FROM entries)",
+                        (entry,),
+                    )
             if commits is not None:
-                with (contextlib.suppress(sqlite3.Error), sqlite3.connect(path) as conn):
+                with contextlib.suppress(sqlite3.Error), sqlite3.connect(path) as conn:
                     conn.execute("UPDATE meta SET value = ? WHERE key = 'commits'", (commits,))
             if mark is not None:
                 (tmp / "bermuda.db-commits").write_text(mark + "\n", encoding="utf-8")
@@ -393,8 +498,13 @@ def fuzz_journal(examples: int, seed: int = 0) -> Tally:
                 with Journal(path) as journal:
                     journal.load(board)
 
-            _judge(tally, f"journal flips={flips} cut={cut} entry={str(entry)[:40]!r} "
-                   f"commits={str(commits)[:12]} mark={str(mark)[:12]}", action, str(path))
+            _judge(
+                tally,
+                f"journal flips={flips} cut={cut} entry={str(entry)[:40]!r} "
+                f"commits={str(commits)[:12]} mark={str(mark)[:12]}",
+                action,
+                str(path),
+            )
 
         _run(prop, examples, seed)
     return tally
@@ -402,17 +512,58 @@ def fuzz_journal(examples: int, seed: int = 0) -> Tally:
 
 # --- the command line -----------------------------------------------------------------------
 
-OPTION_VALUES = ("-1", "0", "1", "nan", "inf", "-inf", "1e-300", "1e6", "1e308", "",
-                 "99999999999999999999", "3", "x", "-", "--", "DIR", "MISSING", "FILE",
-                 "²", "١٢", "9" * 5000, "127.0.0.1:²", "127.0.0.1:" + "9" * 5000, "[::1]:80",
-                 "LONGNAME", "LONGPATH", "PIPE")
+OPTION_VALUES = (
+    "-1",
+    "0",
+    "1",
+    "nan",
+    "inf",
+    "-inf",
+    "1e-300",
+    "1e6",
+    "1e308",
+    "",
+    "99999999999999999999",
+    "3",
+    "x",
+    "-",
+    "--",
+    "DIR",
+    "MISSING",
+    "FILE",
+    "²",
+    "١٢",
+    "9" * 5000,
+    "127.0.0.1:²",
+    "127.0.0.1:" + "9" * 5000,
+    "[::1]:80",
+    "LONGNAME",
+    "LONGPATH",
+    "PIPE",
+)
 COMMANDS: dict[str, tuple[str, ...]] = {
     "board show": ("--board", "--json"),
-    "render OUT": ("--seed", "--perturb", "--truth", "--board", "--start", "--empty",
-                   "--hand", "--still"),
+    "render OUT": (
+        "--seed",
+        "--perturb",
+        "--truth",
+        "--board",
+        "--start",
+        "--empty",
+        "--hand",
+        "--still",
+    ),
     "detect IMAGE": ("--board", "--calibration", "--annotate", "--calibrate", "--json"),
-    "run --simulate": ("--config", "--state-dir", "--board", "--players", "--seed",
-                       "--speed", "--max-rounds", "--bind"),
+    "run --simulate": (
+        "--config",
+        "--state-dir",
+        "--board",
+        "--players",
+        "--seed",
+        "--speed",
+        "--max-rounds",
+        "--bind",
+    ),
     "game show": ("--state-dir", "--board", "--json"),
     "game new": ("--state-dir", "--board", "--players", "--seed"),
     "game undo": ("--state-dir", "--board"),
@@ -423,13 +574,17 @@ COMMANDS: dict[str, tuple[str, ...]] = {
 FLAGS = {"--json", "--start", "--empty", "--hand", "--still", "--simulate"}
 
 
-def _cli_case(tmp: Path, command: str, options: list[tuple[str, str]], first: bool
-              ) -> list[str]:
-    places = {"DIR": str(tmp), "MISSING": str(tmp / "missing" / "x"),
-              "FILE": str(tmp / "file.txt"), "OUT": str(tmp / "out.png"),
-              "IMAGE": str(tmp / "image.png"), "PIPE": str(tmp / "pipe"),
-              "LONGNAME": str(tmp / LONG_NAMES["a 300-character name"]),
-              "LONGPATH": str(tmp / LONG_NAMES["a 4,200-character path"])}
+def _cli_case(tmp: Path, command: str, options: list[tuple[str, str]], first: bool) -> list[str]:
+    places = {
+        "DIR": str(tmp),
+        "MISSING": str(tmp / "missing" / "x"),
+        "FILE": str(tmp / "file.txt"),
+        "OUT": str(tmp / "out.png"),
+        "IMAGE": str(tmp / "image.png"),
+        "PIPE": str(tmp / "pipe"),
+        "LONGNAME": str(tmp / LONG_NAMES["a 300-character name"]),
+        "LONGPATH": str(tmp / LONG_NAMES["a 4,200-character path"]),
+    }
     words = [places.get(w, w) for w in command.split()]
     extra: list[str] = []
     for option, value in options:
@@ -453,21 +608,31 @@ def fuzz_cli(examples: int, seed: int = 0) -> Tally:
         os.mkfifo(tmp / "pipe")
         cv2.imwrite(str(tmp / "image.png"), np.full((48, 64, 3), 90, np.uint8))
 
-        @given(st.sampled_from(sorted(COMMANDS)).flatmap(lambda c: st.tuples(
-            st.just(c),
-            st.lists(st.tuples(st.sampled_from(COMMANDS[c]), st.sampled_from(OPTION_VALUES)),
-                     max_size=3),
-            st.booleans())))
+        @given(
+            st.sampled_from(sorted(COMMANDS)).flatmap(
+                lambda c: st.tuples(
+                    st.just(c),
+                    st.lists(
+                        st.tuples(st.sampled_from(COMMANDS[c]), st.sampled_from(OPTION_VALUES)),
+                        max_size=3,
+                    ),
+                    st.booleans(),
+                )
+            )
+        )
         def prop(case: tuple[str, list[tuple[str, str]], bool]) -> None:
             command, options, first = case
             argv = _cli_case(tmp, command, options, first and command != "")
             err = io.StringIO()
             tally.cases += 1
             try:
-                with (_deadline(CASE_DEADLINE_S),
-                      contextlib.chdir(tmp),  # relative paths land in the scratch folder
-                      contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err),
-                      mock.patch("bermuda_hw.cli.run._run_locked", return_value=0)):
+                with (
+                    _deadline(CASE_DEADLINE_S),
+                    contextlib.chdir(tmp),  # relative paths land in the scratch folder
+                    contextlib.redirect_stdout(io.StringIO()),
+                    contextlib.redirect_stderr(err),
+                    mock.patch("bermuda_hw.cli.run._run_locked", return_value=0),
+                ):
                     code = main(argv)
             except SystemExit as exc:
                 code = exc.code if isinstance(exc.code, int) else 2
@@ -520,24 +685,30 @@ def fuzz_images(examples: int, seed: int = 0) -> Tally:
 
     tally = Tally("detect images")
     with workdir() as tmp:
-        @given(st.sampled_from(("gray", "16-bit", "alpha", "jpeg", "noise", "text", "colour")),
-               st.tuples(st.sampled_from((1, 2, 7, 64, 480)),
-                         st.sampled_from((1, 3, 640, 4000))),
-               st.binary(max_size=64), st.sampled_from((1.0, 1.0, 0.5, 0.9, 0.01)),
-               st.sampled_from((".png", ".jpg", "", ".txt")))
-        def prop(kind: str, size: tuple[int, int], noise: bytes, cut: float, suffix: str
-                 ) -> None:
+
+        @given(
+            st.sampled_from(("gray", "16-bit", "alpha", "jpeg", "noise", "text", "colour")),
+            st.tuples(st.sampled_from((1, 2, 7, 64, 480)), st.sampled_from((1, 3, 640, 4000))),
+            st.binary(max_size=64),
+            st.sampled_from((1.0, 1.0, 0.5, 0.9, 0.01)),
+            st.sampled_from((".png", ".jpg", "", ".txt")),
+        )
+        def prop(kind: str, size: tuple[int, int], noise: bytes, cut: float, suffix: str) -> None:
             path = tmp / f"image{suffix}"
             path.write_bytes(_image_bytes(kind, size, noise, cut))
             err = io.StringIO()
             tally.cases += 1
             try:
-                with (contextlib.chdir(tmp), contextlib.redirect_stdout(io.StringIO()),
-                      contextlib.redirect_stderr(err)):
+                with (
+                    contextlib.chdir(tmp),
+                    contextlib.redirect_stdout(io.StringIO()),
+                    contextlib.redirect_stderr(err),
+                ):
                     code = main(["detect", str(path), "--json"])
             except BaseException:
-                tally.failures.append(f"detect {kind} {size} cut {cut}:\n"
-                                      f"{traceback.format_exc(limit=-3)}")
+                tally.failures.append(
+                    f"detect {kind} {size} cut {cut}:\n{traceback.format_exc(limit=-3)}"
+                )
                 return
             if code == 0:
                 tally.accepted += 1

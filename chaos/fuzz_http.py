@@ -32,50 +32,134 @@ from bermuda_hw.web.service import start_page
 from chaos.fuzz import Tally, _run, workdir
 from chaos.table import Table, fast_config
 
-ROUTES = ("/", "/static/app.js", "/static/style.css", "/static/../../etc/passwd",
-          "/static/%2e%2e%2fpyproject.toml", "/pair", "/api/whoami", "/api/status", "/api/game",
-          "/api/state", "/api/danger", "/api/events", "/api/record", "/api/board",
-          "/api/board.svg", "/api/stream", "/api/camera.jpg", "/api/camera.mjpeg",
-          "/api/actions/pause", "/api/actions/resume", "/api/actions/spin",
-          "/api/actions/pass", "/api/actions/answer", "/api/actions/undo",
-          "/api/actions/new-game", "/api/actions/rehome", "/api/actions/%00", "/api/actions/",
-          "/api/nothing", "/" + "a" * 9000)
-METHODS = ("GET", "GET", "GET", "POST", "POST", "HEAD", "PUT", "DELETE", "OPTIONS", "PATCH",
-           "BREW", "get")
+ROUTES = (
+    "/",
+    "/static/app.js",
+    "/static/style.css",
+    "/static/../../etc/passwd",
+    "/static/%2e%2e%2fpyproject.toml",
+    "/pair",
+    "/api/whoami",
+    "/api/status",
+    "/api/game",
+    "/api/state",
+    "/api/danger",
+    "/api/events",
+    "/api/record",
+    "/api/board",
+    "/api/board.svg",
+    "/api/stream",
+    "/api/camera.jpg",
+    "/api/camera.mjpeg",
+    "/api/actions/pause",
+    "/api/actions/resume",
+    "/api/actions/spin",
+    "/api/actions/pass",
+    "/api/actions/answer",
+    "/api/actions/undo",
+    "/api/actions/new-game",
+    "/api/actions/rehome",
+    "/api/actions/%00",
+    "/api/actions/",
+    "/api/nothing",
+    "/" + "a" * 9000,
+)
+METHODS = (
+    "GET",
+    "GET",
+    "GET",
+    "POST",
+    "POST",
+    "HEAD",
+    "PUT",
+    "DELETE",
+    "OPTIONS",
+    "PATCH",
+    "BREW",
+    "get",
+)
 DIGITS = ("0", "1", "-1", "²", "١٢", "٣", "1e3", "9" * 5000, "", "nan", "0x10", " 7", "7 ")
 QUERY = st.one_of(
     st.just(""),
     st.sampled_from(DIGITS).map(lambda d: "since=" + d),
-    st.sampled_from(("token=", "token=x", "since=1&since=2", "a=%ff%fe", "%", "since=%C2%B2",
-                     "x=" + "[" * 3000)),
+    st.sampled_from(
+        ("token=", "token=x", "since=1&since=2", "a=%ff%fe", "%", "since=%C2%B2", "x=" + "[" * 3000)
+    ),
     st.text(max_size=40).map(lambda t: "since=" + t),
 )
 HEADERS = st.dictionaries(
-    st.sampled_from(("Host", "Origin", "Cookie", "X-Bermuda-Token", "Content-Type",
-                     "Sec-Fetch-Site", "Last-Event-ID", "Accept", "Referer")),
-    st.sampled_from(("evil.example", "http://evil.example", "null", "127.0.0.1", "localhost",
-                     "bermuda=wrong", "bermuda=" + "x" * 5000, "TOKEN", "application/json",
-                     "text/plain", "multipart/form-data; boundary=x", "cross-site", "none",
-                     "²", "9" * 5000, "", "é", "a\u2028b")),
-    max_size=4)
+    st.sampled_from(
+        (
+            "Host",
+            "Origin",
+            "Cookie",
+            "X-Bermuda-Token",
+            "Content-Type",
+            "Sec-Fetch-Site",
+            "Last-Event-ID",
+            "Accept",
+            "Referer",
+        )
+    ),
+    st.sampled_from(
+        (
+            "evil.example",
+            "http://evil.example",
+            "null",
+            "127.0.0.1",
+            "localhost",
+            "bermuda=wrong",
+            "bermuda=" + "x" * 5000,
+            "TOKEN",
+            "application/json",
+            "text/plain",
+            "multipart/form-data; boundary=x",
+            "cross-site",
+            "none",
+            "²",
+            "9" * 5000,
+            "",
+            "é",
+            "a\u2028b",
+        )
+    ),
+    max_size=4,
+)
 BODIES = st.one_of(
     st.none(),
-    st.sampled_from((b"{}", b"[]", b"null", b'{"option": 1}', b'{"option": "x"}',
-                     b'{"players": 9}', b'{"players": "2", "seed": 1e400}',
-                     b'{"players": 2, "seed": ' + b"9" * 5000 + b"}",
-                     b"[" * 100_000 + b"]" * 100_000, b'{"a":' * 50_000 + b"1" + b"}" * 50_000,
-                     b"\xff\xfe\x00", b"not json", b"x" * (1 << 20))),
+    st.sampled_from(
+        (
+            b"{}",
+            b"[]",
+            b"null",
+            b'{"option": 1}',
+            b'{"option": "x"}',
+            b'{"players": 9}',
+            b'{"players": "2", "seed": 1e400}',
+            b'{"players": 2, "seed": ' + b"9" * 5000 + b"}",
+            b"[" * 100_000 + b"]" * 100_000,
+            b'{"a":' * 50_000 + b"1" + b"}" * 50_000,
+            b"\xff\xfe\x00",
+            b"not json",
+            b"x" * (1 << 20),
+        )
+    ),
     st.binary(max_size=200),
 )
-RAW = st.sampled_from((b"\r\n\r\n", b"GET\r\n\r\n", b"GET / HTTP/9.9\r\n\r\n",
-                       b"GET /" + b"a" * 70_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
-                       b"GET / HTTP/1.1\r\n" + b"X: y\r\n" * 2000 + b"\r\n",
-                       b"POST /api/actions/pause HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                       b"Content-Length: 99999\r\n\r\n{}",
-                       b"POST /api/actions/pause HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                       b"Transfer-Encoding: chunked\r\n\r\nzz\r\n",
-                       b"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03",  # a TLS hello
-                       b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"))
+RAW = st.sampled_from(
+    (
+        b"\r\n\r\n",
+        b"GET\r\n\r\n",
+        b"GET / HTTP/9.9\r\n\r\n",
+        b"GET /" + b"a" * 70_000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+        b"GET / HTTP/1.1\r\n" + b"X: y\r\n" * 2000 + b"\r\n",
+        b"POST /api/actions/pause HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 99999\r\n\r\n{}",
+        b"POST /api/actions/pause HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Transfer-Encoding: chunked\r\n\r\nzz\r\n",
+        b"\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03",  # a TLS hello
+        b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n",
+    )
+)
 
 
 class _Tracebacks(logging.Handler):
@@ -101,8 +185,13 @@ def served_table(folder: Path) -> Iterator[tuple[str, int, str]]:
     def control() -> None:
         table = Table.on(folder / "state", fast_config(folder), players=2, seed=5)
         try:
-            page = start_page(table.controller, table.board, WebConfig(True, "127.0.0.1:0"),
-                              table.state_dir, simulate=True)
+            page = start_page(
+                table.controller,
+                table.board,
+                WebConfig(True, "127.0.0.1:0"),
+                table.state_dir,
+                simulate=True,
+            )
             try:
                 table.controller.start()
                 ready.update(port=page.server.port, token=page.token)
@@ -127,12 +216,12 @@ def served_table(folder: Path) -> Iterator[tuple[str, int, str]]:
         stepper.join(60)
 
 
-def _send(host: str, port: int, method: str, path: str, headers: dict[str, str],
-          body: bytes | None) -> int:
+def _send(
+    host: str, port: int, method: str, path: str, headers: dict[str, str], body: bytes | None
+) -> int:
     conn = http.client.HTTPConnection(host, port, timeout=20)
     try:
-        conn.putrequest(method, path, skip_host="Host" in headers,
-                        skip_accept_encoding=True)
+        conn.putrequest(method, path, skip_host="Host" in headers, skip_accept_encoding=True)
         for name, value in headers.items():
             conn.putheader(name, value.encode("utf-8"))
         if body is not None:
@@ -148,8 +237,7 @@ def _send(host: str, port: int, method: str, path: str, headers: dict[str, str],
 
 
 def _raw(host: str, port: int, data: bytes) -> None:
-    with socket.create_connection((host, port), timeout=10) as sock, \
-            contextlib.suppress(OSError):
+    with socket.create_connection((host, port), timeout=10) as sock, contextlib.suppress(OSError):
         sock.sendall(data)
         sock.shutdown(socket.SHUT_WR)
         while sock.recv(65536):
@@ -162,20 +250,39 @@ def fuzz_http(examples: int, seed: int = 0) -> Tally:
     logging.getLogger().addHandler(watcher)
     printed = io.StringIO()  # what any thread prints to stderr (an uncaught thread exception)
     try:
-        with (workdir() as folder, contextlib.redirect_stderr(printed),
-              served_table(folder) as (host, port, token)):
+        with (
+            workdir() as folder,
+            contextlib.redirect_stderr(printed),
+            served_table(folder) as (host, port, token),
+        ):
 
-            @given(st.sampled_from(METHODS), st.sampled_from(ROUTES), QUERY, HEADERS, BODIES,
-                   st.sampled_from(("none", "token", "wrong")), st.one_of(st.none(), RAW),
-                   st.booleans())
-            def prop(method: str, route: str, query: str, headers: dict[str, str],
-                     body: bytes | None, who: str, raw: bytes | None, paired: bool) -> None:
+            @given(
+                st.sampled_from(METHODS),
+                st.sampled_from(ROUTES),
+                QUERY,
+                HEADERS,
+                BODIES,
+                st.sampled_from(("none", "token", "wrong")),
+                st.one_of(st.none(), RAW),
+                st.booleans(),
+            )
+            def prop(
+                method: str,
+                route: str,
+                query: str,
+                headers: dict[str, str],
+                body: bytes | None,
+                who: str,
+                raw: bytes | None,
+                paired: bool,
+            ) -> None:
                 if paired:
                     # a paired phone's request, the right method for the route: what is
                     # wrong is only its query and body, so the handlers themselves are reached
                     method = "POST" if route.startswith("/api/actions/") else "GET"
-                    headers = {k: v for k, v in headers.items() if k in ("Content-Type",
-                                                                         "Last-Event-ID")}
+                    headers = {
+                        k: v for k, v in headers.items() if k in ("Content-Type", "Last-Event-ID")
+                    }
                     who, raw = "token", None
                 tally.cases += 1
                 before, printed_before = len(watcher.seen), len(printed.getvalue())
@@ -227,5 +334,14 @@ def fuzz_http(examples: int, seed: int = 0) -> Tally:
 
 if __name__ == "__main__":  # pragma: no cover
     result = fuzz_http(200)
-    print(json.dumps({"cases": result.cases, "accepted": result.accepted,
-                      "refused": result.refused, "failures": result.failures[:5]}, indent=1))
+    print(
+        json.dumps(
+            {
+                "cases": result.cases,
+                "accepted": result.accepted,
+                "refused": result.refused,
+                "failures": result.failures[:5],
+            },
+            indent=1,
+        )
+    )

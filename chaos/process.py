@@ -69,14 +69,30 @@ class Line:
 class Run:
     """One `bermuda-hw run --simulate` on a state directory, its output read as it comes."""
 
-    def __init__(self, folder: Path, state: Path, max_rounds: int | None = None, *,
-                 first: tuple[int, int, str] | None, web: bool,
-                 env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        state: Path,
+        max_rounds: int | None = None,
+        *,
+        first: tuple[int, int, str] | None,
+        web: bool,
+        env: dict[str, str] | None = None,
+    ) -> None:
         config = folder / "chaos-table.toml"
         if not config.exists():
             config.write_text(FAST_TABLE, encoding="utf-8")
-        argv = [sys.executable, "-c", CLI, "run", "--simulate", "--config", str(config),
-                "--state-dir", str(state)]
+        argv = [
+            sys.executable,
+            "-c",
+            CLI,
+            "run",
+            "--simulate",
+            "--config",
+            str(config),
+            "--state-dir",
+            str(state),
+        ]
         if first is not None:
             players, seed, die = first
             argv += ["--players", str(players), "--seed", str(seed), "--die", die]
@@ -88,11 +104,17 @@ class Run:
         self.changed = threading.Condition()
         self.started = time.monotonic()
         self.process = subprocess.Popen(
-            argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=folder,
-            env={**os.environ, **_pythonpath(), "PYTHONUNBUFFERED": "1", **(env or {})})
-        self._readers = [threading.Thread(target=self._read, args=(stream, sink), daemon=True)
-                         for stream, sink in ((self.process.stdout, self.lines),
-                                              (self.process.stderr, None))]
+            argv,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=folder,
+            env={**os.environ, **_pythonpath(), "PYTHONUNBUFFERED": "1", **(env or {})},
+        )
+        self._readers = [
+            threading.Thread(target=self._read, args=(stream, sink), daemon=True)
+            for stream, sink in ((self.process.stdout, self.lines), (self.process.stderr, None))
+        ]
         for reader in self._readers:
             reader.start()
 
@@ -109,8 +131,9 @@ class Run:
         with self.changed:
             self.changed.notify_all()
 
-    def wait_for(self, matches: Callable[[str], bool], after: int = 0,
-                 timeout: float = SILENT_S) -> int | None:
+    def wait_for(
+        self, matches: Callable[[str], bool], after: int = 0, timeout: float = SILENT_S
+    ) -> int | None:
         """The index of the first line from `after` on that matches, or None if the process
         ended (or printed nothing that matched within `timeout`)."""
         deadline = time.monotonic() + timeout
@@ -120,8 +143,7 @@ class Run:
                     if matches(self.lines[i].text):
                         return i
                 after = len(self.lines)
-                if self.process.poll() is not None and not any(r.is_alive()
-                                                                for r in self._readers):
+                if self.process.poll() is not None and not any(r.is_alive() for r in self._readers):
                     return None
                 left = deadline - time.monotonic()
                 if left <= 0:
@@ -153,8 +175,14 @@ def _pythonpath() -> dict[str, str]:
 
 
 def _cli(*argv: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", CLI, *argv], capture_output=True, text=True,
-                          timeout=timeout, env={**os.environ, **_pythonpath()}, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-c", CLI, *argv],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **_pythonpath()},
+        cwd=ROOT,
+    )
 
 
 def _log(state: Path) -> tuple[int | None, list[dict[str, object]]]:
@@ -191,8 +219,7 @@ class Game:
                 self.announced.setdefault(current, Counter())[m.group(2)] += 1
             elif (m := SPIN.search(text)) is not None and current is not None:
                 self.spins.setdefault((current, round_), set()).add(m.group(1))
-        if any("Traceback" in e for e in run.errors) or any("Traceback" in t
-                                                              for t in run.text):
+        if any("Traceback" in e for e in run.errors) or any("Traceback" in t for t in run.text):
             tail = "\n".join(run.errors[-8:])
             self.problems.append(f"run {self.runs}: a traceback:\n{tail}")
 
@@ -207,12 +234,15 @@ class Game:
                 journalled = Counter(str(e["move"]) for e in stored.log if "move" in e)
                 for move, times in moves.items():
                     if journalled[move] < times:
-                        self.problems.append(f"game {game_id}: {move} announced {times}x, "
-                                             f"journalled {journalled[move]}x")
+                        self.problems.append(
+                            f"game {game_id}: {move} announced {times}x, "
+                            f"journalled {journalled[move]}x"
+                        )
                 for move, times in journalled.items():
                     if times > max(moves[move], 1):
-                        self.problems.append(f"game {game_id}: {move} journalled {times}x, "
-                                             f"announced {moves[move]}x")
+                        self.problems.append(
+                            f"game {game_id}: {move} journalled {times}x, announced {moves[move]}x"
+                        )
         for (game_id, round_), texts in self.spins.items():
             if len(texts) > 1:
                 self.problems.append(f"game {game_id} round {round_}: spun {sorted(texts)}")
@@ -274,8 +304,11 @@ def _aim(run: Run, aim: str, rng: random.Random, state: Path) -> bool:
 def kill_runs(games: int, seed: int = 0, kills: int = 5, max_rounds: int | None = None) -> Row:
     """Whole games of 2-4 players with both dice, each killed `kills` times at aimed
     moments and restarted until it ends."""
-    row = Row("kill -9 of `run` at aimed moments", f"{games}/{games} games, {games * kills} "
-              "kills: exact resumes, no announced move lost or doubled, same re-spins")
+    row = Row(
+        "kill -9 of `run` at aimed moments",
+        f"{games}/{games} games, {games * kills} "
+        "kills: exact resumes, no announced move lost or doubled, same re-spins",
+    )
     rng = random.Random(seed)
     started = time.monotonic()
     hit: Counter[str] = Counter()
@@ -290,9 +323,13 @@ def kill_runs(games: int, seed: int = 0, kills: int = 5, max_rounds: int | None 
             previous: tuple[int | None, list[dict[str, object]]] = (None, [])
             while game.runs < MAX_RUNS:
                 aim = rng.choice(AIMS) if left else ""
-                run = Run(folder, state, max_rounds,
-                          first=(players, game.seed, die) if game.runs == 0
-                          else None, web=aim in ("game new", "undo"))
+                run = Run(
+                    folder,
+                    state,
+                    max_rounds,
+                    first=(players, game.seed, die) if game.runs == 0 else None,
+                    web=aim in ("game new", "undo"),
+                )
                 game.runs += 1
                 if aim and _aim(run, aim, rng, state):
                     hit[aim] += 1
@@ -308,14 +345,16 @@ def kill_runs(games: int, seed: int = 0, kills: int = 5, max_rounds: int | None 
                 code = run.finish()
                 game.read(run, previous[0])
                 now = _log(state)
-                if now[0] == previous[0] and now[1][:len(previous[1])] != previous[1]:
+                if now[0] == previous[0] and now[1][: len(previous[1])] != previous[1]:
                     game.problems.append(f"run {game.runs}: the journal lost rows a kill left")
                 previous = now
                 if code == 0 and _over(run):
                     break
                 if code not in (0, -signal.SIGKILL):
-                    game.problems.append(f"run {game.runs}: exit {code}: "
-                                         f"{' | '.join(run.errors[-3:] or run.text[-3:])}")
+                    game.problems.append(
+                        f"run {game.runs}: exit {code}: "
+                        f"{' | '.join(run.errors[-3:] or run.text[-3:])}"
+                    )
                     break
             else:
                 game.problems.append(f"not over after {MAX_RUNS} runs")
@@ -327,8 +366,9 @@ def kill_runs(games: int, seed: int = 0, kills: int = 5, max_rounds: int | None 
         for problem in game.problems:
             row.fail(f"game {g} ({players} players, {die} die, seed {game.seed}): {problem}")
         row.passed += not game.problems
-    row.notes.insert(0, "aimed kills that hit: " + ", ".join(f"{k} {v}" for k, v in
-                                                              sorted(hit.items())))
+    row.notes.insert(
+        0, "aimed kills that hit: " + ", ".join(f"{k} {v}" for k, v in sorted(hit.items()))
+    )
     row.seconds = time.monotonic() - started
     return row
 
@@ -338,24 +378,25 @@ def kill_runs(games: int, seed: int = 0, kills: int = 5, max_rounds: int | None 
 DB_FILES = ("bermuda.db", "bermuda.db-wal", "bermuda.db-shm", "bermuda.db-commits")
 
 
-def power_cuts(cases: int, seed: int = 0, per_game: int = 10,
-               max_rounds: int | None = None) -> Row:
+def power_cuts(cases: int, seed: int = 0, per_game: int = 10, max_rounds: int | None = None) -> Row:
     """Cuts at random moments of whole games: each copy must open, hold a prefix of what the
     game journalled after it, and (one in `per_game`) resume and play on."""
-    row = Row("power cut of `run` (files copied while frozen)", f"{cases}/{cases} copies "
-              "resume")
+    row = Row("power cut of `run` (files copied while frozen)", f"{cases}/{cases} copies resume")
     rng = random.Random(seed)
     started = time.monotonic()
     while row.cases < cases:
         folder = Path(tempfile.mkdtemp(prefix="bermuda-hw-chaos-cut-"))
         state = folder / "state"
         try:
-            run = Run(folder, state, max_rounds,
-                      first=(2 + row.cases % 3, rng.randrange(10**6), "table"),
-                      web=False)
+            run = Run(
+                folder,
+                state,
+                max_rounds,
+                first=(2 + row.cases % 3, rng.randrange(10**6), "table"),
+                web=False,
+            )
             copies: list[Path] = []
-            while run.process.poll() is None and len(copies) < min(per_game,
-                                                                   cases - row.cases):
+            while run.process.poll() is None and len(copies) < min(per_game, cases - row.cases):
                 time.sleep(rng.uniform(0.1, 2.5))
                 run.signal(signal.SIGSTOP)
                 try:
@@ -371,8 +412,9 @@ def power_cuts(cases: int, seed: int = 0, per_game: int = 10,
             final_id, final = _log(state)
             for i, copy in enumerate(copies):
                 row.cases += 1
-                problem = _check_cut(copy, final_id, final, resume=i == 0, folder=folder,
-                                     max_rounds=max_rounds)
+                problem = _check_cut(
+                    copy, final_id, final, resume=i == 0, folder=folder, max_rounds=max_rounds
+                )
                 if problem:
                     row.fail(f"cut {row.cases}: {problem}")
                 else:
@@ -386,8 +428,15 @@ def power_cuts(cases: int, seed: int = 0, per_game: int = 10,
     return row
 
 
-def _check_cut(copy: Path, final_id: int | None, final: list[dict[str, object]], *,
-               resume: bool, folder: Path, max_rounds: int | None) -> str | None:
+def _check_cut(
+    copy: Path,
+    final_id: int | None,
+    final: list[dict[str, object]],
+    *,
+    resume: bool,
+    folder: Path,
+    max_rounds: int | None,
+) -> str | None:
     if not (copy / "bermuda.db").exists():
         return None  # cut before the journal was made: nothing to keep
     shown = _cli("game", "show", "--state-dir", str(copy), "--json")
@@ -396,7 +445,7 @@ def _check_cut(copy: Path, final_id: int | None, final: list[dict[str, object]],
             return f"game show: {shown.stderr.strip()[-300:]}"
         return None
     game_id, log = _log(copy)
-    if game_id == final_id and log != final[:len(log)]:
+    if game_id == final_id and log != final[: len(log)]:
         return "the cut's journal is not a prefix of the game's"
     if resume:
         run = Run(folder, copy, max_rounds, first=None, web=False)
@@ -427,8 +476,9 @@ def _disk(folder: Path, kind: str) -> Iterator[Path | None]:
         image = folder / "disk.img"
         with image.open("wb") as out:
             out.truncate(64 << 20)
-        ok = (_sh("mkfs.ext4", "-q", "-F", str(image))
-              and _sh("mount", "-o", "loop,errors=remount-ro", str(image), str(mount)))
+        ok = _sh("mkfs.ext4", "-q", "-F", str(image)) and _sh(
+            "mount", "-o", "loop,errors=remount-ro", str(image), str(mount)
+        )
     if not ok:
         yield None
         return
@@ -440,8 +490,9 @@ def _disk(folder: Path, kind: str) -> Iterator[Path | None]:
 
 def _turn_read_only(disk: Path) -> None:
     """An ext4 error (what a failing SD card gives): errors=remount-ro makes it read-only."""
-    source = subprocess.run(["findmnt", "-no", "SOURCE", str(disk)], capture_output=True,
-                            text=True).stdout.strip()
+    source = subprocess.run(
+        ["findmnt", "-no", "SOURCE", str(disk)], capture_output=True, text=True
+    ).stdout.strip()
     Path(f"/sys/fs/ext4/{Path(source).name}/trigger_fs_error").write_text("1\n")
 
 
@@ -458,8 +509,10 @@ def disk_faults(moments: int, seed: int = 0, max_rounds: int | None = None) -> R
     """A real ENOSPC (tmpfs) and EROFS (ext4, errors=remount-ro) under `run`: the table says
     so and keeps the game; once the disk is mended the game goes on (or resumes) to its
     end."""
-    row = Row("full and read-only disk under `run`", f"{2 * moments}/{2 * moments} games "
-              "kept and finished")
+    row = Row(
+        "full and read-only disk under `run`",
+        f"{2 * moments}/{2 * moments} games kept and finished",
+    )
     rng = random.Random(seed)
     started = time.monotonic()
     for kind in ("ENOSPC", "EROFS"):
@@ -470,8 +523,10 @@ def disk_faults(moments: int, seed: int = 0, max_rounds: int | None = None) -> R
                 with _disk(folder, kind) as disk:
                     if disk is None:
                         row.cases -= 1
-                        row.notes.append(f"{kind} skipped: mounting a file system of its own "
-                                         "needs root (and loop devices for ext4)")
+                        row.notes.append(
+                            f"{kind} skipped: mounting a file system of its own "
+                            "needs root (and loop devices for ext4)"
+                        )
                         break
                     problem = _one_disk_fault(kind, folder, disk, rng, max_rounds)
                 if problem:
@@ -486,8 +541,9 @@ def disk_faults(moments: int, seed: int = 0, max_rounds: int | None = None) -> R
     return row
 
 
-def _one_disk_fault(kind: str, folder: Path, disk: Path, rng: random.Random,
-                    max_rounds: int | None) -> str | None:
+def _one_disk_fault(
+    kind: str, folder: Path, disk: Path, rng: random.Random, max_rounds: int | None
+) -> str | None:
     state = disk / "state"
     game = Game(rng.randrange(10**6))
     run = Run(folder, state, max_rounds, first=(2, game.seed, "table"), web=False)
@@ -550,8 +606,9 @@ def _one_disk_fault(kind: str, folder: Path, disk: Path, rng: random.Random,
 # --- systemd's watchdog ends a hung process ---------------------------------------------------
 
 
-def watchdog_aborts(cases: int, seed: int = 0, period_s: float = 3.0,
-                    max_rounds: int | None = None) -> Row:
+def watchdog_aborts(
+    cases: int, seed: int = 0, period_s: float = 3.0, max_rounds: int | None = None
+) -> Row:
     """The process pings a NOTIFY_SOCKET as under systemd; frozen at a random moment, it
     misses the watchdog's period and gets SIGABRT (what `WatchdogSec=` does); restarted, it
     resumes the game to its end."""
@@ -569,8 +626,9 @@ def watchdog_aborts(cases: int, seed: int = 0, period_s: float = 3.0,
             game = Game(rng.randrange(10**6))
             state = folder / "state"
             env = {"NOTIFY_SOCKET": str(address), "WATCHDOG_USEC": str(int(period_s * 1e6))}
-            run = Run(folder, state, max_rounds, first=(3, game.seed, "virtual"), web=False,
-                      env=env)
+            run = Run(
+                folder, state, max_rounds, first=(3, game.seed, "virtual"), web=False, env=env
+            )
             pings: list[float] = []
             hang_at = time.monotonic() + rng.uniform(1.0, 6.0)
             frozen = False
@@ -692,7 +750,7 @@ def double_interrupts(cases: int, seed: int = 0, max_rounds: int | None = None) 
                 resumed.finish()
                 game.read(resumed, left_id)
                 now_id, now = _log(state)
-                if now_id == left_id and now[:len(left)] != left:
+                if now_id == left_id and now[: len(left)] != left:
                     game.problems.append("the resumed journal lost rows")
             game.check(state)
             if game.problems:
@@ -711,8 +769,23 @@ if __name__ == "__main__":  # pragma: no cover
     part = sys.argv[1] if len(sys.argv) > 1 else "kill"
     n = int(sys.argv[2]) if len(sys.argv) > 2 else 1
     parts: dict[str, Callable[[int], Row]] = {
-        "kill": kill_runs, "cut": power_cuts, "disk": disk_faults, "dog": watchdog_aborts,
-        "wal": checkpoints, "int": double_interrupts}
+        "kill": kill_runs,
+        "cut": power_cuts,
+        "disk": disk_faults,
+        "dog": watchdog_aborts,
+        "wal": checkpoints,
+        "int": double_interrupts,
+    }
     result = parts[part](n)
-    print(json.dumps({"part": result.part, "cases": result.cases, "passed": result.passed,
-                      "seconds": round(result.seconds), "notes": result.notes[:6]}, indent=1))
+    print(
+        json.dumps(
+            {
+                "part": result.part,
+                "cases": result.cases,
+                "passed": result.passed,
+                "seconds": round(result.seconds),
+                "notes": result.notes[:6],
+            },
+            indent=1,
+        )
+    )

@@ -28,11 +28,15 @@ from chaos import campaign, fuzz, process  # noqa: E402
 
 
 def table(rows: list[campaign.Row]) -> str:
-    lines = ["| part | goal | cases | passed | tracebacks / failures | time |",
-             "| --- | --- | ---: | ---: | ---: | ---: |"]
+    lines = [
+        "| part | goal | cases | passed | tracebacks / failures | time |",
+        "| --- | --- | ---: | ---: | ---: | ---: |",
+    ]
     for r in rows:
-        lines.append(f"| {r.part} | {r.goal} | {r.cases} | {r.passed} | "
-                     f"{r.cases - r.passed} | {r.seconds:.0f} s |")
+        lines.append(
+            f"| {r.part} | {r.goal} | {r.cases} | {r.passed} | "
+            f"{r.cases - r.passed} | {r.seconds:.0f} s |"
+        )
     return "\n".join(lines)
 
 
@@ -41,12 +45,20 @@ def fuzz_rows(examples: int, seed: int) -> list[campaign.Row]:
     for fuzzer in fuzz.FUZZERS.values():
         started = time.monotonic()
         tally = fuzzer(examples, seed)
-        row = campaign.Row(f"fuzz: {tally.kind}", f">= {examples} cases, 0 tracebacks",
-                           tally.cases, tally.cases - tally.tracebacks,
-                           time.monotonic() - started, tally.failures)
+        row = campaign.Row(
+            f"fuzz: {tally.kind}",
+            f">= {examples} cases, 0 tracebacks",
+            tally.cases,
+            tally.cases - tally.tracebacks,
+            time.monotonic() - started,
+            tally.failures,
+        )
         rows.append(row)
-        print(f"  {row.part}: {tally.cases} cases ({tally.accepted} accepted, {tally.refused} "
-              f"refused with a named error), {tally.tracebacks} tracebacks", flush=True)
+        print(
+            f"  {row.part}: {tally.cases} cases ({tally.accepted} accepted, {tally.refused} "
+            f"refused with a named error), {tally.tracebacks} tracebacks",
+            flush=True,
+        )
     return rows
 
 
@@ -64,15 +76,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--moments", type=int, default=10, help="moments per fault kind")
     parser.add_argument("--sigterms", type=int, default=30, help="SIGTERMs at random moments")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--report", default=str(REPORT),
-                        help="where the dated report goes ('' for none)")
-    parser.add_argument("--only", default="", help="comma-separated parts: fuzz, cuts, "
-                        "faults, clock, sigterm, kill, run-cuts, disk, watchdog, wal, sigint")
+    parser.add_argument(
+        "--report", default=str(REPORT), help="where the dated report goes ('' for none)"
+    )
+    parser.add_argument(
+        "--only",
+        default="",
+        help="comma-separated parts: fuzz, cuts, "
+        "faults, clock, sigterm, kill, run-cuts, disk, watchdog, wal, sigint",
+    )
     args = parser.parse_args(argv)
     started_utc = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    parts = set(args.only.split(",")) if args.only else {
-        "fuzz", "cuts", "faults", "clock", "sigterm", "kill", "run-cuts", "disk", "watchdog",
-        "wal", "sigint"}
+    parts = (
+        set(args.only.split(","))
+        if args.only
+        else {
+            "fuzz",
+            "cuts",
+            "faults",
+            "clock",
+            "sigterm",
+            "kill",
+            "run-cuts",
+            "disk",
+            "watchdog",
+            "wal",
+            "sigint",
+        }
+    )
     import cv2
 
     cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)
@@ -96,11 +127,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"chaos: {name} ...", flush=True)
             for row in step():
                 rows.append(row)
-                print(f"  {row.part}: {row.passed}/{row.cases} in {row.seconds:.0f} s",
-                      flush=True)
+                print(f"  {row.part}: {row.passed}/{row.cases} in {row.seconds:.0f} s", flush=True)
     load = os.getloadavg()
-    summary = (f"total {time.monotonic() - started:.0f} s; load average {load[0]:.1f} "
-               f"{load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} CPUs")
+    summary = (
+        f"total {time.monotonic() - started:.0f} s; load average {load[0]:.1f} "
+        f"{load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} CPUs"
+    )
     failed = [r for r in rows if r.passed != r.cases]
     notes = []
     for r in rows:
@@ -114,23 +146,44 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{summary}")
     print("\n".join(notes))
     if args.report:
-        write_report(Path(args.report), rows, summary, notes,
-                     sys.argv[1:] if argv is None else argv, started_utc)
+        write_report(
+            Path(args.report),
+            rows,
+            summary,
+            notes,
+            sys.argv[1:] if argv is None else argv,
+            started_utc,
+        )
     return 1 if failed else 0
 
 
-def write_report(path: Path, rows: list[campaign.Row], summary: str, notes: list[str],
-                 argv: list[str] | None, started_utc: str) -> None:
+def write_report(
+    path: Path,
+    rows: list[campaign.Row],
+    summary: str,
+    notes: list[str],
+    argv: list[str] | None,
+    started_utc: str,
+) -> None:
     """The campaign's figures as a page of the documentation, dated, with the commit and the
     machine's load: written by the run, never copied by hand."""
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True, cwd=ROOT).stdout.strip() or "unknown"
-    command = " ".join(["make chaos", *(["ARGS=\"" + " ".join(argv) + "\""] if argv else [])])
+    commit = (
+        subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
+        ).stdout.strip()
+        or "unknown"
+    )
+    command = " ".join(["make chaos", *(['ARGS="' + " ".join(argv) + '"'] if argv else [])])
     text = [
-        "# The chaos campaign: the last full run", "",
+        "# The chaos campaign: the last full run",
+        "",
         f"Written by `{command}` (chaos/run.py) from {started_utc} on commit `{commit}`; "
-        f"{summary}. The parts and their checks: [Reliability](../reliability.md).", "",
-        table(rows), "", *notes, "",
+        f"{summary}. The parts and their checks: [Reliability](../reliability.md).",
+        "",
+        table(rows),
+        "",
+        *notes,
+        "",
     ]
     path.write_text("\n".join(text), encoding="utf-8")
     print(f"report: {path}")

@@ -45,8 +45,15 @@ class Table(SimTable):
     """One simulated table and its controller, built like `bermuda-hw run --simulate`."""
 
     @classmethod
-    def on(cls, state_dir: Path, config: Config, *, players: int = 2, seed: int = 1,
-           board: Board | None = None) -> Table:
+    def on(
+        cls,
+        state_dir: Path,
+        config: Config,
+        *,
+        players: int = 2,
+        seed: int = 1,
+        board: Board | None = None,
+    ) -> Table:
         """A table on `state_dir` (the board: the classic one unless given)."""
         return cls.build(config, board or load_board(), state_dir, players=players, seed=seed)
 
@@ -63,9 +70,12 @@ def invariant_holds(game: Game, world: World) -> str | None:
     """
     hidden = set(game.blocked)
     expected: Counter[tuple[str, str | None]] = Counter(
-        (s.color, s.location) for s in game.ships()
-        if s.location is not None and s.location not in hidden
-        and s.status is not ShipStatus.UNDER_CLOUD)
+        (s.color, s.location)
+        for s in game.ships()
+        if s.location is not None
+        and s.location not in hidden
+        and s.status is not ShipStatus.UNDER_CLOUD
+    )
     seen: Counter[tuple[str, str | None]] = Counter()
     for sid, (x_mm, y_mm) in world.ship_positions().items():
         if sid in world.carried:

@@ -40,22 +40,45 @@ class Target:
 
 
 TARGETS = (
-    Target("moves", "rules/moves.py", (
-        "tests/rules/test_game.py", "tests/rules/test_notation.py", "tests/rules/test_rulings.py",
-        "tests/rules/test_scenarios.py", "tests/rules/test_moves_edges.py",
-        "tests/rules/test_docstrings.py")),
-    Target("cloud", "rules/cloud.py", (
-        "tests/rules/test_cloud_geometry.py", "tests/rules/test_cloud_sweep_boards.py",
-        "tests/rules/test_rulings.py", "tests/hardware/test_hw_cloud_letters.py")),
-    Target("profile", "planning/profile.py", ("tests/hardware/test_hw_planning.py",
-                                              "tests/hardware/test_hw_profile_edges.py")),
-    Target("identify", "controller/identify.py",
-           ("tests/controller/test_controller_identify.py",)),
-    Target("ships", "vision/ships.py", ("tests/vision/test_vision_ships.py",
-                                        "tests/vision/test_vision_ships_boards.py",
-                                        "tests/vision/test_vision_ships_table.py",
-                                        "tests/vision/test_vision_ships_places.py",
-                                        "tests/vision/test_vision_evidence.py")),
+    Target(
+        "moves",
+        "rules/moves.py",
+        (
+            "tests/rules/test_game.py",
+            "tests/rules/test_notation.py",
+            "tests/rules/test_rulings.py",
+            "tests/rules/test_scenarios.py",
+            "tests/rules/test_moves_edges.py",
+            "tests/rules/test_docstrings.py",
+        ),
+    ),
+    Target(
+        "cloud",
+        "rules/cloud.py",
+        (
+            "tests/rules/test_cloud_geometry.py",
+            "tests/rules/test_cloud_sweep_boards.py",
+            "tests/rules/test_rulings.py",
+            "tests/hardware/test_hw_cloud_letters.py",
+        ),
+    ),
+    Target(
+        "profile",
+        "planning/profile.py",
+        ("tests/hardware/test_hw_planning.py", "tests/hardware/test_hw_profile_edges.py"),
+    ),
+    Target("identify", "controller/identify.py", ("tests/controller/test_controller_identify.py",)),
+    Target(
+        "ships",
+        "vision/ships.py",
+        (
+            "tests/vision/test_vision_ships.py",
+            "tests/vision/test_vision_ships_boards.py",
+            "tests/vision/test_vision_ships_table.py",
+            "tests/vision/test_vision_ships_places.py",
+            "tests/vision/test_vision_evidence.py",
+        ),
+    ),
 )
 
 # mutmut's exit codes (mutmut.stats.status_by_exit_code): a mutant is caught when a test
@@ -88,8 +111,12 @@ def prepare(target: Target, fresh: bool) -> Path:
     if fresh and here.exists():
         shutil.rmtree(here)
     here.mkdir(parents=True, exist_ok=True)
-    for link, real in (("src", "firmware_py"), ("tests", "tests"), ("firmware_py", "firmware_py"),
-                       ("calibration", "calibration")):
+    for link, real in (
+        ("src", "firmware_py"),
+        ("tests", "tests"),
+        ("firmware_py", "firmware_py"),
+        ("calibration", "calibration"),
+    ):
         path = here / link
         if not path.is_symlink():
             path.symlink_to(ROOT / real, target_is_directory=True)
@@ -101,7 +128,10 @@ def prepare(target: Target, fresh: bool) -> Path:
     mutmut.update(dict(target.settings))
     (here / "pyproject.toml").write_text(
         _table("tool.pytest.ini_options", project["tool"]["pytest"]["ini_options"])
-        + "\n" + _table("tool.mutmut", mutmut), encoding="utf-8")
+        + "\n"
+        + _table("tool.mutmut", mutmut),
+        encoding="utf-8",
+    )
     return here
 
 
@@ -120,8 +150,9 @@ def _meta(here: Path, target: Target) -> Path:
 
 
 def score(here: Path, target: Target, only: list[str] | None = None) -> Score:
-    codes: dict[str, int | None] = json.loads(
-        _meta(here, target).read_text(encoding="utf-8"))["exit_code_by_key"]
+    codes: dict[str, int | None] = json.loads(_meta(here, target).read_text(encoding="utf-8"))[
+        "exit_code_by_key"
+    ]
     made = len(codes)
     if only is not None:
         codes = {name: codes[name] for name in only}
@@ -142,9 +173,14 @@ def score(here: Path, target: Target, only: list[str] | None = None) -> Score:
 def _mutmut(here: Path, target: Target, command: list[str], log_name: str = "run.log") -> int:
     log = here / log_name
     with log.open("w", encoding="utf-8") as out:
-        done = subprocess.run(command, cwd=here, stdout=out, stderr=subprocess.STDOUT,
-                              env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1",
-                                   "BERMUDA_HW_KEEP_FRAMES": "1"}, check=False)
+        done = subprocess.run(
+            command,
+            cwd=here,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "BERMUDA_HW_KEEP_FRAMES": "1"},
+            check=False,
+        )
     return done.returncode
 
 
@@ -165,8 +201,10 @@ def run(target: Target, fresh: bool, sample: int = 0, seed: int = 1, jobs: int =
         probe = f"bermuda_hw.{target.module[:-3].replace('/', '.')}.no-such-mutant"
         _mutmut(here, target, [*command, probe], "generate.log")
         if not _meta(here, target).exists():
-            raise SystemExit(f"bermuda-hw: error: mutmut made no mutants of {target.module}; "
-                             f"see {here / 'generate.log'}")
+            raise SystemExit(
+                f"bermuda-hw: error: mutmut made no mutants of {target.module}; "
+                f"see {here / 'generate.log'}"
+            )
         only = _sample(here, target, sample, seed)
         command += only
     elif not fresh and (here / "mutants").exists():
@@ -174,8 +212,9 @@ def run(target: Target, fresh: bool, sample: int = 0, seed: int = 1, jobs: int =
         # with --sample, the sample's mutants that an interrupted run left untested; which
         # tests reach which function is found again, as edited tests may reach more
         (here / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
-        codes: dict[str, int | None] = json.loads(
-            _meta(here, target).read_text(encoding="utf-8"))["exit_code_by_key"]
+        codes: dict[str, int | None] = json.loads(_meta(here, target).read_text(encoding="utf-8"))[
+            "exit_code_by_key"
+        ]
         if sample:
             only = _sample(here, target, sample, seed)
         survivors = score(here, target, only)
@@ -186,27 +225,46 @@ def run(target: Target, fresh: bool, sample: int = 0, seed: int = 1, jobs: int =
         command += names
     code = _mutmut(here, target, command)
     if code != 0:
-        raise SystemExit(f"bermuda-hw: error: mutmut failed on {target.module} "
-                         f"(exit {code}); see {here / 'run.log'}")
+        raise SystemExit(
+            f"bermuda-hw: error: mutmut failed on {target.module} "
+            f"(exit {code}); see {here / 'run.log'}"
+        )
     return score(here, target, only)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     names = [t.name for t in TARGETS]
-    parser.add_argument("targets", nargs="*", help=f"which files, of {', '.join(names)} "
-                        "(default: all)")
-    parser.add_argument("--keep", action="store_true",
-                        help="keep the last run's results and re-test only its survivors "
-                        "(with --sample and --seed: also the sample's untested mutants)")
-    parser.add_argument("--sample", type=int, default=0, metavar="N",
-                        help="test a random sample of N mutants per file (0: all of them)")
+    parser.add_argument(
+        "targets", nargs="*", help=f"which files, of {', '.join(names)} (default: all)"
+    )
+    parser.add_argument(
+        "--keep",
+        action="store_true",
+        help="keep the last run's results and re-test only its survivors "
+        "(with --sample and --seed: also the sample's untested mutants)",
+    )
+    parser.add_argument(
+        "--sample",
+        type=int,
+        default=0,
+        metavar="N",
+        help="test a random sample of N mutants per file (0: all of them)",
+    )
     parser.add_argument("--seed", type=int, default=1, help="the sample's random seed")
-    parser.add_argument("--jobs", type=int, default=1, metavar="N",
-                        help="mutants tested at once (default 1: a machine stays usable)")
+    parser.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="mutants tested at once (default 1: a machine stays usable)",
+    )
     parser.add_argument("--survivors", action="store_true", help="list the surviving mutants")
-    parser.add_argument("--report", action="store_true",
-                        help="only print the figures of the last run (or of its part done)")
+    parser.add_argument(
+        "--report",
+        action="store_true",
+        help="only print the figures of the last run (or of its part done)",
+    )
     args = parser.parse_args(argv)
     unknown = sorted(set(args.targets) - set(names))
     if unknown:
@@ -217,12 +275,20 @@ def main(argv: list[str] | None = None) -> int:
         if args.report:
             result = score(WORK / target.name, target)
         else:
-            result = run(target, fresh=not args.keep, sample=max(0, args.sample), seed=args.seed,
-                         jobs=max(1, args.jobs))
+            result = run(
+                target,
+                fresh=not args.keep,
+                sample=max(0, args.sample),
+                seed=args.seed,
+                jobs=max(1, args.jobs),
+            )
         percent = 100.0 * result.caught / result.total if result.total else 0.0
         other = ", ".join(f"{n} {k}" for k, n in sorted(result.other.items()))
-        print(f"{target.module:<24} {f'{result.caught}/{result.total}':>13} {percent:6.1f}% "
-              f"{result.made:>8}  {other}", flush=True)
+        print(
+            f"{target.module:<24} {f'{result.caught}/{result.total}':>13} {percent:6.1f}% "
+            f"{result.made:>8}  {other}",
+            flush=True,
+        )
         if args.survivors:
             for name in result.survived:
                 print(f"    survived: {name}")

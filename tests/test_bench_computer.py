@@ -20,8 +20,14 @@ def test_bench_computer_smoke(capsys: pytest.CaptureFixture[str]) -> None:
     assert low < 0.8 < high
     bench.main(["--games", "2"])
     out = capsys.readouterr().out
-    for pairing in ("best vs random mover", "best vs greedy card-taker", "easy vs random mover",
-                    "easy vs greedy card-taker", "best vs easy", "greedy vs random mover"):
+    for pairing in (
+        "best vs random mover",
+        "best vs greedy card-taker",
+        "easy vs random mover",
+        "easy vs greedy card-taker",
+        "best vs easy",
+        "greedy vs random mover",
+    ):
         assert f"{pairing} " in out and "of 2 games" in out
     assert out.count("goal: ") == 4
     assert "best chooses a move in" in out

@@ -18,8 +18,21 @@ def test_bench_controller_smoke(capsys: pytest.CaptureFixture[str], table_dir: P
     spec.loader.exec_module(bench)
     assert bench.games(5) == [(2, 1), (3, 1), (4, 1), (2, 2), (3, 2)]
     # two games at a time, in processes of their own, reported in the sets' order
-    bench.main(["--games", "1", "--fault-games", "1", "--rounds", "1", "--loop-frames", "0",
-                "--verbose", "--jobs", "2"])
+    bench.main(
+        [
+            "--games",
+            "1",
+            "--fault-games",
+            "1",
+            "--rounds",
+            "1",
+            "--loop-frames",
+            "0",
+            "--verbose",
+            "--jobs",
+            "2",
+        ]
+    )
     out = capsys.readouterr().out
     assert "1 games, die" in out and "round limit" in out
     # a set per die mode for the obedient players and one for the people-like players

@@ -37,12 +37,18 @@ CAMERA = {"source": "usb:0", "width_px": 640, "colour_gains": [1.5, 1.2], "af_mo
 # every kind of value a TOML file can hold, including the awkward ones
 toml_values: st.SearchStrategy[Any] = st.recursive(
     st.one_of(
-        st.integers(-(2**63), 2**63 - 1), st.floats(), st.booleans(), st.text(max_size=8),
-        st.dates(), st.times(), st.datetimes(),
+        st.integers(-(2**63), 2**63 - 1),
+        st.floats(),
+        st.booleans(),
+        st.text(max_size=8),
+        st.dates(),
+        st.times(),
+        st.datetimes(),
         st.sampled_from([0, -1, 99, 400, 1e308, float("nan"), "", "blue", "A", "N"]),
     ),
-    lambda inner: st.one_of(st.lists(inner, max_size=5),
-                            st.dictionaries(st.text(max_size=6), inner, max_size=3)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=5), st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 
@@ -86,8 +92,13 @@ def mutated(draw: st.DrawFn, valid: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def _holds(load: Callable[[dict[str, Any]], object], data: dict[str, Any], source: str,
-           error: type[ConfigError], result: type) -> None:
+def _holds(
+    load: Callable[[dict[str, Any]], object],
+    data: dict[str, Any],
+    source: str,
+    error: type[ConfigError],
+    result: type,
+) -> None:
     try:
         value = load(data)
     except error as exc:
@@ -99,8 +110,9 @@ def _holds(load: Callable[[dict[str, Any]], object], data: dict[str, Any], sourc
     assert isinstance(value, result)
 
 
-EXAMPLES = settings(max_examples=150, deadline=None, derandomize=True,
-                    suppress_health_check=[HealthCheck.too_slow])
+EXAMPLES = settings(
+    max_examples=150, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 CONFIG = tomllib.loads(default_config_text()) | {"camera": CAMERA}
 BOARD = tomllib.loads(classic_board_text())
 CALIBRATION = tomllib.loads((ROOT / "calibration" / "colors.example.toml").read_text("utf-8"))
@@ -109,22 +121,25 @@ CALIBRATION = tomllib.loads((ROOT / "calibration" / "colors.example.toml").read_
 @EXAMPLES
 @given(mutated(CONFIG))
 def test_a_mutated_configuration_is_typed_or_refused_by_key(data: dict[str, Any]) -> None:
-    _holds(lambda d: parse_config(d, Path("config.toml")), data, "config.toml", ConfigError,
-           Config)
+    _holds(lambda d: parse_config(d, Path("config.toml")), data, "config.toml", ConfigError, Config)
 
 
 @EXAMPLES
 @given(mutated(BOARD))
 def test_a_mutated_board_is_typed_or_refused_by_key(data: dict[str, Any]) -> None:
-    _holds(lambda d: board_from_table(d, "board.toml"), data, "board.toml", BoardFileError,
-           Board)
+    _holds(lambda d: board_from_table(d, "board.toml"), data, "board.toml", BoardFileError, Board)
 
 
 @EXAMPLES
 @given(mutated(CALIBRATION))
 def test_a_mutated_calibration_is_typed_or_refused_by_key(data: dict[str, Any]) -> None:
-    _holds(lambda d: calibration_from_table(d, "colors.toml", COLORS), data, "colors.toml",
-           CalibrationError, ColorCalibration)
+    _holds(
+        lambda d: calibration_from_table(d, "colors.toml", COLORS),
+        data,
+        "colors.toml",
+        CalibrationError,
+        ColorCalibration,
+    )
 
 
 @EXAMPLES
@@ -133,26 +148,34 @@ def test_a_mutated_camera_table_is_typed_or_refused_by_key(data: dict[str, Any])
     table = data.get("camera")
     if not isinstance(table, dict):
         return
-    _holds(lambda d: parse_camera_config(d["camera"], "config.toml"), data, "config.toml",
-           ConfigError, CameraConfig)
+    _holds(
+        lambda d: parse_camera_config(d["camera"], "config.toml"),
+        data,
+        "config.toml",
+        ConfigError,
+        CameraConfig,
+    )
 
 
-@pytest.mark.parametrize(("loc", "text"), [
-    (("gantry", "x", "travel_mm"), "gantry.x.travel_mm"),
-    (("ports", 2, "berths", 0), "ports[2].berths[0]"),
-    ((), ""),
-])
-def test_keys_are_written_as_the_owner_writes_them(loc: tuple[str | int, ...], text: str
-                                                   ) -> None:
+@pytest.mark.parametrize(
+    ("loc", "text"),
+    [
+        (("gantry", "x", "travel_mm"), "gantry.x.travel_mm"),
+        (("ports", 2, "berths", 0), "ports[2].berths[0]"),
+        ((), ""),
+    ],
+)
+def test_keys_are_written_as_the_owner_writes_them(loc: tuple[str | int, ...], text: str) -> None:
     assert dotted(loc) == text
 
 
 def test_a_union_member_is_not_taken_for_a_key() -> None:
-    error = {"type": "int_type", "loc": ("controls", "buzzer_pin", "int"), "msg": "",
-             "input": "x"}
+    error = {"type": "int_type", "loc": ("controls", "buzzer_pin", "int"), "msg": "", "input": "x"}
     data = {"controls": {"buzzer_pin": "x"}}
-    assert describe(error, data) == ("controls.buzzer_pin",  # type: ignore[arg-type]
-                                     "must be an integer, not 'x'")
+    assert describe(error, data) == (
+        "controls.buzzer_pin",  # type: ignore[arg-type]
+        "must be an integer, not 'x'",
+    )
 
 
 def test_dates_and_times_are_wrong_types_not_tracebacks() -> None:

@@ -25,8 +25,9 @@ def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
     return code, out, err
 
 
-def assert_one_line_error(code: int, err: str, *named: str, codes: tuple[int, ...] = (1, 2)
-                          ) -> None:
+def assert_one_line_error(
+    code: int, err: str, *named: str, codes: tuple[int, ...] = (1, 2)
+) -> None:
     assert code in codes, err
     assert "Traceback" not in err
     lines = [x for x in err.splitlines() if "error:" in x]
@@ -54,25 +55,32 @@ def test_a_byte_order_mark_is_read_past_in_every_text_file(tmp_path: Path) -> No
     assert load_calibration(colors, ("blue", "yellow")).profile("blue").lab[0] == 33.0
 
 
-@pytest.mark.parametrize("argv, named", [
-    (["render", "--seed", "-1", "OUT"], "--seed"),
-    (["render", "--perturb", "nan", "OUT"], "--perturb"),
-    (["render", "--perturb", "1e6", "OUT"], "--perturb"),
-    (["render", "--perturb", "-1", "OUT"], "--perturb"),
-    (["render", "--truth", "MISSING/truth.json", "OUT"], "--truth"),
-    (["render", "--truth", "DIR", "OUT"], "--truth"),
-    (["render", "DIR"], "DIR"),
-    (["detect", "--calibrate", "DIR", "IMAGE"], "--calibrate"),
-    (["detect", "--calibrate", "MISSING/colors.toml", "IMAGE"], "--calibrate"),
-])
+@pytest.mark.parametrize(
+    "argv, named",
+    [
+        (["render", "--seed", "-1", "OUT"], "--seed"),
+        (["render", "--perturb", "nan", "OUT"], "--perturb"),
+        (["render", "--perturb", "1e6", "OUT"], "--perturb"),
+        (["render", "--perturb", "-1", "OUT"], "--perturb"),
+        (["render", "--truth", "MISSING/truth.json", "OUT"], "--truth"),
+        (["render", "--truth", "DIR", "OUT"], "--truth"),
+        (["render", "DIR"], "DIR"),
+        (["detect", "--calibrate", "DIR", "IMAGE"], "--calibrate"),
+        (["detect", "--calibrate", "MISSING/colors.toml", "IMAGE"], "--calibrate"),
+    ],
+)
 def test_outputs_and_numbers_that_render_and_detect_refuse(
     argv: list[str], named: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     image = tmp_path / "start.png"
     assert main(["render", "--start", "--still", str(image)]) == 0
     capsys.readouterr()
-    places = {"OUT": str(tmp_path / "out.png"), "DIR": str(tmp_path),
-              "MISSING": str(tmp_path / "missing"), "IMAGE": str(image)}
+    places = {
+        "OUT": str(tmp_path / "out.png"),
+        "DIR": str(tmp_path),
+        "MISSING": str(tmp_path / "missing"),
+        "IMAGE": str(image),
+    }
     argv = ["/".join(places.get(p, p) for p in a.split("/")) for a in argv]
     code, _out, err = run_cli(argv, capsys)
     assert_one_line_error(code, err, places.get(named.split("/")[0], named))
@@ -90,11 +98,14 @@ def test_render_refuses_a_board_colour_it_cannot_draw(
     assert_one_line_error(code, err, str(board), "board.ship_colors[3]", "'white'")
 
 
-@pytest.mark.parametrize("line, key", [
-    ('ship_colors = "blue"', "board.ship_colors"),
-    ("ship_colors = 3", "board.ship_colors"),
-    ('ship_colors = ["blue", 3]', "board.ship_colors[1]"),
-])
+@pytest.mark.parametrize(
+    "line, key",
+    [
+        ('ship_colors = "blue"', "board.ship_colors"),
+        ("ship_colors = 3", "board.ship_colors"),
+        ('ship_colors = ["blue", 3]', "board.ship_colors[1]"),
+    ],
+)
 def test_ship_colours_of_the_wrong_type(line: str, key: str) -> None:
     text = CLASSIC.replace('ship_colors = ["blue", "yellow", "green", "red"]', line)
     with pytest.raises(BoardFileError) as info:
@@ -114,34 +125,46 @@ def test_spinner_letters_that_are_not_letters() -> None:
 
 def test_four_identical_colour_profiles(tmp_path: Path) -> None:
     path = tmp_path / "colors.toml"
-    path.write_text("".join(f"[colors.{c}]\nlab = [50.0, 10.0, 10.0]\n"
-                            for c in ("blue", "yellow", "green", "red")), encoding="utf-8")
+    path.write_text(
+        "".join(
+            f"[colors.{c}]\nlab = [50.0, 10.0, 10.0]\n" for c in ("blue", "yellow", "green", "red")
+        ),
+        encoding="utf-8",
+    )
     with pytest.raises(CalibrationError) as info:
         load_calibration(path, ("blue", "yellow", "green", "red"))
     assert info.value.key == "colors.yellow.lab" and "cannot be told apart" in str(info.value)
 
 
-@pytest.mark.parametrize("text, key", [
-    ("[gantry]\npark_dot = [99, 99]\n", "gantry.park_dot"),
-    ("[gantry.x]\nboard_offset_mm = 400\n", "gantry.x.board_offset_mm"),
-    ("[gantry.y]\nboard_offset_mm = -100\n", "gantry.y.board_offset_mm"),
-])
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        ("[gantry]\npark_dot = [99, 99]\n", "gantry.park_dot"),
+        ("[gantry.x]\nboard_offset_mm = 400\n", "gantry.x.board_offset_mm"),
+        ("[gantry.y]\nboard_offset_mm = -100\n", "gantry.y.board_offset_mm"),
+    ],
+)
 def test_a_rig_that_cannot_reach_the_board_is_refused_before_homing(
     text: str, key: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config = tmp_path / "config.toml"
     config.write_text(text, encoding="utf-8")
-    code, out, err = run_cli(["run", "--simulate", "--config", str(config),
-                              "--state-dir", str(tmp_path / "state")], capsys)
+    code, out, err = run_cli(
+        ["run", "--simulate", "--config", str(config), "--state-dir", str(tmp_path / "state")],
+        capsys,
+    )
     # 78 (EX_CONFIG): the service is not restarted into the same configuration error
     assert_one_line_error(code, err, str(config), key, codes=(78,))
     assert "homing" not in out
 
 
-@pytest.mark.parametrize("bind", ["127.0.0.1:²", "127.0.0.1:" + "9" * 5000, "127.0.0.1:8080x",
-                                  ":8080", "127.0.0.1:65536"])
+@pytest.mark.parametrize(
+    "bind",
+    ["127.0.0.1:²", "127.0.0.1:" + "9" * 5000, "127.0.0.1:8080x", ":8080", "127.0.0.1:65536"],
+)
 def test_a_bind_address_that_is_no_host_and_port_is_refused_before_anything_starts(
-        bind: str, capsys: pytest.CaptureFixture[str]) -> None:
+    bind: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, _, err = run_cli(["run", "--simulate", "--bind", bind], capsys)
     assert code == 2 and "--bind: must be HOST:PORT" in err
     assert "Traceback" not in err and len(err) < 2000
@@ -152,13 +175,17 @@ def test_a_bind_address_that_is_no_host_and_port_is_refused_before_anything_star
 LONG_NAME = "x" * 296 + ".png"
 
 
-@pytest.mark.parametrize("argv", [
-    ["render", "--simulate", "--start", "DIR/" + LONG_NAME],
-    ["detect", "IMAGE", "--calibrate", "DIR/" + LONG_NAME],
-    ["game", "undo", "--state-dir", "DIR/" + "y" * 300],
-])
-def test_a_name_too_long_is_one_line_naming_it(argv: list[str], tmp_path: Path,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["render", "--simulate", "--start", "DIR/" + LONG_NAME],
+        ["detect", "IMAGE", "--calibrate", "DIR/" + LONG_NAME],
+        ["game", "undo", "--state-dir", "DIR/" + "y" * 300],
+    ],
+)
+def test_a_name_too_long_is_one_line_naming_it(
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     image = tmp_path / "image.png"
     assert main(["render", "--simulate", "--start", str(image)]) == 0
     argv = [w.replace("DIR", str(tmp_path)).replace("IMAGE", str(image)) for w in argv]
@@ -178,30 +205,55 @@ def test_a_named_pipe_given_as_a_file_is_refused_at_once(tmp_path: Path) -> None
 
     pipe = tmp_path / "config.toml"
     os.mkfifo(pipe)
-    for argv in (["board", "show", "--board", str(pipe)],
-                 ["selftest", "--simulate", "--config", str(pipe)]):
-        done = subprocess.run([sys.executable, "-c", "import sys; from bermuda_hw.cli import "
-                               "main; sys.exit(main())", *argv], capture_output=True, text=True,
-                              timeout=60)
+    for argv in (
+        ["board", "show", "--board", str(pipe)],
+        ["selftest", "--simulate", "--config", str(pipe)],
+    ):
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import sys; from bermuda_hw.cli import main; sys.exit(main())",
+                *argv,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert done.returncode != 0 and "Traceback" not in done.stderr
         assert f"{pipe}: is not a regular file" in done.stderr + done.stdout
 
 
-@pytest.mark.parametrize("old, new, key", [
-    ("x_mm = 24.0, y_mm = 24.0, size_mm = 36.0", "x_mm = 24.0, y_mm = 24.0, size_mm = 2000.0",
-     "markers.corners[0].size_mm"),
-    ("x_mm = 24.0, y_mm = 24.0, size_mm = 36.0", "x_mm = 24.0, y_mm = 24.0, size_mm = 1e12",
-     "markers.corners[0].size_mm"),
-    ("x_mm = 24.0, y_mm = 24.0, size_mm = 36.0",
-     "x_mm = 24.0, y_mm = 24.0, size_mm = 18446744073709551616.0",
-     "markers.corners[0].size_mm"),
-    ("x_mm = 24.0, y_mm = 24.0, size_mm = 36.0", "x_mm = 10.0, y_mm = 24.0, size_mm = 36.0",
-     "markers.corners[0]"),
-    ("width_mm = 508.0", "width_mm = 1e12", "board.width_mm"),
-    ("width_mm = 508.0", "width_mm = 5.0", "board.width_mm"),
-])
-def test_board_values_no_table_can_use_are_refused_at_load(old: str, new: str, key: str,
-                                                            tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "old, new, key",
+    [
+        (
+            "x_mm = 24.0, y_mm = 24.0, size_mm = 36.0",
+            "x_mm = 24.0, y_mm = 24.0, size_mm = 2000.0",
+            "markers.corners[0].size_mm",
+        ),
+        (
+            "x_mm = 24.0, y_mm = 24.0, size_mm = 36.0",
+            "x_mm = 24.0, y_mm = 24.0, size_mm = 1e12",
+            "markers.corners[0].size_mm",
+        ),
+        (
+            "x_mm = 24.0, y_mm = 24.0, size_mm = 36.0",
+            "x_mm = 24.0, y_mm = 24.0, size_mm = 18446744073709551616.0",
+            "markers.corners[0].size_mm",
+        ),
+        (
+            "x_mm = 24.0, y_mm = 24.0, size_mm = 36.0",
+            "x_mm = 10.0, y_mm = 24.0, size_mm = 36.0",
+            "markers.corners[0]",
+        ),
+        ("width_mm = 508.0", "width_mm = 1e12", "board.width_mm"),
+        ("width_mm = 508.0", "width_mm = 5.0", "board.width_mm"),
+    ],
+)
+def test_board_values_no_table_can_use_are_refused_at_load(
+    old: str, new: str, key: str, tmp_path: Path
+) -> None:
     assert old in CLASSIC
     with pytest.raises(BoardFileError) as caught:
         parse_board(CLASSIC.replace(old, new, 1), "board.toml")

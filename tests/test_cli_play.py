@@ -76,7 +76,9 @@ def test_board_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_library_loop_takes_any_chooser() -> None:
     result = simulate_game(
-        2, seed=4, options=GameOptions(digital_ledger=True),
+        2,
+        seed=4,
+        options=GameOptions(digital_ledger=True),
         choose=random_chooser(random.Random(1)),
     )
     assert isinstance(result.game, Game)

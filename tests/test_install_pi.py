@@ -12,8 +12,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "install-pi"
 
 
-def _dry_run(tmp_path: Path, *, i2c_on: bool, user: str, installed: bool,
-             codename: str = "bookworm") -> subprocess.CompletedProcess[str]:
+def _dry_run(
+    tmp_path: Path, *, i2c_on: bool, user: str, installed: bool, codename: str = "bookworm"
+) -> subprocess.CompletedProcess[str]:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
     raspi = bin_dir / "raspi-config"  # `raspi-config nonint get_i2c` prints 0 when I2C is on
@@ -29,11 +30,19 @@ def _dry_run(tmp_path: Path, *, i2c_on: bool, user: str, installed: bool,
         python.chmod(0o755)
         config_dir.mkdir(exist_ok=True)
         (config_dir / "config.toml").write_text("# the owner's\n")
-    env = {**os.environ, "DRY_RUN": "1", "PATH": f"{bin_dir}:{os.environ['PATH']}",
-           "PREFIX": str(prefix), "CONFIG_DIR": str(config_dir), "UNIT_DIR": str(tmp_path),
-           "SERVICE_USER": user, "OS_RELEASE": str(tmp_path / "os-release")}
-    return subprocess.run(["sh", str(SCRIPT)], capture_output=True, text=True, env=env,
-                          timeout=60, check=False)
+    env = {
+        **os.environ,
+        "DRY_RUN": "1",
+        "PATH": f"{bin_dir}:{os.environ['PATH']}",
+        "PREFIX": str(prefix),
+        "CONFIG_DIR": str(config_dir),
+        "UNIT_DIR": str(tmp_path),
+        "SERVICE_USER": user,
+        "OS_RELEASE": str(tmp_path / "os-release"),
+    }
+    return subprocess.run(
+        ["sh", str(SCRIPT)], capture_output=True, text=True, env=env, timeout=60, check=False
+    )
 
 
 def test_a_fresh_pi_gets_every_step(tmp_path: Path) -> None:

@@ -21,13 +21,19 @@ ALLOWED = {
     ("sim/rig.py", "atan2"),
 }
 TURN = {360}  # 360.0 == 360: one entry matches both
-GEOMETRY_NAMES = {"DEGREES_PER_LETTER", "CLASSIC_LETTER_ANGLES_DEG",
-                  "CLASSIC_LETTER_HEADINGS_DEG", "FULL_TURN_DEG", "LETTERS"}
+GEOMETRY_NAMES = {
+    "DEGREES_PER_LETTER",
+    "CLASSIC_LETTER_ANGLES_DEG",
+    "CLASSIC_LETTER_HEADINGS_DEG",
+    "FULL_TURN_DEG",
+    "LETTERS",
+}
 
 
 def _is_turn(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) and not isinstance(node.value, bool) \
-        and node.value in TURN
+    return (
+        isinstance(node, ast.Constant) and not isinstance(node.value, bool) and node.value in TURN
+    )
 
 
 def _called(node: ast.Call) -> str:
@@ -43,19 +49,30 @@ def problems(source: str, where: str) -> list[str]:
     for node in ast.walk(ast.parse(source)):
         line = f"{where}:{getattr(node, 'lineno', 0)}"
         if isinstance(node, ast.BinOp) and (_is_turn(node.left) or _is_turn(node.right)):
-            kind = "wraps an angle (% 360)" if isinstance(node.op, ast.Mod) else \
-                "computes with a whole turn (360)"
+            kind = (
+                "wraps an angle (% 360)"
+                if isinstance(node.op, ast.Mod)
+                else "computes with a whole turn (360)"
+            )
             found.append(f"{line}: {kind}: use bermuda_hw.geometry")
         elif isinstance(node, ast.Call) and _called(node) in ("atan2", "arctan2"):
             if (where, "atan2") not in ALLOWED:
                 found.append(f"{line}: a bearing from atan2: use geometry.bearing_deg")
-        elif isinstance(node, ast.Call) and _called(node) in ("sin", "cos") and any(
-                isinstance(a, ast.Call) and _called(a) == "radians" for a in node.args):
+        elif (
+            isinstance(node, ast.Call)
+            and _called(node) in ("sin", "cos")
+            and any(isinstance(a, ast.Call) and _called(a) == "radians" for a in node.args)
+        ):
             found.append(f"{line}: a heading's vector: use geometry.heading_vector")
-        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) \
-                and node.value.attr == "letter_angles_deg":
-            found.append(f"{line}: a letter's heading from letter_angles_deg: "
-                         "use CloudGeometry.heading_deg or geometry.letter_heading_deg")
+        elif (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Attribute)
+            and node.value.attr == "letter_angles_deg"
+        ):
+            found.append(
+                f"{line}: a letter's heading from letter_angles_deg: "
+                "use CloudGeometry.heading_deg or geometry.letter_heading_deg"
+            )
         elif isinstance(node, ast.Assign):
             for target in node.targets:
                 if isinstance(target, ast.Name) and target.id in GEOMETRY_NAMES:

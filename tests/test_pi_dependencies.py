@@ -46,15 +46,34 @@ def _resolve(release: str, tmp_path: Path) -> dict[str, tuple[Version, str]]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PIP_") or k == "PIP_CERT"}
     env["PIP_CONFIG_FILE"] = os.devnull  # this machine's index and constraints do not apply
     command = [
-        sys.executable, "-m", "pip", "install", "--dry-run", "--quiet", "--ignore-installed",
-        "--report", str(report), "--only-binary=:all:", "--python-version", python,
-        "--implementation", "cp", "--disable-pip-version-check",
-        "-c", str(ROOT / "scripts" / "constraints" / f"{release}.txt"),
+        sys.executable,
+        "-m",
+        "pip",
+        "install",
+        "--dry-run",
+        "--quiet",
+        "--ignore-installed",
+        "--report",
+        str(report),
+        "--only-binary=:all:",
+        "--python-version",
+        python,
+        "--implementation",
+        "cp",
+        "--disable-pip-version-check",
+        "-c",
+        str(ROOT / "scripts" / "constraints" / f"{release}.txt"),
     ]
     for platform in platforms:
         command += ["--platform", platform]
-    result = subprocess.run([*command, *_requirements()], capture_output=True, text=True,
-                            env=env, timeout=300, check=False)
+    result = subprocess.run(
+        [*command, *_requirements()],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     resolved = {}
     for item in json.loads(report.read_text())["install"]:
@@ -63,8 +82,10 @@ def _resolve(release: str, tmp_path: Path) -> dict[str, tuple[Version, str]]:
     return resolved
 
 
-@pytest.mark.skipif(not _pypi_reachable(), reason="PyPI (pypi.org:443) is not reachable: "
-                    "the Pi's package set cannot be resolved offline")
+@pytest.mark.skipif(
+    not _pypi_reachable(),
+    reason="PyPI (pypi.org:443) is not reachable: the Pi's package set cannot be resolved offline",
+)
 @pytest.mark.parametrize("release", sorted(RELEASES))
 def test_the_pi_package_set_is_all_wheels(release: str, tmp_path: Path) -> None:
     resolved = _resolve(release, tmp_path)

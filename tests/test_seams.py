@@ -24,8 +24,11 @@ def _calls(name: str) -> set[str]:
                 if not isinstance(node, ast.Call):
                     continue
                 func = node.func
-                called = func.id if isinstance(func, ast.Name) else (
-                    func.attr if isinstance(func, ast.Attribute) else "")
+                called = (
+                    func.id
+                    if isinstance(func, ast.Name)
+                    else (func.attr if isinstance(func, ast.Attribute) else "")
+                )
                 if called == name:
                     found.add(path.relative_to(ROOT).as_posix())
     return found
@@ -33,26 +36,31 @@ def _calls(name: str) -> set[str]:
 
 def test_one_place_wires_a_controller_to_its_devices() -> None:
     # the rig (`run`) and the simulated table (`sim.table`) both go through `build_parts`
-    assert _calls("Controller") <= {"firmware_py/bermuda_hw/controller/table.py",
-                                    "benchmarks/bench_web.py"}  # bench_web: a stand-in class
+    assert _calls("Controller") <= {
+        "firmware_py/bermuda_hw/controller/table.py",
+        "benchmarks/bench_web.py",
+    }  # bench_web: a stand-in class
 
 
 def test_one_builder_puts_the_simulated_table_together() -> None:
     assert _calls("SimulatedPlayers") == {"firmware_py/bermuda_hw/sim/table.py"}
-    assert _calls("build_parts") == {"firmware_py/bermuda_hw/sim/table.py",
-                                     "firmware_py/bermuda_hw/cli/run.py"}
+    assert _calls("build_parts") == {
+        "firmware_py/bermuda_hw/sim/table.py",
+        "firmware_py/bermuda_hw/cli/run.py",
+    }
 
 
 def test_the_composition_root_builds_backends_through_the_factory() -> None:
     # `run --simulate` too: only the factory and the simulated-table builder make one
     package = {p for p in _calls("SimBackend") if p.startswith("firmware_py/")}
-    assert package == {"firmware_py/bermuda_hw/backends/__init__.py",
-                       "firmware_py/bermuda_hw/sim/table.py"}
+    assert package == {
+        "firmware_py/bermuda_hw/backends/__init__.py",
+        "firmware_py/bermuda_hw/sim/table.py",
+    }
 
 
 def _annotations(func: object) -> dict[str, str]:
-    return {name: str(p.annotation)
-            for name, p in inspect.signature(func).parameters.items()}  # type: ignore[arg-type]
+    return {name: str(p.annotation) for name, p in inspect.signature(func).parameters.items()}  # type: ignore[arg-type]
 
 
 def test_the_controller_is_handed_typed_seams() -> None:
@@ -62,7 +70,11 @@ def test_the_controller_is_handed_typed_seams() -> None:
 
     hints = _annotations(Controller.__init__)
     assert (hints["mover"], hints["controls"], hints["clock"], hints["reader"]) == (
-        "Mover", "Controls", "Clock", "BoardReader | None")
+        "Mover",
+        "Controls",
+        "Clock",
+        "BoardReader | None",
+    )
     for func in (create_rotation, TableSignals.__init__, PCA9685Board.__init__):
         assert not [n for n, a in _annotations(func).items() if "Any" in a], func
 
@@ -86,9 +98,13 @@ def _reaches(path: Path) -> list[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute):
             inner = node.value
-            if (inner.attr, node.attr) in {("rotation", "assume_letter"), ("rotation", "letter"),
-                                           ("stabilizer", "reset"), ("stabilizer", "current"),
-                                           ("rotation", "kind")}:
+            if (inner.attr, node.attr) in {
+                ("rotation", "assume_letter"),
+                ("rotation", "letter"),
+                ("stabilizer", "reset"),
+                ("stabilizer", "current"),
+                ("rotation", "kind"),
+            }:
                 found.append(f"{path.name}:{node.lineno}")
     return found
 
@@ -103,9 +119,14 @@ def test_no_command_duck_types_its_backend() -> None:
     for path in (PACKAGE / "cli").glob("*.py"):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                    and node.func.id in {"getattr", "hasattr"} and node.args
-                    and isinstance(node.args[0], ast.Name) and node.args[0].id == "backend"):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Name)
+                and node.func.id in {"getattr", "hasattr"}
+                and node.args
+                and isinstance(node.args[0], ast.Name)
+                and node.args[0].id == "backend"
+            ):
                 raise AssertionError(f"{path.name}:{node.lineno} asks its backend what it is")
 
 
@@ -122,5 +143,7 @@ def test_the_backends_measure_the_rig_or_say_they_cannot() -> None:
         sim.rig.world.set_heading(90.0)
         measured = sim.measure()
         assert (measured.x_mm, measured.y_mm, measured.heading_deg) == (
-            *sim.rig.world.cloud_mm, 90.0)
+            *sim.rig.world.cloud_mm,
+            90.0,
+        )
         assert measured.lost_steps == 0 and measured.peak_speed_mm_s == 0.0

@@ -27,8 +27,13 @@ sys.exit(pytest.main(["--collect-only", "-q", "-p", "no:xdist", "-p", "no:cachep
 
 
 def markers(*files: str) -> dict[str, set[str]]:
-    result = subprocess.run([sys.executable, "-c", COLLECT, *files], cwd=ROOT,
-                            capture_output=True, text=True, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", COLLECT, *files],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     line = next(x for x in result.stdout.splitlines() if x.startswith("{"))
     return {node: set(marks) for node, marks in json.loads(line).items()}
@@ -50,8 +55,12 @@ def test_the_markers_follow_the_fixtures() -> None:
     assert all({"table", "browser"} <= m for m in of(browser_file))
     assert all(not {"table", "browser"} & m for m in of(plain))
     assert "table" in marks[f"{truth}::test_the_table_invariant_holds_through_a_whole_game"]
-    assert "table" in marks[
-        f"{truth}::test_a_short_game_commits_the_true_moves_and_keeps_the_table_invariant"]
+    assert (
+        "table"
+        in marks[f"{truth}::test_a_short_game_commits_the_true_moves_and_keeps_the_table_invariant"]
+    )
     # a rendered frame, no table: the fast tier
-    assert not {"table", "browser"} & marks[
-        f"{truth}::test_a_fault_flips_or_drops_one_visible_ship_in_the_rendered_frame"]
+    assert (
+        not {"table", "browser"}
+        & marks[f"{truth}::test_a_fault_flips_or_drops_one_visible_ship_in_the_rendered_frame"]
+    )

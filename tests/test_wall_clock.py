@@ -18,9 +18,16 @@ ALLOWED = {
     "controller/journal.py": "the journal's timestamps (records only; it orders by id and seq)",
     "controller/snapshot.py": "the snapshot's stamp, for the page's latency figure",
 }
-WALL_READS = {("time", "time"), ("time", "time_ns"), ("datetime", "now"),
-              ("datetime", "utcnow"), ("date", "today"), ("time", "localtime"),
-              ("time", "gmtime"), ("time", "ctime")}
+WALL_READS = {
+    ("time", "time"),
+    ("time", "time_ns"),
+    ("datetime", "now"),
+    ("datetime", "utcnow"),
+    ("date", "today"),
+    ("time", "localtime"),
+    ("time", "gmtime"),
+    ("time", "ctime"),
+}
 
 
 def wall_clock_reads(source: str) -> list[str]:
@@ -29,8 +36,13 @@ def wall_clock_reads(source: str) -> list[str]:
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             owner = node.func.value
-            name = owner.id if isinstance(owner, ast.Name) else \
-                owner.attr if isinstance(owner, ast.Attribute) else None
+            name = (
+                owner.id
+                if isinstance(owner, ast.Name)
+                else owner.attr
+                if isinstance(owner, ast.Attribute)
+                else None
+            )
             if (name, node.func.attr) in WALL_READS:
                 found.append(f"{name}.{node.func.attr}() on line {node.lineno}")
     return found
@@ -38,8 +50,9 @@ def wall_clock_reads(source: str) -> list[str]:
 
 def test_the_check_finds_wall_clock_reads() -> None:
     assert wall_clock_reads("import time\nx = time.time()\n") == ["time.time() on line 2"]
-    assert wall_clock_reads("import datetime\nx = datetime.datetime.now()\n") == \
-        ["datetime.now() on line 2"]
+    assert wall_clock_reads("import datetime\nx = datetime.datetime.now()\n") == [
+        "datetime.now() on line 2"
+    ]
     assert wall_clock_reads("import time\nx = time.monotonic()\n") == []
 
 

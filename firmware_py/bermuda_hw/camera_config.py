@@ -109,8 +109,12 @@ class CameraFile(Strict):
     @field_validator("source")
     @classmethod
     def _known_source(cls, source: str) -> str:
-        if source != "picamera2" and not source.startswith("usb:") and "/" not in source \
-                and "." not in source:
+        if (
+            source != "picamera2"
+            and not source.startswith("usb:")
+            and "/" not in source
+            and "." not in source
+        ):
             raise ValueError(f"must be {SOURCE_HELP}, not {source!r}")
         return source
 

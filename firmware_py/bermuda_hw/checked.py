@@ -83,8 +83,9 @@ def read_toml(path: str | Path, error: type[E]) -> dict[str, Any]:
     except OSError as exc:
         raise error(file, None, f"cannot be read: {describe_os_error(exc)}") from None
     if len(raw) > MAX_FILE_BYTES:
-        raise error(file, None, f"is larger than {MAX_FILE_BYTES >> 20} MB: not a file of "
-                                "this kind")
+        raise error(
+            file, None, f"is larger than {MAX_FILE_BYTES >> 20} MB: not a file of this kind"
+        )
     try:
         text = raw.decode("utf-8-sig")  # a byte-order mark (Windows editors) is read past
     except UnicodeDecodeError as exc:
@@ -102,8 +103,13 @@ def parse_toml(text: str, source: str | Path | None, error: type[E]) -> dict[str
         raise error(source, None, f"is not valid TOML: {problem}") from None
 
 
-def check(model: type[M], data: Mapping[str, Any], source: str | Path | None,
-          error: type[ConfigError] = ConfigError, prefix: str = "") -> M:
+def check(
+    model: type[M],
+    data: Mapping[str, Any],
+    source: str | Path | None,
+    error: type[ConfigError] = ConfigError,
+    prefix: str = "",
+) -> M:
     """`data` validated as `model`; the first problem is `error` naming source, key, problem."""
     try:
         return model.model_validate(data)
@@ -172,16 +178,27 @@ def _bound(value: Any) -> str:
 
 
 _EXPECTED = {
-    "int_type": "an integer", "float_type": "a number", "bool_type": "true or false",
-    "string_type": "a string", "list_type": "a list", "tuple_type": "a list",
-    "model_type": "a table", "dict_type": "a table", "model_attributes_type": "a table",
-    "dataclass_type": "a table", "int_from_float": "an integer",
+    "int_type": "an integer",
+    "float_type": "a number",
+    "bool_type": "true or false",
+    "string_type": "a string",
+    "list_type": "a list",
+    "tuple_type": "a list",
+    "model_type": "a table",
+    "dict_type": "a table",
+    "model_attributes_type": "a table",
+    "dataclass_type": "a table",
+    "int_from_float": "an integer",
 }
 
 
 # pydantic's bound errors: the context key of the bound, and how it reads
-_BOUNDS = {"greater_than": ("gt", "greater than"), "greater_than_equal": ("ge", "at least"),
-           "less_than": ("lt", "less than"), "less_than_equal": ("le", "at most")}
+_BOUNDS = {
+    "greater_than": ("gt", "greater than"),
+    "greater_than_equal": ("ge", "at least"),
+    "less_than": ("lt", "less than"),
+    "less_than_equal": ("le", "at most"),
+}
 
 
 def describe(error: ErrorDetails, data: Any) -> tuple[str, str]:

@@ -282,7 +282,8 @@ def _output_pin(pin: int) -> int:
     if pin in BOOT_PULL_UP_BCM:
         raise ValueError(
             f"BCM {pin} is pulled high at boot, before the service runs: the driver would "
-            "see a step or a direction change; use a pin from BCM 9-27")
+            "see a step or a direction change; use a pin from BCM 9-27"
+        )
     return pin
 
 
@@ -330,14 +331,22 @@ class _AxisFile(Strict):
 
     def typed(self, name: str) -> AxisConfig:
         return AxisConfig(
-            name=name, step_pin=self.step_pin, dir_pin=self.dir_pin, invert_dir=self.invert_dir,
-            belt_pitch_mm=self.belt_pitch_mm, pulley_teeth=self.pulley_teeth,
-            full_steps_per_rev=self.full_steps_per_rev, microsteps=self.microsteps,
-            travel_mm=self.travel_mm, board_offset_mm=self.board_offset_mm,
+            name=name,
+            step_pin=self.step_pin,
+            dir_pin=self.dir_pin,
+            invert_dir=self.invert_dir,
+            belt_pitch_mm=self.belt_pitch_mm,
+            pulley_teeth=self.pulley_teeth,
+            full_steps_per_rev=self.full_steps_per_rev,
+            microsteps=self.microsteps,
+            travel_mm=self.travel_mm,
+            board_offset_mm=self.board_offset_mm,
             endstop_pin=self.endstop_pin,
             endstop=SwitchWiring(self.endstop_contact, self.endstop_pull),
-            home_speed_mm_s=self.home_speed_mm_s, home_slow_speed_mm_s=self.home_slow_speed_mm_s,
-            home_backoff_mm=self.home_backoff_mm, home_margin_mm=self.home_margin_mm,
+            home_speed_mm_s=self.home_speed_mm_s,
+            home_slow_speed_mm_s=self.home_slow_speed_mm_s,
+            home_backoff_mm=self.home_backoff_mm,
+            home_margin_mm=self.home_margin_mm,
             measured_steps_per_mm=self.steps_per_mm,
         )
 
@@ -362,14 +371,16 @@ class _GantryFile(Strict):
         if 2 * self.min_pulse_us > period_us:
             raise KeyProblem(
                 "max_step_rate_hz",
-                f"a step period of {period_us:.1f} us cannot hold a {self.min_pulse_us:g} us pulse")
+                f"a step period of {period_us:.1f} us cannot hold a {self.min_pulse_us:g} us pulse",
+            )
         for name, axis in (("x", self.x.typed("x")), ("y", self.y.typed("y"))):
             needed_hz = self.max_speed_mm_s * axis.steps_per_mm
             if needed_hz > self.max_step_rate_hz:
                 raise KeyProblem(
                     "max_speed_mm_s",
                     f"{self.max_speed_mm_s:g} mm/s needs {needed_hz:.0f} steps/s on axis {name}, "
-                    f"above max_step_rate_hz = {self.max_step_rate_hz:g}")
+                    f"above max_step_rate_hz = {self.max_step_rate_hz:g}",
+                )
             for key in ("home_speed_mm_s", "home_slow_speed_mm_s"):
                 if getattr(axis, key) > self.max_speed_mm_s:
                     raise KeyProblem(f"{name}.{key}", "must not exceed gantry.max_speed_mm_s")
@@ -377,11 +388,18 @@ class _GantryFile(Strict):
 
     def typed(self) -> GantryConfig:
         return GantryConfig(
-            enable_pin=self.enable_pin, enable_active_high=self.enable_active_high,
-            min_pulse_us=self.min_pulse_us, max_step_rate_hz=self.max_step_rate_hz,
-            max_speed_mm_s=self.max_speed_mm_s, accel_mm_s2=self.accel_mm_s2,
-            jerk_mm_s3=self.jerk_mm_s3, park_dot=self.park_dot, idle_disable=self.idle_disable,
-            x=self.x.typed("x"), y=self.y.typed("y"), skew_deg=self.skew_deg,
+            enable_pin=self.enable_pin,
+            enable_active_high=self.enable_active_high,
+            min_pulse_us=self.min_pulse_us,
+            max_step_rate_hz=self.max_step_rate_hz,
+            max_speed_mm_s=self.max_speed_mm_s,
+            accel_mm_s2=self.accel_mm_s2,
+            jerk_mm_s3=self.jerk_mm_s3,
+            park_dot=self.park_dot,
+            idle_disable=self.idle_disable,
+            x=self.x.typed("x"),
+            y=self.y.typed("y"),
+            skew_deg=self.skew_deg,
         )
 
 
@@ -432,13 +450,15 @@ class _RotationFile(Strict):
         # the classic cloud's last letter, H, is the furthest turn from A
         needed = max(CLASSIC_LETTER_HEADINGS_DEG) / servo.cloud_deg_per_servo_deg
         if self.kind == "servo" and needed > servo.actuation_range_deg:
-            raise KeyProblem("servo.actuation_range_deg",
-                             f"letter H needs {needed:g} degrees of servo travel")
+            raise KeyProblem(
+                "servo.actuation_range_deg", f"letter H needs {needed:g} degrees of servo travel"
+            )
         return self
 
     def typed(self) -> RotationConfig:
         return RotationConfig(
-            kind=self.kind, i2c_address=self.i2c_address,
+            kind=self.kind,
+            i2c_address=self.i2c_address,
             stepper=StepperRotationConfig(**self.stepper.model_dump()),
             servo=ServoRotationConfig(**self.servo.model_dump()),
         )
@@ -460,8 +480,10 @@ class _ControlsFile(Strict):
         return ControlsConfig(
             spin_button_pin=self.spin_button_pin,
             spin_button=SwitchWiring(self.spin_button_contact, self.spin_button_pull),
-            status_led_pin=self.status_led_pin, buzzer_pin=self.buzzer_pin,
-            estop_pin=self.estop_pin, estop=SwitchWiring(self.estop_contact, self.estop_pull),
+            status_led_pin=self.status_led_pin,
+            buzzer_pin=self.buzzer_pin,
+            estop_pin=self.estop_pin,
+            estop=SwitchWiring(self.estop_contact, self.estop_pull),
             supply_relay_pin=self.supply_relay_pin,
             supply_relay_active_high=self.supply_relay_active_high,
         )
@@ -493,10 +515,18 @@ class _WebFile(Strict):
     def _host_names(cls, hosts: list[str]) -> list[str]:
         for name in hosts:
             labels = name.rstrip(".").split(".")
-            if not name or len(name) > 253 or not all(
-                    0 < len(label) <= 63 and label.isascii() and label[0] != "-"
-                    and all(c.isalnum() or c == "-" for c in label) for label in labels):
-                raise ValueError(f"must be host names such as \"bermuda.lan\", not {name!r}")
+            if (
+                not name
+                or len(name) > 253
+                or not all(
+                    0 < len(label) <= 63
+                    and label.isascii()
+                    and label[0] != "-"
+                    and all(c.isalnum() or c == "-" for c in label)
+                    for label in labels
+                )
+            ):
+                raise ValueError(f'must be host names such as "bermuda.lan", not {name!r}')
         return [name.rstrip(".").lower() for name in hosts]
 
     @model_validator(mode="after")
@@ -524,7 +554,7 @@ class _VoiceFile(Strict):
     @classmethod
     def _espeak_name(cls, voice: str) -> str:
         if not voice or not all(c.isalnum() or c in "-_+/" for c in voice):
-            raise ValueError(f"must be an espeak-ng voice name such as \"en\", not {voice!r}")
+            raise ValueError(f'must be an espeak-ng voice name such as "en", not {voice!r}')
         return voice
 
 
@@ -597,10 +627,11 @@ def parse_config(
         if exc.problem == "unknown key" and exc.key and exc.key.endswith("_active_low"):
             stem = exc.key.rpartition(".")[2].removesuffix("_active_low")
             raise ConfigError(
-                file, exc.key,
-                f"replaced by {stem}_contact (\"nc\" or \"no\") and {stem}_pull "
-                f"(\"up\", \"down\" or \"external\"); a switch to ground with the "
-                f"internal pull-up is {stem}_pull = \"up\"",
+                file,
+                exc.key,
+                f'replaced by {stem}_contact ("nc" or "no") and {stem}_pull '
+                f'("up", "down" or "external"); a switch to ground with the '
+                f'internal pull-up is {stem}_pull = "up"',
             ) from None
         raise
     camera_raw = data.get("camera", {})

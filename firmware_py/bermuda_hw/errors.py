@@ -29,8 +29,10 @@ class ConfigError(BermudaError, ValueError):
 
 def not_utf8(exc: UnicodeDecodeError) -> str:
     """The problem of a text file that is not UTF-8, for an error message."""
-    return (f"is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start}); "
-            "save it as UTF-8")
+    return (
+        f"is not UTF-8 text (byte {exc.object[exc.start]:#04x} at offset {exc.start}); "
+        "save it as UTF-8"
+    )
 
 
 # what an owner can do about the file system's refusals that a person can cause or fix
@@ -39,11 +41,10 @@ _OS_HINTS = {
     errno.ENOSPC: "the disk is full: free some space, then run it again",
     errno.EDQUOT: "the disk quota is used up: free some space, then run it again",
     errno.EROFS: "the file system is read-only (after a disk error it is remounted so: see "
-                 "`dmesg`); check the disk, then make it writable again",
+    "`dmesg`); check the disk, then make it writable again",
     errno.EACCES: "permission denied: run it as the user who owns the folder, or choose "
-                  "another file",
-    errno.EPERM: "not permitted: run it as the user who owns the folder, or choose another "
-                 "file",
+    "another file",
+    errno.EPERM: "not permitted: run it as the user who owns the folder, or choose another file",
     errno.ENOENT: "no such file or folder",
     errno.ENOTDIR: "a part of the path is a file, not a folder",
     errno.EISDIR: "it is a folder, not a file",

@@ -209,8 +209,7 @@ def nearest_heading(headings_deg: Sequence[float], heading_deg: float) -> int:
     return min(range(len(headings_deg)), key=lambda k: gap_deg(heading_deg, headings_deg[k]))
 
 
-def letter_offset_deg(letter_angles_deg: Sequence[float], heading_deg: float,
-                      letter: int) -> float:
+def letter_offset_deg(letter_angles_deg: Sequence[float], heading_deg: float, letter: int) -> float:
     """Signed degrees (-180..180) from a letter's heading to a heading."""
     return signed_deg(heading_deg - letter_heading_deg(letter_angles_deg, letter))
 
@@ -231,22 +230,26 @@ def letter_gap_deg(letter_angles_deg: Sequence[float], letter: int) -> float:
     22.5
     """
     head = letter_heading_deg(letter_angles_deg, letter)
-    return min(
-        gap_deg(letter_heading_deg(letter_angles_deg, k), head)
-        for k in range(len(letter_angles_deg))
-        if k != letter
-    ) / 2.0
+    return (
+        min(
+            gap_deg(letter_heading_deg(letter_angles_deg, k), head)
+            for k in range(len(letter_angles_deg))
+            if k != letter
+        )
+        / 2.0
+    )
 
 
-def letter_turn_deg(letter_angles_deg: Sequence[float], from_letter: int,
-                    to_letter: int) -> float:
+def letter_turn_deg(letter_angles_deg: Sequence[float], from_letter: int, to_letter: int) -> float:
     """How far the cloud turns clockwise to go from showing one letter to another (0..360).
 
     >>> letter_turn_deg(CLASSIC_LETTER_ANGLES_DEG, 7, 1)
     90.0
     """
-    return clockwise_deg(letter_heading_deg(letter_angles_deg, from_letter),
-                         letter_heading_deg(letter_angles_deg, to_letter))
+    return clockwise_deg(
+        letter_heading_deg(letter_angles_deg, from_letter),
+        letter_heading_deg(letter_angles_deg, to_letter),
+    )
 
 
 # The classic cloud: its letters run anticlockwise round the rim (seen from above),

@@ -29,7 +29,8 @@ SPEAK_TIMEOUT_S = 30.0
 IMPORTANT = re.compile(
     r"to move\b|press spin|fix the board|set the board|set up the ships|captured|"
     r"out of the game|game over|\bwins?\b|fault|undone|cannot pass|put it back",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 Runner = Callable[[Sequence[str]], object]
 
@@ -54,26 +55,38 @@ def espeak_command(text: str, config: VoiceConfig, wav: Path | None = None) -> l
 
 
 def _run(command: Sequence[str]) -> object:
-    return subprocess.run(list(command), check=False, timeout=SPEAK_TIMEOUT_S,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return subprocess.run(
+        list(command),
+        check=False,
+        timeout=SPEAK_TIMEOUT_S,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def render_wav(text: str, path: Path, config: VoiceConfig) -> Path:
     """Speak a sentence into a WAV file instead of the loudspeaker."""
     require_espeak()
-    result = subprocess.run(espeak_command(text, config, path), check=False,
-                            timeout=SPEAK_TIMEOUT_S, capture_output=True, text=True)
+    result = subprocess.run(
+        espeak_command(text, config, path),
+        check=False,
+        timeout=SPEAK_TIMEOUT_S,
+        capture_output=True,
+        text=True,
+    )
     if result.returncode != 0:
-        raise ConfigError(None, "voice.voice", f"espeak-ng failed: "
-                                               f"{(result.stderr or '').strip()[:200]}")
+        raise ConfigError(
+            None, "voice.voice", f"espeak-ng failed: {(result.stderr or '').strip()[:200]}"
+        )
     return path
 
 
 def require_espeak() -> str:
     found = shutil.which(ESPEAK)
     if found is None:
-        raise ConfigError(None, "voice.enabled", "espeak-ng is not installed "
-                                                 "(sudo apt install espeak-ng)")
+        raise ConfigError(
+            None, "voice.enabled", "espeak-ng is not installed (sudo apt install espeak-ng)"
+        )
     return found
 
 

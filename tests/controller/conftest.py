@@ -55,8 +55,10 @@ class Table(SimTable):
 
     def run_until(self, until: Callable[[], bool], limit: int = 400) -> None:
         ran = self.steps(limit, until)
-        assert until(), (f"not reached in {ran} frames; mode {self.controller.status.mode}: "
-                         f"{self.controller.status.message}\n" + "\n".join(self.log[-30:]))
+        assert until(), (
+            f"not reached in {ran} frames; mode {self.controller.status.mode}: "
+            f"{self.controller.status.message}\n" + "\n".join(self.log[-30:])
+        )
 
 
 @pytest.fixture
@@ -67,14 +69,29 @@ def make_table(
     made: list[Table] = []
     previous = Device.pin_factory
 
-    def make(*, world: World | None = None, state_dir: Path | None = None, players: int = 2,
-             seed: int = 1, with_players: bool = True, start: bool = True,
-             config: Config | None = None, options: GameOptions | None = None,
-             **player_options: Any) -> Table:
+    def make(
+        *,
+        world: World | None = None,
+        state_dir: Path | None = None,
+        players: int = 2,
+        seed: int = 1,
+        with_players: bool = True,
+        start: bool = True,
+        config: Config | None = None,
+        options: GameOptions | None = None,
+        **player_options: Any,
+    ) -> Table:
         table = Table.build(
-            config or table_config, board, state_dir or tmp_path / "state",
-            world=world, players=players, seed=seed,
-            with_players=with_players, options=options, **player_options)
+            config or table_config,
+            board,
+            state_dir or tmp_path / "state",
+            world=world,
+            players=players,
+            seed=seed,
+            with_players=with_players,
+            options=options,
+            **player_options,
+        )
         made.append(table)
         if start:
             table.controller.start()

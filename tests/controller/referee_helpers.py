@@ -17,10 +17,13 @@ from bermuda_hw.vision.types import BoardObservation
 BESIDE_MM = 9.0  # a second token on a space stands beside the first, never on it
 
 
-def tokens(board: Board, places: Mapping[str, Sequence[str]],
-           off_board: Sequence[tuple[str, float, float]] = (),
-           nudge: Mapping[str, float] = {},
-           along: Mapping[str, float] = {}) -> tuple[ShipToken, ...]:
+def tokens(
+    board: Board,
+    places: Mapping[str, Sequence[str]],
+    off_board: Sequence[tuple[str, float, float]] = (),
+    nudge: Mapping[str, float] = {},
+    along: Mapping[str, float] = {},
+) -> tuple[ShipToken, ...]:
     """Ship tokens for colours by place: a port's ships in its berths, a space's side by side
     (`nudge` sets a space's tokens that many mm across its heading, `along` that many along
     it: set down off its centre)."""
@@ -55,8 +58,9 @@ class Camera:
     """A camera over a board and a reader behind it, with a stabiliser: shoot a board, get
     the stable observation the controller would get."""
 
-    def __init__(self, board: Board, camera: CameraModel | None = None,
-                 palette: Palette | None = None) -> None:
+    def __init__(
+        self, board: Board, camera: CameraModel | None = None, palette: Palette | None = None
+    ) -> None:
         self.board = board
         self.camera = camera or CameraModel()
         self.palette = palette or Palette()
@@ -65,8 +69,13 @@ class Camera:
         self.t = 0.0
         self.seed = 0
 
-    def observe(self, scene_tokens: tuple[ShipToken, ...], cloud: CloudState | None,
-                frames: int = 3, limit: int = 12) -> BoardObservation | None:
+    def observe(
+        self,
+        scene_tokens: tuple[ShipToken, ...],
+        cloud: CloudState | None,
+        frames: int = 3,
+        limit: int = 12,
+    ) -> BoardObservation | None:
         """Show the same board for some frames; the last new stable observation, or, when
         the last frames agree on the state observed before, that observation again. A
         place that flickers between frames (the cloud's rim) is watched longer, up to
@@ -78,14 +87,19 @@ class Camera:
             count += 1
             self.seed += 1
             self.t += 0.1
-            frame = render(self.board, Scene(ships=scene_tokens, cloud=cloud), self.camera,
-                           seed=self.seed, palette=self.palette)
+            frame = render(
+                self.board,
+                Scene(ships=scene_tokens, cloud=cloud),
+                self.camera,
+                seed=self.seed,
+                palette=self.palette,
+            )
             reading = self.reader.read(frame, self.t)
-            keys.append(reading.state_key() if reading.board_found and not reading.occluded
-                        else None)
+            keys.append(
+                reading.state_key() if reading.board_found and not reading.occluded else None
+            )
             got = self.stabilizer.push(reading) or got
-            if got is None and count >= frames and keys[-1] is not None \
-                    and keys[-1] == keys[-2]:
+            if got is None and count >= frames and keys[-1] is not None and keys[-1] == keys[-2]:
                 # settled where it was: the camera sees no change
                 return self.stabilizer.current
         return got
@@ -95,14 +109,25 @@ class Camera:
         the same (a token set down elsewhere on its place)."""
         self.stabilizer.forget()
 
-    def game(self, game: Game, places: Mapping[str, Sequence[str]] | None = None,
-             off_board: Sequence[tuple[str, float, float]] = (),
-             nudge: Mapping[str, float] = {},
-             along: Mapping[str, float] = {}) -> BoardObservation:
+    def game(
+        self,
+        game: Game,
+        places: Mapping[str, Sequence[str]] | None = None,
+        off_board: Sequence[tuple[str, float, float]] = (),
+        nudge: Mapping[str, float] = {},
+        along: Mapping[str, float] = {},
+    ) -> BoardObservation:
         """The stable observation of a board: the game's own placement unless given."""
-        seen = self.observe(tokens(self.board, places if places is not None
-                                   else contents(game), off_board, nudge, along),
-                            cloud_of(game))
+        seen = self.observe(
+            tokens(
+                self.board,
+                places if places is not None else contents(game),
+                off_board,
+                nudge,
+                along,
+            ),
+            cloud_of(game),
+        )
         assert seen is not None, "the board did not settle"
         return seen
 

@@ -17,9 +17,14 @@ PRESENT = (0.17, 0.60)
 ABSENT = (0.0, 0.016)
 
 
-def observe(board: Board, places: Mapping[str, Sequence[str]], *, seed: int = 0,
-            hidden: Iterable[str] = (), weak: Mapping[str, float] | None = None
-            ) -> BoardObservation:
+def observe(
+    board: Board,
+    places: Mapping[str, Sequence[str]],
+    *,
+    seed: int = 0,
+    hidden: Iterable[str] = (),
+    weak: Mapping[str, float] | None = None,
+) -> BoardObservation:
     """The stable observation of ships by place (a port's in its berths in order); `hidden`
     places are under the cloud (unseen, their ships read as hidden), `weak` fills some
     places' colour to a given fraction instead (a token half off its place)."""
@@ -48,5 +53,4 @@ def observe(board: Board, places: Mapping[str, Sequence[str]], *, seed: int = 0,
             ships.append(ShipReading(color, place, x, y, hidden=place in hidden, berth=berth))
     background = 1.0 - fractions.sum(axis=1)
     evidence = BoardEvidence(keys, colors, fractions, background, observable, 3)
-    return BoardObservation(tuple(ships), None, 0.0, 3, hidden_spaces=hidden,
-                            evidence=evidence)
+    return BoardObservation(tuple(ships), None, 0.0, 3, hidden_spaces=hidden, evidence=evidence)

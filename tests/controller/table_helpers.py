@@ -35,8 +35,7 @@ def set_out_seen(table: Any) -> None:
     c = table.controller
     set_out(table)
     seen = c.status.observations
-    table.run_until(lambda: c.status.observations > seen and table.mode() is Mode.READY,
-                    limit=120)
+    table.run_until(lambda: c.status.observations > seen and table.mode() is Mode.READY, limit=120)
 
 
 def set_down_under(table: Any, move: Move, bumped: str) -> None:
@@ -54,9 +53,13 @@ def set_down_under(table: Any, move: Move, bumped: str) -> None:
 def put_in_port(table: Any, ship: str, port: str) -> None:
     """A ship put in a free berth of a port."""
     table.world.remove(ship)
-    free = next(p for p in table.board.ports[port].berths
-                if all(abs(p[0] - q[0]) + abs(p[1] - q[1]) > 4
-                       for q in table.world.ship_positions().values()))
+    free = next(
+        p
+        for p in table.board.ports[port].berths
+        if all(
+            abs(p[0] - q[0]) + abs(p[1] - q[1]) > 4 for q in table.world.ship_positions().values()
+        )
+    )
     table.world.place_ship(ship, *free)
 
 

@@ -45,8 +45,7 @@ def test_the_board_as_the_game_has_it_is_no_move(board: Board) -> None:
 def test_a_plain_move_is_decisive(board: Board, known: bool) -> None:
     game = Game.new(2, seed=1, board=board)
     done = moved(game, 3)
-    belief = weigh(game, observe(board, contents(done)),
-                   frozenset({3}) if known else None)
+    belief = weigh(game, observe(board, contents(done)), frozenset({3}) if known else None)
     assert belief.decisive
     assert belief.best.kind is Explanation.MOVE and belief.best.consequence == consequence(done)
 
@@ -118,8 +117,7 @@ def test_the_die_known_rules_out_another_count(board: Board) -> None:
     game = Game.new(2, seed=1, board=board)
     done = moved(game, 3)
     belief = weigh(game, observe(board, contents(done)), frozenset({5}))
-    assert not any(h.consequence == consequence(done) for h in belief.moves
-                   if h.posterior > ALPHA)
+    assert not any(h.consequence == consequence(done) for h in belief.moves if h.posterior > ALPHA)
     assert not (belief.decisive and belief.best.kind is Explanation.MOVE)
 
 
@@ -133,8 +131,12 @@ def test_a_place_under_the_cloud_weighs_nothing(board: Board) -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 10_000), die=st.integers(1, 6), pick=st.integers(0, 20),
-       noise=st.integers(0, 1000))
+@given(
+    seed=st.integers(0, 10_000),
+    die=st.integers(1, 6),
+    pick=st.integers(0, 20),
+    noise=st.integers(0, 1000),
+)
 def test_a_decisive_move_is_the_move_made(seed: int, die: int, pick: int, noise: int) -> None:
     board = load_board()
     game = Game.new(2 + seed % 3, seed=seed, board=board)

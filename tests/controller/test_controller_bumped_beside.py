@@ -35,8 +35,11 @@ def covered_port(board: Board) -> tuple[CloudPose, str, list[str]]:
             circles = hidden_circles(board, board.grid.dot_mm(col, row))
             if any(observability(x, y, circles) > 0.0 for x, y in board.ports[port].berths):
                 continue
-            clear = [s.id for s in board.spaces.values() if s.kind == "path"
-                     and observability(s.x_mm, s.y_mm, circles) >= 1.0]
+            clear = [
+                s.id
+                for s in board.spaces.values()
+                if s.kind == "path" and observability(s.x_mm, s.y_mm, circles) >= 1.0
+            ]
             if clear:
                 return CloudPose(col, row, 0), port, clear
     raise AssertionError("no dot whose cloud covers a port")

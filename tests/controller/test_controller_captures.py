@@ -34,8 +34,9 @@ def _last_ship_under_the_exit(table: Any) -> tuple[str, str]:
     assert path.leaves_board, f"seed {game.seed}: {spin} stays on the board"
     spaces = {s: p.position for s, p in board.spaces.items() if s not in board.ports}
     start = blocked_spaces(board, game.pose)
-    place = sorted(set(swept_ships(board, path, spaces, -3.0))
-                   & blocked_spaces(board, path.end) - start)[0]
+    place = sorted(
+        set(swept_ships(board, path, spaces, -3.0)) & blocked_spaces(board, path.end) - start
+    )[0]
     ship = f"{color}-1"
     for s in game.ships(color):
         game.set_ship(s.id, None)
@@ -47,7 +48,8 @@ def _last_ship_under_the_exit(table: Any) -> tuple[str, str]:
 
 
 def test_a_capture_the_board_contradicts_is_corrected_before_the_game_ends(
-        make_table: MakeTable) -> None:
+    make_table: MakeTable,
+) -> None:
     table = make_table(with_players=False, seed=3)
     c = table.controller
     ship, place = _last_ship_under_the_exit(table)
@@ -98,12 +100,17 @@ def test_provisional_captures_are_checked_again_after_a_restart() -> None:
         rounds.append(len(game.journal) - 1)
     again = replay(record(game))
     assert [e.get("provisional") for e in again.journal if "cloud" in e] == [
-        ["S10"], ["S11"], ["S12"]]
+        ["S10"],
+        ["S11"],
+        ["S12"],
+    ]
     items = provisional_moves(again)
     # the last two cloud phases: the one before the last is checked once the last one has
     # moved the cloud off its places
     assert [(p.count, p.places, p.captures) for p in items] == [
-        (rounds[1], ("S11",), True), (rounds[2], ("S12",), True)]
+        (rounds[1], ("S11",), True),
+        (rounds[2], ("S12",), True),
+    ]
 
 
 # --- a move out of sight and a misread elsewhere ------------------------------------------
@@ -119,29 +126,54 @@ def _move_out_of_sight_and_a_stray(table: Any) -> tuple[Any, str, str, str]:
     observation = c.last_observation
     assert observation is not None
     hidden = observation.hidden_spaces
-    found = next(((m, d) for d in range(1, 7) for m in game.legal_moves(d)
-                  if m.end in hidden and m.end not in game.blocked
-                  and m.start not in hidden and not game.ships_at(m.end)), None)
+    found = next(
+        (
+            (m, d)
+            for d in range(1, 7)
+            for m in game.legal_moves(d)
+            if m.end in hidden
+            and m.end not in game.blocked
+            and m.start not in hidden
+            and not game.ships_at(m.end)
+        ),
+        None,
+    )
     if found is None:
         # bring one of the active player's ships next to a place the rim hides
-        target = sorted(s for s in hidden if s not in game.blocked
-                        and s not in table.board.ports)[0]
-        start = sorted(n for n in table.board.neighbours(target)
-                       if n not in hidden and n not in table.board.ports)[0]
+        target = sorted(s for s in hidden if s not in game.blocked and s not in table.board.ports)[
+            0
+        ]
+        start = sorted(
+            n
+            for n in table.board.neighbours(target)
+            if n not in hidden and n not in table.board.ports
+        )[0]
         ship = game.ships(game.active)[0].id
         game.set_ship(ship, start)
         game.set_turn(game.active)
         assert c._commit()
         set_out(table)
         table.run_until(lambda: table.mode() is Mode.READY, limit=80)
-        found = next(((m, d) for d in range(1, 7) for m in game.legal_moves(d)
-                      if m.end == target and m.ship == ship), None)
+        found = next(
+            (
+                (m, d)
+                for d in range(1, 7)
+                for m in game.legal_moves(d)
+                if m.end == target and m.ship == ship
+            ),
+            None,
+        )
     assert found is not None
     move, _die = found
     other = next(col for col in game.players if col != game.active)
-    stray = next(s for s in sorted(table.board.spaces) if s not in table.board.ports
-                 and s not in hidden and not game.ships_at(s)
-                 and all(m.end != s for m in game.legal_moves(_die)))
+    stray = next(
+        s
+        for s in sorted(table.board.spaces)
+        if s not in table.board.ports
+        and s not in hidden
+        and not game.ships_at(s)
+        and all(m.end != s for m in game.legal_moves(_die))
+    )
     spare = next(s.id for s in game.ships(other) if s.location is not None)
     table.world.remove(move.ship)
     table.world.place_ship(move.ship, *table.board.spaces[move.end].position)
@@ -205,8 +237,7 @@ def test_accepting_the_board_keeps_the_move_out_of_sight(make_table: MakeTable) 
     assert c.status.provisional == (str(move),)
 
 
-def test_a_long_press_never_makes_a_move_computed_for_another_game(
-        make_table: MakeTable) -> None:
+def test_a_long_press_never_makes_a_move_computed_for_another_game(make_table: MakeTable) -> None:
     """The game changes while a move out of sight waits (here a hand edit): a long press
     then takes no move that was worked out for the game as it was."""
     table = make_table(with_players=False, seed=1)
@@ -225,7 +256,8 @@ def test_a_long_press_never_makes_a_move_computed_for_another_game(
 
 
 def test_accepting_the_board_asks_for_the_ship_a_move_out_of_sight_bumps(
-        make_table: MakeTable) -> None:
+    make_table: MakeTable,
+) -> None:
     """A long press while a move out of sight waits, where that move bumps a ship the
     players have not put back yet: the bumped ship goes back to its port in the game and
     is asked for; it is neither taken out of the game nor moved by a hand edit."""
@@ -240,8 +272,9 @@ def test_accepting_the_board_asks_for_the_ship_a_move_out_of_sight_bumps(
     board: Board = table.board
     # an opponent's ship on a place the rim hides, the active player's ship beside it
     target = sorted(s for s in hidden if s not in game.blocked and s not in board.ports)[0]
-    start = sorted(n for n in board.neighbours(target)
-                   if n not in hidden and n not in board.ports)[0]
+    start = sorted(n for n in board.neighbours(target) if n not in hidden and n not in board.ports)[
+        0
+    ]
     other = next(col for col in game.players if col != game.active)
     ship, bumped = game.ships(game.active)[0].id, game.ships(other)[0].id
     game.set_ship(ship, start)
@@ -250,13 +283,17 @@ def test_accepting_the_board_asks_for_the_ship_a_move_out_of_sight_bumps(
     assert c._commit()
     set_out(table)
     table.run_until(lambda: table.mode() is Mode.READY, limit=80)
-    move = next(m for d in range(1, 7) for m in game.legal_moves(d)
-                if m.ship == ship and m.end == target)
+    move = next(
+        m for d in range(1, 7) for m in game.legal_moves(d) if m.ship == ship and m.end == target
+    )
     port = game.ship(bumped).previous_port
     # the move is made; the bumped ship is lifted off and not yet put back; a stray token
     # of the other colour stands on a free space
-    stray = next(s for s in sorted(board.spaces) if s not in board.ports and s not in hidden
-                 and not game.ships_at(s) and s != start)
+    stray = next(
+        s
+        for s in sorted(board.spaces)
+        if s not in board.ports and s not in hidden and not game.ships_at(s) and s != start
+    )
     spare = next(s.id for s in game.ships(other) if s.location is not None and s.id != bumped)
     table.world.remove(ship)
     table.world.place_ship(ship, *board.spaces[target].position)

@@ -16,8 +16,20 @@ def test_run_simulate_then_game_show_and_new(
     table_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     state = str(table_dir / "state")
-    code = main(["run", "--simulate", "--players", "2", "--seed", "3", "--state-dir", state,
-                 "--max-rounds", "2"])
+    code = main(
+        [
+            "run",
+            "--simulate",
+            "--players",
+            "2",
+            "--seed",
+            "3",
+            "--state-dir",
+            state,
+            "--max-rounds",
+            "2",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
     assert "new game 1" in out and "spin: " in out and "frames read:" in out
@@ -29,10 +41,13 @@ def test_run_simulate_then_game_show_and_new(
     assert len(checks) >= 4 and all(c.truth is not None for c in checks)
     assert main(["game", "show", "--json", "--state-dir", state]) == 0
     shown = json.loads(capsys.readouterr().out)
-    assert shown["game_id"] == 1 and shown["round"] == 3 and shown["players"] == ["blue",
-                                                                                  "yellow"]
+    assert shown["game_id"] == 1 and shown["round"] == 3 and shown["players"] == ["blue", "yellow"]
     assert len(shown["ships"]) == 8 and {s["status"] for s in shown["ships"]} <= {
-        "board", "under-cloud", "cloud", "out"}
+        "board",
+        "under-cloud",
+        "cloud",
+        "out",
+    }
     assert main(["game", "show", "--state-dir", state]) == 0
     assert "standings:" in capsys.readouterr().out
     assert main(["game", "new", "--players", "3", "--seed", "9", "--state-dir", state]) == 0
@@ -67,10 +82,22 @@ def test_sigterm_stops_the_daemon_cleanly(table_dir: Path) -> None:
 
     state = table_dir / "state"
     process = subprocess.Popen(
-        [sys.executable, "-c", "import sys; from bermuda_hw.cli import main; sys.exit(main())",
-         "run", "--simulate", "--players", "2",
-         "--seed", "1", "--state-dir", str(state)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-c",
+            "import sys; from bermuda_hw.cli import main; sys.exit(main())",
+            "run",
+            "--simulate",
+            "--players",
+            "2",
+            "--seed",
+            "1",
+            "--state-dir",
+            str(state),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     try:
         deadline = time.monotonic() + 60

@@ -34,8 +34,7 @@ def test_a_cloud_seen_at_the_wrong_dot_is_homed_and_placed_again(make_table: Mak
     pending = _spin(table)
     round_before = c.game.round
     table.backend.rig.slip("x", table.board.grid.pitch_mm)  # a belt jumped: one dot east
-    table.run_until(lambda: c.game.round > round_before or table.mode() is Mode.FAULT,
-                    limit=400)
+    table.run_until(lambda: c.game.round > round_before or table.mode() is Mode.FAULT, limit=400)
     assert table.mode() is not Mode.FAULT
     text = "\n".join(table.log)
     assert "not at dot" in text and "homing and placing the cloud" in text
@@ -93,7 +92,6 @@ def test_an_aborted_spin_move_is_homed_and_finished(make_table: MakeTable) -> No
     mover.execute_spin = late_once
     round_before = c.game.round
     table.press()
-    table.run_until(lambda: c.game.round > round_before or table.mode() is Mode.FAULT,
-                    limit=400)
+    table.run_until(lambda: c.game.round > round_before or table.mode() is Mode.FAULT, limit=400)
     assert table.mode() is not Mode.FAULT
     assert any("the move was aborted: homing and placing" in line for line in table.log)

@@ -39,8 +39,9 @@ def ask(table: Table, action: str, args: dict[str, Any] | None = None) -> str:
 def first_move(table: Table) -> None:
     table.run_until(lambda: table.mode() is Mode.READY, limit=600)
     seq = table.controller.status.seq
-    table.run_until(lambda: table.controller.status.seq > seq and table.mode() is Mode.READY,
-                    limit=600)
+    table.run_until(
+        lambda: table.controller.status.seq > seq and table.mode() is Mode.READY, limit=600
+    )
 
 
 def test_unknown_action_is_refused_before_queueing() -> None:
@@ -58,8 +59,7 @@ def test_spin_refused_in_the_ship_phase(make_table: Callable[..., Table]) -> Non
     assert table.controller.game.journal == journal_before  # type: ignore[union-attr]
 
 
-def test_undo_takes_back_a_move_and_the_table_restores_it(
-        make_table: Callable[..., Table]) -> None:
+def test_undo_takes_back_a_move_and_the_table_restores_it(make_table: Callable[..., Table]) -> None:
     table = make_table()
     first_move(table)
     controller = table.controller
@@ -105,14 +105,15 @@ def test_nothing_to_undo_and_spin_cannot_be_undone(make_table: Callable[..., Tab
         ask(table, "undo")
     game = table.controller.game
     assert game is not None
-    table.run_until(lambda: game.phase is Phase.SHIPS and game.round == 2
-                    and table.mode() is Mode.READY, limit=3000)
+    table.run_until(
+        lambda: game.phase is Phase.SHIPS and game.round == 2 and table.mode() is Mode.READY,
+        limit=3000,
+    )
     with pytest.raises(ActionRefused, match="spin cannot be taken back"):
         ask(table, "undo")
 
 
-def test_new_game_with_options_archives_the_current_one(
-        make_table: Callable[..., Table]) -> None:
+def test_new_game_with_options_archives_the_current_one(make_table: Callable[..., Table]) -> None:
     table = make_table()
     table.run_until(lambda: table.mode() is Mode.READY, limit=600)
     old = table.controller.game_id
@@ -122,8 +123,7 @@ def test_new_game_with_options_archives_the_current_one(
     with pytest.raises(ActionRefused):
         ask(table, "new-game", {"options": {"capture_probability": 3}})
     assert table.controller.game_id == old
-    reply = ask(table, "new-game", {"players": 3, "seed": 5,
-                                    "options": {"digital_ledger": True}})
+    reply = ask(table, "new-game", {"players": 3, "seed": 5, "options": {"digital_ledger": True}})
     assert f"game {old} archived" in reply
     game = table.controller.game
     assert game is not None and len(game.players) == 3 and game.seed == 5
@@ -151,7 +151,8 @@ def test_snapshots_are_published_and_never_change(make_table: Callable[..., Tabl
     table = make_table()
     seen: list[tuple[Snapshot, str]] = []
     table.controller.subscribers.append(
-        lambda s: seen.append((s, json.dumps([s.status, s.game], sort_keys=True))))
+        lambda s: seen.append((s, json.dumps([s.status, s.game], sort_keys=True)))
+    )
     first_move(table)
     assert len(seen) >= 2 and seen[-1][0].seq > seen[0][0].seq
     versions = [s.version for s, _ in seen]

@@ -183,9 +183,11 @@ def test_a_hand_over_the_board_just_delays(make_table: MakeTable) -> None:
     table.run_until(lambda: table.mode() is Mode.READY, limit=100)
     seq = c.status.seq
     move = c.game.legal_moves(2)[0]
-    token = next(s for s in table.world.ship_positions()
-                 if s.startswith(c.game.active) and c.game.ship(s).location == move.start
-                 and s == move.ship)
+    token = next(
+        s
+        for s in table.world.ship_positions()
+        if s.startswith(c.game.active) and c.game.ship(s).location == move.start and s == move.ship
+    )
     table.world.place_ship(token, *table.board.spaces[move.end].position)
     table.backend.scene.hand = Hand(250.0, 250.0, side="S")
     table.steps(10)
@@ -236,7 +238,8 @@ def test_the_watchdog_is_kicked_by_the_loop_and_by_the_step_thread_during_moves(
 
 
 def test_a_move_the_journal_cannot_take_is_told_only_once_it_is_saved(
-        make_table: MakeTable) -> None:
+    make_table: MakeTable,
+) -> None:
     """The disk is full when a move is taken: the table faults and says nothing of the move;
     once space is freed and spin pressed, the move is saved, then announced (once)."""
     table = make_table(seed=2)
@@ -247,8 +250,10 @@ def test_a_move_the_journal_cannot_take_is_told_only_once_it_is_saved(
 
     def full_disk(game_id: int, game: Any) -> None:
         if full["on"]:
-            raise JournalWriteError(f"{journal.path}: cannot write the journal (database or "
-                                    "disk is full): the disk holding it is full")
+            raise JournalWriteError(
+                f"{journal.path}: cannot write the journal (database or "
+                "disk is full): the disk holding it is full"
+            )
         sync(game_id, game)
 
     journal.sync = full_disk

@@ -17,8 +17,13 @@ from bermuda_hw.rules.game import Game, Phase
 from bermuda_hw.rules.play import play_round
 
 
-def _play_stored(journal: Journal, board: Board, seed: int, players: int = 2,
-                 stop_after_rounds: int | None = None) -> tuple[int, Game, int, int]:
+def _play_stored(
+    journal: Journal,
+    board: Board,
+    seed: int,
+    players: int = 2,
+    stop_after_rounds: int | None = None,
+) -> tuple[int, Game, int, int]:
     """A game of computer seats stored as the table stores one: started, then synced each round.
 
     Returns its id, the game, and the rounds and moves counted while it was played.
@@ -37,13 +42,11 @@ def _play_stored(journal: Journal, board: Board, seed: int, players: int = 2,
     return game_id, game, rounds, moves
 
 
-def test_a_finished_game_is_kept_with_its_outcome_and_length(tmp_path: Path,
-                                                             board: Board) -> None:
+def test_a_finished_game_is_kept_with_its_outcome_and_length(tmp_path: Path, board: Board) -> None:
     with Journal.in_state_dir(tmp_path) as journal:
         history = History(journal)
         game_id, game, rounds, moves = _play_stored(journal, board, seed=3)
-        kept = history.record(game_id, board, names={"yellow": "Ada"},
-                              computer={"blue": "best"})
+        kept = history.record(game_id, board, names={"yellow": "Ada"}, computer={"blue": "best"})
         outcome = game.outcome()
         assert outcome is not None
         assert kept.game_id == game_id
@@ -60,12 +63,12 @@ def test_a_finished_game_is_kept_with_its_outcome_and_length(tmp_path: Path,
         assert json.loads(json.dumps(kept.to_dict()))["winners"] == list(outcome.winners)
 
 
-def test_the_history_survives_reopening_and_the_journal_still_opens(tmp_path: Path,
-                                                                   board: Board) -> None:
+def test_the_history_survives_reopening_and_the_journal_still_opens(
+    tmp_path: Path, board: Board
+) -> None:
     with Journal.in_state_dir(tmp_path) as journal:
         history = History(journal)
-        kept = [history.record(_play_stored(journal, board, seed)[0], board)
-                for seed in (1, 2)]
+        kept = [history.record(_play_stored(journal, board, seed)[0], board) for seed in (1, 2)]
     with Journal.in_state_dir(tmp_path) as journal:
         assert sorted(History(journal).games(), key=lambda g: g.game_id) == kept
         # the journal's own games are untouched by the history table
@@ -111,8 +114,9 @@ def test_totals_per_colour_and_per_player(tmp_path: Path, board: Board) -> None:
     assert people["Bo"].mean_usd == people["Bo"].usd / 2
 
 
-def test_a_kept_game_replays_move_by_move_to_its_final_position(tmp_path: Path,
-                                                                 board: Board) -> None:
+def test_a_kept_game_replays_move_by_move_to_its_final_position(
+    tmp_path: Path, board: Board
+) -> None:
     with Journal.in_state_dir(tmp_path) as journal:
         history = History(journal)
         game_id, game, _, moves = _play_stored(journal, board, seed=8)
@@ -146,16 +150,20 @@ def test_a_damaged_row_is_a_refusal_naming_the_file(tmp_path: Path, board: Board
         history = History(journal)
         game_id = _play_stored(journal, board, seed=6)[0]
         history.record(game_id, board)
-        journal.conn.execute("UPDATE history SET totals = '{broken' WHERE game_id = ?",
-                             (game_id,))
+        journal.conn.execute("UPDATE history SET totals = '{broken' WHERE game_id = ?", (game_id,))
         with pytest.raises(StateError, match=r"bermuda\.db: history of game .* is damaged"):
             history.games()
 
 
 def test_game_length_counts_rounds_begun_and_turns() -> None:
     entries: list[dict[str, object]] = [
-        {"roll": 3}, {"move": "a"}, {"roll": 2}, {"move": "b"}, {"cloud": "x"},
-        {"roll": 1}, {"move": "c"},
+        {"roll": 3},
+        {"move": "a"},
+        {"roll": 2},
+        {"move": "b"},
+        {"cloud": "x"},
+        {"roll": 1},
+        {"move": "c"},
     ]
     assert game_length(entries) == (2, 3)
     assert game_length([]) == (0, 0)

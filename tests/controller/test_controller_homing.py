@@ -37,24 +37,25 @@ def _straight_homing_sweeps(table: Any, ships: Points) -> frozenset[str]:
     x_mm, y_mm = table.world.cloud_mm
     home = table.mover.kinematics.steps_to_board((0, 0))
     letter = table.board.cloud.letter_at(table.world.cloud_heading_deg)
-    return (line_sweeps(table.board, (x_mm, y_mm), (x_mm, home[1]), letter, ships, margin_mm=0)
-            | line_sweeps(table.board, (x_mm, home[1]), home, letter, ships, margin_mm=0))
+    return line_sweeps(
+        table.board, (x_mm, y_mm), (x_mm, home[1]), letter, ships, margin_mm=0
+    ) | line_sweeps(table.board, (x_mm, home[1]), home, letter, ships, margin_mm=0)
 
 
 def test_homing_at_a_restart_steers_the_cloud_clear_of_the_ships(make_table: MakeTable) -> None:
     first, game, ships = _set_up_game(make_table)
     # the straight way to the endstops passes the ships in a port: they would be dragged off
     assert _straight_homing_sweeps(first, ships)
-    second = make_table(seed=3, world=first.world, state_dir=first.state_dir,
-                        with_players=False)
+    second = make_table(seed=3, world=first.world, state_dir=first.state_dir, with_players=False)
     c = second.controller
     assert second.mover.homed and second.mode() is not Mode.FAULT, c.status.message
     assert dict(second.world.ship_positions()) == ships  # not one ship moved
     assert not second.world.carried
     assert to_dict(c.game) == game
     pose = c.game.pose
-    assert second.world.cloud_mm == pytest.approx(first.board.grid.dot_mm(pose.col, pose.row),
-                                                  abs=0.5)
+    assert second.world.cloud_mm == pytest.approx(
+        first.board.grid.dot_mm(pose.col, pose.row), abs=0.5
+    )
     second.run_until(lambda: second.mode() is Mode.READY, limit=100)
     assert to_dict(c.game) == game
 
@@ -63,10 +64,13 @@ def test_homing_waits_for_a_clear_board_when_the_cloud_cannot_be_seen(
     make_table: MakeTable,
 ) -> None:
     first, game, ships = _set_up_game(make_table)
-    covered = dataclasses.replace(first.config, sim=dataclasses.replace(
-        first.config.sim, covered_marker=first.board.markers.cloud_id))
-    second = make_table(seed=3, world=first.world, state_dir=first.state_dir,
-                        with_players=False, config=covered)
+    covered = dataclasses.replace(
+        first.config,
+        sim=dataclasses.replace(first.config.sim, covered_marker=first.board.markers.cloud_id),
+    )
+    second = make_table(
+        seed=3, world=first.world, state_dir=first.state_dir, with_players=False, config=covered
+    )
     c = second.controller
     rig = second.backend.rig
     # nothing moved: the table is asked to clear the way

@@ -20,8 +20,9 @@ from bermuda_hw.vision.reader import BoardReader
 from bermuda_hw.vision.types import BoardObservation, ShipReading
 
 
-def observation(board: Board, places: Iterable[tuple[str, str | None]],
-                hidden: frozenset[str] = frozenset()) -> BoardObservation:
+def observation(
+    board: Board, places: Iterable[tuple[str, str | None]], hidden: frozenset[str] = frozenset()
+) -> BoardObservation:
     ships = []
     for color, space in places:
         x_mm, y_mm = board.spaces[space].position if space else (250.0, 250.0)
@@ -33,8 +34,9 @@ def placement(game: Game) -> list[tuple[str, str | None]]:
     return [(s.color, s.location) for s in game.ships() if s.location is not None]
 
 
-def moved(places: list[tuple[str, str | None]], color: str, start: str,
-          end: str | None) -> list[tuple[str, str | None]]:
+def moved(
+    places: list[tuple[str, str | None]], color: str, start: str, end: str | None
+) -> list[tuple[str, str | None]]:
     out = list(places)
     out.remove((color, start))
     out.append((color, end))
@@ -48,8 +50,7 @@ def test_unchanged_board_has_no_difference(board: Board) -> None:
 
 def test_illegal_move_is_explained(board: Board) -> None:
     game = Game.new(2, seed=1, board=board, first_player="blue")
-    reachable = {m.end for d in range(1, 7) for m in game.legal_moves(d)
-                 if m.start == "SUGAR"}
+    reachable = {m.end for d in range(1, 7) for m in game.legal_moves(d) if m.start == "SUGAR"}
     far = next(s for s in board.spaces if s not in reachable and s not in board.ports)
     seen = observation(board, moved(placement(game), "blue", "SUGAR", far))
     message = explain(game, difference(game, seen))
@@ -127,7 +128,8 @@ def _moves_of(game: Game, color: str) -> list[Move]:
 
 
 def test_a_port_the_cloud_covers_after_the_spin_loses_only_the_ships_on_its_track(
-        board: Board) -> None:
+    board: Board,
+) -> None:
     """Two ships at LUMBER, yellow on berth 0 and blue on berth 1 (not the seat order); the
     spin's magnets pass berths 1 and 3 and the cloud ends over the port: the camera saw
     before the spin which token stood where."""
@@ -139,8 +141,11 @@ def test_a_port_the_cloud_covers_after_the_spin_loses_only_the_ships_on_its_trac
     for ship in game.ships():
         if ship.location is not None and ship.location != "LUMBER":
             s = board.spaces[ship.location]
-            x_mm, y_mm = (s.x_mm, s.y_mm) if ship.location not in board.ports else \
-                board.ports[ship.location].berths[0]
+            x_mm, y_mm = (
+                (s.x_mm, s.y_mm)
+                if ship.location not in board.ports
+                else board.ports[ship.location].berths[0]
+            )
             if all(t.x_mm != x_mm or t.y_mm != y_mm for t in tokens):
                 tokens.append(ShipToken(ship.color, x_mm, y_mm, 0.0))
     x_mm, y_mm = board.grid.dot_mm(*board.grid.centre)
@@ -155,10 +160,10 @@ def test_a_port_the_cloud_covers_after_the_spin_loses_only_the_ships_on_its_trac
     assert {"blue-4", "yellow-4"} <= swept  # the rules: either may stand on a berth passed
     taken, seen = taken_by_track(game, spin, before)
     assert taken[("blue", "LUMBER")] == 1 and taken[("yellow", "LUMBER")] == 0
-    after = observation(board, [p for p in placement(game) if p[1] != "LUMBER"],
-                        hidden=frozenset({"LUMBER"}))
-    assert captured_ships(game, swept, after, taken, seen) & {"blue-4", "yellow-4"} == {
-        "blue-4"}
+    after = observation(
+        board, [p for p in placement(game) if p[1] != "LUMBER"], hidden=frozenset({"LUMBER"})
+    )
+    assert captured_ships(game, swept, after, taken, seen) & {"blue-4", "yellow-4"} == {"blue-4"}
     # without the camera's word from before the spin, every swept ship there is taken
     assert {"blue-4", "yellow-4"} <= captured_ships(game, swept, after)
 
@@ -168,8 +173,9 @@ def test_a_port_the_cloud_covers_after_the_spin_loses_only_the_ships_on_its_trac
 BERTH = (83.0, 433.0)  # a berth of SUGAR, 30 mm from S26
 
 
-def _read_twice(board: Board, game: Game, ship: str, near: str,
-                offset_mm: tuple[float, float] = (3.0, 4.0)) -> list[ShipReading]:
+def _read_twice(
+    board: Board, game: Game, ship: str, near: str, offset_mm: tuple[float, float] = (3.0, 4.0)
+) -> list[ShipReading]:
     """Every ship read at its place, and `ship` (in SUGAR's berth) also read as `near`."""
     readings = []
     for color, space in placement(game):
@@ -212,8 +218,10 @@ def test_a_reading_under_the_cloud_is_not_a_double(board: Board) -> None:
     # a ship known hidden under the cloud never pairs with the one it lies next to
     game = Game.new(2, seed=1, board=board, first_player="blue")
     readings = _read_twice(board, game, "blue-1", "S26")
-    hidden = [ShipReading(r.color, r.space, r.x_mm, r.y_mm, hidden=True) if r.space == "S26"
-              else r for r in readings]
+    hidden = [
+        ShipReading(r.color, r.space, r.x_mm, r.y_mm, hidden=True) if r.space == "S26" else r
+        for r in readings
+    ]
     diff = difference(game, _seen(hidden))
     assert diff.extra == (("blue", "S26"),)
 
@@ -235,8 +243,10 @@ def test_the_words_for_missing_and_extra_ships(board: Board) -> None:
     diff = difference(game, observation(board, places))
     assert diff.missing == (("blue", "SUGAR"),)
     assert diff.extra == (("yellow", None), ("yellow", "S05"))
-    assert diff.describe() == ("a blue ship is missing at SUGAR; a yellow ship off every space "
-                               "should not be there; a yellow ship at S05 should not be there")
+    assert diff.describe() == (
+        "a blue ship is missing at SUGAR; a yellow ship off every space "
+        "should not be there; a yellow ship at S05 should not be there"
+    )
     assert explain(game, diff).startswith("it is blue's turn, but yellow ships changed: ")
     only_extra = difference(game, observation(board, [*placement(game), ("blue", "S05")]))
     assert only_extra and not only_extra.missing
@@ -246,22 +256,29 @@ def test_two_other_players_are_named_together(board: Board) -> None:
     game = Game.new(3, seed=1, board=board, first_player="blue")
     places = moved(moved(placement(game), "yellow", "SUGAR", "S26"), "green", "OIL", "S12")
     message = explain(game, difference(game, observation(board, places)))
-    assert message == ("it is blue's turn, but green and yellow ships changed: "
-                       "the green ship at S12 belongs at OIL; "
-                       "the yellow ship at S26 belongs at SUGAR")
+    assert message == (
+        "it is blue's turn, but green and yellow ships changed: "
+        "the green ship at S12 belongs at OIL; "
+        "the yellow ship at S26 belongs at SUGAR"
+    )
 
 
 def test_illegal_move_words_name_the_port_rule_only_for_ports(board: Board) -> None:
     game = Game.new(2, seed=1, board=board, first_player="blue")
-    far = explain(game, difference(game, observation(
-        board, moved(placement(game), "blue", "SUGAR", "S05"))))
+    far = explain(
+        game, difference(game, observation(board, moved(placement(game), "blue", "SUGAR", "S05")))
+    )
     assert far == "blue ship SUGAR -> S05 is not a legal move with any die: put it back"
-    port = explain(game, difference(game, observation(
-        board, moved(placement(game), "blue", "SUGAR", "OIL"))))
-    assert port == ("blue ship SUGAR -> OIL is not a legal move with any die (a port takes "
-                    "fewer than 2 ships, and at most 2 of one player): put it back")
-    off = explain(game, difference(game, observation(
-        board, moved(placement(game), "blue", "SUGAR", None))))
+    port = explain(
+        game, difference(game, observation(board, moved(placement(game), "blue", "SUGAR", "OIL")))
+    )
+    assert port == (
+        "blue ship SUGAR -> OIL is not a legal move with any die (a port takes "
+        "fewer than 2 ships, and at most 2 of one player): put it back"
+    )
+    off = explain(
+        game, difference(game, observation(board, moved(placement(game), "blue", "SUGAR", None)))
+    )
     assert off == "a blue ship left SUGAR and is off every space: put it on a space"
 
 
@@ -321,7 +338,7 @@ def test_a_port_with_more_ships_than_berths_shows_one_per_berth(board: Board) ->
     on_board = [s for s in game.ships() if s.location is not None and s.location != port]
     source = on_board[0].location
     assert source is not None and source in board.ports
-    for ship in on_board[:berths + 1 - len(game.ships_at(port))]:
+    for ship in on_board[: berths + 1 - len(game.ships_at(port))]:
         game.set_ship(ship.id, port)
     assert len(game.ships_at(port)) == berths + 1
     camera = Camera(board)
@@ -330,8 +347,11 @@ def test_a_port_with_more_ships_than_berths_shows_one_per_berth(board: Board) ->
     # the ship bumped back not yet in the port, still beside the ship that bumped it
     places = {p: list(c) for p, c in contents(game).items()}
     bumped = places[port].pop()
-    landing = next(s for s in sorted(board.spaces) if s not in board.ports
-                   and s not in places and s not in game.blocked)
+    landing = next(
+        s
+        for s in sorted(board.spaces)
+        if s not in board.ports and s not in places and s not in game.blocked
+    )
     places[landing] = [bumped]
     seen = camera.game(game, places)
     diff = difference(game, seen)

@@ -84,8 +84,9 @@ def test_abandoned_transaction_is_rolled_back(tmp_path: Path, board: Board) -> N
     expected = to_dict(game)
     # killed in the middle of a transaction: the connection is dropped without COMMIT
     journal.conn.execute("BEGIN IMMEDIATE")
-    journal.conn.execute("INSERT INTO entries VALUES (?, 9999, '{\"move\": \"bogus\"}', 'x')",
-                         (game_id,))
+    journal.conn.execute(
+        "INSERT INTO entries VALUES (?, 9999, '{\"move\": \"bogus\"}', 'x')", (game_id,)
+    )
     journal._conn = None  # abandoned, as a killed process leaves it
     with Journal.in_state_dir(tmp_path) as reopened:
         loaded = reopened.load(board)
@@ -94,9 +95,9 @@ def test_abandoned_transaction_is_rolled_back(tmp_path: Path, board: Board) -> N
 
 @settings(max_examples=15, deadline=None)
 @given(seed=st.integers(0, 10_000), actions=st.integers(0, 40), players=st.integers(2, 4))
-def test_replay_equals_state_for_any_game(tmp_path_factory: pytest.TempPathFactory,
-                                          board: Board, seed: int, actions: int,
-                                          players: int) -> None:
+def test_replay_equals_state_for_any_game(
+    tmp_path_factory: pytest.TempPathFactory, board: Board, seed: int, actions: int, players: int
+) -> None:
     game = Game.new(players, seed=seed, board=board)
     path = tmp_path_factory.mktemp("j")
     with Journal.in_state_dir(path) as journal:
@@ -163,8 +164,7 @@ def test_board_mismatch_is_an_error(tmp_path: Path, board: Board) -> None:
             journal.load(other)
 
 
-def test_rewrite_takes_back_the_tail_and_stores_the_new_one(tmp_path: Path,
-                                                             board: Board) -> None:
+def test_rewrite_takes_back_the_tail_and_stores_the_new_one(tmp_path: Path, board: Board) -> None:
     game = Game.new(2, seed=3, board=board)
     rng = random.Random(2)
     with Journal.in_state_dir(tmp_path) as journal:
@@ -190,37 +190,47 @@ def _journal_of_a_few_moves(state: Path, board: Board) -> None:
         journal.sync(game_id, game)
 
 
-def test_an_entry_of_json_nested_thousands_deep_is_a_damaged_entry(tmp_path: Path,
-                                                                   board: Board) -> None:
+def test_an_entry_of_json_nested_thousands_deep_is_a_damaged_entry(
+    tmp_path: Path, board: Board
+) -> None:
     _journal_of_a_few_moves(tmp_path, board)
     path = tmp_path / "bermuda.db"
     with sqlite3.connect(path) as conn:
-        conn.execute("UPDATE entries SET entry = ? WHERE seq = (SELECT MAX(seq) FROM entries)",
-                     ("[" * 100_000 + "]" * 100_000,))
+        conn.execute(
+            "UPDATE entries SET entry = ? WHERE seq = (SELECT MAX(seq) FROM entries)",
+            ("[" * 100_000 + "]" * 100_000,),
+        )
     conn.close()
-    with Journal.in_state_dir(tmp_path) as journal, pytest.raises(
-            StateError, match=r"bermuda\.db: game 1: a damaged entry: maximum recursion"):
+    with (
+        Journal.in_state_dir(tmp_path) as journal,
+        pytest.raises(StateError, match=r"bermuda\.db: game 1: a damaged entry: maximum recursion"),
+    ):
         journal.current()
 
 
 @pytest.mark.parametrize("count", ["9" * 5000, "²", "-1", "1e3"])
-def test_a_commit_count_that_is_no_count_is_said_at_open(tmp_path: Path, board: Board,
-                                                        count: str) -> None:
+def test_a_commit_count_that_is_no_count_is_said_at_open(
+    tmp_path: Path, board: Board, count: str
+) -> None:
     _journal_of_a_few_moves(tmp_path, board)
     path = tmp_path / "bermuda.db"
     with sqlite3.connect(path) as conn:
         conn.execute("UPDATE meta SET value = ? WHERE key = 'commits'", (count,))
     conn.close()
     before = path.read_bytes()
-    with pytest.raises(StateError, match=r"bermuda\.db: the journal is damaged \(its commit "
-                                         r"count .* is not a count\); nothing was changed"):
+    with pytest.raises(
+        StateError,
+        match=r"bermuda\.db: the journal is damaged \(its commit "
+        r"count .* is not a count\); nothing was changed",
+    ):
         Journal.in_state_dir(tmp_path)
     assert path.read_bytes() == before
 
 
 @pytest.mark.parametrize("mark", ["9" * 5000, "²", "x"])
-def test_a_commit_mark_that_is_no_count_is_no_evidence(tmp_path: Path, board: Board,
-                                                      mark: str) -> None:
+def test_a_commit_mark_that_is_no_count_is_no_evidence(
+    tmp_path: Path, board: Board, mark: str
+) -> None:
     _journal_of_a_few_moves(tmp_path, board)
     (tmp_path / "bermuda.db-commits").write_text(mark + "\n", encoding="utf-8")
     with Journal.in_state_dir(tmp_path) as journal:

@@ -36,8 +36,11 @@ def _out_of_sight_or_in_view(table: Any, occupied: str | None = None) -> tuple[M
             game.set_ship(a, start)
             moves = [m for m in game.legal_moves(die) if m.ship == a]
             into = [m for m in moves if m.end in hidden and m.end not in game.blocked]
-            onto = [m for m in moves if m.end not in hidden and m.end in paths
-                    and not game.ships_at(m.end)]
+            onto = [
+                m
+                for m in moves
+                if m.end not in hidden and m.end in paths and not game.ships_at(m.end)
+            ]
             if len(into) == 1 and into[0].end in paths and onto:
                 if occupied is not None:
                     game.set_ship(occupied, onto[0].end)
@@ -63,8 +66,9 @@ def _lift(table: Any, into: Move) -> None:
     out of sight, which is taken provisionally."""
     c = table.controller
     table.world.remove(into.ship)
-    table.run_until(lambda: str(into) in c.status.provisional or table.mode() is Mode.ASK,
-                    limit=200)
+    table.run_until(
+        lambda: str(into) in c.status.provisional or table.mode() is Mode.ASK, limit=200
+    )
     if table.mode() is Mode.ASK:
         question = c.status.question
         assert question is not None and question.options[-2:] == (NONE_OF_THESE, NOT_YET)
@@ -74,8 +78,7 @@ def _lift(table: Any, into: Move) -> None:
     assert entry["move"] == str(into) and entry.get("provisional") == [into.end]
 
 
-def test_the_ship_seen_where_another_move_took_it_corrects_the_move(
-        make_table: MakeTable) -> None:
+def test_the_ship_seen_where_another_move_took_it_corrects_the_move(make_table: MakeTable) -> None:
     table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
     c = table.controller
     into, onto = _out_of_sight_or_in_view(table)
@@ -86,8 +89,10 @@ def test_the_ship_seen_where_another_move_took_it_corrects_the_move(
     assert len(_moves(c)) == count  # replaced, not added
     assert c.game.ship(onto.ship).location == onto.end
     assert str(into) not in c.status.provisional
-    assert any(line.startswith(f"{into} is not where the ship went: the board shows {onto}")
-               for line in table.log), table.log[-5:]
+    assert any(
+        line.startswith(f"{into} is not where the ship went: the board shows {onto}")
+        for line in table.log
+    ), table.log[-5:]
     table.run_until(lambda: table.mode() is Mode.READY, limit=80)
     assert c.status.fix is None and c.status.question is None
     # what the journal stores is the corrected game
@@ -102,9 +107,14 @@ def _next_move(table: Any) -> Move:
     assert observation is not None
     hidden = observation.hidden_spaces
     for die in range(1, 7):
-        free = [m for m in c.game.legal_moves(die) if m.end not in hidden
-                and m.end not in table.board.ports and not c.game.ships_at(m.end)
-                and c.game.ship(m.ship).location not in hidden]
+        free = [
+            m
+            for m in c.game.legal_moves(die)
+            if m.end not in hidden
+            and m.end not in table.board.ports
+            and not c.game.ships_at(m.end)
+            and c.game.ship(m.ship).location not in hidden
+        ]
         if free:
             c.game.set_die(die)
             assert c._commit()
@@ -144,7 +154,8 @@ def test_the_moves_made_since_are_replayed(make_table: MakeTable, taken: bool) -
 
 
 def test_a_ship_still_on_the_landing_space_corrects_nothing_until_it_is_back(
-        make_table: MakeTable) -> None:
+    make_table: MakeTable,
+) -> None:
     """The ship shows up on a space where another player's ship stands: the move there would
     bump it, but while the bumped ship is still there (the mover may just as well be a
     misread) nothing is corrected; once it is back in its port, the move is."""
@@ -159,9 +170,13 @@ def test_a_ship_still_on_the_landing_space_corrects_nothing_until_it_is_back(
     table.world.place_ship(onto.ship, x_mm + 6.0, y_mm)
     table.steps(40)
     assert _moves(c)[-1] == str(into) and str(into) in c.status.provisional
-    free = next(p for p in table.board.ports[port].berths
-                if all(abs(p[0] - q[0]) + abs(p[1] - q[1]) > 4
-                       for q in table.world.ship_positions().values()))
+    free = next(
+        p
+        for p in table.board.ports[port].berths
+        if all(
+            abs(p[0] - q[0]) + abs(p[1] - q[1]) > 4 for q in table.world.ship_positions().values()
+        )
+    )
     table.world.remove(other)
     table.world.place_ship(other, *free)
     table.run_until(lambda: _moves(c)[-1] == str(onto), limit=200)

@@ -38,10 +38,19 @@ def _own_ship_or_out_of_sight(table: Any) -> tuple[Move, Move, str]:
                 continue
             game.set_ship(a, start)
             moves = [m for m in game.legal_moves(die) if m.ship == a]
-            into = [m for m in moves if m.end in hidden and m.end not in game.blocked
-                    and m.end in paths and not game.ships_at(m.end)]
-            onto = [m for m in moves if m.end not in hidden and m.end in paths
-                    and not game.ships_at(m.end)]
+            into = [
+                m
+                for m in moves
+                if m.end in hidden
+                and m.end not in game.blocked
+                and m.end in paths
+                and not game.ships_at(m.end)
+            ]
+            onto = [
+                m
+                for m in moves
+                if m.end not in hidden and m.end in paths and not game.ships_at(m.end)
+            ]
             if into and onto:
                 game.set_ship(b, onto[0].end)
                 game.set_turn(color)
@@ -63,7 +72,8 @@ def _set_down_beside(table: Any, bump: Move) -> None:
 
 @pytest.mark.parametrize("die", ["table", "virtual"])
 def test_no_ship_put_back_is_asked_about_never_taken_by_the_wait(
-        make_table: MakeTable, die: str) -> None:
+    make_table: MakeTable, die: str
+) -> None:
     table = make_table(with_players=False, seed=1, options=GameOptions(die=die))
     c = table.controller
     hidden_move, bump, _b = _own_ship_or_out_of_sight(table)
@@ -101,9 +111,13 @@ def test_a_ship_put_back_settles_the_bump(make_table: MakeTable) -> None:
     asked = c.clock.monotonic()
     table.steps(3)
     table.world.remove(b)
-    free = next(p for p in table.board.ports[port].berths
-                if all(abs(p[0] - q[0]) + abs(p[1] - q[1]) > 4
-                       for q in table.world.ship_positions().values()))
+    free = next(
+        p
+        for p in table.board.ports[port].berths
+        if all(
+            abs(p[0] - q[0]) + abs(p[1] - q[1]) > 4 for q in table.world.ship_positions().values()
+        )
+    )
     table.world.place_ship(b, *free)
     table.run_until(lambda: any(e.get("move") == str(bump) for e in c.game.journal), limit=200)
     assert c.clock.monotonic() - asked < PUTBACK_WAIT_S
@@ -140,8 +154,7 @@ def test_the_wait_counts_only_while_the_board_is_quiet(make_table: MakeTable) ->
     assert not _taken(c, hidden_move)
 
 
-def test_no_long_press_accepts_the_board_while_a_put_back_is_asked(
-        make_table: MakeTable) -> None:
+def test_no_long_press_accepts_the_board_while_a_put_back_is_asked(make_table: MakeTable) -> None:
     table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
     c = table.controller
     hidden_move, _bump, _b = _own_ship_or_out_of_sight(table)
@@ -164,9 +177,13 @@ def test_simulated_players_put_back_only_what_their_move_bumped(make_table: Make
     hidden_move, bump, b = _own_ship_or_out_of_sight(table)
     port = game.ship(b).previous_port
     _set_down_beside(table, bump)
-    players = SimulatedPlayers(c, table.world, WorldScene(table.world, table.board),
-                               table.backend.pin(table.config.controls.spin_button_pin),
-                               seed=1)
+    players = SimulatedPlayers(
+        c,
+        table.world,
+        WorldScene(table.world, table.board),
+        table.backend.pin(table.config.controls.spin_button_pin),
+        seed=1,
+    )
     assert game.die is not None
     before = dict(table.world.ship_positions())
     # a move already taken by the controller, or one that bumps nobody: nothing moves
@@ -181,5 +198,4 @@ def test_simulated_players_put_back_only_what_their_move_bumped(make_table: Make
     players._put_back_bumped()
     after = table.world.ship_positions()
     assert place_of(table.board, after[b]) == port
-    assert {s: p for s, p in after.items() if s != b} == {
-        s: p for s, p in before.items() if s != b}
+    assert {s: p for s, p in after.items() if s != b} == {s: p for s, p in before.items() if s != b}

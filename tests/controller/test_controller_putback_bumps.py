@@ -21,8 +21,9 @@ from bermuda_hw.sim.render import Hand
 MakeTable = Callable[..., Any]
 
 
-def _two_bumps(table: Any, *, own: bool = False, from_port: bool = False
-               ) -> tuple[Move, Move, str, str]:
+def _two_bumps(
+    table: Any, *, own: bool = False, from_port: bool = False
+) -> tuple[Move, Move, str, str]:
     """The active player's ship A where the die takes it onto ship B of the next player or,
     the other way, onto their own ship D, both in plain view (with `own`, B is theirs too).
     With `from_port` A starts in a port and D's previous port is that port; B's previous
@@ -43,8 +44,13 @@ def _two_bumps(table: Any, *, own: bool = False, from_port: bool = False
             if start in hidden or (not from_port and game.ships_at(start)):
                 continue
             game.set_ship(a, start)
-            ends = sorted({m.end for m in game.legal_moves(die) if m.ship == a
-                           and m.end in paths and not game.ships_at(m.end)})
+            ends = sorted(
+                {
+                    m.end
+                    for m in game.legal_moves(die)
+                    if m.ship == a and m.end in paths and not game.ships_at(m.end)
+                }
+            )
             if len(ends) < 2:
                 continue
             x, y = ends[:2]
@@ -63,9 +69,6 @@ def _two_bumps(table: Any, *, own: bool = False, from_port: bool = False
             table.run_until(lambda: table.mode() is Mode.READY, limit=80)
             return onto_b[0], onto_d[0], b, d
     pytest.fail("no such position with the cloud at its start")
-
-
-
 
 
 @pytest.mark.parametrize("onto", ["other", "own"])
@@ -130,7 +133,8 @@ def test_a_board_left_as_it_is_is_asked_about_once(make_table: MakeTable) -> Non
 
 
 def test_own_ships_that_a_wrong_port_could_swap_are_asked_about_at_once(
-        make_table: MakeTable) -> None:
+    make_table: MakeTable,
+) -> None:
     """Both moves bump the player's own ships: a ship put back in the wrong port would
     make the board show the other move exactly, so no put-back is asked for; the question
     comes straight away."""
@@ -164,8 +168,7 @@ def test_the_move_taken_back_ends_the_request(make_table: MakeTable) -> None:
     assert len(taken_moves(c)) == before and game.active == active and game.die == die
 
 
-def test_a_ship_put_back_into_the_port_its_mover_left_is_asked_about(
-        make_table: MakeTable) -> None:
+def test_a_ship_put_back_into_the_port_its_mover_left_is_asked_about(make_table: MakeTable) -> None:
     """The mover left a port and the own ship it bumped goes back into that port: the board
     then reads exactly as before the move, which the move taken back would show too; the
     table is asked which move was made."""

@@ -30,8 +30,10 @@ def test_a_press_rolls_the_virtual_die(make_table: MakeTable) -> None:
     table.steps(1)
     game = c.game
     assert c.status.die is not None and c.status.seq > seq
-    assert game.journal[-1] == {"roll": c.status.die, "engine": True} or \
-        game.journal[-2] == {"roll": c.status.die, "engine": True}
+    assert game.journal[-1] == {"roll": c.status.die, "engine": True} or game.journal[-2] == {
+        "roll": c.status.die,
+        "engine": True,
+    }
     assert f"rolls {c.status.die}" in "\n".join(table.log)
     # a second press does not roll again
     die = c.status.die
@@ -55,9 +57,13 @@ def _asked(table: Any) -> Move:
     dock, _ = _dock_or_bump(table)
     set_out(table)
     table.run_until(lambda: table.mode() is Mode.READY, limit=80)
-    free = [b for b in table.board.ports["SUGAR"].berths
-            if all(abs(b[0] - p[0]) + abs(b[1] - p[1]) > 4
-                   for p in table.world.ship_positions().values())]
+    free = [
+        b
+        for b in table.board.ports["SUGAR"].berths
+        if all(
+            abs(b[0] - p[0]) + abs(b[1] - p[1]) > 4 for p in table.world.ship_positions().values()
+        )
+    ]
     table.world.place_ship("yellow-1", *free[0])
     table.run_until(lambda: table.mode() is Mode.ASK, limit=60)
     return dock
@@ -177,7 +183,8 @@ def test_with_the_virtual_die_no_move_before_the_roll(make_table: MakeTable) -> 
 
 
 def test_a_ship_gone_while_the_board_is_checked_is_a_fix_never_a_move(
-        make_table: MakeTable) -> None:
+    make_table: MakeTable,
+) -> None:
     """4 players, seed 3, round 4: on its way back to the centre the cloud's magnets took
     green-4 from LUMBER; checking the board, the referee took "green-4 LUMBER-S07-S08, the
     bumped red ship still on S08 on top of it", a move nobody made."""
@@ -215,7 +222,8 @@ def _moves(c: Any) -> int:
 
 
 def test_none_of_these_takes_nothing_and_asks_for_the_board_as_the_game_has_it(
-        make_table: MakeTable) -> None:
+    make_table: MakeTable,
+) -> None:
     table = make_table(with_players=False, seed=1)
     c = table.controller
     _asked(table)
@@ -230,7 +238,8 @@ def test_none_of_these_takes_nothing_and_asks_for_the_board_as_the_game_has_it(
 
 
 def test_not_yet_takes_nothing_and_asks_again_only_for_a_changed_board(
-        make_table: MakeTable) -> None:
+    make_table: MakeTable,
+) -> None:
     table = make_table(with_players=False, seed=1)
     c = table.controller
     _asked(table)
@@ -248,7 +257,8 @@ def test_not_yet_takes_nothing_and_asks_again_only_for_a_changed_board(
 
 
 def test_an_unanswered_question_is_said_again_and_nothing_is_taken(
-        make_table: MakeTable, monkeypatch: pytest.MonkeyPatch) -> None:
+    make_table: MakeTable, monkeypatch: pytest.MonkeyPatch
+) -> None:
     repeat_s = 4.0  # REPEAT_S shortened: the same rule, a shorter run of frames
     monkeypatch.setattr(daemon, "REPEAT_S", repeat_s)
     table = make_table(with_players=False, seed=1)
@@ -263,7 +273,8 @@ def test_an_unanswered_question_is_said_again_and_nothing_is_taken(
 
 
 def test_a_not_yet_on_a_board_left_as_it_was_is_asked_again_and_nothing_is_taken(
-        make_table: MakeTable, monkeypatch: pytest.MonkeyPatch) -> None:
+    make_table: MakeTable, monkeypatch: pytest.MonkeyPatch
+) -> None:
     repeat_s = 4.0  # REPEAT_S shortened: the same rule, a shorter run of frames
     monkeypatch.setattr(daemon, "REPEAT_S", repeat_s)
     table = make_table(with_players=False, seed=1)

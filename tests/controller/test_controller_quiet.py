@@ -18,8 +18,9 @@ def test_a_camera_that_never_sees_the_board_says_which_markers_it_sees(
     # a camera too coarse to find the corner markers: the board is never found
     # (start-up waits for the board before homing: it says what the camera sees, then
     # faults without moving; a press tries again)
-    table = make_table(config=shared_config(table_config, width_px=96, height_px=72),
-                       with_players=False)
+    table = make_table(
+        config=shared_config(table_config, width_px=96, height_px=72), with_players=False
+    )
     said = [line for line in table.log if "has not seen the board for" in line]
     assert len(said) == 1, table.log[-5:]  # said once, not at every frame
     assert "corner markers 0, 1, 2, 3" in said[0] and "it sees" in said[0]
@@ -32,12 +33,13 @@ def test_a_camera_that_never_sees_the_board_says_which_markers_it_sees(
 
 def test_homing_reports_how_it_went(make_table: MakeTable) -> None:
     table = make_table(with_players=False)
-    assert any(line.startswith("homed in ") and "the cloud goes to dot" in line
-               for line in table.log)
+    assert any(
+        line.startswith("homed in ") and "the cloud goes to dot" in line for line in table.log
+    )
 
 
 def test_a_board_that_stays_wrong_is_said_once_then_on_change_or_after_a_minute(
-    make_table: MakeTable
+    make_table: MakeTable,
 ) -> None:
     table = make_table(seed=6, with_players=False)
     c = table.controller

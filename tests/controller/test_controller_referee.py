@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from referee_helpers import Camera, after, set_dock_or_bump
 
-from bermuda_hw.controller.referee import Outcome, judge, leftover
+from bermuda_hw.controller.identify import difference
+from bermuda_hw.controller.referee import Outcome, judge
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.candidates import Bump, consequence, contents
@@ -45,7 +46,7 @@ def test_an_extra_ship_beside_the_move_is_reported_apart(board: Board) -> None:
     verdict = judge(game, seen)
     assert verdict.outcome is Outcome.MOVE and verdict.accepted is not None
     assert verdict.accepted.consequence == consequence(done)
-    extra = leftover(done, seen)
+    extra = difference(done, seen)
     assert extra.extra == (("blue", stray),) and not extra.missing
     assert stray in extra.describe()
 
@@ -138,12 +139,15 @@ def test_a_misread_place_does_not_change_the_move(board: Board) -> None:
     move = game.legal_moves(3)[0]
     done = after(game, move, 3)
     places = {p: list(c) for p, c in contents(done).items()}
-    victim = next(p for p, c in sorted(places.items())
-                  if p != move.end and p != move.start and c and p in board.ports)
+    victim = next(
+        p
+        for p, c in sorted(places.items())
+        if p != move.end and p != move.start and c and p in board.ports
+    )
     other = next(c for c in board.ship_colors if c not in places[victim])
     places[victim][0] = other
     seen = Camera(board).game(game, places)
     verdict = judge(game, seen)
     assert verdict.outcome is Outcome.MOVE and verdict.accepted is not None
     assert verdict.accepted.consequence == consequence(done)
-    assert leftover(done, seen)
+    assert difference(done, seen)

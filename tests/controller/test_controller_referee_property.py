@@ -46,16 +46,33 @@ def reachable(players: int, seed: int, turns: int) -> Game:
     return game
 
 
-@settings(max_examples=8, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(players=st.integers(2, 4), seed=st.integers(0, 10_000), turns=st.integers(0, 40),
-       pick=st.randoms(use_true_random=False), put_back=st.booleans(),
-       set_down_mm=st.floats(-7.0, 7.0), known=st.booleans(), nudge_mm=st.floats(-4.0, 4.0),
-       told=st.booleans())
-def test_the_true_consequence_or_a_question(players: int, seed: int, turns: int,
-                                            pick: random.Random, put_back: bool,
-                                            set_down_mm: float, known: bool,
-                                            nudge_mm: float, told: bool) -> None:
+@settings(
+    max_examples=8,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    players=st.integers(2, 4),
+    seed=st.integers(0, 10_000),
+    turns=st.integers(0, 40),
+    pick=st.randoms(use_true_random=False),
+    put_back=st.booleans(),
+    set_down_mm=st.floats(-7.0, 7.0),
+    known=st.booleans(),
+    nudge_mm=st.floats(-4.0, 4.0),
+    told=st.booleans(),
+)
+def test_the_true_consequence_or_a_question(
+    players: int,
+    seed: int,
+    turns: int,
+    pick: random.Random,
+    put_back: bool,
+    set_down_mm: float,
+    known: bool,
+    nudge_mm: float,
+    told: bool,
+) -> None:
     game = reachable(players, seed, turns)
     if game.is_over() or game.phase is not Phase.SHIPS:
         return
@@ -89,11 +106,13 @@ def test_the_true_consequence_or_a_question(players: int, seed: int, turns: int,
     landing = max(-1.0, min(1.0, set_down_mm))
     if bumped and not short and move.end not in BOARD.ports:
         landing = set_down_mm if put_back else math.copysign(BESIDE_MM / 2, set_down_mm)
-    nudge = {move.end: landing} if move.end in BOARD.spaces \
-        and move.end not in BOARD.ports else {}
+    nudge = {move.end: landing} if move.end in BOARD.spaces and move.end not in BOARD.ports else {}
     # a hand nudges another token, one the move does not touch (a held space's too)
-    others = sorted(p for p, c in board.items() if len(c) == 1 and p not in BOARD.ports
-                    and p not in (move.start, move.end))
+    others = sorted(
+        p
+        for p, c in board.items()
+        if len(c) == 1 and p not in BOARD.ports and p not in (move.start, move.end)
+    )
     if others:
         nudge[pick.choice(others)] = nudge_mm
     seen = camera.game(game, board, nudge=nudge)

@@ -43,9 +43,14 @@ def dock_or_bump(board: Board) -> tuple[Game, str, str]:
     return (game, *set_dock_or_bump(game))
 
 
-def look(camera: Camera, game: Game, places: Mapping[str, Sequence[str]] | None = None,
-         nudge: Mapping[str, float] = {}, along: Mapping[str, float] = {},
-         off_board: Sequence[tuple[str, float, float]] = ()) -> BoardObservation:
+def look(
+    camera: Camera,
+    game: Game,
+    places: Mapping[str, Sequence[str]] | None = None,
+    nudge: Mapping[str, float] = {},
+    along: Mapping[str, float] = {},
+    off_board: Sequence[tuple[str, float, float]] = (),
+) -> BoardObservation:
     """A fresh stable observation of a board (reported even if its ships read as before)."""
     camera.forget()
     return camera.game(game, places, off_board, nudge=nudge, along=along)
@@ -111,29 +116,39 @@ def test_a_second_token_beside_the_first_is_seen(board: Board, position: Positio
 
 def test_a_new_ship_beside_a_space_leaves_it_unjudged(board: Board) -> None:
     """A ship set down near a space adds to its wider disk: that space is not judged."""
-    a, b = next((s.id, t.id) for s in board.spaces.values() for t in board.spaces.values()
-                if s.kind == t.kind == "path" and s.id != t.id
-                and math.dist(s.position, t.position) < SECOND_CLEAR_MM)
+    a, b = next(
+        (s.id, t.id)
+        for s in board.spaces.values()
+        for t in board.spaces.values()
+        if s.kind == t.kind == "path"
+        and s.id != t.id
+        and math.dist(s.position, t.position) < SECOND_CLEAR_MM
+    )
     game = Game.new(2, seed=1, board=board, first_player="yellow")
     game.set_ship("yellow-1", a, "SUGAR")
     camera = Camera(board)
     before = camera.game(game)
     places = {p: list(c) for p, c in contents(game).items()}
     places[a] = ["yellow", "yellow"]
-    assert second_token(board, before, look(camera, game, places,
-                                            nudge={a: BESIDE_MM / 2}), a) is True
+    assert (
+        second_token(board, before, look(camera, game, places, nudge={a: BESIDE_MM / 2}), a) is True
+    )
     places[b] = ["yellow"]
-    assert second_token(board, before, look(camera, game, places,
-                                            nudge={a: BESIDE_MM / 2}), a) is None
+    assert (
+        second_token(board, before, look(camera, game, places, nudge={a: BESIDE_MM / 2}), a) is None
+    )
     # a ship near the space on both boards, pushed by a hand: not judged either
     game.set_ship("yellow-2", b, "SUGAR")
     before = look(camera, game)
     places = {p: list(c) for p, c in contents(game).items()}
     places[a] = ["yellow", "yellow"]
-    assert second_token(board, before, look(camera, game, places, nudge={a: BESIDE_MM / 2}),
-                        a) is True
-    assert second_token(board, before, look(camera, game, places, nudge={
-        a: BESIDE_MM / 2, b: 4.0}), a) is None
+    assert (
+        second_token(board, before, look(camera, game, places, nudge={a: BESIDE_MM / 2}), a) is True
+    )
+    assert (
+        second_token(board, before, look(camera, game, places, nudge={a: BESIDE_MM / 2, b: 4.0}), a)
+        is None
+    )
 
 
 def test_a_space_in_the_clouds_rim_is_not_judged(board: Board) -> None:
@@ -143,9 +158,13 @@ def test_a_space_in_the_clouds_rim_is_not_judged(board: Board) -> None:
         circles = hidden_circles(board, board.grid.dot_mm(col, row))
         game = Game.new(2, seed=1, board=board, first_player="yellow")
         game.set_cloud(CloudPose(col, row, 0))
-        rim = [s.id for s in board.spaces.values() if s.kind == "path"
-               and s.id not in game.blocked
-               and 0.2 < observability(s.x_mm, s.y_mm, circles) < SECOND_SEEN - 0.1]
+        rim = [
+            s.id
+            for s in board.spaces.values()
+            if s.kind == "path"
+            and s.id not in game.blocked
+            and 0.2 < observability(s.x_mm, s.y_mm, circles) < SECOND_SEEN - 0.1
+        ]
         if rim:
             break
     else:
@@ -162,7 +181,8 @@ def test_a_space_in_the_clouds_rim_is_not_judged(board: Board) -> None:
 
 
 def test_the_colours_alone_leave_the_dock_and_the_bump_tied(
-        board: Board, position: Position, seen: dict[str, BoardObservation]) -> None:
+    board: Board, position: Position, seen: dict[str, BoardObservation]
+) -> None:
     """The dock, and the bump with its ship back (the mover where it stood, or beside):
     a tie, with or without the die, whatever the token on the landing space reads."""
     game, x, z, before, _ = position
@@ -176,7 +196,8 @@ def test_the_colours_alone_leave_the_dock_and_the_bump_tied(
 
 
 def test_the_bumped_ship_beside_the_mover_shows_the_bump_whole(
-        board: Board, position: Position, seen: dict[str, BoardObservation]) -> None:
+    board: Board, position: Position, seen: dict[str, BoardObservation]
+) -> None:
     """The ship landed on still where it stood, the mover beside it: the bump, shown whole
     (no put-back asked first), with the die known or not; without the board before, the
     second token cannot be told."""
@@ -190,21 +211,22 @@ def test_the_bumped_ship_beside_the_mover_shows_the_bump_whole(
 
 
 def test_a_mover_in_hand_and_a_nudged_token_show_no_bump(
-        board: Board, position: Position, seen: dict[str, BoardObservation]) -> None:
+    board: Board, position: Position, seen: dict[str, BoardObservation]
+) -> None:
     """The mover lifted (held while the player decides) and the token on z nudged: no second
     token, so nothing is shown whole (the controller asks for the put-back first)."""
     game, x, z, before, camera = position
     lifted = {p: list(c) for p, c in contents(game).items()}
     lifted.pop(x)
     for nudge_mm in (0.0, 4.0):
-        verdict = judge(game, look(camera, game, lifted, nudge={z: nudge_mm}),
-                        frozenset({1}), reference=before)
+        verdict = judge(
+            game, look(camera, game, lifted, nudge={z: nudge_mm}), frozenset({1}), reference=before
+        )
         assert not verdict.shown, nudge_mm
 
 
 @pytest.mark.parametrize("then", ["set back along its length", "under a shadow"])
-def test_a_token_that_showed_little_of_itself_then_is_not_judged(board: Board,
-                                                                  then: str) -> None:
+def test_a_token_that_showed_little_of_itself_then_is_not_judged(board: Board, then: str) -> None:
     """The board that matched the game showed z's token poorly (set 10 mm back along its
     length, or a person's shadow over it); now it shows it whole. That is no second token:
     the dock stays a question, and the mover lifted while the player decides shows no bump."""
@@ -223,8 +245,7 @@ def test_a_token_that_showed_little_of_itself_then_is_not_judged(board: Board,
     assert {consequence(dock), consequence(bump)} <= {g.consequence for g in verdict.tied}
     lifted = {p: list(c) for p, c in contents(game).items()}
     lifted.pop(x)
-    assert not judge(game, look(camera, game, lifted), frozenset({1}),
-                     reference=before).shown
+    assert not judge(game, look(camera, game, lifted), frozenset({1}), reference=before).shown
 
 
 def test_a_ship_left_as_it_stood_is_untouched(board: Board, position: Position) -> None:
@@ -240,14 +261,15 @@ def test_a_ship_left_as_it_stood_is_untouched(board: Board, position: Position) 
         assert not untouched(board, before, look(camera, game, along={z: along_mm}), z)
     places = {p: list(c) for p, c in contents(game).items()}
     places[z] = ["yellow", "yellow"]
-    assert not untouched(board, before, look(camera, game, places,
-                                             nudge={z: BESIDE_MM / 2}), z)
+    assert not untouched(board, before, look(camera, game, places, nudge={z: BESIDE_MM / 2}), z)
     # a ship set down beside the space, off every space (read near it, on none)
     zx, zy = board.spaces[z].position
     places = {p: list(c) for p, c in contents(game).items()}
     seen = look(camera, game, places, off_board=[("blue", zx + 20.0, zy)])
-    assert any(s.color == "blue" and math.dist((s.x_mm, s.y_mm), (zx, zy)) < SECOND_CLEAR_MM
-               for s in seen.ships), "the ship set down near z is read"
+    assert any(
+        s.color == "blue" and math.dist((s.x_mm, s.y_mm), (zx, zy)) < SECOND_CLEAR_MM
+        for s in seen.ships
+    ), "the ship set down near z is read"
     assert not untouched(board, before, seen, z)
 
 
@@ -264,7 +286,8 @@ def test_a_token_that_showed_little_of_itself_then_is_not_untouched(board: Board
 
 
 def test_told_to_leave_both_an_untouched_ship_takes_the_dock(
-        board: Board, position: Position, seen: dict[str, BoardObservation]) -> None:
+    board: Board, position: Position, seen: dict[str, BoardObservation]
+) -> None:
     """The roll named z (`held`): the player who lands there leaves both ships until asked.
     The dock leaves z's ship untouched: the dock is taken, z named as untouched. The bump
     with its ship back and the mover beside where it stood (the instruction not followed)
@@ -280,8 +303,10 @@ def test_told_to_leave_both_an_untouched_ship_takes_the_dock(
     assert verdict.outcome is Outcome.TIE
     assert {dock, bump} <= {g.consequence for g in verdict.tied}
     assert judge(game, seen["dock"], frozenset({1}), held=held).outcome is Outcome.TIE
-    assert judge(game, seen["dock"], frozenset({1}), reference=before,
-                 held=frozenset({x})).outcome is Outcome.TIE
+    assert (
+        judge(game, seen["dock"], frozenset({1}), reference=before, held=frozenset({x})).outcome
+        is Outcome.TIE
+    )
     # the bump shown whole is taken as before
     verdict = judge(game, seen["landing"], frozenset({1}), reference=before, held=held)
     assert verdict.accepted is not None and verdict.accepted.consequence == bump

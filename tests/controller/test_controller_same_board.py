@@ -103,8 +103,7 @@ def test_told_to_leave_the_ship_landed_on_the_bump_shows_first(make_table: MakeT
     c = table.controller
     _dock, bump, b, port = rolled(table)
     assert c.status.hold == (bump.end,)
-    assert f"if you land on your ship at {bump.end}, set yours down beside it" \
-        in c.status.message
+    assert f"if you land on your ship at {bump.end}, set yours down beside it" in c.status.message
     before = len(taken_moves(c))
     assert bump.end is not None
     table.world.place_ship(bump.ship, *beside(table, bump.end))
@@ -118,7 +117,8 @@ def test_told_to_leave_the_ship_landed_on_the_bump_shows_first(make_table: MakeT
 
 
 def test_told_to_leave_both_the_dock_is_taken_from_the_untouched_ship(
-        make_table: MakeTable) -> None:
+    make_table: MakeTable,
+) -> None:
     """The roll named the space; the dock leaves the ship there untouched: no ship landed on
     it (a player who did would have left both there), so the dock is taken, no question,
     and the line says why."""
@@ -129,13 +129,11 @@ def test_told_to_leave_both_the_dock_is_taken_from_the_untouched_ship(
     put_in_port(table, dock.ship, port)
     table.run_until(lambda: len(taken_moves(c)) > before, limit=200)
     assert taken_moves(c)[-1] == str(dock) and not asked(table)
-    assert f"the ship on {bump.end} was not touched: no ship landed on it" \
-        in "\n".join(table.log)
+    assert f"the ship on {bump.end} was not touched: no ship landed on it" in "\n".join(table.log)
     assert c.game.ship(dock.ship).location == port and c.game.ship(b).location == bump.end
 
 
-def test_the_same_board_after_a_dock_is_asked_with_the_table_die(
-        make_table: MakeTable) -> None:
+def test_the_same_board_after_a_dock_is_asked_with_the_table_die(make_table: MakeTable) -> None:
     """With the table's die nobody was told to leave a ship landed on: the dock leaves the
     board a bump with its ship back at once would, so it is asked, never taken either way
     unasked; the answer takes the dock."""
@@ -149,7 +147,8 @@ def test_the_same_board_after_a_dock_is_asked_with_the_table_die(
 
 
 def test_a_mover_set_down_on_the_ship_it_lands_on_is_asked_for_the_put_back(
-        make_table: MakeTable) -> None:
+    make_table: MakeTable,
+) -> None:
     """The mover set down half on the ship landed on (no second token shows): the bump is
     not shown whole, so the put-back is asked for; the board with the bumped ship back is
     then a question, never the dock unasked."""
@@ -162,8 +161,7 @@ def test_a_mover_set_down_on_the_ship_it_lands_on_is_asked_for_the_put_back(
     table.run_until(lambda: c.status.putback, limit=80)
     before = len(taken_moves(c))
     put_in_port(table, b, port)
-    table.run_until(lambda: table.mode() is Mode.ASK or len(taken_moves(c)) > before,
-                    limit=200)
+    table.run_until(lambda: table.mode() is Mode.ASK or len(taken_moves(c)) > before, limit=200)
     assert len(taken_moves(c)) == before
     question = c.status.question
     assert question is not None and set(question.options[:-2]) == {str(dock), str(bump)}

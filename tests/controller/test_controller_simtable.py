@@ -60,8 +60,9 @@ class Pin:
 
 def _players(board: Board, game: Game, world: World, **options: object) -> SimulatedPlayers:
     view = View(board, game)
-    players = SimulatedPlayers(view, world, WorldScene(world, board), Pin(), seed=3,
-                               hand_chance=0.0, **options)  # type: ignore[arg-type]
+    players = SimulatedPlayers(
+        view, world, WorldScene(world, board), Pin(), seed=3, hand_chance=0.0, **options
+    )  # type: ignore[arg-type]
     return players
 
 
@@ -80,8 +81,9 @@ def test_the_ship_put_down_last_is_the_one_seen_on_top(board: Board) -> None:
     world.place_ship("blue-2", space.x_mm + 1.0, space.y_mm + 0.5)  # moved again: on top now
     scene = scene_of(world, board)
     assert [t.color for t in scene.ships] == ["yellow", "blue"]
-    reading = BoardReader(board).read(render(board, scene, CameraModel(width_px=640, focal_px=575.0,
-                                                                        height_px=480)))
+    reading = BoardReader(board).read(
+        render(board, scene, CameraModel(width_px=640, focal_px=575.0, height_px=480))
+    )
     assert [(s.color, s.space) for s in reading.ships] == [("blue", "S16")]
 
 
@@ -145,8 +147,9 @@ def test_players_do_the_fix_they_are_asked_for_not_undo_their_move(board: Board)
     assert place_of(board, world.ship_positions()["blue-1"]) == "S24"
 
 
-def test_true_moves_are_compared_with_the_committed_consequence(board: Board,
-                                                                tmp_path: object) -> None:
+def test_true_moves_are_compared_with_the_committed_consequence(
+    board: Board, tmp_path: object
+) -> None:
     game = Game.new(2, seed=4, board=board)
     record = game.copy()
     moves = game.legal_moves(4)
@@ -180,8 +183,9 @@ def test_the_table_invariant_sees_a_token_where_the_game_has_none(board: Board) 
     assert diff is not None and ("blue", "S16") in diff.only_on_table
     # under the cloud, the camera cannot see it: not compared
     world.set_carriage(*board.spaces["S16"].position)
-    assert ("blue", "S16") not in (table_differences(world, game) or diff).only_on_table \
-        or pytest.fail("a hidden place was compared")
+    assert ("blue", "S16") not in (
+        table_differences(world, game) or diff
+    ).only_on_table or pytest.fail("a hidden place was compared")
 
 
 def test_the_table_invariant_is_not_checked_while_a_move_is_under_way(board: Board) -> None:
@@ -222,8 +226,12 @@ def test_the_table_invariant_leaves_out_what_the_cloud_body_hides(board: Board) 
 
     # the raised body's image is shifted away from the camera: a token just beyond the
     # body, on the far side from the camera, is hidden from it
-    far = max(board.spaces.values(), key=lambda sp: math.dist(
-        sp.position, (camera.x_mm, camera.y_mm)) if sp.id not in board.ports else 0.0)
+    far = max(
+        board.spaces.values(),
+        key=lambda sp: (
+            math.dist(sp.position, (camera.x_mm, camera.y_mm)) if sp.id not in board.ports else 0.0
+        ),
+    )
     px, py = far.position
     away = math.dist(far.position, (camera.x_mm, camera.y_mm))
     ux, uy = (px - camera.x_mm) / away, (py - camera.y_mm) / away
@@ -255,15 +263,20 @@ def test_the_cloud_returns_to_the_centre_clear_of_the_ships(make_table: Any) -> 
 
 
 @settings(max_examples=15, deadline=None)
-@given(spaces=st.lists(st.sampled_from(sorted(_BOARD.spaces)), min_size=0, max_size=12,
-                       unique=True),
-       col=st.sampled_from([0, 8]), row=st.integers(0, 8), letter=st.integers(0, 7),
-       servo=st.booleans())
+@given(
+    spaces=st.lists(st.sampled_from(sorted(_BOARD.spaces)), min_size=0, max_size=12, unique=True),
+    col=st.sampled_from([0, 8]),
+    row=st.integers(0, 8),
+    letter=st.integers(0, 7),
+    servo=st.booleans(),
+)
 def test_a_route_ends_at_its_goal_and_a_clear_one_sweeps_nothing(
-        spaces: list[str], col: int, row: int, letter: int, servo: bool) -> None:
+    spaces: list[str], col: int, row: int, letter: int, servo: bool
+) -> None:
     board = _BOARD
-    ships = {f"s{i}": board.spaces[s].position for i, s in enumerate(spaces)
-             if s not in board.ports}
+    ships = {
+        f"s{i}": board.spaces[s].position for i, s in enumerate(spaces) if s not in board.ports
+    }
     start, goal = CloudPose(col, row, letter), CloudPose(4, 4, 0)
     route = clear_route(board, start, goal, ships, clockwise_only=not servo)
     assert route.poses[0] == start and route.poses[-1] == goal
@@ -292,8 +305,7 @@ def test_the_route_modules_examples_run() -> None:
     assert result.attempted > 0 and result.failed == 0
 
 
-def test_asked_for_a_missing_ship_the_players_bring_back_the_one_they_moved(
-        board: Board) -> None:
+def test_asked_for_a_missing_ship_the_players_bring_back_the_one_they_moved(board: Board) -> None:
     """4 players, seed 3, round 4: green moved OIL -> S35 (in the cloud's rim, not seen);
     asked for "a green ship missing at OIL", the player puts that token back, not one the
     cloud's magnets picked up on their way back to the centre."""
@@ -342,10 +354,13 @@ def test_a_pass_the_rolled_die_forces_needs_no_true_move(board: Board) -> None:
     told = game.copy()
     told.set_die(3)
     told.push(Move.pass_turn(game.active))
-    assert compare_moves(game_record(told), [], board)[-1].wrong == \
-        "no true move from this position"
+    assert (
+        compare_moves(game_record(told), [], board)[-1].wrong == "no true move from this position"
+    )
     unforced = Game.new(2, seed=1, board=board)
     unforced.set_die(3)
     unforced.push(unforced.legal_moves(3)[0])
-    assert compare_moves(game_record(unforced), [], board)[-1].wrong == \
-        "no true move from this position"
+    assert (
+        compare_moves(game_record(unforced), [], board)[-1].wrong
+        == "no true move from this position"
+    )

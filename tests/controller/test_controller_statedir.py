@@ -42,12 +42,17 @@ def test_a_second_daemon_and_game_new_are_refused_naming_the_first(
 ) -> None:
     state = tmp_path / "state"
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys, time; from pathlib import Path; "
-         "from bermuda_hw.controller.statedir import StateLock; "
-         f"lock = StateLock(Path({str(state)!r}), 'bermuda-hw run').acquire(); "
-         "print('locked', flush=True); time.sleep(60)"],
-        stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from pathlib import Path; "
+            "from bermuda_hw.controller.statedir import StateLock; "
+            f"lock = StateLock(Path({str(state)!r}), 'bermuda-hw run').acquire(); "
+            "print('locked', flush=True); time.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
         assert lock_holder(state) == holder.pid
@@ -148,8 +153,23 @@ def test_run_says_that_a_journalled_game_resumes(
     table_dir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _journal_with_a_game(table_dir)
-    assert main(["run", "--simulate", "--players", "3", "--seed", "9", "--max-rounds", "1",
-                 "--state-dir", str(table_dir)]) == 0
+    assert (
+        main(
+            [
+                "run",
+                "--simulate",
+                "--players",
+                "3",
+                "--seed",
+                "9",
+                "--max-rounds",
+                "1",
+                "--state-dir",
+                str(table_dir),
+            ]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "resumes as it is" in out and "--players and --seed apply only to a new game" in out
 
@@ -165,14 +185,26 @@ def test_options_before_the_subcommand_are_not_silently_ignored(
 
 def _as_nobody(argv: list[str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-         sys.executable, "-c", CLI, *argv],
-        capture_output=True, text=True, timeout=120)
+        [
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            sys.executable,
+            "-c",
+            CLI,
+            *argv,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 needs_root = pytest.mark.skipif(
     os.geteuid() != 0 or shutil.which("setpriv") is None,
-    reason="checks another user's view of a root-owned state directory")
+    reason="checks another user's view of a root-owned state directory",
+)
 
 
 @pytest.fixture
@@ -181,11 +213,24 @@ def open_dir() -> Any:
     import tempfile
 
     probe = subprocess.run(
-        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-         sys.executable, "-c", "import bermuda_hw"], capture_output=True, text=True, timeout=60)
+        [
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            sys.executable,
+            "-c",
+            "import bermuda_hw",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     if probe.returncode != 0:  # e.g. a checkout in a folder private to root
-        pytest.skip("the unprivileged user cannot run this checkout's Python: "
-                    + (probe.stderr.strip().splitlines() or ["?"])[-1])
+        pytest.skip(
+            "the unprivileged user cannot run this checkout's Python: "
+            + (probe.stderr.strip().splitlines() or ["?"])[-1]
+        )
 
     path = Path(tempfile.mkdtemp(prefix="bermuda-hw-test-"))
     path.chmod(0o755)
@@ -194,9 +239,7 @@ def open_dir() -> Any:
 
 
 @needs_root
-def test_a_journal_left_by_sudo_is_refused_at_start_naming_owner_and_fix(
-    open_dir: Path
-) -> None:
+def test_a_journal_left_by_sudo_is_refused_at_start_naming_owner_and_fix(open_dir: Path) -> None:
     state = open_dir / "state"
     state.mkdir()
     _journal_with_a_game(state)
@@ -227,7 +270,7 @@ def test_an_unreadable_state_dir_is_a_clear_error_for_game_show(open_dir: Path) 
 
 
 def test_a_full_disk_is_a_fault_that_keeps_the_game_and_a_press_recovers(
-    make_table: MakeTable
+    make_table: MakeTable,
 ) -> None:
     table = make_table(seed=2)
     c = table.controller
@@ -244,7 +287,7 @@ def test_a_full_disk_is_a_fault_that_keeps_the_game_and_a_press_recovers(
     assert str(table.journal.path) in c.status.message
     assert table.mover.stopped and not table.backend.rig.enabled
     held = list(table.journal.current().entries)  # every commit up to the fault, in order
-    assert held == [dict(e) for e in c.game.journal[:len(held)]]
+    assert held == [dict(e) for e in c.game.journal[: len(held)]]
     assert len(held) < len(c.game.journal)  # the action that could not be written waits
     committed = len(held)
     table.steps(5)
@@ -262,9 +305,25 @@ def test_a_full_disk_is_a_fault_that_keeps_the_game_and_a_press_recovers(
 def test_sigterm_while_homing_exits_0_saying_stopping(table_dir: Path) -> None:
     state = table_dir / "state"
     process = subprocess.Popen(
-        [sys.executable, "-c", CLI, "run", "--simulate", "--speed", "1", "--players", "2",
-         "--seed", "1", "--state-dir", str(state)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            CLI,
+            "run",
+            "--simulate",
+            "--speed",
+            "1",
+            "--players",
+            "2",
+            "--seed",
+            "1",
+            "--state-dir",
+            str(state),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert process.stdout is not None
         for line in process.stdout:
@@ -282,12 +341,15 @@ def test_sigterm_while_homing_exits_0_saying_stopping(table_dir: Path) -> None:
         assert journal.current() is not None
 
 
-@pytest.mark.parametrize("damage", [
-    "UPDATE games SET setup = '[1, 2]'",
-    "UPDATE games SET setup = '{\"players\": 7}'",
-    "UPDATE meta SET value = CAST(X'80ff' AS TEXT) WHERE key = 'format'",
-    "UPDATE entries SET entry = CAST(X'80ff' AS TEXT)",
-])
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "UPDATE games SET setup = '[1, 2]'",
+        "UPDATE games SET setup = '{\"players\": 7}'",
+        "UPDATE meta SET value = CAST(X'80ff' AS TEXT) WHERE key = 'format'",
+        "UPDATE entries SET entry = CAST(X'80ff' AS TEXT)",
+    ],
+)
 def test_a_journal_with_damaged_rows_is_refused_naming_the_file(
     tmp_path: Path, damage: str
 ) -> None:
@@ -297,8 +359,7 @@ def test_a_journal_with_damaged_rows_is_refused_naming_the_file(
     _journal_with_a_game(tmp_path)
     with sqlite3.connect(tmp_path / "bermuda.db") as conn:
         conn.execute(damage)
-    with pytest.raises(StateError, match=r"bermuda\.db"), Journal.in_state_dir(
-            tmp_path) as journal:
+    with pytest.raises(StateError, match=r"bermuda\.db"), Journal.in_state_dir(tmp_path) as journal:
         journal.load(load_board())
 
 
@@ -325,8 +386,22 @@ def test_a_simulated_table_left_in_a_fault_ends_with_a_clear_message(
 
     monkeypatch.setattr(daemon.Controller, "recover", recover)
     state = tmp_path / "state"
-    assert main(["run", "--simulate", "--players", "2", "--seed", "3", "--no-web",
-                 "--state-dir", str(state)]) == 1
+    assert (
+        main(
+            [
+                "run",
+                "--simulate",
+                "--players",
+                "2",
+                "--seed",
+                "3",
+                "--no-web",
+                "--state-dir",
+                str(state),
+            ]
+        )
+        == 1
+    )
     err = capsys.readouterr().err
     assert "no progress in 300 steps" in err and "stayed in a fault" in err
     assert "the way is never clear" in err and "run --simulate" in err
@@ -348,12 +423,17 @@ def test_game_show_finds_the_running_simulated_table(
     simulation_pointer().write_text(f"{sim}\n", encoding="utf-8")
     assert running_simulation() is None  # named, but no simulation holds it: not running
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys, time; from pathlib import Path; "
-         "from bermuda_hw.controller.statedir import StateLock; "
-         f"lock = StateLock(Path({str(sim)!r}), 'bermuda-hw run').acquire(); "
-         "print('locked', flush=True); time.sleep(60)"],
-        stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from pathlib import Path; "
+            "from bermuda_hw.controller.statedir import StateLock; "
+            f"lock = StateLock(Path({str(sim)!r}), 'bermuda-hw run').acquire(); "
+            "print('locked', flush=True); time.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
         assert running_simulation() == sim
@@ -379,12 +459,17 @@ def test_game_undo_behind_a_running_daemon_without_its_page_is_refused(
         assert before is not None
         entries = list(journal.stored(before.id).record()["journal"])
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys, time; from pathlib import Path; "
-         "from bermuda_hw.controller.statedir import StateLock; "
-         f"lock = StateLock(Path({str(state)!r}), 'bermuda-hw run').acquire(); "
-         "print('locked', flush=True); time.sleep(60)"],
-        stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import sys, time; from pathlib import Path; "
+            "from bermuda_hw.controller.statedir import StateLock; "
+            f"lock = StateLock(Path({str(state)!r}), 'bermuda-hw run').acquire(); "
+            "print('locked', flush=True); time.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
         assert main(["game", "undo", "--state-dir", str(state)]) == 1
@@ -404,8 +489,7 @@ def test_game_undo_behind_a_running_daemon_without_its_page_is_refused(
 
 def test_the_state_directory_and_journal_are_private(tmp_path: Path) -> None:
     state = tmp_path / "state"
-    assert main(["game", "new", "--players", "2", "--seed", "1", "--state-dir",
-                 str(state)]) == 0
+    assert main(["game", "new", "--players", "2", "--seed", "1", "--state-dir", str(state)]) == 0
     assert state.stat().st_mode & 0o777 == 0o700
     written = [p for p in state.iterdir() if p.is_file()]
     assert {"bermuda.db", "bermuda.lock"} <= {p.name for p in written}
@@ -434,8 +518,9 @@ def test_an_unwritable_commit_mark_is_said_once_and_the_game_goes_on(
                 game.push(game.legal_moves()[0])
             journal.sync(current.id, game)
         warnings = [r for r in caplog.records if "commit mark" in r.getMessage()]
-        assert len(warnings) == 1 and "lost meanwhile would not be noticed" in \
-            warnings[0].getMessage()
+        assert (
+            len(warnings) == 1 and "lost meanwhile would not be noticed" in warnings[0].getMessage()
+        )
         assert journal.mark_problem is not None
         assert len(journal.stored(current.id).record()["journal"]) == len(game.journal)
 
@@ -445,8 +530,9 @@ def small_disk(tmp_path: Path) -> Any:
     """A 4 MB tmpfs of the test's own (root only): filled, or remounted read-only, at will."""
     disk = tmp_path / "disk"
     disk.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)],
-                             capture_output=True)
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)], capture_output=True
+    )
     if mounted.returncode != 0:
         pytest.skip("a file system of the test's own needs root")
     yield disk
@@ -455,7 +541,8 @@ def small_disk(tmp_path: Path) -> Any:
 
 
 def test_a_full_disk_at_start_is_one_line_naming_the_file(
-        small_disk: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    small_disk: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     state = small_disk / "state"
     assert main(["game", "new", "--state-dir", str(state), "--players", "2"]) == 0
     before = (state / "bermuda.db").read_bytes()
@@ -464,8 +551,10 @@ def test_a_full_disk_at_start_is_one_line_naming_the_file(
             out.write(b"\0" * (1 << 20))
             out.flush()
     capsys.readouterr()
-    for argv in (["run", "--simulate", "--no-web", "--max-rounds", "1"],
-                 ["game", "new", "--players", "2"]):
+    for argv in (
+        ["run", "--simulate", "--no-web", "--max-rounds", "1"],
+        ["game", "new", "--players", "2"],
+    ):
         assert main([*argv, "--state-dir", str(state)]) == 1
         err = capsys.readouterr().err
         assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
@@ -474,7 +563,8 @@ def test_a_full_disk_at_start_is_one_line_naming_the_file(
 
 
 def test_a_read_only_file_system_is_named_and_the_record_still_shows(
-        small_disk: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    small_disk: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     state = small_disk / "state"
     assert main(["game", "new", "--state-dir", str(state), "--players", "2"]) == 0
     assert subprocess.run(["mount", "-o", "remount,ro", str(small_disk)]).returncode == 0

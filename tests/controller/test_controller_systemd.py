@@ -23,7 +23,8 @@ def test_unit_settings() -> None:
     service = _unit()["Service"]
     assert service["Type"] == "notify"  # the daemon implements sd_notify
     assert service["ExecStart"] == (
-        "/opt/bermuda-hw/.venv/bin/bermuda-hw run --config /etc/bermuda-hw/config.toml")
+        "/opt/bermuda-hw/.venv/bin/bermuda-hw run --config /etc/bermuda-hw/config.toml"
+    )
     assert service["Restart"] == "on-failure"
     assert service["StateDirectory"] == "bermuda-hw"
     assert service["User"] == "bermuda"
@@ -41,11 +42,16 @@ def test_systemd_analyze_verify() -> None:
     tool = shutil.which("systemd-analyze")
     if tool is None:
         pytest.skip("systemd-analyze is not installed")
-    result = subprocess.run([tool, "verify", str(UNIT)], capture_output=True, text=True,
-                            timeout=60, check=False)
-    problems = [line for line in (result.stdout + result.stderr).splitlines()
-                if line.strip() and "is not executable" not in line  # not installed here
-                and "bermuda-hw.service" in line]
+    result = subprocess.run(
+        [tool, "verify", str(UNIT)], capture_output=True, text=True, timeout=60, check=False
+    )
+    problems = [
+        line
+        for line in (result.stdout + result.stderr).splitlines()
+        if line.strip()
+        and "is not executable" not in line  # not installed here
+        and "bermuda-hw.service" in line
+    ]
     assert problems == []
 
 
@@ -73,7 +79,9 @@ def test_unit_fails_safe() -> None:
     assert service["WorkingDirectory"] == "/run/bermuda-hw"
     # the drivers are disabled after every exit, with a command that homes nothing
     assert service["ExecStopPost"].split()[:2] == [
-        "/opt/bermuda-hw/.venv/bin/bermuda-hw", "motors-off"]
+        "/opt/bermuda-hw/.venv/bin/bermuda-hw",
+        "motors-off",
+    ]
     # configuration errors are not restarted; repeated failures stop the restarts
     from bermuda_hw.cli import EXIT_CONFIG
 
@@ -90,14 +98,18 @@ def test_watchdog_kicks_at_most_twice_a_period() -> None:
 
     now = [0.0]
     sent: list[str] = []
-    dog = Watchdog({"WATCHDOG_USEC": "30000000"}, monotonic=lambda: now[0],
-                   notify=lambda m: sent.append(m) or True)
+    dog = Watchdog(
+        {"WATCHDOG_USEC": "30000000"},
+        monotonic=lambda: now[0],
+        notify=lambda m: sent.append(m) or True,
+    )
     for _ in range(100):
         dog.kick()
         now[0] += 0.5
     assert dog.enabled and sent.count("WATCHDOG=1") == len(sent) == 4  # 50 s, every 15 s
-    other = Watchdog({"WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "1"},
-                     notify=lambda m: sent.append(m) or True)
+    other = Watchdog(
+        {"WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "1"}, notify=lambda m: sent.append(m) or True
+    )
     other.kick()
     assert not other.enabled and len(sent) == 4
     assert not Watchdog({}).enabled

@@ -20,8 +20,9 @@ def _table_agrees(table: Any) -> None:
     """The game's ships on the board are where the simulated world has tokens, by colour."""
     game = table.controller.game
     world = table.world
-    on_board = sorted(s.color for s in game.ships()
-                      if s.status in (ShipStatus.ON_BOARD, ShipStatus.UNDER_CLOUD))
+    on_board = sorted(
+        s.color for s in game.ships() if s.status in (ShipStatus.ON_BOARD, ShipStatus.UNDER_CLOUD)
+    )
     tokens = sorted(sid.split("-")[0] for sid in world.ship_positions() if sid not in world.carried)
     assert on_board == tokens
 
@@ -29,8 +30,7 @@ def _table_agrees(table: Any) -> None:
 def test_rounds_with_moves_bumps_and_captures(make_table: Callable[..., Any]) -> None:
     table = make_table(players=3, seed=11)
     controller = table.controller
-    table.run_until(lambda: controller.game.round > 6 and table.mode() is Mode.READY,
-                    limit=2000)
+    table.run_until(lambda: controller.game.round > 6 and table.mode() is Mode.READY, limit=2000)
     moves = [line for line in table.log if " (die " in line]
     assert len(moves) >= 18  # 3 players x 6 rounds (passes are logged apart)
     assert any(line.startswith("spin: ") for line in table.log)
@@ -59,8 +59,7 @@ def test_a_whole_game_to_its_end(make_table: Callable[..., Any]) -> None:
     assert [g[0] for g in table.journal.games()] == [stored.id, table.controller.game_id]
 
 
-def test_the_board_s_look_is_learned_from_the_start_layout(
-        make_table: Callable[..., Any]) -> None:
+def test_the_board_s_look_is_learned_from_the_start_layout(make_table: Callable[..., Any]) -> None:
     """Once the start layout is seen, vision judges hands and ships against the learned
     board, not only against the board file."""
     table = make_table(players=2, seed=3)

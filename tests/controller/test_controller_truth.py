@@ -25,23 +25,27 @@ def sim_config() -> Config:
 
 
 @pytest.fixture(scope="module")
-def whole_game(board: Board, sim_config: Config, tmp_path_factory: pytest.TempPathFactory
-               ) -> Callable[[int, int], GameReport]:
+def whole_game(
+    board: Board, sim_config: Config, tmp_path_factory: pytest.TempPathFactory
+) -> Callable[[int, int], GameReport]:
     """One whole game as `bermuda-hw run --simulate --players P --seed S` plays it (cached)."""
 
     def play(players: int, seed: int) -> GameReport:
         if (players, seed) not in _played:
             state = tmp_path_factory.mktemp(f"game-{players}p-{seed}")
-            _played[(players, seed)] = play_game(board, sim_config, state, players=players,
-                                                 seed=seed)
+            _played[(players, seed)] = play_game(
+                board, sim_config, state, players=players, seed=seed
+            )
         return _played[(players, seed)]
 
     return play
 
 
 def _why(report: GameReport) -> str:
-    lines = [f"{report.players} players, seed {report.seed}: finished {report.finished}, "
-             f"stalled {report.stalled!r}"]
+    lines = [
+        f"{report.players} players, seed {report.seed}: finished {report.finished}, "
+        f"stalled {report.stalled!r}"
+    ]
     lines += [str(v) for v in report.violations[:3]]
     lines += [str(c) for c in report.wrong[:3]]
     return "\n".join(lines)
@@ -52,7 +56,8 @@ def _why(report: GameReport) -> str:
 
 @pytest.mark.slow
 def test_the_table_invariant_holds_through_a_whole_game(
-        whole_game: Callable[[int, int], GameReport]) -> None:
+    whole_game: Callable[[int, int], GameReport],
+) -> None:
     report = whole_game(3, 2)
     assert report.violations == [], _why(report)
 
@@ -71,11 +76,17 @@ def test_four_players_seed_3_finish(whole_game: Callable[[int, int], GameReport]
 
 @pytest.mark.slow
 def test_two_players_seed_3_record_every_docking_as_made(
-        whole_game: Callable[[int, int], GameReport]) -> None:
+    whole_game: Callable[[int, int], GameReport],
+) -> None:
     """Round 19 of this game once denied the winning sugar card (an own-ship bump taken)."""
     report = whole_game(2, 3)
-    docks = [c for c in report.checks if c.truth is not None and c.truth.end is not None
-             and c.truth.end in ("SUGAR", "OIL", "BANANAS", "LUMBER", "HOME")]
+    docks = [
+        c
+        for c in report.checks
+        if c.truth is not None
+        and c.truth.end is not None
+        and c.truth.end in ("SUGAR", "OIL", "BANANAS", "LUMBER", "HOME")
+    ]
     assert docks
     assert [c for c in docks if c.wrong] == [], _why(report)
     assert [c for c in report.checks if c.round == 19 and c.wrong] == [], _why(report)
@@ -85,7 +96,8 @@ def test_two_players_seed_3_record_every_docking_as_made(
 
 
 def test_a_short_game_commits_the_true_moves_and_keeps_the_table_invariant(
-        board: Board, sim_config: Config, table_dir: Path) -> None:
+    board: Board, sim_config: Config, table_dir: Path
+) -> None:
     report = play_game(board, sim_config, table_dir, players=2, seed=1, max_rounds=3)
     assert report.limited and not report.stalled
     assert report.moves >= 6
@@ -109,8 +121,10 @@ def _scene(board: Board) -> Scene:
 def _read(board: Board, scene: Scene) -> list[tuple[str, str | None]]:
     camera = CameraModel(width_px=640, height_px=480, focal_px=575.0)
     reading = BoardReader(board).read(render(board, scene, camera))
-    return sorted(((s.color, s.space) for s in reading.ships if not s.hidden),
-                  key=lambda p: (p[0], p[1] or ""))
+    return sorted(
+        ((s.color, s.space) for s in reading.ships if not s.hidden),
+        key=lambda p: (p[0], p[1] or ""),
+    )
 
 
 def test_a_fault_flips_or_drops_one_visible_ship_in_the_rendered_frame(board: Board) -> None:
@@ -137,7 +151,7 @@ def test_a_run_fault_lasts_while_the_table_is_unchanged(board: Board) -> None:
     faulty = [s != scene for s in shown]
     assert any(faulty)
     first = faulty.index(True)
-    assert all(faulty[first:first + 5]) and shown[first] == shown[first + 4]
+    assert all(faulty[first : first + 5]) and shown[first] == shown[first + 4]
     changed = dataclasses.replace(scene, ships=scene.ships[1:])
     single = SceneFaults(board.ship_colors, 0.0, mode="run")
     single._active = faults._active  # a fault that was on: the table changes, it ends

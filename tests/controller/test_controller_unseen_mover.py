@@ -60,9 +60,6 @@ def _one_bump(table: Any, *, two: bool = False) -> tuple[Move, str, str, str | N
     pytest.fail("no such position with the cloud at its start")
 
 
-
-
-
 def test_the_ship_put_back_shows_the_mover_and_takes_the_move(make_table: MakeTable) -> None:
     table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
     c = table.controller
@@ -129,8 +126,7 @@ def test_a_ship_gone_from_sight_is_not_taken_as_a_bump(make_table: MakeTable) ->
     assert game.active == active and game.die == die
 
 
-def test_a_request_made_again_after_the_board_matched_waits_again(
-        make_table: MakeTable) -> None:
+def test_a_request_made_again_after_the_board_matched_waits_again(make_table: MakeTable) -> None:
     """A ship lifted and set back at its start ends the request with the board as the game
     has it; lifted again more than a minute later, the request waits its full time again
     (it does not give up at once from the first request's time)."""
@@ -166,8 +162,7 @@ def test_a_bump_seen_on_top_is_taken_at_once(make_table: MakeTable) -> None:
     assert any(f"put {bumped} back" in line for line in table.log)
 
 
-def test_a_ship_seen_in_the_movers_colour_is_not_taken_as_a_bump(
-        make_table: MakeTable) -> None:
+def test_a_ship_seen_in_the_movers_colour_is_not_taken_as_a_bump(make_table: MakeTable) -> None:
     """A glare draws the ship on one landing space in the mover's colour while the mover
     truly went to the other: the board reads as the bump (its ship on top there) with a
     ship left over, or as the move with a wrong colour. The bump is not taken: the request
@@ -180,14 +175,17 @@ def test_a_ship_seen_in_the_movers_colour_is_not_taken_as_a_bump(
             at, color = glare.get("at"), glare.get("color")
             if at is None:
                 return made
-            ships = tuple(dataclasses.replace(t, color=color)
-                          if abs(t.x_mm - at[0]) + abs(t.y_mm - at[1]) < 6.0 else t
-                          for t in made.ships)
+            ships = tuple(
+                dataclasses.replace(t, color=color)
+                if abs(t.x_mm - at[0]) + abs(t.y_mm - at[1]) < 6.0
+                else t
+                for t in made.ships
+            )
             return dataclasses.replace(made, ships=ships)
+
         return glared
 
-    table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"),
-                       start=False)
+    table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"), start=False)
     table.backend.scene_wrapper = wrapper
     table.controller.start()
     c = table.controller
@@ -207,7 +205,8 @@ def test_a_ship_seen_in_the_movers_colour_is_not_taken_as_a_bump(
 
 
 def test_a_board_never_quiet_is_asked_about_a_minute_after_the_first_request(
-        make_table: MakeTable) -> None:
+    make_table: MakeTable,
+) -> None:
     """Boards that keep changing (a stray token set down and lifted again, elsewhere) end
     the request and bring it back; a minute after the first request the table is asked,
     not put off for ever, and nothing is taken meanwhile."""
@@ -221,9 +220,14 @@ def test_a_board_never_quiet_is_asked_about_a_minute_after_the_first_request(
     first = c.clock.monotonic()
     stray = next(s.id for s in game.ships(game.active) if s.id != move.ship)
     home = table.world.ship_positions()[stray]
-    spot = next(table.board.spaces[s].position for s in sorted(table.board.spaces)
-                if s not in table.board.ports and not game.ships_at(s) and s != move.end
-                and s not in c.last_observation.hidden_spaces)
+    spot = next(
+        table.board.spaces[s].position
+        for s in sorted(table.board.spaces)
+        if s not in table.board.ports
+        and not game.ships_at(s)
+        and s != move.end
+        and s not in c.last_observation.hidden_spaces
+    )
     for _ in range(40):
         if table.mode() is Mode.ASK:
             break
@@ -238,7 +242,8 @@ def test_a_board_never_quiet_is_asked_about_a_minute_after_the_first_request(
 
 
 def test_an_own_ship_bumped_into_the_port_its_mover_left_is_asked_about(
-        make_table: MakeTable) -> None:
+    make_table: MakeTable,
+) -> None:
     """The player's ship leaves a port and lands on their own ship whose previous port is
     that one, set down on it: put back, the board would read as before the move, so no
     put-back is asked for; the board is also that of the ship lifted off its port, still
@@ -274,8 +279,7 @@ def test_an_own_ship_bumped_into_the_port_its_mover_left_is_asked_about(
     x_mm, y_mm = board.spaces[move.end].position
     table.world.remove(move.ship)
     table.world.place_ship(move.ship, x_mm + 2.0, y_mm)
-    table.run_until(lambda: table.mode() is Mode.ASK or len(taken_moves(c)) > before,
-                    limit=80)
+    table.run_until(lambda: table.mode() is Mode.ASK or len(taken_moves(c)) > before, limit=80)
     assert not c.status.putback and len(taken_moves(c)) == before
     question = c.status.question
     assert question is not None and str(move) in question.moves[0]

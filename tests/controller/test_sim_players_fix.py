@@ -92,8 +92,9 @@ def test_a_fix_that_names_the_move_itself_is_made(board: Board) -> None:
     move = made[1]
     players._fix(((color, port),), ((color, move.end),))
     assert world.ship_positions()[move.ship] != board.spaces[move.end].position
-    assert any(a.startswith(f"fix: {move.ship} to {port}") for a in players.actions), \
+    assert any(a.startswith(f"fix: {move.ship} to {port}") for a in players.actions), (
         players.actions
+    )
 
 
 def test_the_controller_may_name_another_ship_with_the_same_consequence(board: Board) -> None:
@@ -108,9 +109,17 @@ def test_the_controller_may_name_another_ship_with_the_same_consequence(board: B
     color, port = _moved_out_of_port(game, world, players)
     made = players._made
     assert made is not None and made[1] == first
-    twin = next((m for m in game.legal_moves(2) if m.ship != made[1].ship
-                 and m.ship.startswith(color) and m.start == made[1].start
-                 and m.end == made[1].end), None)
+    twin = next(
+        (
+            m
+            for m in game.legal_moves(2)
+            if m.ship != made[1].ship
+            and m.ship.startswith(color)
+            and m.start == made[1].start
+            and m.end == made[1].end
+        ),
+        None,
+    )
     assert twin is not None, "the start layout has two ships of a colour in a port"
     players.controller.status.waiting = str(twin)
     other = next(c for c in game.players if c != color)
@@ -130,16 +139,18 @@ def test_told_to_leave_a_ship_landed_on_the_players_leave_it(board: Board) -> No
 
     left: dict[bool, int] = {True: 0, False: 0}
     for seed in range(40):
-        game = Game.new(2, seed=1, board=board, first_player="yellow",
-                        options=GameOptions(die="virtual"))
+        game = Game.new(
+            2, seed=1, board=board, first_player="yellow", options=GameOptions(die="virtual")
+        )
         _, z = set_dock_or_bump(game)
         world = World(board)
         for sid, (px, py) in game.ship_positions().items():
             world.place_ship(sid, px, py)
         told = seed % 2 == 0
         view = _View(board, game, Status(die=1, hold=(z,) if told else ()))
-        players = SimulatedPlayers(view, world, cast(Any, None), None, seed=seed,
-                                   hand_chance=0.0, late_putback_chance=0.0)
+        players = SimulatedPlayers(
+            view, world, cast(Any, None), None, seed=seed, hand_chance=0.0, late_putback_chance=0.0
+        )
         players._turn()
         made = players._made
         assert made is not None

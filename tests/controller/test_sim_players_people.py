@@ -77,8 +77,9 @@ def _table(board: Board, style: PlayerStyle, seed: int = 1, game: Game | None = 
         world.place_ship(sid, x, y)
     scene = WorldScene(world, board)
     button, clock = _Button(), _Clock()
-    players = SimulatedPlayers(_View(board, game), world, scene, cast(Any, button), seed=seed,
-                               style=style, clock=clock)
+    players = SimulatedPlayers(
+        _View(board, game), world, scene, cast(Any, button), seed=seed, style=style, clock=clock
+    )
     return _Table(game, world, scene, players, button, clock)
 
 
@@ -232,12 +233,13 @@ def test_an_off_centre_token_lands_2_to_6_mm_off_at_any_heading(board: Board) ->
     assert all(2.0 - 1e-9 <= d <= 6.0 + 1e-9 for d in distances)
     assert max(distances) - min(distances) > 2.0
     assert all(h is not None for h in headings)
-    assert max(h for h in headings if h is not None) - \
-        min(h for h in headings if h is not None) > 180.0
+    assert (
+        max(h for h in headings if h is not None) - min(h for h in headings if h is not None)
+        > 180.0
+    )
 
 
-def test_a_miscount_moves_the_wrong_number_of_spaces_and_the_truth_says_so(
-        board: Board) -> None:
+def test_a_miscount_moves_the_wrong_number_of_spaces_and_the_truth_says_so(board: Board) -> None:
     t = _table(board, replace(QUIET, miscount_chance=1.0), 2)
     t.players._turn()
     moved = _moved(t)
@@ -260,8 +262,13 @@ def test_an_illegal_move_into_a_full_port_is_offered(board: Board) -> None:
     game = Game.new(2, seed=1, board=board)
     color = game.active
     other = next(c for c in game.players if c != color)
-    port = next(p for p in board.ports if p != game.ship(f"{color}-1").location
-                and p != game.ship(f"{other}-1").location and board.ports[p].product != "home")
+    port = next(
+        p
+        for p in board.ports
+        if p != game.ship(f"{color}-1").location
+        and p != game.ship(f"{other}-1").location
+        and board.ports[p].product != "home"
+    )
     game.set_ship(f"{other}-1", port)
     game.set_ship(f"{other}-2", port)
     near = next(s for s in sorted(board.adjacency[port]) if s not in board.ports)
@@ -334,12 +341,12 @@ def test_an_illegal_move_journalled_as_legal_is_counted_apart(board: Board) -> N
 
 @pytest.mark.parametrize("patience_s", [0.0, 10.0])
 def test_a_ship_set_down_after_a_hold_waits_for_the_table_to_look(
-        board: Board, patience_s: float) -> None:
+    board: Board, patience_s: float
+) -> None:
     """The table said "finish your move" while the ship was in hand. A person who then
     sets it down waits for the table to read the board before following what it still
     shows; a player with no patience follows the stale request and takes the move back."""
-    t = _table(board, replace(QUIET, hold_chance=1.0, hold_s=(5.0, 5.0),
-                              patience_s=patience_s))
+    t = _table(board, replace(QUIET, hold_chance=1.0, hold_s=(5.0, 5.0), patience_s=patience_s))
     t.players._turn()
     held = t.players._holding
     assert held is not None
@@ -372,15 +379,17 @@ def test_an_ignored_instruction_is_followed_once_its_time_is_over(board: Board) 
 
 
 def test_a_half_followed_put_back_holds_the_bumped_ship_before_it_goes_to_port(
-        board: Board) -> None:
+    board: Board,
+) -> None:
     from referee_helpers import set_dock_or_bump
 
     from bermuda_hw.rules.game import GameOptions
 
     style = replace(QUIET, late_putback_chance=1.0, follow_s=(5.0, 5.0))
     for seed in range(40):
-        game = Game.new(2, seed=1, board=board, first_player="yellow",
-                        options=GameOptions(die="virtual"))
+        game = Game.new(
+            2, seed=1, board=board, first_player="yellow", options=GameOptions(die="virtual")
+        )
         _, z = set_dock_or_bump(game)
         t = _table(board, style, seed, game=game)
         t.players.controller.status.die = 1
@@ -405,8 +414,13 @@ def test_a_half_followed_put_back_holds_the_bumped_ship_before_it_goes_to_port(
 
 
 def _asked(t: _Table) -> Question:
-    question = Question("yellow: did you roll 2 or 3?", ("2", "3"),
-                        (frozenset({2}), frozenset({3})), ((), ()), "yellow")
+    question = Question(
+        "yellow: did you roll 2 or 3?",
+        ("2", "3"),
+        (frozenset({2}), frozenset({3})),
+        ((), ()),
+        "yellow",
+    )
     t.players._roll = 3
     t.players.controller.status.mode = Mode.ASK
     t.players.controller.status.question = question
@@ -424,8 +438,7 @@ def test_a_late_answer_is_pressed_after_its_delay(board: Board) -> None:
     assert t.button.presses == 2
 
 
-def test_a_question_never_answered_gets_no_press_until_it_is_asked_again(
-        board: Board) -> None:
+def test_a_question_never_answered_gets_no_press_until_it_is_asked_again(board: Board) -> None:
     t = _table(board, replace(QUIET, no_answer_chance=1.0))
     _asked(t)
     for _ in range(20):
@@ -459,13 +472,21 @@ def sim_config() -> Config:
 
 
 @pytest.mark.slow
-def test_a_whole_game_with_people_runs_to_its_end(board: Board, sim_config: Config,
-                                                   tmp_path: Path) -> None:
+def test_a_whole_game_with_people_runs_to_its_end(
+    board: Board, sim_config: Config, tmp_path: Path
+) -> None:
     from bermuda_hw.rules.game import GameOptions
     from bermuda_hw.sim.session import play_game
 
-    report = play_game(board, sim_config, tmp_path, players=2, seed=1, style="people",
-                       options=GameOptions(die="virtual"))
+    report = play_game(
+        board,
+        sim_config,
+        tmp_path,
+        players=2,
+        seed=1,
+        style="people",
+        options=GameOptions(die="virtual"),
+    )
     assert report.finished or report.stalled, report.log[-20:]
     assert report.moves >= 10
     assert report.acts.get("hold", 0) > 0 and report.acts.get("linger", 0) > 0
@@ -481,10 +502,12 @@ def test_after_a_fault_the_players_clear_the_way_named_and_press_spin(board: Boa
     x_mm, y_mm = t.world.ship_positions()[second]
     seen = f"the {second.split('-')[0]} ship at ({x_mm:.0f}, {y_mm:.0f}) mm"
     status.mode = Mode.FAULT
-    status.message = (f"fault, motors stopped: before homing: every way from the cloud to the "
-                      f"home corner passes near {first}, {seen}. Clear the way from the "
-                      "cloud to the home corner (north-west), or clear the board, then press "
-                      "spin")
+    status.message = (
+        f"fault, motors stopped: before homing: every way from the cloud to the "
+        f"home corner passes near {first}, {seen}. Clear the way from the "
+        "cloud to the home corner (north-west), or clear the board, then press "
+        "spin"
+    )
     t.players.tick()
     t.clock.now_s = 4.9
     t.players.tick()
@@ -512,8 +535,9 @@ def test_in_a_fault_the_players_act_on_the_clock_without_frames(board: Board) ->
         world.place_ship(sid, x, y)
     clock, button = VirtualClock(), _Button()
     view = _View(board, game, Status(mode=Mode.FAULT, message="fault: camera; press spin"))
-    players = SimulatedPlayers(view, world, WorldScene(world, board), cast(Any, button),
-                               style=QUIET, clock=clock.monotonic)
+    players = SimulatedPlayers(
+        view, world, WorldScene(world, board), cast(Any, button), style=QUIET, clock=clock.monotonic
+    )
     clock.listeners.append(players.on_clock)
     for _ in range(60):
         clock.sleep(0.1)
@@ -539,15 +563,23 @@ def test_a_new_game_brings_the_ships_an_earlier_game_lost_back(board: Board) -> 
 
 @pytest.mark.parametrize("presses_spin", [True, False])
 def test_players_told_to_leave_the_spin_to_the_page_never_press_it(
-        board: Board, presses_spin: bool) -> None:
+    board: Board, presses_spin: bool
+) -> None:
     game = Game.new(2, seed=1, board=board)
     world = World(board)
     for sid, (x, y) in game.ship_positions().items():
         world.place_ship(sid, x, y)
     clock, button = _Clock(), _Button()
     view = _View(board, game, Status(mode=Mode.SPIN, message="press spin"))
-    players = SimulatedPlayers(view, world, WorldScene(world, board), cast(Any, button),
-                               style=QUIET, clock=clock, presses_spin=presses_spin)
+    players = SimulatedPlayers(
+        view,
+        world,
+        WorldScene(world, board),
+        cast(Any, button),
+        style=QUIET,
+        clock=clock,
+        presses_spin=presses_spin,
+    )
     for k in range(40):
         clock.now_s = 0.1 * k
         players.tick()

@@ -65,16 +65,16 @@ def make_lgpio(chips: dict[int, FakeChip], *, fail_open: str | None = None) -> t
         chip.calls.append(("claim_input", gpio, lFlags))
         return 0
 
-    def gpio_claim_output(handle: int, gpio: int, level: int = 0, lFlags: int = 0
-                          ) -> int:
+    def gpio_claim_output(handle: int, gpio: int, level: int = 0, lFlags: int = 0) -> int:
         chip = handles[handle]
         line = chip.line(gpio)
         line.mode, line.level, line.flags = "output", int(level), lFlags
         chip.calls.append(("claim_output", gpio, int(level)))
         return 0
 
-    def gpio_claim_alert(handle: int, gpio: int, eFlags: int, lFlags: int = 0,
-                         notify_handle: Any = None) -> int:
+    def gpio_claim_alert(
+        handle: int, gpio: int, eFlags: int, lFlags: int = 0, notify_handle: Any = None
+    ) -> int:
         handles[handle].line(gpio).mode = "alert"
         return 0
 
@@ -109,15 +109,27 @@ def make_lgpio(chips: dict[int, FakeChip], *, fail_open: str | None = None) -> t
         return _Callback()
 
     for name, value in {
-        "error": error, "gpiochip_open": gpiochip_open, "gpiochip_close": gpiochip_close,
-        "gpio_claim_input": gpio_claim_input, "gpio_claim_output": gpio_claim_output,
-        "gpio_claim_alert": gpio_claim_alert, "gpio_free": gpio_free,
-        "gpio_get_mode": gpio_get_mode, "gpio_read": gpio_read, "gpio_write": gpio_write,
-        "gpio_set_debounce_micros": gpio_set_debounce_micros, "callback": callback,
-        "SET_ACTIVE_LOW": SET_ACTIVE_LOW, "SET_OPEN_DRAIN": SET_OPEN_DRAIN,
-        "SET_OPEN_SOURCE": SET_OPEN_SOURCE, "SET_PULL_UP": SET_PULL_UP,
-        "SET_PULL_DOWN": SET_PULL_DOWN, "SET_PULL_NONE": SET_PULL_NONE,
-        "RISING_EDGE": 1, "FALLING_EDGE": 2, "BOTH_EDGES": 3,
+        "error": error,
+        "gpiochip_open": gpiochip_open,
+        "gpiochip_close": gpiochip_close,
+        "gpio_claim_input": gpio_claim_input,
+        "gpio_claim_output": gpio_claim_output,
+        "gpio_claim_alert": gpio_claim_alert,
+        "gpio_free": gpio_free,
+        "gpio_get_mode": gpio_get_mode,
+        "gpio_read": gpio_read,
+        "gpio_write": gpio_write,
+        "gpio_set_debounce_micros": gpio_set_debounce_micros,
+        "callback": callback,
+        "SET_ACTIVE_LOW": SET_ACTIVE_LOW,
+        "SET_OPEN_DRAIN": SET_OPEN_DRAIN,
+        "SET_OPEN_SOURCE": SET_OPEN_SOURCE,
+        "SET_PULL_UP": SET_PULL_UP,
+        "SET_PULL_DOWN": SET_PULL_DOWN,
+        "SET_PULL_NONE": SET_PULL_NONE,
+        "RISING_EDGE": 1,
+        "FALLING_EDGE": 2,
+        "BOTH_EDGES": 3,
     }.items():
         setattr(module, name, value)
     return module

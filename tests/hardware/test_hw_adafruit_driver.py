@@ -82,8 +82,9 @@ def test_servo_pulse_spot_values() -> None:
     assert chip.pulse_width_us(0) == 0.0
 
 
-def _turn_uln2003(channels: tuple[int, int, int, int], half_steps: int
-                  ) -> tuple[RotorModel, Any, Any]:
+def _turn_uln2003(
+    channels: tuple[int, int, int, int], half_steps: int
+) -> tuple[RotorModel, Any, Any]:
     """Half-step a 28BYJ-48 whose ULN2003 IN1..IN4 are on PCA9685 channels 0..3, with the
     driver's AIN1, AIN2, BIN1, BIN2 on `channels`."""
     bus, chip = rig_bus()

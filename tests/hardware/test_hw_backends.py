@@ -74,12 +74,14 @@ def pi(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Callable[..., FakeChi
 
     def make(revision: int = PI4_REVISION, fail_open: str | None = None) -> FakeChip:
         chip = FakeChip(4 if revision == PI5_REVISION else 0)
-        monkeypatch.setitem(sys.modules, "lgpio", make_lgpio({chip.number: chip},
-                                                             fail_open=fail_open))
+        monkeypatch.setitem(
+            sys.modules, "lgpio", make_lgpio({chip.number: chip}, fail_open=fail_open)
+        )
         monkeypatch.delitem(sys.modules, "gpiozero.pins.lgpio", raising=False)
         monkeypatch.setattr("gpiozero.pins.local.get_pi_revision", lambda: revision)
-        monkeypatch.setattr("os.path.exists", lambda path: path == "/dev/gpiochip4"
-                            and revision == PI5_REVISION)
+        monkeypatch.setattr(
+            "os.path.exists", lambda path: path == "/dev/gpiochip4" and revision == PI5_REVISION
+        )
         monkeypatch.delenv("LG_WD", raising=False)
         monkeypatch.setenv("RUNTIME_DIRECTORY", str(tmp_path))
         return chip
@@ -90,7 +92,10 @@ def pi(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Callable[..., FakeChi
 
 @pytest.mark.parametrize("revision", [PI4_REVISION, PI5_REVISION])
 def test_real_backend_builds_the_lgpio_factory_and_logs_the_chip(
-    config: Config, pi: Callable[..., FakeChip], revision: int, tmp_path: Path,
+    config: Config,
+    pi: Callable[..., FakeChip],
+    revision: int,
+    tmp_path: Path,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     chip = pi(revision)
@@ -132,15 +137,19 @@ def test_a_pin_factory_that_cannot_start_is_fatal_and_names_itself(
 ) -> None:
     pi(fail_open="can not open gpiochip")
     backend = RealBackend(config)
-    with pytest.raises(HardwareError, match=r"GPIO pin factory 'lgpio' \(backend.pin_factory\) "
-                       r"cannot start: error: can not open gpiochip; .*group gpio"):
+    with pytest.raises(
+        HardwareError,
+        match=r"GPIO pin factory 'lgpio' \(backend.pin_factory\) "
+        r"cannot start: error: can not open gpiochip; .*group gpio",
+    ):
         _ = backend.pin_factory
     backend.close()
     # no silent fallback: RPi.GPIO is used only when configured, and fails by its own name
     monkeypatch.setitem(sys.modules, "RPi", None)
     monkeypatch.setitem(sys.modules, "RPi.GPIO", None)
-    rpi = dataclasses.replace(config, backend_settings=dataclasses.replace(
-        config.backend_settings, pin_factory="rpigpio"))
+    rpi = dataclasses.replace(
+        config, backend_settings=dataclasses.replace(config.backend_settings, pin_factory="rpigpio")
+    )
     backend = RealBackend(rpi)
     with pytest.raises(HardwareError, match=r"GPIO pin factory 'rpigpio'.*ModuleNotFoundError"):
         _ = backend.pin_factory
@@ -176,8 +185,9 @@ def test_the_i2c_probe_names_bus_and_address(
     with pytest.raises(BusError, match="nothing answers at address 0x40 on /dev/i2c-1"):
         backend.i2c()
     backend.close()
-    other = dataclasses.replace(config, backend_settings=dataclasses.replace(
-        config.backend_settings, i2c_bus=3))
+    other = dataclasses.replace(
+        config, backend_settings=dataclasses.replace(config.backend_settings, i2c_bus=3)
+    )
     backend = RealBackend(other)
     with pytest.raises(HardwareError, match=r"no /dev/i2c-3: enable I2C"):
         backend.i2c()

@@ -84,7 +84,6 @@ def test_calibration_on_a_wrong_config_finds_the_rig_as_built(
     stepper = load_config(path).rotation.stepper
     rev = truth.rotation.stepper.half_steps_per_cloud_rev
     assert stepper.half_steps_per_cloud_rev == pytest.approx(rev, rel=0.002)
-    offset_deg = (stepper.zero_offset_steps - truth.rotation.stepper.zero_offset_steps) \
-        * 360 / rev
+    offset_deg = (stepper.zero_offset_steps - truth.rotation.stepper.zero_offset_steps) * 360 / rev
     assert abs(offset_deg) < 1.0
-    assert "rig = \"true-rig.toml\"" in path.read_text()  # the rest of the file is kept
+    assert 'rig = "true-rig.toml"' in path.read_text()  # the rest of the file is kept

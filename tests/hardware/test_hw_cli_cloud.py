@@ -56,12 +56,13 @@ def test_cloud_reports_the_measured_pose_and_fails_when_it_differs(
     # the rig as built has its axes 7 mm further along the board than the configuration believes
     (table_dir / "true-rig.toml").write_text(
         "[gantry.x]\nmicrosteps = 4\nboard_offset_mm = 27.0\n"
-        "[gantry.y]\nmicrosteps = 4\nboard_offset_mm = 27.0\n")
+        "[gantry.y]\nmicrosteps = 4\nboard_offset_mm = 27.0\n"
+    )
     belief = table_dir / "belief.toml"
-    belief.write_text("[gantry.x]\nmicrosteps = 4\n[gantry.y]\nmicrosteps = 4\n"
-                      "[sim]\nrig = \"true-rig.toml\"\n")
-    assert main(["cloud", "--simulate", "--config", str(belief), "--spin", "C 2 N",
-                 "--json"]) == 1
+    belief.write_text(
+        '[gantry.x]\nmicrosteps = 4\n[gantry.y]\nmicrosteps = 4\n[sim]\nrig = "true-rig.toml"\n'
+    )
+    assert main(["cloud", "--simulate", "--config", str(belief), "--spin", "C 2 N", "--json"]) == 1
     captured = capsys.readouterr()
     result = json.loads(captured.out)
     assert result["pose"]["x_mm"] == 254.0 and result["sim_truth"]["letter"] == "C"

@@ -60,7 +60,10 @@ def test_the_service_commands_exit_78_on_a_configuration_error(
 ) -> None:
     bad = tmp_path / "config.toml"
     bad.write_text("[gantry.x]\nendstop_active_low = true\n")
-    code = main([*command, "--config", str(bad), "--state-dir", str(tmp_path)]
-                if command[0] == "run" else [*command, "--config", str(bad)])
+    code = main(
+        [*command, "--config", str(bad), "--state-dir", str(tmp_path)]
+        if command[0] == "run"
+        else [*command, "--config", str(bad)]
+    )
     assert code == EXIT_CONFIG == 78
     assert "endstop_contact" in capsys.readouterr().err

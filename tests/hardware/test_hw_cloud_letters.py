@@ -45,8 +45,9 @@ def test_letters_running_clockwise_reverse_every_turn(clockwise_board: Board) ->
     cloud = clockwise_board.cloud
     assert cloud.heading_deg(1) == 315.0  # B is 45 degrees clockwise on the rim: 315 to bring it
     assert cloud.letter_at(45.0) == 7  # a 45 degree clockwise turn shows H
-    path = plan_spin(clockwise_board.grid, CloudPose(4, 4, 0), Spin.parse("B 1 N"),
-                     clockwise_board.cloud)
+    path = plan_spin(
+        clockwise_board.grid, CloudPose(4, 4, 0), Spin.parse("B 1 N"), clockwise_board.cloud
+    )
     assert path.turn_deg == 315.0
     classic = plan_spin(clockwise_board.grid, CloudPose(4, 4, 0), Spin.parse("B 1 N"))
     assert classic.turn_deg == 45.0  # the classic order when no board's letters are given

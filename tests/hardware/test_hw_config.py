@@ -61,16 +61,16 @@ def test_the_camera_table_goes_through_the_same_checks(tmp_path: Path) -> None:
         ("[controls]\nestop_pin = 2\n", "controls.estop_pin", "I2C SDA"),
         ("[gantry.x]\nendstop_pin = 40\n", "gantry.x.endstop_pin", "not a usable GPIO"),
         ("[gantry]\naccel_mm_s2 = 0\n", "gantry.accel_mm_s2", "greater than 0"),
-        ("[gantry]\naccel_mm_s2 = \"fast\"\n", "gantry.accel_mm_s2", "must be a number"),
+        ('[gantry]\naccel_mm_s2 = "fast"\n', "gantry.accel_mm_s2", "must be a number"),
         ("[gantry]\nmax_speed_mm_s = 200.0\n", "gantry.max_speed_mm_s", "above max_step_rate_hz"),
         ("[gantry.x]\nmicrosteps = 12\n", "gantry.x.microsteps", "power of two"),
         ("[gantry.y]\nhome_speed_mm_s = 80.0\n", "gantry.y.home_speed_mm_s", "must not exceed"),
         ("[gantry.x]\nhome_slow_speed_mm_s = 30.0\n", "gantry.x.home_slow_speed_mm_s", "exceed"),
-        ("[rotation]\nkind = \"linear\"\n", "rotation.kind", "must be one of"),
+        ('[rotation]\nkind = "linear"\n', "rotation.kind", "must be one of"),
         ("[rotation.stepper]\nchannels = [0, 1, 1, 3]\n", "rotation.stepper.channels", "four"),
         ("[rotation.servo]\nmax_pulse_us = 400\n", "rotation.servo.max_pulse_us", "greater"),
         (
-            "[rotation]\nkind = \"servo\"\n[rotation.servo]\ncloud_deg_per_servo_deg = 1.0\n",
+            '[rotation]\nkind = "servo"\n[rotation.servo]\ncloud_deg_per_servo_deg = 1.0\n',
             "rotation.servo.actuation_range_deg",
             "letter H needs 315",
         ),
@@ -110,11 +110,17 @@ def test_optional_controls(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("text", "key", "names"),
     [
-        ("[gantry.x]\nendstop_active_low = true\n", "gantry.x.endstop_active_low",
-         "endstop_contact"),
+        (
+            "[gantry.x]\nendstop_active_low = true\n",
+            "gantry.x.endstop_active_low",
+            "endstop_contact",
+        ),
         ("[controls]\nestop_active_low = false\n", "controls.estop_active_low", "estop_pull"),
-        ("[controls]\nspin_button_active_low = true\n", "controls.spin_button_active_low",
-         "spin_button_contact"),
+        (
+            "[controls]\nspin_button_active_low = true\n",
+            "controls.spin_button_active_low",
+            "spin_button_contact",
+        ),
     ],
 )
 def test_the_old_active_low_keys_name_their_replacements(
@@ -135,8 +141,9 @@ def test_switch_wiring_defaults_fail_safe() -> None:
 
 
 def test_switch_wiring_keys_are_checked(tmp_path: Path) -> None:
-    config = load_config(write(tmp_path, '[gantry.y]\nendstop_contact = "no"\n'
-                                          'endstop_pull = "external"\n'))
+    config = load_config(
+        write(tmp_path, '[gantry.y]\nendstop_contact = "no"\nendstop_pull = "external"\n')
+    )
     assert (config.gantry.y.endstop.contact, config.gantry.y.endstop.pull) == ("no", "external")
     with pytest.raises(ConfigError, match=r"gantry.x.endstop_pull: must be one of up, down"):
         load_config(write(tmp_path, '[gantry.x]\nendstop_pull = "sideways"\n'))

@@ -69,8 +69,7 @@ def test_every_wiring_reads_pressed_at_the_pin_level(
 ) -> None:
     released, pressed, cut, resistor = WIRINGS[(contact, pull)]
     wiring = SwitchWiring(contact, pull)
-    assert (wiring.level(False), wiring.level(True), wiring.open_level) == (
-        released, pressed, cut)
+    assert (wiring.level(False), wiring.level(True), wiring.open_level) == (released, pressed, cut)
     pin = mock_factory.pin(5)
     switch = Switch(5, wiring=wiring, pin_factory=mock_factory)
     events: list[str] = []
@@ -93,9 +92,7 @@ def test_every_wiring_reads_pressed_at_the_pin_level(
     endstop.close()
 
 
-def test_table_controls_and_the_estop_callback(
-    mock_factory: MockFactory, config: Config
-) -> None:
+def test_table_controls_and_the_estop_callback(mock_factory: MockFactory, config: Config) -> None:
     controls_config = dataclasses.replace(config.controls, estop_pin=4, buzzer_pin=12)
     calls: list[str] = []
     with TableControls(controls_config, pin_factory=mock_factory) as controls:

@@ -93,12 +93,14 @@ def test_selftest(press: Callable[..., Press], capsys: pytest.CaptureFixture[str
     assert main(["selftest", "--simulate"]) == 1
     presser.check()
     out = capsys.readouterr().out
-    assert any(line.startswith("FAIL  homing") and "e-stop" in line
-               for line in out.splitlines()), out
+    assert any(line.startswith("FAIL  homing") and "e-stop" in line for line in out.splitlines()), (
+        out
+    )
 
 
-def test_calibrate(press: Callable[..., Press], tmp_path: Path,
-                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_calibrate(
+    press: Callable[..., Press], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from bermuda_hw.cli import calibrate
 
     config = tmp_path / "config.toml"
@@ -131,7 +133,8 @@ def test_a_rig_without_an_estop_input_is_refused_before_anything_moves(
 ) -> None:
     config = load_config()
     config = dataclasses.replace(
-        config, controls=dataclasses.replace(config.controls, estop_pin=None))
+        config, controls=dataclasses.replace(config.controls, estop_pin=None)
+    )
     backend = make_backend(config)
     with pytest.raises(ConfigError, match=r"controls\.estop_pin") as caught:
         build_motion(config, backend, load_board())
@@ -141,15 +144,19 @@ def test_a_rig_without_an_estop_input_is_refused_before_anything_moves(
 
 @pytest.mark.parametrize(("command", "code"), [("run", EXIT_CONFIG), ("cloud", 1)])
 def test_the_commands_that_move_refuse_a_rig_without_an_estop_input(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path,
-    command: str, code: int,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    command: str,
+    code: int,
 ) -> None:
     import importlib
 
     module = importlib.import_module(f"bermuda_hw.cli.{command}")
     config = load_config()
     without = dataclasses.replace(
-        config, controls=dataclasses.replace(config.controls, estop_pin=None))
+        config, controls=dataclasses.replace(config.controls, estop_pin=None)
+    )
     monkeypatch.setattr(module, "load_config", lambda path: without)
     monkeypatch.setattr(module, "DEFAULT_CONFIG_PATH", tmp_path / "none.toml")
     argv = [command, "--simulate"] + (["--state-dir", str(tmp_path)] if command == "run" else [])
@@ -164,10 +171,11 @@ def test_every_shipped_configuration_has_an_estop_input() -> None:
 
 
 def test_the_supply_relay_closes_for_homing_and_opens_on_the_estop_and_at_exit(
-    make_backend: Callable[..., SimBackend], tweak: Callable[..., Config], fast_config: Config,
+    make_backend: Callable[..., SimBackend],
+    tweak: Callable[..., Config],
+    fast_config: Config,
 ) -> None:
-    config = tweak(fast_config, "controls", supply_relay_pin=17,
-                   supply_relay_active_high=False)
+    config = tweak(fast_config, "controls", supply_relay_pin=17, supply_relay_active_high=False)
     backend = make_backend(config)
     relay = backend.pin(17)
     with build_motion(config, backend, load_board()) as motion:
@@ -185,7 +193,8 @@ def test_the_supply_relay_closes_for_homing_and_opens_on_the_estop_and_at_exit(
 
 
 def test_a_line_the_running_service_holds_is_named_with_what_to_do(
-    make_backend: Callable[..., SimBackend], monkeypatch: pytest.MonkeyPatch,
+    make_backend: Callable[..., SimBackend],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from bermuda_hw.errors import HardwareError
     from bermuda_hw.motion import build
@@ -199,7 +208,8 @@ def test_a_line_the_running_service_holds_is_named_with_what_to_do(
 
 
 def test_calibrate_writes_a_relative_config_where_it_was_named(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
     from bermuda_hw.cli import calibrate
 

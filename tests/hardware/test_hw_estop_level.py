@@ -22,8 +22,9 @@ Tweak = Callable[..., Config]
 MOVER_FILE = mover_module.__file__
 
 
-def _wired(make_mover: MakeMover, tweak: Tweak, fast_config: Config, *, edge: bool = True,
-           **rotation: Any) -> tuple[CloudMover, SimBackend, TableControls]:
+def _wired(
+    make_mover: MakeMover, tweak: Tweak, fast_config: Config, *, edge: bool = True, **rotation: Any
+) -> tuple[CloudMover, SimBackend, TableControls]:
     """A mover with the e-stop wired as the controller wires it: the level as the interlock
     and (unless `edge` is False: a missed event) the press's edge as an emergency stop."""
     config = tweak(fast_config, "controls", estop_pin=4)

@@ -61,8 +61,9 @@ class _Broken:
     def off(self) -> None:
         raise RuntimeError("a wiring fault")
 
-    def blink(self, on_time: float = 1, off_time: float = 1, n: int | None = None,
-              background: bool = True) -> None:
+    def blink(
+        self, on_time: float = 1, off_time: float = 1, n: int | None = None, background: bool = True
+    ) -> None:
         raise RuntimeError("a wiring fault")
 
 

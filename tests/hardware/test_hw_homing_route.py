@@ -23,8 +23,7 @@ def _all_sweeps(approach, ships):  # type: ignore[no-untyped-def]
     """Every ship that the whole approach passes within the capture radius (no margin)."""
     poses = approach.route.poses
     first = BOARD.grid.dot_mm(poses[0].col, poses[0].row)
-    swept = set(line_sweeps(BOARD, approach.start_mm, first, poses[0].letter, ships,
-                            margin_mm=0.0))
+    swept = set(line_sweeps(BOARD, approach.start_mm, first, poses[0].letter, ships, margin_mm=0.0))
     for a, b in itertools.pairwise(poses):
         swept |= swept_ships(BOARD, route_module._edge(BOARD, a, b), ships)
     last = poses[-1].letter
@@ -51,8 +50,10 @@ def test_no_clear_way_names_the_ships() -> None:
     col, row = 4, 4
     pitch = BOARD.grid.pitch_mm
     x, y = BOARD.grid.dot_mm(col, row)
-    ring = {f"ship-{k}": (x + 1.6 * pitch * dx, y + 1.6 * pitch * dy)
-            for k, (dx, dy) in enumerate(route_module.NEIGHBOURS)}
+    ring = {
+        f"ship-{k}": (x + 1.6 * pitch * dx, y + 1.6 * pitch * dy)
+        for k, (dx, dy) in enumerate(route_module.NEIGHBOURS)
+    }
     approach = homing_approach(BOARD, (x, y), 0, HOME_MM, ring)
     assert not approach.clear and approach.swept
 
@@ -64,13 +65,17 @@ def test_no_clear_way_names_the_ships() -> None:
     row=st.integers(0, BOARD.grid.rows - 1),
     letter=st.integers(0, 7),
 )
-def test_a_clear_approach_passes_no_ship(spaces: list[str], col: int, row: int,
-                                         letter: int) -> None:
+def test_a_clear_approach_passes_no_ship(
+    spaces: list[str], col: int, row: int, letter: int
+) -> None:
     ships = {space: BOARD.spaces[space].position for space in spaces}
     start = BOARD.grid.dot_mm(col, row)
     approach = homing_approach(BOARD, start, letter, HOME_MM, ships)
-    carried = {s for s, p in ships.items()
-               if line_sweeps(BOARD, start, start, letter, {s: p}, margin_mm=0.0)}
+    carried = {
+        s
+        for s, p in ships.items()
+        if line_sweeps(BOARD, start, start, letter, {s: p}, margin_mm=0.0)
+    }
     passed = _all_sweeps(approach, {s: p for s, p in ships.items() if s not in carried})
     if approach.clear:
         assert not passed

@@ -471,8 +471,11 @@ def test_an_endstop_pressed_far_from_home_stops_a_move(
     mover, backend = rig_mover
     at_centre(mover, board)
     backend.rig.break_endstop("x", "cut")  # a normally-closed switch's wire comes off
-    with pytest.raises(HomingError, match=r"axis x: endstop or far-end limit switch pressed "
-                                          r"during a move"):
+    with pytest.raises(
+        HomingError,
+        match=r"axis x: endstop or far-end limit switch pressed "
+        r"during a move",
+    ):
         mover.goto_dot(6, 6)
     assert not mover.homed and not backend.rig.enabled
     assert truth_mm(backend) != pytest.approx(board.grid.dot_mm(6, 6), abs=5.0)
@@ -496,8 +499,9 @@ def test_the_far_end_limit_switch_stops_a_move_before_the_frame(
         mover.goto_dot(*board.grid.centre)
     axis = backend.rig.axes["x"]
     spm = axis.config.steps_per_mm
-    target = mover.kinematics.board_to_steps(*board.grid.dot_mm(board.grid.cols - 1,
-                                                                board.grid.centre[1]))
+    target = mover.kinematics.board_to_steps(
+        *board.grid.dot_mm(board.grid.cols - 1, board.grid.centre[1])
+    )
     # the true end of that move lies 10 mm beyond the end of travel, past the frame
     backend.rig.slip("x", axis.config.travel_mm + 10.0 - target[0] / spm)
     with pytest.raises(HomingError, match=r"axis x: endstop or far-end limit switch pressed"):
@@ -542,8 +546,9 @@ def test_a_jerk_limited_spin_on_the_rig(
     at_centre(mover, board)
     report = mover.execute_spin(Spin.parse("D 3 W"))
     assert report.move is not None
-    plain = plan_line(mover.kinematics, report.move.start_steps, report.move.end_steps,
-                      Limits(60.0, 150.0))
+    plain = plan_line(
+        mover.kinematics, report.move.start_steps, report.move.end_steps, Limits(60.0, 150.0)
+    )
     assert report.move.planned_s > plain.duration_s  # the jerk limit shows
     assert truth_mm(backend) == pytest.approx(board.grid.dot_mm(1, 4), abs=0.5 / SPM)
     assert backend.rig.lost_steps == 0

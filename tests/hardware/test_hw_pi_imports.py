@@ -35,13 +35,20 @@ def pi_env(board: str = "RASPBERRY_PI_4B") -> dict[str, str]:
 
 
 def python(code: str, board: str = "RASPBERRY_PI_4B") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=pi_env(board), timeout=120, cwd=HERE)
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env=pi_env(board),
+        timeout=120,
+        cwd=HERE,
+    )
 
 
 def command(*argv: str, board: str = "RASPBERRY_PI_4B") -> subprocess.CompletedProcess[str]:
-    return python(f"import sys; from bermuda_hw.cli import main; sys.exit(main({list(argv)!r}))",
-                  board)
+    return python(
+        f"import sys; from bermuda_hw.cli import main; sys.exit(main({list(argv)!r}))", board
+    )
 
 
 @pytest.mark.parametrize("board", ["RASPBERRY_PI_4B", "RASPBERRY_PI_5"])
@@ -77,15 +84,18 @@ print(json.dumps({"failed": failed, "count": len(sys.modules),
 def test_the_drivers_keep_blinka_s_real_modules_where_they_load() -> None:
     # on this machine Blinka loads (a generic Linux PC): a later `import busio` is Blinka's
     result = subprocess.run(
-        [sys.executable, "-c",
-         "import bermuda_hw.devices.rotation, busio; print(busio.__file__)"],
-        capture_output=True, text=True, timeout=60)
+        [sys.executable, "-c", "import bermuda_hw.devices.rotation, busio; print(busio.__file__)"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().endswith("busio.py")
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["motors-off", "--simulate"],
-                                  ["selftest", "--simulate"]])
+@pytest.mark.parametrize(
+    "argv", [["--help"], ["motors-off", "--simulate"], ["selftest", "--simulate"]]
+)
 def test_the_service_s_commands_run_on_a_pi(argv: list[str]) -> None:
     result = command(*argv)
     assert result.returncode == 0, result.stderr
@@ -134,12 +144,19 @@ def test_motors_off_disables_enable_before_the_driver_stack_loads(
     tmp_path: Path, broken: list[str]
 ) -> None:
     env = pi_env()
-    env.update(RUNTIME_DIRECTORY=str(tmp_path), PYTHONPATH=os.pathsep.join(
-        [str(HERE), str(Path(bermuda_hw.__file__).parents[1])]))
+    env.update(
+        RUNTIME_DIRECTORY=str(tmp_path),
+        PYTHONPATH=os.pathsep.join([str(HERE), str(Path(bermuda_hw.__file__).parents[1])]),
+    )
     env.pop("LG_WD", None)
     result = subprocess.run(
-        [sys.executable, "-c", MOTORS_OFF_ON_THE_RIG, *broken], capture_output=True,
-        text=True, env=env, timeout=120, cwd=tmp_path)
+        [sys.executable, "-c", MOTORS_OFF_ON_THE_RIG, *broken],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd=tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     lines = result.stdout.strip().splitlines()
     report = json.loads(lines[-1])

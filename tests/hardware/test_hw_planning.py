@@ -128,14 +128,22 @@ def test_empty_move() -> None:
 
 def test_bad_limits_are_refused() -> None:
     refusals = [
-        (lambda: TrapezoidProfile.plan(10.0, 0.0, 100.0),
-         "maximum speed and acceleration must be greater than 0"),
-        (lambda: TrapezoidProfile.plan(-1.0, 10.0, 100.0),
-         "distance must be finite and >= 0, not -1.0"),
-        (lambda: SCurveProfile.plan(10.0, 10.0, 100.0, 0.0),
-         "maximum speed, acceleration and jerk must be greater than 0"),
-        (lambda: SCurveProfile.plan(float("nan"), 10.0, 100.0, 10.0),
-         "distance must be finite and >= 0, not nan"),
+        (
+            lambda: TrapezoidProfile.plan(10.0, 0.0, 100.0),
+            "maximum speed and acceleration must be greater than 0",
+        ),
+        (
+            lambda: TrapezoidProfile.plan(-1.0, 10.0, 100.0),
+            "distance must be finite and >= 0, not -1.0",
+        ),
+        (
+            lambda: SCurveProfile.plan(10.0, 10.0, 100.0, 0.0),
+            "maximum speed, acceleration and jerk must be greater than 0",
+        ),
+        (
+            lambda: SCurveProfile.plan(float("nan"), 10.0, 100.0, 10.0),
+            "distance must be finite and >= 0, not nan",
+        ),
     ]
     for plan, words in refusals:
         with pytest.raises(MotionError) as refused:
@@ -252,8 +260,13 @@ def test_a_very_large_jerk_limit_gives_the_trapezoid() -> None:
 
 
 @settings(max_examples=150, deadline=None)
-@given(distance=st.floats(min_value=0.001, max_value=600.0), v=speeds, a=accels, j=jerks,
-       fraction=st.floats(min_value=0.0, max_value=1.0))
+@given(
+    distance=st.floats(min_value=0.001, max_value=600.0),
+    v=speeds,
+    a=accels,
+    j=jerks,
+    fraction=st.floats(min_value=0.0, max_value=1.0),
+)
 def test_jerk_limited_velocity_is_the_slope_of_the_position(
     distance: float, v: float, a: float, j: float, fraction: float
 ) -> None:

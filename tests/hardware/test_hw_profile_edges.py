@@ -22,8 +22,14 @@ outside = st.floats(min_value=1e-3, max_value=1e3)
 
 
 @settings(max_examples=60, deadline=None)
-@given(distance=st.floats(min_value=0.001, max_value=600.0), v=speeds, a=accels, j=jerks,
-       before=outside, after=outside)
+@given(
+    distance=st.floats(min_value=0.001, max_value=600.0),
+    v=speeds,
+    a=accels,
+    j=jerks,
+    before=outside,
+    after=outside,
+)
 def test_times_and_distances_outside_the_move_are_held_at_its_ends(
     distance: float, v: float, a: float, j: float, before: float, after: float
 ) -> None:
@@ -37,15 +43,20 @@ def test_times_and_distances_outside_the_move_are_held_at_its_ends(
         assert p.time_at(-before) == 0.0
         assert p.time_at(distance + after) == pytest.approx(p.duration_s, rel=1e-12)
         times = p.times_at(np.array([-before, 0.0, distance, distance + after]))
-        assert times.tolist() == pytest.approx([0.0, 0.0, p.duration_s, p.duration_s],
-                                               rel=1e-12, abs=1e-12)
+        assert times.tolist() == pytest.approx(
+            [0.0, 0.0, p.duration_s, p.duration_s], rel=1e-12, abs=1e-12
+        )
     ends = s_curve.positions(np.array([-before, s_curve.duration_s + after]))
     assert ends.tolist() == pytest.approx([0.0, distance], rel=1e-12)
 
 
 @settings(max_examples=60, deadline=None)
-@given(distance=st.floats(min_value=0.001, max_value=600.0), v=speeds, a=accels,
-       fraction=st.floats(min_value=0.0, max_value=1.0))
+@given(
+    distance=st.floats(min_value=0.001, max_value=600.0),
+    v=speeds,
+    a=accels,
+    fraction=st.floats(min_value=0.0, max_value=1.0),
+)
 def test_trapezoid_speed_in_the_first_ramp_is_the_acceleration_times_the_time(
     distance: float, v: float, a: float, fraction: float
 ) -> None:
@@ -60,13 +71,16 @@ def test_a_long_trapezoid_at_its_start_cruise_and_end() -> None:
     end = p.duration_s
     assert end == pytest.approx(0.8 + 176.0 / 60.0)
     assert [p.velocity(t) for t in (0.0, 0.2, 0.4, 2.0, end - 0.4, end - 0.2, end)] == (
-        pytest.approx([0.0, 30.0, 60.0, 60.0, 60.0, 30.0, 0.0], abs=1e-9))
+        pytest.approx([0.0, 30.0, 60.0, 60.0, 60.0, 30.0, 0.0], abs=1e-9)
+    )
     assert [p.position(t) for t in (-1.0, 0.2, 2.0, end - 0.2, end + 1.0)] == pytest.approx(
-        [0.0, 3.0, 12.0 + 60.0 * 1.6, 200.0 - 3.0, 200.0])
+        [0.0, 3.0, 12.0 + 60.0 * 1.6, 200.0 - 3.0, 200.0]
+    )
 
 
-@pytest.mark.parametrize("speed, accel", [(0.0, 150.0), (-60.0, 150.0), (60.0, 0.0),
-                                          (60.0, -150.0), (0.0, 0.0)])
+@pytest.mark.parametrize(
+    "speed, accel", [(0.0, 150.0), (-60.0, 150.0), (60.0, 0.0), (60.0, -150.0), (0.0, 0.0)]
+)
 def test_trapezoid_refuses_a_speed_or_acceleration_not_above_zero(
     speed: float, accel: float
 ) -> None:
@@ -75,9 +89,19 @@ def test_trapezoid_refuses_a_speed_or_acceleration_not_above_zero(
     assert str(refused.value) == "maximum speed and acceleration must be greater than 0"
 
 
-@pytest.mark.parametrize("speed, accel, jerk", [
-    (0.0, 150.0, 2000.0), (-60.0, 150.0, 2000.0), (60.0, 0.0, 2000.0), (60.0, -150.0, 2000.0),
-    (60.0, 150.0, 0.0), (60.0, 150.0, -2000.0), (0.0, 0.0, 2000.0), (0.0, 150.0, 0.0)])
+@pytest.mark.parametrize(
+    "speed, accel, jerk",
+    [
+        (0.0, 150.0, 2000.0),
+        (-60.0, 150.0, 2000.0),
+        (60.0, 0.0, 2000.0),
+        (60.0, -150.0, 2000.0),
+        (60.0, 150.0, 0.0),
+        (60.0, 150.0, -2000.0),
+        (0.0, 0.0, 2000.0),
+        (0.0, 150.0, 0.0),
+    ],
+)
 def test_s_curve_refuses_a_speed_acceleration_or_jerk_not_above_zero(
     speed: float, accel: float, jerk: float
 ) -> None:
@@ -135,7 +159,8 @@ def test_plan_profile_is_a_trapezoid_without_a_jerk_and_an_s_curve_with_any() ->
     assert plan_profile(200.0, 60.0, 150.0) == TrapezoidProfile.plan(200.0, 60.0, 150.0)
     assert plan_profile(200.0, 60.0, 150.0, 0.5) == SCurveProfile.plan(200.0, 60.0, 150.0, 0.5)
     assert plan_profile(200.0, 60.0, 150.0, 2000.0) == SCurveProfile.plan(
-        200.0, 60.0, 150.0, 2000.0)
+        200.0, 60.0, 150.0, 2000.0
+    )
 
 
 Floats = npt.NDArray[np.float64]
@@ -144,8 +169,15 @@ Floats = npt.NDArray[np.float64]
 def integrate_jerk(p: SCurveProfile, dt: float) -> tuple[Floats, Floats, Floats]:
     """Times, speeds and positions from the profile's jerk phases, integrated numerically."""
     tj, tc, cruise = p.jerk_time_s, p.const_accel_time_s, p.cruise_time_s
-    phases = [(tj, p.jerk), (tc, 0.0), (tj, -p.jerk), (cruise, 0.0),
-              (tj, -p.jerk), (tc, 0.0), (tj, p.jerk)]
+    phases = [
+        (tj, p.jerk),
+        (tc, 0.0),
+        (tj, -p.jerk),
+        (cruise, 0.0),
+        (tj, -p.jerk),
+        (tc, 0.0),
+        (tj, p.jerk),
+    ]
     edges = np.cumsum([0.0] + [length for length, _ in phases])
     t = np.arange(0.0, edges[-1] + dt / 2, dt)
     mid = t[:-1] + dt / 2
@@ -158,11 +190,14 @@ def integrate_jerk(p: SCurveProfile, dt: float) -> tuple[Floats, Floats, Floats]
     return t, speed, position
 
 
-@pytest.mark.parametrize("distance, v, a, j", [
-    (200.0, 60.0, 150.0, 2000.0),  # the gantry's limits: held acceleration and a cruise
-    (20.0, 60.0, 150.0, 2000.0),  # too short for full speed: held acceleration, no cruise
-    (350.0, 80.0, 200.0, 1500.0),
-])
+@pytest.mark.parametrize(
+    "distance, v, a, j",
+    [
+        (200.0, 60.0, 150.0, 2000.0),  # the gantry's limits: held acceleration and a cruise
+        (20.0, 60.0, 150.0, 2000.0),  # too short for full speed: held acceleration, no cruise
+        (350.0, 80.0, 200.0, 1500.0),
+    ],
+)
 def test_s_curve_holding_its_maximum_acceleration_matches_integrated_jerk(
     distance: float, v: float, a: float, j: float
 ) -> None:

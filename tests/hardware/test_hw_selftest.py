@@ -29,9 +29,24 @@ start_x_mm = 60.0
 start_y_mm = 60.0
 """
 
-LINES = ["config", "pin factory", "I2C PCA9685", "step timing", "endstop x", "endstop y", "e-stop",
-         "spin button", "status LED", "buzzer", "camera", "homing y", "homing x",
-         "corner markers", "cloud marker", "cloud full turn"]
+LINES = [
+    "config",
+    "pin factory",
+    "I2C PCA9685",
+    "step timing",
+    "endstop x",
+    "endstop y",
+    "e-stop",
+    "spin button",
+    "status LED",
+    "buzzer",
+    "camera",
+    "homing y",
+    "homing x",
+    "corner markers",
+    "cloud marker",
+    "cloud full turn",
+]
 
 
 def _selftest(tmp_path: Path, extra: str = "") -> dict[str, CheckLine]:
@@ -39,8 +54,9 @@ def _selftest(tmp_path: Path, extra: str = "") -> dict[str, CheckLine]:
     path.write_text(RIG + extra)
     config = load_config(path)
     with SimBackend(config) as backend:
-        lines = run_selftest(config, load_board(), backend, ScriptedOwner(backend, config),
-                             press_timeout_s=2.0)
+        lines = run_selftest(
+            config, load_board(), backend, ScriptedOwner(backend, config), press_timeout_s=2.0
+        )
     assert [line.name for line in lines] == LINES
     return {line.name: line for line in lines}
 
@@ -97,7 +113,8 @@ def test_the_simulated_rig_with_no_configuration_passes_every_line(
 
 
 def test_a_refused_real_time_priority_fails_the_step_timing_line(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     def refuse(pid: int, policy: int, param: object) -> None:
         raise PermissionError(1, "Operation not permitted")

@@ -32,8 +32,9 @@ def _means(image: Any) -> np.ndarray:
     return np.asarray(image, np.float64).reshape(-1, 3).mean(axis=0)
 
 
-def _backend(make_backend: Callable[..., SimBackend], config: Config, board: Board,
-             room: Room | None) -> SimBackend:
+def _backend(
+    make_backend: Callable[..., SimBackend], config: Config, board: Board, room: Room | None
+) -> SimBackend:
     backend = make_backend(config, world=World(board))
     backend.room = room
     return backend
@@ -45,16 +46,18 @@ def test_controls_change_the_frames() -> None:
     assert sensor.expose(image) is image  # the default room, settled: the rendered look
     sensor.set_controls({"AeEnable": False, "ExposureTime": 10_000})
     assert _means(sensor.expose(image)) == pytest.approx((50, 50, 50), abs=1)
-    sensor.set_controls({"AwbEnable": False, "ColourGains": (NEUTRAL_GAINS[0] * 1.2,
-                                                             NEUTRAL_GAINS[1] * 0.8)})
+    sensor.set_controls(
+        {"AwbEnable": False, "ColourGains": (NEUTRAL_GAINS[0] * 1.2, NEUTRAL_GAINS[1] * 0.8)}
+    )
     blue, _green, red = _means(sensor.expose(image))
     assert red == pytest.approx(60, abs=1) and blue == pytest.approx(40, abs=1)
     with pytest.raises(RuntimeError, match="not advertised"):
         sensor.set_controls({"Brightnes": 0.1})
     metadata = sensor.capture_metadata()
     assert metadata["ExposureTime"] == 10_000
-    assert metadata["ColourGains"] == pytest.approx((NEUTRAL_GAINS[0] * 1.2,
-                                                     NEUTRAL_GAINS[1] * 0.8))
+    assert metadata["ColourGains"] == pytest.approx(
+        (NEUTRAL_GAINS[0] * 1.2, NEUTRAL_GAINS[1] * 0.8)
+    )
 
 
 def test_auto_exposure_and_white_balance_converge_in_a_dim_warm_room() -> None:

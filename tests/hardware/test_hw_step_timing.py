@@ -53,8 +53,9 @@ def _stall_at(backend: SimBackend, step_number: int, stall_s: float) -> list[flo
     return rises
 
 
-def test_a_late_step_aborts_the_move_instead_of_a_burst(rig_mover: tuple[CloudMover, SimBackend]
-                                                         ) -> None:
+def test_a_late_step_aborts_the_move_instead_of_a_burst(
+    rig_mover: tuple[CloudMover, SimBackend],
+) -> None:
     mover, backend = rig_mover
     mover.home()
     mover.goto_dot(1, 4)
@@ -85,7 +86,8 @@ def test_a_short_hiccup_is_tolerated(rig_mover: tuple[CloudMover, SimBackend]) -
 
 
 def test_the_step_thread_logs_whether_sched_fifo_was_granted(
-    make_backend: Callable[..., SimBackend], fast_config: Config,
+    make_backend: Callable[..., SimBackend],
+    fast_config: Config,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     backend = make_backend(fast_config)
@@ -93,8 +95,14 @@ def test_the_step_thread_logs_whether_sched_fifo_was_granted(
     enable = MotorEnable(g.enable_pin, active_high=False, pin_factory=backend.pin_factory)
     axes = [StepperAxis(a, pin_factory=backend.pin_factory) for a in g.axes]
     with caplog.at_level(logging.INFO, logger="bermuda_hw.motion"):
-        stream = StepStream(axes, enable, backend.clock, min_pulse_s=2e-6,
-                            estop=threading.Event(), realtime_priority=1)
+        stream = StepStream(
+            axes,
+            enable,
+            backend.clock,
+            min_pulse_s=2e-6,
+            estop=threading.Event(),
+            realtime_priority=1,
+        )
         stream.close()
     line = " ".join(r.getMessage() for r in caplog.records)
     assert "SCHED_FIFO priority 1" in line
@@ -212,9 +220,12 @@ def test_another_step_executor_plugs_in_without_touching_planning(
         mover.goto_dot(2, 3)
         assert mover.pose().dot == (2, 3)
         kin = GantryKinematics.from_config(fast_config.gantry)
-        expected = plan_line(kin, (0, 0), kin.dot_to_steps(board.grid, 2, 3),
-                             Limits(fast_config.gantry.max_speed_mm_s,
-                                    fast_config.gantry.accel_mm_s2))
+        expected = plan_line(
+            kin,
+            (0, 0),
+            kin.dot_to_steps(board.grid, 2, 3),
+            Limits(fast_config.gantry.max_speed_mm_s, fast_config.gantry.accel_mm_s2),
+        )
         assert np.array_equal(recorder.plans[0].times_s, expected.times_s)
 
 
@@ -225,8 +236,7 @@ def test_steps_through_gpiozero_s_lgpio_factory_cost_one_kernel_call_per_edge(
     with standin_lgpio_factory() as (factory, lgpio):
         enable = MotorEnable(g.enable_pin, active_high=g.enable_active_high, pin_factory=factory)
         axes = [StepperAxis(a, pin_factory=factory) for a in g.axes]
-        stream = StepStream(axes, enable, WallClock(), min_pulse_s=2e-6,
-                            estop=threading.Event())
+        stream = StepStream(axes, enable, WallClock(), min_pulse_s=2e-6, estop=threading.Event())
         try:
             kin = GantryKinematics.from_config(g)
             # slow enough (2 mm/s) that a busy test machine never makes a step late

@@ -48,7 +48,8 @@ def test_a_late_edge_or_a_missing_one_fails() -> None:
 
 
 def test_selftest_timing_reads_the_wave_executor_s_edges_back(
-    pi_lgpio: StandInLgpio, capsys: pytest.CaptureFixture[str],
+    pi_lgpio: StandInLgpio,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     pi_lgpio.jumper(20, READBACK)  # STEP x of the default configuration
     assert main(["selftest", "--timing", "--readback-pin", str(READBACK)]) == 0
@@ -61,7 +62,8 @@ def test_selftest_timing_reads_the_wave_executor_s_edges_back(
 
 
 def test_selftest_timing_without_the_jumper_says_what_to_wire(
-    pi_lgpio: StandInLgpio, capsys: pytest.CaptureFixture[str],
+    pi_lgpio: StandInLgpio,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert main(["selftest", "--timing", "--readback-pin", str(READBACK)]) == 1
     out = capsys.readouterr().out
@@ -70,7 +72,8 @@ def test_selftest_timing_without_the_jumper_says_what_to_wire(
 
 
 def test_selftest_timing_refuses_a_read_back_pin_the_rig_uses(
-    pi_lgpio: StandInLgpio, capsys: pytest.CaptureFixture[str],
+    pi_lgpio: StandInLgpio,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert main(["selftest", "--timing", "--readback-pin", "21"]) == 2
     assert "BCM 21 is gantry.x.dir_pin" in capsys.readouterr().out
@@ -78,7 +81,9 @@ def test_selftest_timing_refuses_a_read_back_pin_the_rig_uses(
 
 
 def test_selftest_timing_on_busy_lines_says_to_stop_the_service(
-    pi_lgpio: StandInLgpio, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    pi_lgpio: StandInLgpio,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     def busy(*args: object, **kwargs: object) -> int:
         raise pi_lgpio.error("GPIO busy")

@@ -38,8 +38,9 @@ PULSE_US = 2
 
 
 @pytest.fixture
-def service_factory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-                    ) -> Iterator[tuple[Any, StandInLgpio]]:
+def service_factory(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> Iterator[tuple[Any, StandInLgpio]]:
     """The real backend's own lgpio pin factory, over the lgpio stand-in, as on a Pi 4."""
     module = StandInLgpio()
     monkeypatch.setitem(sys.modules, "lgpio", module)
@@ -55,8 +56,9 @@ def service_factory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 
 
 @pytest.fixture
-def rig(service_factory: tuple[Any, StandInLgpio], config: Config
-        ) -> Iterator[tuple[list[StepperAxis], MotorEnable, StandInLgpio]]:
+def rig(
+    service_factory: tuple[Any, StandInLgpio], config: Config
+) -> Iterator[tuple[list[StepperAxis], MotorEnable, StandInLgpio]]:
     factory, module = service_factory
     g = config.gantry
     enable = MotorEnable(g.enable_pin, active_high=g.enable_active_high, pin_factory=factory)
@@ -69,13 +71,15 @@ def rig(service_factory: tuple[Any, StandInLgpio], config: Config
         enable.close()
 
 
-def _executor(rig: tuple[list[StepperAxis], MotorEnable, StandInLgpio],
-              estop: threading.Event | None = None) -> LgpioWaveExecutor:
+def _executor(
+    rig: tuple[list[StepperAxis], MotorEnable, StandInLgpio], estop: threading.Event | None = None
+) -> LgpioWaveExecutor:
     from bermuda_hw.clock import WallClock
 
     axes, enable, _ = rig
-    executor = lgpio_wave_executor(axes, enable, WallClock(), PULSE_US * 1e-6,
-                                   estop or threading.Event(), 0)
+    executor = lgpio_wave_executor(
+        axes, enable, WallClock(), PULSE_US * 1e-6, estop or threading.Event(), 0
+    )
     assert isinstance(executor, LgpioWaveExecutor)
     return executor
 
@@ -98,8 +102,9 @@ def _plan(config: Config, start: tuple[int, int], end: tuple[int, int]) -> StepP
     return plan_line(kin, start, end, Limits(60.0, 2000.0))
 
 
-def _rises(waves: list[tuple[int, list[tuple[int, int, int]]]], lines: list[int]
-           ) -> dict[int, list[int]]:
+def _rises(
+    waves: list[tuple[int, list[tuple[int, int, int]]]], lines: list[int]
+) -> dict[int, list[int]]:
     """The rising edges the queued pulses ask for, per line, in us from the plan's start."""
     rises: dict[int, list[int]] = {line: [] for line in lines}
     plan_waves = waves[1:]  # the first wave is the one-pulse marker of plan time 0
@@ -115,7 +120,8 @@ def _rises(waves: list[tuple[int, list[tuple[int, int, int]]]], lines: list[int]
 
 
 def test_queued_pulses_match_the_planned_step_times(
-    rig: tuple[list[StepperAxis], MotorEnable, StandInLgpio], config: Config,
+    rig: tuple[list[StepperAxis], MotorEnable, StandInLgpio],
+    config: Config,
 ) -> None:
     axes, enable, lgpio = rig
     executor = _executor(rig)
@@ -180,9 +186,14 @@ def test_wave_pulses_raise_and_lower_each_line_at_its_time(
         axes.append(axis)
     order = np.argsort(times, kind="stable")
     profile = TrapezoidProfile.plan(1.0, 1.0, 1.0)
-    plan = StepPlan((0, 0), (0, 0), profile, np.array(times)[order],
-                    np.array(axes, dtype=np.int8)[order],
-                    np.ones(len(times), dtype=np.int8))
+    plan = StepPlan(
+        (0, 0),
+        (0, 0),
+        profile,
+        np.array(times)[order],
+        np.array(axes, dtype=np.int8)[order],
+        np.ones(len(times), dtype=np.int8),
+    )
     pulses = wave_pulses(plan, PULSE_US)
     assert pulses.times_us[0] == 0 and np.all(np.diff(pulses.times_us) > 0)
     assert np.all(pulses.bits & ~pulses.masks == 0)
@@ -198,14 +209,21 @@ def test_wave_pulses_raise_and_lower_each_line_at_its_time(
 
 def test_steps_closer_than_the_pulse_are_refused(config: Config) -> None:
     profile = TrapezoidProfile.plan(1.0, 1.0, 1.0)
-    plan = StepPlan((0, 0), (2, 0), profile, np.array([1e-3, 1e-3 + 2e-6]),
-                    np.zeros(2, dtype=np.int8), np.ones(2, dtype=np.int8))
+    plan = StepPlan(
+        (0, 0),
+        (2, 0),
+        profile,
+        np.array([1e-3, 1e-3 + 2e-6]),
+        np.zeros(2, dtype=np.int8),
+        np.ones(2, dtype=np.int8),
+    )
     with pytest.raises(MotionError, match="not longer than the 2 us STEP pulse"):
         wave_pulses(plan, PULSE_US)
 
 
 def test_the_e_stop_cancels_the_queue_and_disables_at_once(
-    rig: tuple[list[StepperAxis], MotorEnable, StandInLgpio], config: Config,
+    rig: tuple[list[StepperAxis], MotorEnable, StandInLgpio],
+    config: Config,
 ) -> None:
     axes, enable, lgpio = rig
     estop = threading.Event()
@@ -238,7 +256,8 @@ def test_the_e_stop_cancels_the_queue_and_disables_at_once(
 
 
 def test_a_stop_condition_cancels_the_rest_of_the_plan(
-    rig: tuple[list[StepperAxis], MotorEnable, StandInLgpio], config: Config,
+    rig: tuple[list[StepperAxis], MotorEnable, StandInLgpio],
+    config: Config,
 ) -> None:
     axes, enable, lgpio = rig
     executor = _executor(rig)
@@ -271,7 +290,8 @@ def test_a_stop_condition_cancels_the_rest_of_the_plan(
 
 
 def test_a_queue_that_runs_dry_ends_the_move_as_late(
-    rig: tuple[list[StepperAxis], MotorEnable, StandInLgpio], config: Config,
+    rig: tuple[list[StepperAxis], MotorEnable, StandInLgpio],
+    config: Config,
 ) -> None:
     axes, enable, lgpio = rig
     executor = _executor(rig)
@@ -296,7 +316,8 @@ def test_a_queue_that_runs_dry_ends_the_move_as_late(
 
 
 def test_the_chooser_takes_the_wave_queue_where_there_is_one(
-    rig: tuple[list[StepperAxis], MotorEnable, StandInLgpio], config: Config,
+    rig: tuple[list[StepperAxis], MotorEnable, StandInLgpio],
+    config: Config,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from bermuda_hw.clock import WallClock
@@ -317,7 +338,8 @@ def test_the_chooser_takes_the_wave_queue_where_there_is_one(
 
 
 def test_the_simulated_rig_keeps_the_python_step_thread(
-    make_backend: Any, board: Board,
+    make_backend: Any,
+    board: Board,
 ) -> None:
     backend = make_backend()
     mover = CloudMover(backend.config, backend, board)
@@ -394,8 +416,9 @@ class _Carriage:
 
     def settle(self) -> None:
         for axis in self.axes:
-            self.lgpio.levels[axis.endstop_pin] = int(axis.endstop.level(
-                self.position[axis.name] <= 0))
+            self.lgpio.levels[axis.endstop_pin] = int(
+                axis.endstop.level(self.position[axis.name] <= 0)
+            )
 
     def on_level(self, line: int, level: int, t: float) -> None:
         for axis in self.axes:
@@ -412,8 +435,9 @@ class _Carriage:
 
 
 @pytest.fixture
-def wave_mover(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, config: Config, board: Board
-               ) -> Iterator[tuple[CloudMover, _Carriage, StandInLgpio]]:
+def wave_mover(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, config: Config, board: Board
+) -> Iterator[tuple[CloudMover, _Carriage, StandInLgpio]]:
     """A mover on the real backend, this machine a Pi 4 with the lgpio stand-in as lgpio."""
     module = StandInLgpio()
     monkeypatch.setitem(sys.modules, "lgpio", module)
@@ -435,7 +459,8 @@ def wave_mover(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, config: Config, 
 
 
 def test_the_real_backend_homes_with_the_wave_executor(
-    wave_mover: tuple[CloudMover, _Carriage, StandInLgpio], config: Config,
+    wave_mover: tuple[CloudMover, _Carriage, StandInLgpio],
+    config: Config,
 ) -> None:
     mover, carriage, _ = wave_mover
     assert isinstance(mover.stream, LgpioWaveExecutor)
@@ -452,7 +477,9 @@ def test_the_real_backend_homes_with_the_wave_executor(
 
 
 def test_the_e_stop_held_during_a_wave_move_stops_it(
-    wave_mover: tuple[CloudMover, _Carriage, StandInLgpio], config: Config, board: Board,
+    wave_mover: tuple[CloudMover, _Carriage, StandInLgpio],
+    config: Config,
+    board: Board,
 ) -> None:
     from bermuda_hw.errors import EmergencyStopError
 
@@ -486,7 +513,8 @@ def test_the_e_stop_held_during_a_wave_move_stops_it(
 
 
 def test_the_e_stop_before_the_tx_thread_takes_up_the_plan_cancels_it(
-    rig: tuple[list[StepperAxis], MotorEnable, StandInLgpio], config: Config,
+    rig: tuple[list[StepperAxis], MotorEnable, StandInLgpio],
+    config: Config,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     axes, enable, lgpio = rig
@@ -514,7 +542,8 @@ def test_the_e_stop_before_the_tx_thread_takes_up_the_plan_cancels_it(
 
 
 def test_a_plan_queued_after_its_marker_ended_is_marked_again(
-    rig: tuple[list[StepperAxis], MotorEnable, StandInLgpio], config: Config,
+    rig: tuple[list[StepperAxis], MotorEnable, StandInLgpio],
+    config: Config,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     axes, enable, lgpio = rig

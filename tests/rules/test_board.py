@@ -167,10 +167,12 @@ BROKEN = [
     ),
     (
         "unreachable island",
-        lambda t: t
-        + '\n[[spaces]]\nid = "X1"\nx_mm = 250.0\ny_mm = 400.0\n'
-        + '\n[[spaces]]\nid = "X2"\nx_mm = 290.0\ny_mm = 400.0\n'
-        + '\n[[paths]]\nspaces = ["X1", "X2"]\n',
+        lambda t: (
+            t
+            + '\n[[spaces]]\nid = "X1"\nx_mm = 250.0\ny_mm = 400.0\n'
+            + '\n[[spaces]]\nid = "X2"\nx_mm = 290.0\ny_mm = 400.0\n'
+            + '\n[[paths]]\nspaces = ["X1", "X2"]\n'
+        ),
         "paths",
         "cannot be reached from 'HOME'",
     ),
@@ -264,9 +266,10 @@ def test_the_board_model_is_plain_values_apart_from_its_loader() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, bermuda_hw.rules.board\n"
-            "print(' '.join(m for m in ('tomllib', 'pydantic', 'bermuda_hw.checked',"
-            " 'bermuda_hw.rules.boardfile') if m in sys.modules))\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True)
+    code = (
+        "import sys, bermuda_hw.rules.board\n"
+        "print(' '.join(m for m in ('tomllib', 'pydantic', 'bermuda_hw.checked',"
+        " 'bermuda_hw.rules.boardfile') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""

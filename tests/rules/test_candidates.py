@@ -27,8 +27,14 @@ def test_docks_with_count_to_spare_are_candidates() -> None:
     game = Game.new(2, seed=1, board=BOARD, first_player="blue")
     game.set_ship("blue-1", "S01")  # next to the Home Port
     game.set_turn("blue")
-    docks = [c for c in candidates(game) if c.move is not None and not c.move.is_pass
-             and c.move.end in BOARD.ports and c.move.steps < (c.die or 0)]
+    docks = [
+        c
+        for c in candidates(game)
+        if c.move is not None
+        and not c.move.is_pass
+        and c.move.end in BOARD.ports
+        and c.move.steps < (c.die or 0)
+    ]
     assert docks
     assert all(c.consequence != candidates(game)[0].consequence for c in docks)
 
@@ -44,8 +50,9 @@ def test_a_bump_gives_three_boards_with_one_consequence() -> None:
     target = next(m for m in game.legal_moves(2) if m.end not in BOARD.ports)
     game.set_ship("yellow-1", target.end)
     game.set_turn("blue")
-    bumps = [c for c in candidates(game, frozenset({2}))
-             if c.move == target and c.kind is Kind.MOVE]
+    bumps = [
+        c for c in candidates(game, frozenset({2})) if c.move == target and c.kind is Kind.MOVE
+    ]
     assert {c.bump for c in bumps} == {Bump.BACK, Bump.LANDING, Bump.LIFTED}
     assert len({c.consequence for c in bumps}) == 1
     by = {c.bump: c for c in bumps}
@@ -53,8 +60,10 @@ def test_a_bump_gives_three_boards_with_one_consequence() -> None:
     assert "yellow" in by[Bump.BACK].contents[back]
     assert sorted(by[Bump.LANDING].contents[target.end]) == ["blue", "yellow"]
     assert by[Bump.LIFTED].contents[target.end] == ("blue",)
-    assert by[Bump.LIFTED].contents.get(back, ()).count("yellow") == \
-        by[Bump.BACK].contents[back].count("yellow") - 1
+    assert (
+        by[Bump.LIFTED].contents.get(back, ()).count("yellow")
+        == by[Bump.BACK].contents[back].count("yellow") - 1
+    )
 
 
 def test_same_board_different_consequence_dock_and_bump_back() -> None:
@@ -66,8 +75,9 @@ def test_same_board_different_consequence_dock_and_bump_back() -> None:
     assert x is not None and z is not None
     dock = Move("yellow-1", (x, "SUGAR"))
     bump = Move("yellow-1", (x, z))
-    cands = [c for c in candidates(game) if c.kind is Kind.MOVE and c.bump in (Bump.NONE,
-                                                                               Bump.BACK)]
+    cands = [
+        c for c in candidates(game) if c.kind is Kind.MOVE and c.bump in (Bump.NONE, Bump.BACK)
+    ]
     docked = next(c for c in cands if c.move == dock and c.die == 4)
     bumped = next(c for c in cands if c.move == bump and c.die == 1)
     assert docked.contents == bumped.contents

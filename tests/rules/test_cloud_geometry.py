@@ -51,16 +51,19 @@ def test_spin_parse(text: str, letter: int, dots: int | None, direction: str) ->
     assert spin.full_word == (dots is None)
 
 
-@pytest.mark.parametrize(("text", "words"), [
-    ("", "'' is not a spin: expected like 'C 2 N' or 'F North'"),
-    ("C", "'C' is not a spin"),
-    ("Z 2 N", "'Z' is not a cloud letter (A-H)"),
-    ("C two N", "'C two N': the number of dots must be a whole number"),
-    ("C 2 Q", "'C 2 Q': expected a direction N, E, S or W, not 'Q'"),
-    ("C 0 N", "a spin moves at least 1 dot, not 0"),
-    ("C Up", "'C Up': expected North, East, South or West, not 'Up'"),
-    ("C 2 N X", "'C 2 N X' is not a spin"),
-])
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("", "'' is not a spin: expected like 'C 2 N' or 'F North'"),
+        ("C", "'C' is not a spin"),
+        ("Z 2 N", "'Z' is not a cloud letter (A-H)"),
+        ("C two N", "'C two N': the number of dots must be a whole number"),
+        ("C 2 Q", "'C 2 Q': expected a direction N, E, S or W, not 'Q'"),
+        ("C 0 N", "a spin moves at least 1 dot, not 0"),
+        ("C Up", "'C Up': expected North, East, South or West, not 'Up'"),
+        ("C 2 N X", "'C 2 N X' is not a spin"),
+    ],
+)
 def test_spin_parse_rejects_garbage_saying_why(text: str, words: str) -> None:
     with pytest.raises(ParseError) as refused:
         Spin.parse(text)
@@ -68,8 +71,9 @@ def test_spin_parse_rejects_garbage_saying_why(text: str, words: str) -> None:
 
 
 def test_a_spin_path_carries_the_cloud_s_headings(classic_board: Board) -> None:
-    path = plan_spin(classic_board.grid, CloudPose(4, 4, 2), Spin.parse("E 1 N"),
-                     classic_board.cloud)
+    path = plan_spin(
+        classic_board.grid, CloudPose(4, 4, 2), Spin.parse("E 1 N"), classic_board.cloud
+    )
     assert (path.start_heading_deg, path.end_heading_deg, path.turn_deg) == (90.0, 180.0, 90.0)
     back = plan_spin(classic_board.grid, CloudPose(4, 4, 6), Spin.parse("B 1 N"))
     assert (back.start_heading_deg, back.end_heading_deg, back.turn_deg) == (270.0, 45.0, 135.0)
@@ -250,9 +254,7 @@ def test_sweep_contains_every_ship_near_a_sampled_magnet_position(
     swept = swept_ships(board, path, {"s": (x_mm, y_mm)})
     # Sample the motion densely: any sampled magnet within the radius means swept.
     cx, cy = grid.dot_mm(4, 4)
-    samples = [
-        (cx, cy, path.start.heading_deg + path.turn_deg * k / 200) for k in range(201)
-    ]
+    samples = [(cx, cy, path.start.heading_deg + path.turn_deg * k / 200) for k in range(201)]
     ex, ey = grid.dot_mm(*path.end.dot)
     samples += [
         (cx + (ex - cx) * k / 200, cy + (ey - cy) * k / 200, path.turned.heading_deg)

@@ -32,12 +32,19 @@ CLOCKWISE_LETTERS = "letter_angles_deg = [0, 45, 90, 135, 180, 225, 270, 315]"
 
 CLOUDS = {
     "one magnet": ("magnets = [{ radius_mm = 52.0, angle_deg = 22.5 }]", CLASSIC_LETTERS),
-    "uneven magnets": ("magnets = [{ radius_mm = 40.0, angle_deg = 10.0 }, "
-                       "{ radius_mm = 60.0, angle_deg = 200.0 }]", CLASSIC_LETTERS),
-    "one magnet, letters clockwise": ("magnets = [{ radius_mm = 45.0, angle_deg = 300.0 }]",
-                                      CLOCKWISE_LETTERS),
-    "a magnet under the locater": ("magnets = [{ radius_mm = 0.0, angle_deg = 0.0 }, "
-                                   "{ radius_mm = 50.0, angle_deg = 135.0 }]", CLASSIC_LETTERS),
+    "uneven magnets": (
+        "magnets = [{ radius_mm = 40.0, angle_deg = 10.0 }, "
+        "{ radius_mm = 60.0, angle_deg = 200.0 }]",
+        CLASSIC_LETTERS,
+    ),
+    "one magnet, letters clockwise": (
+        "magnets = [{ radius_mm = 45.0, angle_deg = 300.0 }]",
+        CLOCKWISE_LETTERS,
+    ),
+    "a magnet under the locater": (
+        "magnets = [{ radius_mm = 0.0, angle_deg = 0.0 }, { radius_mm = 50.0, angle_deg = 135.0 }]",
+        CLASSIC_LETTERS,
+    ),
 }
 
 
@@ -61,8 +68,12 @@ spins = st.builds(
 )
 
 
-def _nearest_magnet_mm(board: Board, pose: CloudPose, spin: Spin, ship: tuple[float, float],
-                       ) -> float:
+def _nearest_magnet_mm(
+    board: Board,
+    pose: CloudPose,
+    spin: Spin,
+    ship: tuple[float, float],
+) -> float:
     """How close any magnet comes to the ship, from the magnets' tracks sampled every 0.2 mm.
 
     Worked out from the board alone: the turn is clockwise from the start letter's heading to
@@ -79,8 +90,9 @@ def _nearest_magnet_mm(board: Board, pose: CloudPose, spin: Spin, ship: tuple[fl
     ex, ey = grid.dot_mm(end.col, end.row)
     steps = max(1, math.ceil(math.dist((cx, cy), (ex, ey)) / 0.2))
     heading = start_deg + turn_deg
-    samples += [(cx + (ex - cx) * k / steps, cy + (ey - cy) * k / steps, heading)
-                for k in range(steps + 1)]
+    samples += [
+        (cx + (ex - cx) * k / steps, cy + (ey - cy) * k / steps, heading) for k in range(steps + 1)
+    ]
     return min(math.dist(ship, m) for x, y, h in samples for m in magnet_positions(board, x, y, h))
 
 
@@ -94,8 +106,10 @@ def test_sweep_is_every_ship_a_magnet_passes(name: str, data: st.DataObject, spi
     pose = CloudPose(col, row, data.draw(st.integers(0, 7), label="letter"))
     cx, cy = board.grid.dot_mm(col, row)
     # ships within reach of where the cloud starts (most sweeps happen there)
-    ship = (cx + data.draw(st.floats(-90.0, 90.0), label="dx"),
-            cy + data.draw(st.floats(-90.0, 90.0), label="dy"))
+    ship = (
+        cx + data.draw(st.floats(-90.0, 90.0), label="dx"),
+        cy + data.draw(st.floats(-90.0, 90.0), label="dy"),
+    )
     path = plan_spin(board.grid, pose, spin, board.cloud)
     swept = "s" in swept_ships(board, path, {"s": ship})
     near = _nearest_magnet_mm(board, pose, spin, ship)

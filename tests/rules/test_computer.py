@@ -33,10 +33,7 @@ from bermuda_hw.rules.play import Chooser, random_chooser, simulate_game
 from bermuda_hw.rules.record import to_json
 
 BOARD = load_board()
-SETTINGS = settings(max_examples=60, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
-
-
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @SETTINGS
@@ -57,8 +54,10 @@ def test_the_chosen_move_is_always_legal_and_the_game_is_untouched(
 @given(st.integers(0, 2**31), st.integers(2, 4))
 def test_whole_games_of_computer_seats_end_by_the_rules(seed: int, players: int) -> None:
     levels = ["best", "easy", "best", "easy"]
-    seats = {color: ComputerPlayer(levels[k], seed=seed + k)
-             for k, color in enumerate(BOARD.ship_colors[:players])}
+    seats = {
+        color: ComputerPlayer(levels[k], seed=seed + k)
+        for k, color in enumerate(BOARD.ship_colors[:players])
+    }
 
     def choose(game: Game, moves: list[Move]) -> Move:
         move = seats[game.active](game, moves)
@@ -145,8 +144,10 @@ def test_with_ships_worth_everything_best_keeps_its_fleet_safest(game: Game) -> 
         if outcome is not None:
             return 1e6 if color in outcome.winners else -1e6
         odds = sweep_odds(trial).swept
-        risk = {c: float(sum(p for ship, p in odds.items() if ship.startswith(c + "-")))
-                for c in game.players}
+        risk = {
+            c: float(sum(p for ship, p in odds.items() if ship.startswith(c + "-")))
+            for c in game.players
+        }
         return min(r for c, r in risk.items() if c != color) - risk[color]
 
     margins = {m: margin(m) for m in game.legal_moves()}
@@ -166,8 +167,13 @@ def test_the_danger_of_every_place_is_the_danger_map_of_the_ships_there() -> Non
 
 def test_evaluate_counts_a_win_and_the_cards_in_hand() -> None:
     for seed in range(10):
-        result = simulate_game(2, seed, board=BOARD, options=GameOptions(target_usd=60_000),
-                               choose=greedy_chooser(random.Random(seed)))
+        result = simulate_game(
+            2,
+            seed,
+            board=BOARD,
+            options=GameOptions(target_usd=60_000),
+            choose=greedy_chooser(random.Random(seed)),
+        )
         game = result.game
         worth = evaluate(game)
         outcome = game.outcome()
@@ -209,8 +215,7 @@ def test_the_greedy_card_taker_docks_for_the_biggest_card() -> None:
         for move in game.legal_moves():
             trial = game.copy()
             events = trial.push(move)
-            values[move] = sum(e.value_usd for e in events
-                               if isinstance(e, CardTaken | BonusTaken))
+            values[move] = sum(e.value_usd for e in events if isinstance(e, CardTaken | BonusTaken))
         choice = greedy(game, game.legal_moves())
         assert values[choice] == max(values.values())
         checked += 1
@@ -230,8 +235,9 @@ def test_a_move_in_words() -> None:
                 assert text == f"{color}, {TABLE_SEAT}, rolls {die}: no move; passes"
                 said.add("pass")
                 continue
-            assert text.startswith(f"{color}, {TABLE_SEAT}, rolls {die}: "
-                                   f"{move.ship} from {move.start} to {move.end}")
+            assert text.startswith(
+                f"{color}, {TABLE_SEAT}, rolls {die}: {move.ship} from {move.start} to {move.end}"
+            )
             trial = game.copy()
             for event in trial.push(move):
                 if isinstance(event, CardTaken):
@@ -250,15 +256,22 @@ def test_a_move_in_words() -> None:
 def test_closed_ports_are_the_ports_a_colour_may_not_enter(
     ring: Callable[..., Board], position: Callable[..., Game]
 ) -> None:
-    ships = {"blue-1": "C", "blue-2": "SUGAR", "blue-3": "SUGAR", "yellow-1": "OIL",
-             "green-1": "OIL", "red-1": "OIL", "red-2": "OIL"}
+    ships = {
+        "blue-1": "C",
+        "blue-2": "SUGAR",
+        "blue-3": "SUGAR",
+        "yellow-1": "OIL",
+        "green-1": "OIL",
+        "red-1": "OIL",
+        "red-2": "OIL",
+    }
     game = position(ring(), 4, ships, "blue", 1)
     bit = walk_table(game.board).port_bit
     assert game.closed_ports("blue") == bit["SUGAR"] | bit["OIL"]  # two own; four of four
     assert game.closed_ports("yellow") == bit["OIL"]
-    three = position(ring(), 3, {"blue-1": "SUGAR", "yellow-1": "SUGAR", "green-1": "SUGAR"},
-                     "blue", 1)
+    three = position(
+        ring(), 3, {"blue-1": "SUGAR", "yellow-1": "SUGAR", "green-1": "SUGAR"}, "blue", 1
+    )
     assert three.closed_ports("green") == bit["SUGAR"]
     with pytest.raises(RulesError, match="not a player"):
         three.closed_ports("red")
-

@@ -98,8 +98,11 @@ def test_any_position_matches_brute_force(seed: int, turns: int) -> None:
 def test_the_danger_of_every_place_from_any_cloud_pose(data: st.DataObject) -> None:
     """`place_odds` against every place's berths and spaces, each spinner outcome in full."""
     grid = BOARD.grid
-    pose = CloudPose(data.draw(st.integers(0, grid.cols - 1)),
-                     data.draw(st.integers(0, grid.rows - 1)), data.draw(st.integers(0, 7)))
+    pose = CloudPose(
+        data.draw(st.integers(0, grid.cols - 1)),
+        data.draw(st.integers(0, grid.rows - 1)),
+        data.draw(st.integers(0, 7)),
+    )
     points: dict[str, tuple[float, float]] = {}
     for sid, space in BOARD.spaces.items():
         port = BOARD.ports.get(sid)
@@ -109,8 +112,9 @@ def test_the_danger_of_every_place_from_any_cloud_pose(data: st.DataObject) -> N
     leaves = Fraction(0)
     for outcome in spinner_outcomes(BOARD.spinner):
         path = plan_spin(grid, pose, outcome.spin, BOARD.cloud)
-        for place in {p.partition("#")[0] for p in swept_ships(BOARD, path, points,
-                                                                STAND_TOLERANCE_MM)}:
+        for place in {
+            p.partition("#")[0] for p in swept_ships(BOARD, path, points, STAND_TOLERANCE_MM)
+        }:
             expected[place] += outcome.probability
         leaves += outcome.probability if path.leaves_board else 0
     odds = place_odds(BOARD, pose)

@@ -10,9 +10,17 @@ import pytest
 
 @pytest.mark.parametrize(
     "name",
-    ["bermuda_hw.rules.game", "bermuda_hw.rules.moves", "bermuda_hw.rules.play",
-     "bermuda_hw.rules.candidates", "bermuda_hw.rules.boardfile", "bermuda_hw.rules.board",
-     "bermuda_hw.rules.record", "bermuda_hw.rules.computer", "bermuda_hw.rules.hints"],
+    [
+        "bermuda_hw.rules.game",
+        "bermuda_hw.rules.moves",
+        "bermuda_hw.rules.play",
+        "bermuda_hw.rules.candidates",
+        "bermuda_hw.rules.boardfile",
+        "bermuda_hw.rules.board",
+        "bermuda_hw.rules.record",
+        "bermuda_hw.rules.computer",
+        "bermuda_hw.rules.hints",
+    ],
 )
 def test_docstring_examples(name: str) -> None:
     result = doctest.testmod(importlib.import_module(name))

@@ -53,8 +53,9 @@ CLOCKWISE_RING = tuple(45.0 * k for k in range(len(LETTERS)))  # letters printed
 def letter_rings(draw: st.DrawFn) -> tuple[float, ...]:
     """Where the letters sit round the rim: A at 0, the others in any order, a little uneven."""
     order = draw(st.permutations(range(1, len(LETTERS))))
-    jitter = draw(st.lists(st.floats(-10.0, 10.0), min_size=len(LETTERS) - 1,
-                           max_size=len(LETTERS) - 1))
+    jitter = draw(
+        st.lists(st.floats(-10.0, 10.0), min_size=len(LETTERS) - 1, max_size=len(LETTERS) - 1)
+    )
     return (0.0, *(wrap_deg(45.0 * slot + d) for slot, d in zip(order, jitter, strict=True)))
 
 
@@ -96,8 +97,7 @@ def test_gap_is_symmetric_and_at_most_half_a_turn(a: float, b: float) -> None:
     assert 0.0 <= gap_deg(a, b) <= 180.0
     assert math.isclose(gap_deg(a, b), gap_deg(b, a), abs_tol=1e-9)
     assert gap_deg(a, a) == 0.0
-    assert math.isclose(gap_deg(a, b), min(clockwise_deg(a, b), clockwise_deg(b, a)),
-                        abs_tol=1e-9)
+    assert math.isclose(gap_deg(a, b), min(clockwise_deg(a, b), clockwise_deg(b, a)), abs_tol=1e-9)
 
 
 @given(HEADINGS, HEADINGS, HEADINGS)
@@ -112,8 +112,7 @@ def test_clockwise_turns_compose(a: float, b: float, c: float) -> None:
 
 
 @given(HEADINGS, HEADINGS, st.floats(0.0, 359.0))
-def test_within_clockwise_is_the_arc_of_the_turn(angle: float, start: float,
-                                                 sweep: float) -> None:
+def test_within_clockwise_is_the_arc_of_the_turn(angle: float, start: float, sweep: float) -> None:
     assert within_clockwise(angle, start, sweep) == (clockwise_deg(start, angle) <= sweep)
     assert within_clockwise(start, start, sweep)
 
@@ -128,8 +127,9 @@ def test_sectors_run_clockwise_from_north(angle: float, count: int) -> None:
 
 @given(st.floats(-1e5, 1e5), st.floats(100.0, 10_000.0))
 def test_steps_and_degrees_invert(steps: float, per_turn: float) -> None:
-    assert math.isclose(deg_to_steps(steps_to_deg(steps, per_turn), per_turn), steps,
-                        rel_tol=1e-9, abs_tol=1e-6)
+    assert math.isclose(
+        deg_to_steps(steps_to_deg(steps, per_turn), per_turn), steps, rel_tol=1e-9, abs_tol=1e-6
+    )
 
 
 # --- the board frame ----------------------------------------------------------------------
@@ -151,8 +151,9 @@ def test_the_board_frame_is_north_up_x_east_y_south() -> None:
 
 
 @given(st.tuples(st.floats(-500, 500), st.floats(-500, 500)), st.floats(0.1, 200.0), HEADINGS)
-def test_a_polar_point_lies_at_its_radius_and_bearing(centre: tuple[float, float],
-                                                      radius: float, heading: float) -> None:
+def test_a_polar_point_lies_at_its_radius_and_bearing(
+    centre: tuple[float, float], radius: float, heading: float
+) -> None:
     x, y = polar_point(centre, radius, heading)
     assert math.isclose(math.dist((x, y), centre), radius, rel_tol=1e-9)
     assert _same_angle(bearing_deg(x - centre[0], y - centre[1]), heading, 1e-6)
@@ -193,8 +194,9 @@ def test_the_classic_ring_turns_k_times_45_and_a_clockwise_ring_the_other_way() 
 
 
 @given(RINGS, LETTER, st.floats(-0.99, 0.99), st.integers(-3, 3))
-def test_a_letter_shows_at_its_heading_and_near_it(ring: tuple[float, ...], letter: int,
-                                                   within: float, turns: int) -> None:
+def test_a_letter_shows_at_its_heading_and_near_it(
+    ring: tuple[float, ...], letter: int, within: float, turns: int
+) -> None:
     heading = letter_heading_deg(ring, letter)
     assert 0.0 <= heading < 360.0
     assert _same_angle(heading + ring[letter], 0.0)  # turned back by its place on the rim
@@ -207,8 +209,11 @@ def test_a_letter_shows_at_its_heading_and_near_it(ring: tuple[float, ...], lett
 
 @given(RINGS, LETTER, LETTER, LETTER)
 def test_letter_turns_compose(ring: tuple[float, ...], a: int, b: int, c: int) -> None:
-    ab, bc, ac = letter_turn_deg(ring, a, b), letter_turn_deg(ring, b, c), letter_turn_deg(
-        ring, a, c)
+    ab, bc, ac = (
+        letter_turn_deg(ring, a, b),
+        letter_turn_deg(ring, b, c),
+        letter_turn_deg(ring, a, c),
+    )
     assert _same_angle(letter_heading_deg(ring, a) + ab, letter_heading_deg(ring, b))
     assert letter_at(ring, letter_heading_deg(ring, a) + ab) == b
     assert min(abs(ab + bc - ac), abs(ab + bc - ac - 360.0)) <= 1e-9
@@ -218,8 +223,12 @@ def test_letter_turns_compose(ring: tuple[float, ...], a: int, b: int, c: int) -
 # --- every layer agrees -------------------------------------------------------------------
 
 
-@given(RINGS, st.lists(LETTER, min_size=1, max_size=12), st.floats(2000.0, 5000.0),
-       st.integers(-3000, 3000))
+@given(
+    RINGS,
+    st.lists(LETTER, min_size=1, max_size=12),
+    st.floats(2000.0, 5000.0),
+    st.integers(-3000, 3000),
+)
 def test_the_sweep_and_the_rotor_agree_on_every_letter(
     ring: tuple[float, ...], letters: list[int], rev: float, zero: int
 ) -> None:
@@ -246,8 +255,9 @@ def test_the_sweep_and_the_rotor_agree_on_every_letter(
 
 
 @given(RINGS, LETTER)
-def test_the_servo_turns_the_cloud_to_the_letter_s_heading(ring: tuple[float, ...],
-                                                           letter: int) -> None:
+def test_the_servo_turns_the_cloud_to_the_letter_s_heading(
+    ring: tuple[float, ...], letter: int
+) -> None:
     cloud = CloudGeometry(70.0, 18.0, (), ring)
     kin = ServoRotationKinematics(2.0, 180.0, cloud.letter_headings_deg)
     assert _same_angle(kin.servo_angle_deg(letter) * 2.0, cloud.heading_deg(letter))

@@ -21,18 +21,13 @@ from bermuda_hw.rules.hints import move_hints, why_illegal
 BOARD = load_board()
 Position = Callable[..., Game]
 Ring = Callable[..., Board]
-SETTINGS = settings(max_examples=60, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
-
-
+SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @SETTINGS
 @given(midgames, st.integers(1, 6))
 @example(midgame(874, 4, 91), 1)  # a dock that reaches the target: no spin to come
-def test_the_hints_are_exactly_the_legal_moves_and_say_what_each_does(
-    game: Game, die: int
-) -> None:
+def test_the_hints_are_exactly_the_legal_moves_and_say_what_each_does(game: Game, die: int) -> None:
     if game.is_over():
         assert move_hints(game) == []
         return
@@ -77,8 +72,9 @@ def test_an_attempt_is_explained_exactly_when_no_legal_move_makes_it(
     start = data.draw(st.sampled_from(starts))
     ends = sorted(BOARD.spaces)
     for end in data.draw(st.lists(st.sampled_from(ends), min_size=1, max_size=8)):
-        legal = any(not m.is_pass and m.start == start and m.end == end
-                    for m in game.legal_moves(die))
+        legal = any(
+            not m.is_pass and m.start == start and m.end == end for m in game.legal_moves(die)
+        )
         reason = why_illegal(game, start, end, die)
         if legal:
             assert reason is None
@@ -88,31 +84,42 @@ def test_an_attempt_is_explained_exactly_when_no_legal_move_makes_it(
 
 def test_the_sentences(ring: Ring, position: Position) -> None:
     board = ring(["B"])
-    ships = {"blue-1": "A", "blue-2": "B", "blue-3": "E", "yellow-1": "OIL",
-             "yellow-2": "OIL", "yellow-3": "G"}
+    ships = {
+        "blue-1": "A",
+        "blue-2": "B",
+        "blue-3": "E",
+        "yellow-1": "OIL",
+        "yellow-2": "OIL",
+        "yellow-3": "G",
+    }
     game = position(board, 2, ships, "blue", 1)
     # blue-3 at E: one step to OIL, which holds 2 ships for 2 players
     assert why_illegal(game, "E", "OIL") == "OIL is full: 2 ships for 2 players (ruling 4)"
     assert why_illegal(game, "E", "D") is None
     assert why_illegal(game, "B", "C") == (
-        "blue-2 is under the cloud at B and cannot move (ruling 6)")
+        "blue-2 is under the cloud at B and cannot move (ruling 6)"
+    )
     assert why_illegal(game, "G", "F") == "G holds yellow-3, not a blue ship: it is blue's turn"
     assert why_illegal(game, "K", "J") == "there is no blue ship at K"
     assert why_illegal(game, "A", "XYZ") == "there is no place XYZ on the board"
     assert why_illegal(game, "E", "E") == (
-        "a ship must move: blue has a legal move with a 1 (ruling 8)")
+        "a ship must move: blue has a legal move with a 1 (ruling 8)"
+    )
     # wrong count
     assert why_illegal(game, "E", "SUGAR", 1) == "SUGAR is 2 spaces from E; the die shows 1"
     assert why_illegal(game, "E", "D", 2) == "D is 1 space from E along the paths; the die shows 2"
     assert why_illegal(game, "E", "C", 2) == (
-        "C lies beyond SUGAR from E, and a ship that enters a port ends its move there (ruling 3)")
+        "C lies beyond SUGAR from E, and a ship that enters a port ends its move there (ruling 3)"
+    )
     assert why_illegal(game, "E", "J", 3) == "J is more than 6 spaces from E; the die shows 3"
     # a ship docks at the first port it reaches
     assert why_illegal(game, "E", "F", 2) == (
-        "F lies beyond OIL from E, and a ship that enters a port ends its move there (ruling 3)")
+        "F lies beyond OIL from E, and a ship that enters a port ends its move there (ruling 3)"
+    )
     # the cloud in the way
     assert why_illegal(game, "A", "C", 2) == (
-        "B is under the cloud; no walk enters or crosses it (ruling 6)")
+        "B is under the cloud; no walk enters or crosses it (ruling 6)"
+    )
 
 
 def test_the_sentences_of_capacity_and_short_moves(ring: Ring, position: Position) -> None:

@@ -124,9 +124,7 @@ def test_cards_ships_and_capacity_hold_in_every_game(
     elif outcome.reason is EndReason.CARDS_GONE:
         assert game.bonus_left == 0 and not any(game.pile(p) for p in PRODUCT_CARDS_USD)
     else:
-        assert any(
-            all(s.status is ShipStatus.OUT for s in game.ships(c)) for c in game.players
-        )
+        assert any(all(s.status is ShipStatus.OUT for s in game.ships(c)) for c in game.players)
 
 
 @settings(max_examples=200, deadline=None)
@@ -218,9 +216,10 @@ def test_cloud_phase_sweeps_exactly_what_swept_ships_says(
     game.set_turn(game.active, Phase.CLOUD)
     spin = Spinner(classic_board.spinner).at(angle)
     path = plan_spin(classic_board.grid, game.pose, spin)
-    expected = {p.partition("#")[0]
-                for p in swept_ships(classic_board, path, game.sweep_points(),
-                                          STAND_TOLERANCE_MM)}
+    expected = {
+        p.partition("#")[0]
+        for p in swept_ships(classic_board, path, game.sweep_points(), STAND_TOLERANCE_MM)
+    }
     events = game.cloud_phase(spin, capture=())
     got = next((e.ships for e in events if isinstance(e, Swept)), ())
     assert set(got) == expected

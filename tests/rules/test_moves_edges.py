@@ -11,13 +11,19 @@ from bermuda_hw.rules.game import Game
 from bermuda_hw.rules.moves import Move, walk_table
 
 
-@pytest.mark.parametrize(("text", "words"), [
-    ("red-2", "'red-2' is not a move: expected like 'red-2 S03-S04-S05' or 'red pass'"),
-    ("red-2 S01-S02 S03", "is not a move"),
-    ("red-2 pass", "'red-2 pass': a pass names a player colour, like 'red pass'"),
-    ("red-2 S01", "'red-2 S01': a walk lists at least the start and one more space, joined by '-'"),
-    ("red-2 S01--S03", "a walk lists at least the start and one more space"),
-])
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("red-2", "'red-2' is not a move: expected like 'red-2 S03-S04-S05' or 'red pass'"),
+        ("red-2 S01-S02 S03", "is not a move"),
+        ("red-2 pass", "'red-2 pass': a pass names a player colour, like 'red pass'"),
+        (
+            "red-2 S01",
+            "'red-2 S01': a walk lists at least the start and one more space, joined by '-'",
+        ),
+        ("red-2 S01--S03", "a walk lists at least the start and one more space"),
+    ],
+)
 def test_bad_move_text_is_refused_with_what_is_wrong(text: str, words: str) -> None:
     with pytest.raises(ParseError) as refused:
         Move.parse(text)

@@ -109,9 +109,7 @@ def test_mid_round_state_restores_phase_and_die(classic_board: Board) -> None:
     game.push(game.legal_moves()[0])
     game.roll_die()
     back = from_json(to_json(game), classic_board)
-    assert (back.phase, back.turn, back.die, back.active) == (
-        Phase.SHIPS, 1, game.die, game.active
-    )
+    assert (back.phase, back.turn, back.die, back.active) == (Phase.SHIPS, 1, game.die, game.active)
     assert back.legal_moves() == game.legal_moves()
 
 

@@ -71,8 +71,9 @@ def _play(game: Game, plies: int, rng: random.Random) -> None:
 
 def _fixed_parts(game: Game) -> dict[str, Any]:
     """Every attribute of a game but its position, journal, random source and legal-move cache."""
-    return {k: v for k, v in vars(game).items()
-            if k not in ("_position", "journal", "rng", "_legal")}
+    return {
+        k: v for k, v in vars(game).items() if k not in ("_position", "journal", "rng", "_legal")
+    }
 
 
 # ------------------------------------------------------------ one value
@@ -139,7 +140,12 @@ def test_a_position_moves_to_another_game_in_one_assignment(classic_board: Board
     fresh.position = played.position
     assert fresh.position is played.position
     assert (fresh.round, fresh.turn, fresh.phase, fresh.die, fresh.pose) == (
-        played.round, played.turn, played.phase, played.die, played.pose)
+        played.round,
+        played.turn,
+        played.phase,
+        played.die,
+        played.pose,
+    )
     assert fresh.ships() == played.ships() and fresh.totals() == played.totals()
     assert fresh.blocked == played.blocked
     if fresh.phase is Phase.SHIPS and fresh.die is not None:
@@ -181,10 +187,14 @@ def test_the_legal_move_cache_follows_the_position(classic_board: Board) -> None
 
 def test_the_rules_module_holds_no_persistence() -> None:
     tree = ast.parse(inspect.getsource(game_module))
-    imported = {alias.name.split(".")[0] for node in ast.walk(tree)
-                if isinstance(node, ast.Import | ast.ImportFrom)
-                for alias in (node.names if isinstance(node, ast.Import)
-                              else [ast.alias(node.module or "")])}
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in (
+            node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")]
+        )
+    }
     assert "json" not in imported
     for name in ("record", "replay", "to_json", "from_json", "to_dict", "_from_dict", "_apply"):
         assert not hasattr(Game, name), name

@@ -8,8 +8,17 @@ from pathlib import Path
 import pytest
 
 RULES = Path(__file__).resolve().parents[2] / "firmware_py" / "bermuda_hw" / "rules"
-PLAIN = {"__future__", "collections", "collections.abc", "dataclasses", "fractions", "random",
-         "typing", "math", "itertools"}
+PLAIN = {
+    "__future__",
+    "collections",
+    "collections.abc",
+    "dataclasses",
+    "fractions",
+    "random",
+    "typing",
+    "math",
+    "itertools",
+}
 OURS = ("bermuda_hw.rules.", "bermuda_hw.errors", "bermuda_hw.geometry")
 IO = {"open", "print", "input"}
 
@@ -22,8 +31,11 @@ def imports_and_io(source: str) -> tuple[set[str], set[str]]:
             imported.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module:
             imported.add(node.module)
-    calls = {node.func.id for node in ast.walk(tree)
-             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    calls = {
+        node.func.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+    }
     return imported, calls & IO
 
 

@@ -18,8 +18,7 @@ BOARD = load_board()
 
 
 @settings(max_examples=25, deadline=None)
-@given(st.integers(0, 2**31), st.integers(2, 4), st.booleans(), st.booleans(),
-       st.integers(20, 400))
+@given(st.integers(0, 2**31), st.integers(2, 4), st.booleans(), st.booleans(), st.integers(20, 400))
 def test_the_replay_passes_every_position_of_the_game_and_ends_on_its_last(
     seed: int, players: int, table_die: bool, ledger: bool, actions: int
 ) -> None:
@@ -47,7 +46,8 @@ def test_the_replay_passes_every_position_of_the_game_and_ends_on_its_last(
     assert replayed.positions[-1] == game.position
     assert replayed.game.journal == game.journal
     assert [str(e["move"]) for e, _ in replayed.moves()] == [
-        e["move"] for e in game.journal if "move" in e]
+        e["move"] for e in game.journal if "move" in e
+    ]
 
 
 def test_a_record_that_does_not_replay_is_refused() -> None:

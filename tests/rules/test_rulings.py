@@ -102,9 +102,7 @@ def test_ruling_03_docking_ends_the_walk(ring: Ring, position: Position) -> None
     assert game.ship("blue-1").previous_port == "HOME"
 
 
-def test_ruling_04_port_capacity_is_the_number_of_players(
-    ring: Ring, position: Position
-) -> None:
+def test_ruling_04_port_capacity_is_the_number_of_players(ring: Ring, position: Position) -> None:
     ships = {"blue-1": "C", "yellow-1": "SUGAR", "yellow-2": "SUGAR", "green-1": "SUGAR"}
     three = position(ring(), 3, ships, "blue", 1)
     assert "blue-1 C-SUGAR" not in moves(three)
@@ -115,9 +113,7 @@ def test_ruling_04_port_capacity_is_the_number_of_players(
     assert "blue-1 C-SUGAR" in moves(four)
 
 
-def test_ruling_04_at_most_two_ships_of_a_colour_in_a_port(
-    ring: Ring, position: Position
-) -> None:
+def test_ruling_04_at_most_two_ships_of_a_colour_in_a_port(ring: Ring, position: Position) -> None:
     ships = {"blue-1": "C", "blue-2": "SUGAR", "blue-3": "SUGAR", "yellow-1": "C"}
     game = position(ring(), 4, ships, "blue", 1)
     with pytest.raises(IllegalMoveError, match="already has 2 ships in SUGAR"):
@@ -173,9 +169,7 @@ def test_ruling_05_passing_ships_and_ports_never_bump(ring: Ring, position: Posi
     assert sorted(game.ships_at("HOME")) == ["blue-1", "yellow-3"]
 
 
-def test_ruling_06_the_cloud_blocks_entering_and_crossing(
-    ring: Ring, position: Position
-) -> None:
+def test_ruling_06_the_cloud_blocks_entering_and_crossing(ring: Ring, position: Position) -> None:
     game = position(ring(["B"]), 2, {"blue-1": "A", "blue-2": "B"}, "blue", 3)
     assert game.blocked == frozenset({"B"})
     assert game.ship("blue-2").status is ShipStatus.UNDER_CLOUD
@@ -207,9 +201,7 @@ def test_ruling_07_short_move_stops_before_the_obstacle(ring: Ring, position: Po
     assert sorted(game.ships_at("C")) == ["blue-1", "yellow-3"]
 
 
-def test_ruling_07_no_short_move_while_a_full_move_exists(
-    ring: Ring, position: Position
-) -> None:
+def test_ruling_07_no_short_move_while_a_full_move_exists(ring: Ring, position: Position) -> None:
     ships = {"blue-1": "A", "blue-2": "J", "yellow-1": "SUGAR", "yellow-2": "SUGAR"}
     game = position(ring(["HOME"]), 2, ships, "blue", 4)
     # blue-2 has full moves, so blue-1 may not make its short move
@@ -476,9 +468,7 @@ def test_ruling_17_a_player_without_ships_can_win_and_ties_share(
     board = tiny_board(SWEEP_PATHS, at=SWEEP_AT)
     for blue_usd, winners in ((90_000, ("blue",)), (60_000, ("blue", "yellow"))):
         game = position(board, 2, {"blue-1": "M", "yellow-1": "J"}, "blue")
-        game = cards(
-            game, hands={"blue": [("sugar", blue_usd)], "yellow": [("oil", 60_000)]}
-        )
+        game = cards(game, hands={"blue": [("sugar", blue_usd)], "yellow": [("oil", 60_000)]})
         game.set_turn("blue", Phase.CLOUD)
         game.cloud_phase("A 1 E")
         game.set_turn("blue", Phase.CLOUD)

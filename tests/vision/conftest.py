@@ -50,10 +50,15 @@ sys.path.insert(0, str(Path(__file__).parent))
 def shoot(classic_board: Board) -> Callable[..., Image]:
     """Render a scene of the classic board (default: the still camera, default palette)."""
 
-    def _shoot(scene: Scene, camera: CameraModel | None = None, seed: int = 0,
-               palette: Palette | None = None) -> Image:
-        return bermuda_hw.sim.render.render(classic_board, scene, camera or CameraModel(),
-                                            seed=seed, palette=palette or Palette())
+    def _shoot(
+        scene: Scene,
+        camera: CameraModel | None = None,
+        seed: int = 0,
+        palette: Palette | None = None,
+    ) -> Image:
+        return bermuda_hw.sim.render.render(
+            classic_board, scene, camera or CameraModel(), seed=seed, palette=palette or Palette()
+        )
 
     return _shoot
 

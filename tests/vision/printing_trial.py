@@ -80,11 +80,13 @@ class Figures:
         return 100.0 * self.hands_flagged / max(self.hands, 1)
 
     def line(self, name: str) -> str:
-        return (f"{name}: {self.frames} frames; ships right {self.ships_right}/{self.ships} = "
-                f"{self.right_pct:.2f} %; extra ships {self.extra} = {self.extra_pct:.2f} %; "
-                f"false hands {self.false_hands}/{self.clear_frames} = "
-                f"{self.false_hand_pct:.2f} %; hands flagged {self.hands_flagged}/{self.hands}"
-                f" = {self.hands_pct:.1f} %; board not found {self.not_found}")
+        return (
+            f"{name}: {self.frames} frames; ships right {self.ships_right}/{self.ships} = "
+            f"{self.right_pct:.2f} %; extra ships {self.extra} = {self.extra_pct:.2f} %; "
+            f"false hands {self.false_hands}/{self.clear_frames} = "
+            f"{self.false_hand_pct:.2f} %; hands flagged {self.hands_flagged}/{self.hands}"
+            f" = {self.hands_pct:.1f} %; board not found {self.not_found}"
+        )
 
 
 def truth_place(board: Board, x_mm: float, y_mm: float) -> str | None:
@@ -107,16 +109,19 @@ def visible_truth(board: Board, scene: Scene) -> list[tuple[str, str | None, flo
     """The ships the camera can see: (colour, place or None, x_mm, y_mm)."""
     out = []
     for ship in scene.ships:
-        if scene.cloud is not None and math.dist(
-            (ship.x_mm, ship.y_mm), (scene.cloud.x_mm, scene.cloud.y_mm)
-        ) < board.cloud.footprint_radius_mm:
+        if (
+            scene.cloud is not None
+            and math.dist((ship.x_mm, ship.y_mm), (scene.cloud.x_mm, scene.cloud.y_mm))
+            < board.cloud.footprint_radius_mm
+        ):
             continue  # under the cloud: hidden
         out.append((ship.color, truth_place(board, ship.x_mm, ship.y_mm), ship.x_mm, ship.y_mm))
     return out
 
 
-def score(truth: list[tuple[str, str | None, float, float]],
-          reading: FrameReading) -> tuple[int, int]:
+def score(
+    truth: list[tuple[str, str | None, float, float]], reading: FrameReading
+) -> tuple[int, int]:
     """(right, extra): true ships read on their place in their colour (off-space: within
     15 mm), and ships read that match no true ship."""
     seen = Counter((s.color, s.space) for s in reading.ships if s.space is not None)
@@ -128,8 +133,10 @@ def score(truth: list[tuple[str, str | None, float, float]],
                 seen[(color, place)] -= 1
                 right += 1
         else:
-            match = next((s for s in off if s.color == color
-                          and math.dist((s.x_mm, s.y_mm), (x, y)) < 15.0), None)
+            match = next(
+                (s for s in off if s.color == color and math.dist((s.x_mm, s.y_mm), (x, y)) < 15.0),
+                None,
+            )
             if match is not None:
                 off.remove(match)
                 right += 1
@@ -139,15 +146,20 @@ def score(truth: list[tuple[str, str | None, float, float]],
 ARRANGEMENTS = ("one", "side by side", "overlapping", "on top")
 
 
-def token_scene(board: Board, rng: random.Random, places: int = 10
-                ) -> tuple[Scene, dict[str, Counter[str]]]:
+def token_scene(
+    board: Board, rng: random.Random, places: int = 10
+) -> tuple[Scene, dict[str, Counter[str]]]:
     """Tokens on `places` random path spaces away from the cloud, in every arrangement in
     turn (one token; two side by side, overlapping, or one on top of the other, of one
     colour or two), and what stands on each space."""
     colors = list(board.ship_colors)
     cloud = CloudState(*board.grid.dot_mm(*board.grid.centre))
-    free = [s for s in board.spaces.values() if s.kind == "path" and math.dist(
-        s.position, (cloud.x_mm, cloud.y_mm)) > board.cloud.footprint_radius_mm + 30]
+    free = [
+        s
+        for s in board.spaces.values()
+        if s.kind == "path"
+        and math.dist(s.position, (cloud.x_mm, cloud.y_mm)) > board.cloud.footprint_radius_mm + 30
+    ]
     rng.shuffle(free)
     # Spaces apart: a pair's tokens never reach a neighbour's cell.
     chosen: list = []
@@ -170,16 +182,28 @@ def token_scene(board: Board, rng: random.Random, places: int = 10
         if kind == "one":
             placed = [(first, x, y)]
         elif kind == "side by side":
-            placed = [(first, x - 6.0 * across[0], y - 6.0 * across[1]),
-                      (second, x + 6.0 * across[0], y + 6.0 * across[1])]
+            placed = [
+                (first, x - 6.0 * across[0], y - 6.0 * across[1]),
+                (second, x + 6.0 * across[0], y + 6.0 * across[1]),
+            ]
         elif kind == "overlapping":
-            placed = [(first, x - 4.0 * across[0] - 5.0 * along[0],
-                       y - 4.0 * across[1] - 5.0 * along[1]),
-                      (second, x + 3.0 * across[0] + 5.0 * along[0],
-                       y + 3.0 * across[1] + 5.0 * along[1])]
+            placed = [
+                (first, x - 4.0 * across[0] - 5.0 * along[0], y - 4.0 * across[1] - 5.0 * along[1]),
+                (
+                    second,
+                    x + 3.0 * across[0] + 5.0 * along[0],
+                    y + 3.0 * across[1] + 5.0 * along[1],
+                ),
+            ]
         else:  # on top: the second lies on the first, shifted a little
-            placed = [(first, x, y), (second, x + 3.0 * across[0] + 2.0 * along[0],
-                                      y + 3.0 * across[1] + 2.0 * along[1])]
+            placed = [
+                (first, x, y),
+                (
+                    second,
+                    x + 3.0 * across[0] + 2.0 * along[0],
+                    y + 3.0 * across[1] + 2.0 * along[1],
+                ),
+            ]
         for color, px, py in placed:
             tokens.append(ShipToken(color, px, py, heading + rng.uniform(-8, 8)))
         truth[space.id] = Counter(c for c, _, _ in placed)
@@ -187,8 +211,10 @@ def token_scene(board: Board, rng: random.Random, places: int = 10
 
 
 def start_ships(board: Board) -> tuple[ShipToken, ...]:
-    return tuple(ShipToken(c, *board.ports[p].berths[b or 0], 0.0)
-                 for (p, b), c in start_layout(board).items())
+    return tuple(
+        ShipToken(c, *board.ports[p].berths[b or 0], 0.0)
+        for (p, b), c in start_layout(board).items()
+    )
 
 
 def relit(camera: CameraModel, light: str) -> CameraModel:
@@ -196,12 +222,20 @@ def relit(camera: CameraModel, light: str) -> CameraModel:
     if light in GAIN:
         return replace(camera, exposure=camera.exposure * GAIN[light])
     if light in TINT:
-        return replace(camera, tint=tuple(  # type: ignore[arg-type]
-            a * b for a, b in zip(camera.tint, TINT[light], strict=True)))
+        return replace(
+            camera,
+            tint=tuple(  # type: ignore[arg-type]
+                a * b for a, b in zip(camera.tint, TINT[light], strict=True)
+            ),
+        )
     if light == "lamp on one side":
-        return replace(camera, gradient=camera.gradient + LAMP_GAIN,
-                       tint_gradient=tuple(  # type: ignore[arg-type]
-                           a + b for a, b in zip(camera.tint_gradient, LAMP_TINT, strict=True)))
+        return replace(
+            camera,
+            gradient=camera.gradient + LAMP_GAIN,
+            tint_gradient=tuple(  # type: ignore[arg-type]
+                a + b for a, b in zip(camera.tint_gradient, LAMP_TINT, strict=True)
+            ),
+        )
     return camera
 
 
@@ -210,11 +244,19 @@ def relit_other(look: OtherLook, light: str) -> OtherLook:
     if light in GAIN:
         return replace(look, cast=tuple(c * GAIN[light] for c in look.cast))  # type: ignore[arg-type]
     if light in TINT:
-        return replace(look, cast=tuple(  # type: ignore[arg-type]
-            a * b for a, b in zip(look.cast, TINT[light], strict=True)))
+        return replace(
+            look,
+            cast=tuple(  # type: ignore[arg-type]
+                a * b for a, b in zip(look.cast, TINT[light], strict=True)
+            ),
+        )
     if light == "lamp on one side":
-        return replace(look, cast_slope=tuple(  # type: ignore[arg-type]
-            a + b + LAMP_GAIN for a, b in zip(look.cast_slope, LAMP_TINT, strict=True)))
+        return replace(
+            look,
+            cast_slope=tuple(  # type: ignore[arg-type]
+                a + b + LAMP_GAIN for a, b in zip(look.cast_slope, LAMP_TINT, strict=True)
+            ),
+        )
     return look
 
 
@@ -248,8 +290,14 @@ RENDERERS: dict[str, Callable[[Board, random.Random], Shoot]] = {
 MODES = ("learned", "each frame alone", "file only", "other light", "other light, learned")
 
 
-def run_trial(board: Board, renderer: str, setups: int, frames_per_setup: int,
-              seed: int, mode: str = "learned") -> Figures:
+def run_trial(
+    board: Board,
+    renderer: str,
+    setups: int,
+    frames_per_setup: int,
+    seed: int,
+    mode: str = "learned",
+) -> Figures:
     """Calibrate, see the game's start, then read random frames; count what vision got.
 
     `mode` "learned": one reader per setup, as the daemon (calibration, then the
@@ -277,12 +325,19 @@ def run_trial(board: Board, renderer: str, setups: int, frames_per_setup: int,
         for i in range(frames_per_setup):
             if mode in ("each frame alone", "other light"):
                 reader = BoardReader(board, calibration)
-            light = (LIGHTS[(i + i // 5) % len(LIGHTS)] if mode.startswith("other light")
-                     else AS_CALIBRATED)
+            light = (
+                LIGHTS[(i + i // 5) % len(LIGHTS)]
+                if mode.startswith("other light")
+                else AS_CALIBRATED
+            )
             kind = "hand" if i % 5 == 2 else "empty" if i % 10 == 9 else "ships"
-            scene = random_scene(board, rng, ships=0 if kind == "empty" else None,
-                                 cloud=kind == "hand" or rng.random() < 0.95,
-                                 hand=kind == "hand")
+            scene = random_scene(
+                board,
+                rng,
+                ships=0 if kind == "empty" else None,
+                cloud=kind == "hand" or rng.random() < 0.95,
+                hand=kind == "hand",
+            )
             reading = reader.read(shoot(scene, rng.randrange(1 << 30), light))
             figures.frames += 1
             if not reading.board_found:
@@ -315,18 +370,22 @@ class CountFigures:
 
     def pct(self, *kinds: str) -> float:
         kinds = kinds or ARRANGEMENTS
-        return 100.0 * sum(self.right[k] for k in kinds) / max(
-            sum(self.places[k] for k in kinds), 1)
+        return (
+            100.0 * sum(self.right[k] for k in kinds) / max(sum(self.places[k] for k in kinds), 1)
+        )
 
     def line(self, name: str) -> str:
         parts = ", ".join(f"{k} {self.right[k]}/{self.places[k]}" for k in ARRANGEMENTS)
-        return (f"{name}: places with one or two tokens counted right "
-                f"{self.pct('one', 'side by side', 'overlapping'):.2f} % without a token "
-                f"on top of another, {self.pct():.2f} % with ({parts})")
+        return (
+            f"{name}: places with one or two tokens counted right "
+            f"{self.pct('one', 'side by side', 'overlapping'):.2f} % without a token "
+            f"on top of another, {self.pct():.2f} % with ({parts})"
+        )
 
 
-def count_trial(board: Board, renderer: str, setups: int, frames_per_setup: int,
-                seed: int) -> CountFigures:
+def count_trial(
+    board: Board, renderer: str, setups: int, frames_per_setup: int, seed: int
+) -> CountFigures:
     """Calibrate under one light, then read tables of tokens in every arrangement
     (`token_scene`) under the others, each frame with a fresh reader; a place is right
     when every colour's likeliest count is its number of tokens (2: two or more)."""
@@ -335,17 +394,20 @@ def count_trial(board: Board, renderer: str, setups: int, frames_per_setup: int,
     for k in range(setups):
         shoot = RENDERERS[renderer](board, rng)
         calibration = BoardReader(board).calibrate(
-            shoot(Scene(start_ships(board)), rng.randrange(1 << 30)))
+            shoot(Scene(start_ships(board)), rng.randrange(1 << 30))
+        )
         for f in range(frames_per_setup):
             light = LIGHTS[(k + f) % len(LIGHTS)]
             scene, truth = token_scene(board, rng)
-            evidence = BoardReader(board, calibration).read(
-                shoot(scene, rng.randrange(1 << 30), light)).evidence
+            evidence = (
+                BoardReader(board, calibration)
+                .read(shoot(scene, rng.randrange(1 << 30), light))
+                .evidence
+            )
             assert evidence is not None
             for n, (space, there) in enumerate(truth.items()):
                 kind = ARRANGEMENTS[n % len(ARRANGEMENTS)]
                 got = evidence.counts(evidence.index(space))
                 figures.places[kind] += 1
-                figures.right[kind] += all(got[c][0] == min(there[c], 2)
-                                           for c in evidence.colors)
+                figures.right[kind] += all(got[c][0] == min(there[c], 2) for c in evidence.colors)
     return figures

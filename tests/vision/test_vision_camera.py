@@ -219,4 +219,6 @@ def test_observation_stream_from_the_simulated_camera(classic_board: Board) -> N
     observation = results[2]
     assert observation is not None
     assert sorted((s.color, s.space) for s in observation.ships) == [
-        ("blue", "S29"), ("green", "S09")]
+        ("blue", "S29"),
+        ("green", "S09"),
+    ]

@@ -16,15 +16,26 @@ from bermuda_hw.errors import ConfigError
 
 
 def test_controls_in_picamera2_s_names() -> None:
-    config = parse_camera_config({
-        "exposure_time_us": 12000, "analogue_gain": 2.5, "colour_gains": [1.9, 1.6],
-        "af_mode": "manual", "lens_position": 2.0, "flicker_hz": 50,
-    })
+    config = parse_camera_config(
+        {
+            "exposure_time_us": 12000,
+            "analogue_gain": 2.5,
+            "colour_gains": [1.9, 1.6],
+            "af_mode": "manual",
+            "lens_position": 2.0,
+            "flicker_hz": 50,
+        }
+    )
     assert config.picamera2_controls() == {
-        "AeEnable": False, "ExposureTime": 12000, "AnalogueGain": 2.5,
-        "AwbEnable": False, "ColourGains": (1.9, 1.6),
-        "AfMode": 0, "LensPosition": 2.0,
-        "AeFlickerMode": 1, "AeFlickerPeriod": 10000,
+        "AeEnable": False,
+        "ExposureTime": 12000,
+        "AnalogueGain": 2.5,
+        "AwbEnable": False,
+        "ColourGains": (1.9, 1.6),
+        "AfMode": 0,
+        "LensPosition": 2.0,
+        "AeFlickerMode": 1,
+        "AeFlickerPeriod": 10000,
     }
     assert parse_camera_config({}).picamera2_controls() == {}  # all automatic
     assert parse_camera_config({"af_mode": "continuous"}).picamera2_controls() == {"AfMode": 2}
@@ -71,8 +82,12 @@ class _FakeCamera:
         self.log.append("start")
 
     def capture_metadata(self) -> dict[str, Any]:
-        return {"ExposureTime": 16667, "AnalogueGain": 1.8125, "ColourGains": (2.03, 1.52),
-                "Lux": 300.0}
+        return {
+            "ExposureTime": 16667,
+            "AnalogueGain": 1.8125,
+            "ColourGains": (2.03, 1.52),
+            "Lux": 300.0,
+        }
 
     def capture_array(self, stream: str) -> np.ndarray:
         return np.zeros((6, 8, 3), np.uint8)
@@ -97,18 +112,30 @@ def test_controls_are_set_before_the_camera_starts(fake_picamera2: list[Any]) ->
     controls = parse_camera_config({"exposure_time_us": 8000, "flicker_hz": 60})
     with Picamera2Source(width_px=8, height_px=6, controls=controls.picamera2_controls()) as cam:
         cam.read()
-    assert fake_picamera2[0] == {"AeEnable": False, "ExposureTime": 8000,
-                                 "AeFlickerMode": 1, "AeFlickerPeriod": 8333}
+    assert fake_picamera2[0] == {
+        "AeEnable": False,
+        "ExposureTime": 8000,
+        "AeFlickerMode": 1,
+        "AeFlickerPeriod": 8333,
+    }
     assert fake_picamera2[1] == "start"
 
 
 def test_settle_and_lock_holds_what_auto_exposure_found(fake_picamera2: list[Any]) -> None:
     with Picamera2Source(width_px=8, height_px=6) as cam:
         values = cam.settle_and_lock(0.0)
-    assert values == {"exposure_time_us": 16667, "analogue_gain": 1.812,
-                      "colour_gains": [2.03, 1.52]}
-    assert fake_picamera2[-1] == {"AeEnable": False, "AwbEnable": False, "ExposureTime": 16667,
-                                  "AnalogueGain": 1.8125, "ColourGains": (2.03, 1.52)}
+    assert values == {
+        "exposure_time_us": 16667,
+        "analogue_gain": 1.812,
+        "colour_gains": [2.03, 1.52],
+    }
+    assert fake_picamera2[-1] == {
+        "AeEnable": False,
+        "AwbEnable": False,
+        "ExposureTime": 16667,
+        "AnalogueGain": 1.8125,
+        "ColourGains": (2.03, 1.52),
+    }
     # the values parse back as [camera] keys that lock the camera there
     config = parse_camera_config(values)
     assert config.picamera2_controls()["ExposureTime"] == 16667
@@ -122,8 +149,10 @@ def test_the_real_backend_hands_the_camera_keys_to_picamera2(fake_picamera2: lis
     from bermuda_hw.config import load_config
     from bermuda_hw.rules.boardfile import load_board
 
-    config = dataclasses.replace(load_config(), camera={
-        "source": "picamera2", "width_px": 64, "height_px": 64, "exposure_time_us": 8000})
+    config = dataclasses.replace(
+        load_config(),
+        camera={"source": "picamera2", "width_px": 64, "height_px": 64, "exposure_time_us": 8000},
+    )
     camera = RealBackend(config).open_camera(load_board())
     assert isinstance(camera, Picamera2Source)
     with camera as cam:

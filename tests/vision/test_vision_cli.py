@@ -25,7 +25,8 @@ def test_board_show_json_has_what_vision_clients_need(
     assert home["product"] == "home" and home["berths"][0] == {"x_mm": 49.0, "y_mm": 241.0}
     dots = doc["grid"]["dots"]
     assert len(dots) == 81 and [d for d in dots if d["centre"]] == [
-        {"col": 4, "row": 4, "x_mm": 254.0, "y_mm": 254.0, "centre": True, "outside": False}]
+        {"col": 4, "row": 4, "x_mm": 254.0, "y_mm": 254.0, "centre": True, "outside": False}
+    ]
     markers = doc["markers"]
     assert markers["dictionary"] == "DICT_4X4_50"
     assert [m["id"] for m in markers["corners"]] == [0, 1, 2, 3]
@@ -38,8 +39,9 @@ def test_board_show_json_has_what_vision_clients_need(
 def test_render_then_detect(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     frame = tmp_path / "frame.png"
     truth_file = tmp_path / "truth.json"
-    assert main(["render", "--simulate", str(frame), "--seed", "5", "--truth",
-                 str(truth_file)]) == 0
+    assert (
+        main(["render", "--simulate", str(frame), "--seed", "5", "--truth", str(truth_file)]) == 0
+    )
     assert main(["--simulate", "render", str(tmp_path / "again.png"), "--seed", "5"]) == 0
     assert frame.read_bytes() == (tmp_path / "again.png").read_bytes()  # same seed, same frame
     capsys.readouterr()
@@ -49,8 +51,9 @@ def test_render_then_detect(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     bad.write_bytes(b"\xff\xd8 broken")
     black = tmp_path / "black.png"
     cv2.imwrite(str(black), np.zeros((480, 640, 3), np.uint8))
-    code = main(["detect", str(frame), str(black), str(bad), "--json", "--annotate",
-                 str(tmp_path / "ann")])
+    code = main(
+        ["detect", str(frame), str(black), str(bad), "--json", "--annotate", str(tmp_path / "ann")]
+    )
     out = capsys.readouterr()
     assert code == 1  # one file could not be read at all
     assert "Traceback" not in out.err
@@ -62,9 +65,15 @@ def test_render_then_detect(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert good["board_found"] is True and good["occluded"] is False
     for ship in good["ships"]:
         assert set(ship) >= {"color", "space", "x_mm", "y_mm"}
-    assert len(good["ships"]) == len([
-        s for s in truth["ships"] if truth["cloud"] is None or np.hypot(
-            s["x_mm"] - truth["cloud"]["x_mm"], s["y_mm"] - truth["cloud"]["y_mm"]) > 70.0])
+    assert len(good["ships"]) == len(
+        [
+            s
+            for s in truth["ships"]
+            if truth["cloud"] is None
+            or np.hypot(s["x_mm"] - truth["cloud"]["x_mm"], s["y_mm"] - truth["cloud"]["y_mm"])
+            > 70.0
+        ]
+    )
     if truth["cloud"] is not None:
         assert set(good["cloud"]) >= {"col", "row", "letter", "x_mm", "y_mm"}
         assert abs(good["cloud"]["x_mm"] - truth["cloud"]["x_mm"]) < 5.0
@@ -79,10 +88,13 @@ def test_detect_all_good_exits_zero(tmp_path: Path, capsys: pytest.CaptureFixtur
     capsys.readouterr()
     assert main(["detect", str(frame), "--json"]) == 0
     [entry] = json.loads(capsys.readouterr().out)
-    assert entry["cloud"]["letter"] == "A" and (entry["cloud"]["col"], entry["cloud"]["row"]) \
-        == (4, 4)
+    assert entry["cloud"]["letter"] == "A" and (entry["cloud"]["col"], entry["cloud"]["row"]) == (
+        4,
+        4,
+    )
     assert sorted(s["space"] for s in entry["ships"]) == sorted(
-        ["LUMBER", "OIL", "BANANAS", "SUGAR"] * 4)
+        ["LUMBER", "OIL", "BANANAS", "SUGAR"] * 4
+    )
 
 
 def test_calibrate_writes_a_file_detect_can_use(

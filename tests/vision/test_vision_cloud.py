@@ -56,16 +56,21 @@ def test_the_cloud_hides_ships_and_they_are_hidden_not_missing(
     classic_board: Board, shoot: Shoot
 ) -> None:
     board = classic_board
-    ships = (on_space(board, "S34", "red"), on_space(board, "S38", "blue"),
-             on_space(board, "S30", "green"), in_berth(board, "OIL", 0, "yellow"))
+    ships = (
+        on_space(board, "S34", "red"),
+        on_space(board, "S38", "blue"),
+        on_space(board, "S30", "green"),
+        in_berth(board, "OIL", 0, "yellow"),
+    )
     reader = BoardReader(board)
     stable = Stabilizer(StabilitySettings(frames=2, min_time_s=0.0))
     first = None
     for t in (0.0, 0.1):
         first = stable.push(reader.read(shoot(Scene(ships)), t)) or first
     assert first is not None
-    assert sorted((s.color, s.space) for s in first.ships) == placed(reader.read(
-        shoot(Scene(ships))))
+    assert sorted((s.color, s.space) for s in first.ships) == placed(
+        reader.read(shoot(Scene(ships)))
+    )
     # The cloud comes over S34 and S38.
     covered = Scene(ships, cloud_at(board, 4, 4, 2))
     reading = reader.read(shoot(covered), 0.2)
@@ -78,7 +83,9 @@ def test_the_cloud_hides_ships_and_they_are_hidden_not_missing(
     hidden = sorted((s.color, s.space) for s in observation.ships if s.hidden)
     assert hidden == [("blue", "S38"), ("red", "S34")]
     assert sorted((s.color, s.space) for s in observation.ships if not s.hidden) == [
-        ("green", "S30"), ("yellow", "OIL")]
+        ("green", "S30"),
+        ("yellow", "OIL"),
+    ]
 
 
 def test_no_cloud_on_the_board(classic_board: Board, shoot: Shoot, read: Read) -> None:

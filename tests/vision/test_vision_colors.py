@@ -59,17 +59,20 @@ def test_example_file_in_the_repository_is_valid() -> None:
     assert cal.names == COLORS
 
 
-@pytest.mark.parametrize(("text", "key", "problem"), [
-    ("[colors.purple]\nlab = [1, 2, 3]\n", "colors.purple", "no ship colour"),
-    ("[colors.red]\nlab = [1, 2]\n", "colors.red.lab", "too few items"),
-    ("[colors.red]\nlab = [150, 2, 3]\n", "colors.red.lab[0]", "at most 100"),
-    ("[colors.red]\nlab = [50, 2, 3]\ntolerance = 'wide'\n", "colors.red.tolerance", "number"),
-    ("[colors.red]\nlab = [50, 2, 3]\nhue = 4\n", "colors.red.hue", "unknown key"),
-    ("[colors.red]\ntolerance = 20\n", "colors.red.lab", "is missing"),
-    ("[[ignore]]\nx_mm = 1\ny_mm = 2\n", "ignore[0].radius_mm", "is missing"),
-    ("colours = 1\n", "colours", "unknown key"),
-    ("[colors.red\n", None, "not valid TOML"),
-])
+@pytest.mark.parametrize(
+    ("text", "key", "problem"),
+    [
+        ("[colors.purple]\nlab = [1, 2, 3]\n", "colors.purple", "no ship colour"),
+        ("[colors.red]\nlab = [1, 2]\n", "colors.red.lab", "too few items"),
+        ("[colors.red]\nlab = [150, 2, 3]\n", "colors.red.lab[0]", "at most 100"),
+        ("[colors.red]\nlab = [50, 2, 3]\ntolerance = 'wide'\n", "colors.red.tolerance", "number"),
+        ("[colors.red]\nlab = [50, 2, 3]\nhue = 4\n", "colors.red.hue", "unknown key"),
+        ("[colors.red]\ntolerance = 20\n", "colors.red.lab", "is missing"),
+        ("[[ignore]]\nx_mm = 1\ny_mm = 2\n", "ignore[0].radius_mm", "is missing"),
+        ("colours = 1\n", "colours", "unknown key"),
+        ("[colors.red\n", None, "not valid TOML"),
+    ],
+)
 def test_errors_name_file_key_and_problem(text: str, key: str | None, problem: str) -> None:
     with pytest.raises(CalibrationError) as info:
         parse_calibration(text, "cal.toml", COLORS)
@@ -92,8 +95,14 @@ def test_colour_without_a_default_needs_calibration() -> None:
 def test_calibrating_from_a_start_frame(classic_board: Board, shoot: Shoot) -> None:
     """Odd plastics: a pale blue and an orange "yellow"; calibrated profiles follow them."""
     board = classic_board
-    palette = Palette(ships=(("blue", (200, 110, 40)), ("yellow", (20, 140, 245)),
-                             ("green", (90, 170, 60)), ("red", (40, 40, 200))))
+    palette = Palette(
+        ships=(
+            ("blue", (200, 110, 40)),
+            ("yellow", (20, 140, 245)),
+            ("green", (90, 170, 60)),
+            ("red", (40, 40, 200)),
+        )
+    )
     reader = BoardReader(board)
     cal = reader.calibrate(shoot(start_scene(board), TILTED, 0, palette))
     assert cal.names == COLORS
@@ -102,8 +111,9 @@ def test_calibrating_from_a_start_frame(classic_board: Board, shoot: Shoot) -> N
     assert cal.profile("yellow").lab[1] > defaults.profile("yellow").lab[1] + 8
     assert cal.profile("blue").lab[0] > defaults.profile("blue").lab[0] + 4
     calibrated = BoardReader(board, cal)
-    ships = tuple(on_space(board, sid, c) for sid, c in
-                  zip(("S03", "S14", "S21", "S37"), COLORS, strict=True))
+    ships = tuple(
+        on_space(board, sid, c) for sid, c in zip(("S03", "S14", "S21", "S37"), COLORS, strict=True)
+    )
     reading = calibrated.read(shoot(Scene(ships), CameraModel(), 1, palette))
     assert placed(reading) == sorted(zip(COLORS, ("S03", "S14", "S21", "S37"), strict=True))
 

@@ -50,20 +50,30 @@ def test_tokens_side_by_side_overlapping_and_on_top_are_counted(
         got = evidence.counts(evidence.index(space))
         kind = ARRANGEMENTS[n % len(ARRANGEMENTS)]
         if kind == "on top":
-            top = next(s for s in reversed(scene.ships)  # drawn last: on top
-                       if np.hypot(s.x_mm - board.spaces[space].x_mm,
-                                   s.y_mm - board.spaces[space].y_mm) < 8.0)
+            top = next(
+                s
+                for s in reversed(scene.ships)  # drawn last: on top
+                if np.hypot(s.x_mm - board.spaces[space].x_mm, s.y_mm - board.spaces[space].y_mm)
+                < 8.0
+            )
             assert got[top.color][0] >= 1, (space, kind, dict(there), got)
             continue
         for color in board.ship_colors:
             assert got[color][0] == min(there[color], 2), (space, kind, dict(there), got)
             assert 0.5 < got[color][1] <= 1.0
     # A place with nothing on it: no token of any colour, and its JSON says so.
-    empty = next(s for s in board.spaces.values() if s.kind == "path"
-                 and s.id not in truth and all(
-                     np.hypot(t.x_mm - s.x_mm, t.y_mm - s.y_mm) > 40.0 for t in scene.ships)
-                 and np.hypot(s.x_mm - scene.cloud.x_mm, s.y_mm - scene.cloud.y_mm) > 100.0
-                 ) if scene.cloud else None
+    empty = (
+        next(
+            s
+            for s in board.spaces.values()
+            if s.kind == "path"
+            and s.id not in truth
+            and all(np.hypot(t.x_mm - s.x_mm, t.y_mm - s.y_mm) > 40.0 for t in scene.ships)
+            and np.hypot(s.x_mm - scene.cloud.x_mm, s.y_mm - scene.cloud.y_mm) > 100.0
+        )
+        if scene.cloud
+        else None
+    )
     assert empty is not None
     i = evidence.index(empty.id)
     assert all(n == 0 for n, _ in evidence.counts(i).values())

@@ -24,27 +24,36 @@ Image = npt.NDArray[np.uint8]
 @pytest.mark.parametrize("seed", [0, 3])
 def test_each_place_is_most_likely_what_stands_on_it(classic_board: Board, seed: int) -> None:
     board = classic_board
-    ships = [on_space(board, "S16", "blue"), on_space(board, "S03", "red"),
-             in_berth(board, "SUGAR", 1, "yellow"), in_berth(board, "OIL", 0, "green")]
+    ships = [
+        on_space(board, "S16", "blue"),
+        on_space(board, "S03", "red"),
+        in_berth(board, "SUGAR", 1, "yellow"),
+        in_berth(board, "OIL", 0, "green"),
+    ]
     camera, palette = random_camera(seed, board)
     frame = render(board, Scene(ships=tuple(ships)), camera, seed=seed, palette=palette)
     evidence = BoardReader(board).read(frame).evidence
     assert evidence is not None
-    truth = {("S16", None): "blue", ("S03", None): "red", ("SUGAR", 1): "yellow",
-             ("OIL", 0): "green"}
+    truth = {
+        ("S16", None): "blue",
+        ("S03", None): "red",
+        ("SUGAR", 1): "yellow",
+        ("OIL", 0): "green",
+    }
     for i, place in enumerate(evidence.places):
         assert evidence.best_color(i) == truth.get(place), place
     s16 = evidence.index("S16")
     assert evidence.loglik(s16, ("blue",)) > evidence.loglik(s16, ()) + 3.0
     # two ships with blue on top explain a blue place as well as one blue ship
     assert evidence.loglik(s16, ("blue", "red")) == pytest.approx(
-        evidence.loglik(s16, ("blue",)), abs=1e-6)
+        evidence.loglik(s16, ("blue",)), abs=1e-6
+    )
     assert evidence.loglik(s16, ("red",)) < evidence.loglik(s16, ("blue",)) - 3.0
 
 
-def test_places_under_the_cloud_weigh_nothing(classic_board: Board,
-                                              shoot: Callable[..., Image],
-                                              read: Callable[[Image], FrameReading]) -> None:
+def test_places_under_the_cloud_weigh_nothing(
+    classic_board: Board, shoot: Callable[..., Image], read: Callable[[Image], FrameReading]
+) -> None:
     board = classic_board
     cloud = cloud_at(board, *board.grid.centre)
     reading = read(shoot(Scene(cloud=cloud)))
@@ -67,12 +76,15 @@ def test_the_rim_band_is_partly_observable(classic_board: Board) -> None:
     assert observability(300.0 + r + RIM_BAND_MM + 1.0, 300.0, circles) == 1.0
     # the camera hides more than the rules block, never less
     assert r > board.cloud.footprint_radius_mm
-    assert math.isclose(hidden_circles(board, (0.0, 0.0), (5.0, 0.0), 1.2)[1][2],
-                        1.2 * 1.05 * board.cloud.footprint_radius_mm)
+    assert math.isclose(
+        hidden_circles(board, (0.0, 0.0), (5.0, 0.0), 1.2)[1][2],
+        1.2 * 1.05 * board.cloud.footprint_radius_mm,
+    )
 
 
-def test_a_stable_run_averages_its_frames(classic_board: Board,
-                                          shoot: Callable[..., Image]) -> None:
+def test_a_stable_run_averages_its_frames(
+    classic_board: Board, shoot: Callable[..., Image]
+) -> None:
     board = classic_board
     reader = BoardReader(board)
     frame = shoot(Scene(ships=(on_space(board, "S16", "blue"),)))
@@ -89,8 +101,7 @@ def test_a_stable_run_averages_its_frames(classic_board: Board,
 
 
 @pytest.mark.parametrize("seed", [0, 3])
-def test_a_second_token_fills_more_of_a_spaces_wider_disk(classic_board: Board,
-                                                          seed: int) -> None:
+def test_a_second_token_fills_more_of_a_spaces_wider_disk(classic_board: Board, seed: int) -> None:
     """The wider disk shows one token's colour alone, more with a second token set down
     beside it, about as much with the one token nudged; berths are not measured."""
     board = classic_board
@@ -100,10 +111,17 @@ def test_a_second_token_fills_more_of_a_spaces_wider_disk(classic_board: Board,
     ux, uy = math.cos(math.radians(space.heading_deg)), math.sin(math.radians(space.heading_deg))
 
     def reach(*offsets_mm: float) -> float:
-        ships = tuple(ShipToken("blue", space.x_mm + d * ux, space.y_mm + d * uy,
-                                space.heading_deg) for d in offsets_mm)
-        frame = render(board, Scene(ships=(*ships, in_berth(board, "OIL", 0, "blue"))),
-                       camera, seed=seed, palette=palette)
+        ships = tuple(
+            ShipToken("blue", space.x_mm + d * ux, space.y_mm + d * uy, space.heading_deg)
+            for d in offsets_mm
+        )
+        frame = render(
+            board,
+            Scene(ships=(*ships, in_berth(board, "OIL", 0, "blue"))),
+            camera,
+            seed=seed,
+            palette=palette,
+        )
         evidence = reader.read(frame).evidence
         assert evidence is not None and evidence.reach is not None
         blue = evidence.colors.index("blue")

@@ -19,20 +19,23 @@ from bermuda_hw.vision.background import BackgroundComparison, BackgroundLearner
 from bermuda_hw.vision.reader import BoardReader
 
 
-def _frames(board: Board, renderer: str, seed: int, calibrated_under: str, read_under: str,
-            count: int) -> list[tuple[bool, int, int, int]]:
+def _frames(
+    board: Board, renderer: str, seed: int, calibrated_under: str, read_under: str, count: int
+) -> list[tuple[bool, int, int, int]]:
     """Calibrate under one light, then read `count` random tables under another, each
     frame with a fresh reader (as `detect --calibration`): (occluded, ships, right, extra)
     per frame."""
     rng = random.Random(seed)
     shoot = RENDERERS[renderer](board, rng)
     calibration = BoardReader(board).calibrate(
-        shoot(Scene(start_ships(board)), rng.randrange(1 << 30), calibrated_under))
+        shoot(Scene(start_ships(board)), rng.randrange(1 << 30), calibrated_under)
+    )
     out = []
     for _ in range(count):
         scene = random_scene(board, rng, cloud=rng.random() < 0.95)
         reading = BoardReader(board, calibration).read(
-            shoot(scene, rng.randrange(1 << 30), read_under))
+            shoot(scene, rng.randrange(1 << 30), read_under)
+        )
         truth = visible_truth(board, scene)
         right, extra = score(truth, reading)
         out.append((reading.occluded, len(truth), right, extra))
@@ -41,8 +44,9 @@ def _frames(board: Board, renderer: str, seed: int, calibrated_under: str, read_
 
 def test_a_brighter_light_that_clips_the_whites_is_no_hand(classic_board: Board) -> None:
     """Pale paint and white spaces clip under a brighter light: they are not foreign."""
-    for occluded, ships, right, extra in _frames(classic_board, "project renderer", 7,
-                                                 "as calibrated", "brighter", 2):
+    for occluded, ships, right, extra in _frames(
+        classic_board, "project renderer", 7, "as calibrated", "brighter", 2
+    ):
         assert not occluded
         assert (right, extra) == (ships, 0)
 
@@ -74,22 +78,29 @@ def test_pixels_clipped_while_learning_are_not_compared(tmp_path: Path) -> None:
     assert np.array_equal(again.known, learned.known)
 
 
-@pytest.mark.parametrize(("cast", "words"), [
-    ((0.85, 0.85, 0.85), None),  # neutral, the whites below the camera's top
-    ((1.5, 1.5, 1.5), "clipped whites"),
-    ((0.6, 0.8, 1.0), "warm (reddish)"),
-    ((1.0, 0.85, 0.65), "cool (bluish)"),
-])
+@pytest.mark.parametrize(
+    ("cast", "words"),
+    [
+        ((0.85, 0.85, 0.85), None),  # neutral, the whites below the camera's top
+        ((1.5, 1.5, 1.5), "clipped whites"),
+        ((0.6, 0.8, 1.0), "warm (reddish)"),
+        ((1.0, 0.85, 0.65), "cool (bluish)"),
+    ],
+)
 def test_calibration_says_when_its_light_is_unlike_play(
     classic_board: Board, cast: tuple[float, float, float], words: str | None
 ) -> None:
     """Clipped whites and a strong cast are each named with what to change; a neutral
     light that clips nothing is not."""
     board = classic_board
-    look = replace(OtherLook.random(random.Random(21), board), cast=cast,
-                   cast_slope=(0.0, 0.0, 0.0))
-    notes = BoardReader(board).calibrate(
-        render_other(board, Scene(start_ships(board)), look, 1)).light_notes
+    look = replace(
+        OtherLook.random(random.Random(21), board), cast=cast, cast_slope=(0.0, 0.0, 0.0)
+    )
+    notes = (
+        BoardReader(board)
+        .calibrate(render_other(board, Scene(start_ships(board)), look, 1))
+        .light_notes
+    )
     if words is None:
         assert notes == ()
     else:
@@ -101,11 +112,15 @@ def test_detect_calibrate_warns_of_clipped_whites(
     classic_board: Board, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The calibration is written, and the owner is told what to change in the light."""
-    look = replace(OtherLook.random(random.Random(21), classic_board), cast=(1.5, 1.5, 1.5),
-                   cast_slope=(0.0, 0.0, 0.0))
+    look = replace(
+        OtherLook.random(random.Random(21), classic_board),
+        cast=(1.5, 1.5, 1.5),
+        cast_slope=(0.0, 0.0, 0.0),
+    )
     frame = tmp_path / "start.png"
-    assert cv2.imwrite(str(frame), render_other(classic_board, Scene(start_ships(classic_board)),
-                                                look, 1))
+    assert cv2.imwrite(
+        str(frame), render_other(classic_board, Scene(start_ships(classic_board)), look, 1)
+    )
     assert main(["detect", str(frame), "--calibrate", str(tmp_path / "colors.toml")]) == 0
     err = capsys.readouterr().err
     assert "warning: the calibration light" in err and "exposure_time_us" in err

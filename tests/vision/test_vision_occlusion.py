@@ -18,14 +18,21 @@ Shoot = Callable[..., np.ndarray]
 Read = Callable[[np.ndarray], FrameReading]
 
 
-@pytest.mark.parametrize(("side", "skin", "sleeve"), [
-    ("S", (120, 150, 205), (60, 60, 70)),
-    ("W", (80, 110, 160), (200, 120, 40)),  # a darker hand, a blue sleeve
-    ("N", (150, 170, 220), (40, 150, 40)),
-    ("E", (100, 140, 200), (230, 230, 230)),
-])
+@pytest.mark.parametrize(
+    ("side", "skin", "sleeve"),
+    [
+        ("S", (120, 150, 205), (60, 60, 70)),
+        ("W", (80, 110, 160), (200, 120, 40)),  # a darker hand, a blue sleeve
+        ("N", (150, 170, 220), (40, 150, 40)),
+        ("E", (100, 140, 200), (230, 230, 230)),
+    ],
+)
 def test_a_hand_over_the_board_is_occluded(
-    classic_board: Board, shoot: Shoot, read: Read, side: str, skin: tuple[int, int, int],
+    classic_board: Board,
+    shoot: Shoot,
+    read: Read,
+    side: str,
+    skin: tuple[int, int, int],
     sleeve: tuple[int, int, int],
 ) -> None:
     board = classic_board
@@ -57,8 +64,10 @@ def test_printed_patches_are_learned_by_calibration_and_by_a_steady_camera(
     must not mark every frame occluded."""
     board = classic_board
     cartouche = Cover(300.0, 330.0, 40.0, (60, 120, 190), 0.0)
-    start = tuple(ShipToken(c, *board.ports[p].berths[b or 0], 0.0)
-                  for (p, b), c in start_layout(board).items())
+    start = tuple(
+        ShipToken(c, *board.ports[p].berths[b or 0], 0.0)
+        for (p, b), c in start_layout(board).items()
+    )
     frame = shoot(Scene(start, covers=(cartouche,)), TILTED)
     assert BoardReader(board).read(frame).occluded
     # Calibration on the start layout learns it as the board's own look, without an
@@ -69,9 +78,13 @@ def test_printed_patches_are_learned_by_calibration_and_by_a_steady_camera(
     assert not BoardReader(board, calibration).read(frame).occluded
     on_it = ShipToken("blue", 300.0, 330.0, 30.0)
     seen = BoardReader(board, calibration).read(
-        shoot(Scene((*start, on_it), covers=(cartouche,)), TILTED, 2))
-    assert [(s.color, s.space) for s in seen.ships
-            if abs(s.x_mm - 300.0) < 10 and abs(s.y_mm - 330.0) < 10] == [("blue", None)]
+        shoot(Scene((*start, on_it), covers=(cartouche,)), TILTED, 2)
+    )
+    assert [
+        (s.color, s.space)
+        for s in seen.ships
+        if abs(s.x_mm - 300.0) < 10 and abs(s.y_mm - 330.0) < 10
+    ] == [("blue", None)]
     # A steady camera learns it over a few hundred frames, and still sees hands.
     reader = BoardReader(board)
     readings = [reader.read(frame) for _ in range(160)]

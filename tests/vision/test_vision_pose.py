@@ -24,9 +24,7 @@ def test_marker_corners_start_top_left_and_go_clockwise(classic_board: Board) ->
     assert np.allclose(c.mean(axis=0), (m.x_mm, m.y_mm))
 
 
-def test_pose_maps_the_board_where_the_camera_sees_it(
-    classic_board: Board, shoot: Shoot
-) -> None:
+def test_pose_maps_the_board_where_the_camera_sees_it(classic_board: Board, shoot: Shoot) -> None:
     camera = CameraModel(x_mm=220.0, y_mm=300.0, target_x_mm=270.0, roll_deg=-6.0)
     reader = BoardReader(classic_board)
     reading = reader.read(shoot(Scene(), camera))

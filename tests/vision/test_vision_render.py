@@ -25,11 +25,17 @@ def test_same_seed_same_frame_other_seed_other_noise(classic_board: Board) -> No
 
 
 def test_markers_appear_where_the_camera_model_projects_them(classic_board: Board) -> None:
-    camera = CameraModel(x_mm=180.0, y_mm=300.0, target_x_mm=260.0, roll_deg=8.0,
-                         barrel=0.04, noise=0.0, jpeg_quality=100)
+    camera = CameraModel(
+        x_mm=180.0,
+        y_mm=300.0,
+        target_x_mm=260.0,
+        roll_deg=8.0,
+        barrel=0.04,
+        noise=0.0,
+        jpeg_quality=100,
+    )
     frame = render(classic_board, Scene(), camera)
-    found = detect_markers(make_detector("DICT_4X4_50"),
-                           cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+    found = detect_markers(make_detector("DICT_4X4_50"), cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
     for marker in classic_board.markers.corners:
         centre = np.array(camera.project(marker.x_mm, marker.y_mm))
         assert np.linalg.norm(found[marker.id].mean(axis=0) - centre) < 1.5
@@ -55,8 +61,11 @@ def test_random_scene_keeps_ships_clear_of_the_cloud_edge(classic_board: Board) 
 
 def test_lighting_gradient_darkens_one_side(classic_board: Board) -> None:
     flat = render(classic_board, Scene(), CameraModel(noise=0.0, vignette=0.0))
-    lit = render(classic_board, Scene(), CameraModel(noise=0.0, vignette=0.0, gradient=0.8,
-                                                     gradient_deg=90.0))
+    lit = render(
+        classic_board,
+        Scene(),
+        CameraModel(noise=0.0, vignette=0.0, gradient=0.8, gradient_deg=90.0),
+    )
     west = (slice(400, 560), slice(350, 450))
     east = (slice(400, 560), slice(830, 930))
     ratio_w = lit[west].mean() / flat[west].mean()

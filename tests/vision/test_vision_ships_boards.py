@@ -72,8 +72,9 @@ def _codes(reader: BoardReader, frame: Image) -> tuple[Codes, Image]:
 
 def _half(reader: BoardReader, mask: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:
     size = (reader.layout.width_px // 2, reader.layout.height_px // 2)
-    out: npt.NDArray[np.bool_] = cv2.resize(mask.astype(np.uint8), size,
-                                            interpolation=cv2.INTER_NEAREST).astype(bool)
+    out: npt.NDArray[np.bool_] = cv2.resize(
+        mask.astype(np.uint8), size, interpolation=cv2.INTER_NEAREST
+    ).astype(bool)
     return out
 
 
@@ -102,13 +103,19 @@ def test_a_board_without_land_reads_ships_and_hands() -> None:
     """An owner's board of open sea (no land in its file): ships on spaces, in ports and
     off them are read, and a hand is still a hand."""
     text = _classic_text()
-    board = _board(text[:text.index("[[land]]")])
+    board = _board(text[: text.index("[[land]]")])
     assert board.land == ()
-    ships = (on_space(board, "S20", "red"), in_berth(board, "OIL", 1, "green"),
-             ShipToken("yellow", 320.0, 364.0, 20.0))
+    ships = (
+        on_space(board, "S20", "red"),
+        in_berth(board, "OIL", 1, "green"),
+        ShipToken("yellow", 320.0, 364.0, 20.0),
+    )
     reader = BoardReader(board)
     assert _placed(reader, render(board, Scene(ships), TILTED, seed=1)) == [
-        ("green", "OIL"), ("red", "S20"), ("yellow", None)]
+        ("green", "OIL"),
+        ("red", "S20"),
+        ("yellow", None),
+    ]
     codes, _ = _codes(reader, render(board, Scene(ships), TILTED, seed=1))
     assert not (codes & FAR_LAND).any()  # no land: nothing is far from it
     hand = Hand(300.0, 260.0, "S", 100.0)
@@ -117,13 +124,13 @@ def test_a_board_without_land_reads_ships_and_hands() -> None:
 
 EDGE_PORTS = {  # ports moved against the four edges, their outer berths 4 mm from them
     "berths = [[241.0, 49.0], [267.0, 49.0], [241.0, 75.0], [267.0, 75.0]]":  # LUMBER
-        "berths = [[367.0, 4.0], [393.0, 4.0], [367.0, 30.0], [393.0, 30.0]]",
+    "berths = [[367.0, 4.0], [393.0, 4.0], [367.0, 30.0], [393.0, 30.0]]",
     "berths = [[49.0, 241.0], [75.0, 241.0], [49.0, 267.0], [75.0, 267.0]]":  # HOME
-        "berths = [[4.0, 241.0], [30.0, 241.0], [4.0, 267.0], [30.0, 267.0]]",
+    "berths = [[4.0, 241.0], [30.0, 241.0], [4.0, 267.0], [30.0, 267.0]]",
     "berths = [[433.0, 105.0], [459.0, 105.0], [433.0, 131.0], [459.0, 131.0]]":  # OIL
-        "berths = [[478.0, 241.0], [504.0, 241.0], [478.0, 267.0], [504.0, 267.0]]",
+    "berths = [[478.0, 241.0], [504.0, 241.0], [478.0, 267.0], [504.0, 267.0]]",
     "berths = [[417.0, 427.0], [443.0, 427.0], [417.0, 453.0], [443.0, 453.0]]":  # BANANAS
-        "berths = [[367.0, 478.0], [393.0, 478.0], [367.0, 504.0], [393.0, 504.0]]",
+    "berths = [[367.0, 478.0], [393.0, 478.0], [367.0, 504.0], [393.0, 504.0]]",
 }
 
 
@@ -140,8 +147,10 @@ def test_berths_at_the_edges_of_the_board() -> None:
     west_north = (in_berth(board, "LUMBER", 0, "red"), in_berth(board, "HOME", 0, "green"))
     x, y = board.ports["BANANAS"].berths[2]
     east_south = (in_berth(board, "OIL", 1, "yellow"), ShipToken("blue", x, y, 90.0))
-    expected = {west_north: [("green", "HOME", 0), ("red", "LUMBER", 0)],
-                east_south: [("blue", "BANANAS", 2), ("yellow", "OIL", 1)]}
+    expected = {
+        west_north: [("green", "HOME", 0), ("red", "LUMBER", 0)],
+        east_south: [("blue", "BANANAS", 2), ("yellow", "OIL", 1)],
+    }
     for camera in (CameraModel(), TILTED):
         assert _placed(BoardReader(board), render(board, Scene(), camera, seed=1)) == []
         for ships, places in expected.items():
@@ -162,8 +171,12 @@ def test_the_search_covers_the_sea_that_the_reader_measures(classic_board: Board
     the search's masks are sampled at the same pixels (on the classic board, one without
     land, one with its ports at the edges and one with its centre dot moved)."""
     text = _classic_text()
-    boards = (classic_board, _board(text[:text.index("[[land]]")]), _edge_ports_board(),
-              _board(text.replace(CLASSIC_CENTRE, "centre = [3, 4]")))
+    boards = (
+        classic_board,
+        _board(text[: text.index("[[land]]")]),
+        _edge_ports_board(),
+        _board(text.replace(CLASSIC_CENTRE, "centre = [3, 4]")),
+    )
     for board in boards:
         reader = BoardReader(board)
         searched = reader.ships.search_allowed
@@ -176,8 +189,13 @@ def test_the_search_covers_the_sea_that_the_reader_measures(classic_board: Board
         markers = np.zeros(reader.layout.marker_zone.shape, np.uint8)
         for m in board.markers.corners:
             h = m.size_mm / 2
-            cv2.rectangle(markers, (round(m.x_mm - h), round(m.y_mm - h)),
-                          (round(m.x_mm + h), round(m.y_mm + h)), 1, -1)
+            cv2.rectangle(
+                markers,
+                (round(m.x_mm - h), round(m.y_mm - h)),
+                (round(m.x_mm + h), round(m.y_mm + h)),
+                1,
+                -1,
+            )
         assert not (_half(reader, markers > 0) & searched).any()
 
 
@@ -187,15 +205,24 @@ def test_a_finer_rectification_reads_the_same_ships_at_the_same_places(
     """A reader that rectifies the board at 2 pixels per millimetre instead of 1 reads the
     same ships, on and off the spaces, at the same positions in millimetres."""
     board = classic_board
-    ships = (on_space(board, "S20", "red"), in_berth(board, "OIL", 1, "green"),
-             ShipToken("blue", 320.0, 364.0, 20.0), on_space(board, "S05", "yellow"))
+    ships = (
+        on_space(board, "S20", "red"),
+        in_berth(board, "OIL", 1, "green"),
+        ShipToken("blue", 320.0, 364.0, 20.0),
+        on_space(board, "S05", "yellow"),
+    )
     frame = render(board, Scene(ships), TILTED, seed=1)
     coarse = BoardReader(board).read(frame).ships
     fine = BoardReader(board, settings=VisionSettings(px_per_mm=2.0)).read(frame).ships
     assert sorted((s.color, s.space or "") for s in fine) == [
-        ("blue", ""), ("green", "OIL"), ("red", "S20"), ("yellow", "S05")]
-    for a, b in zip(sorted(coarse, key=lambda s: s.color), sorted(fine, key=lambda s: s.color),
-                    strict=True):
+        ("blue", ""),
+        ("green", "OIL"),
+        ("red", "S20"),
+        ("yellow", "S05"),
+    ]
+    for a, b in zip(
+        sorted(coarse, key=lambda s: s.color), sorted(fine, key=lambda s: s.color), strict=True
+    ):
         assert (a.color, a.space, a.berth) == (b.color, b.space, b.berth)
         assert math.dist((a.x_mm, a.y_mm), (b.x_mm, b.y_mm)) < 2.0
 
@@ -204,8 +231,9 @@ def _beside(board: Board, space_id: str, color: str, offset_mm: float) -> ShipTo
     """A ship set down `offset_mm` to the side of a path space (across its heading)."""
     s = board.spaces[space_id]
     h = math.radians(s.heading_deg)
-    return ShipToken(color, s.x_mm + offset_mm * math.cos(h), s.y_mm + offset_mm * math.sin(h),
-                     s.heading_deg)
+    return ShipToken(
+        color, s.x_mm + offset_mm * math.cos(h), s.y_mm + offset_mm * math.sin(h), s.heading_deg
+    )
 
 
 def test_a_ship_set_down_beside_its_space_is_read_on_it(classic_board: Board) -> None:
@@ -236,11 +264,11 @@ def test_confidence_grows_with_the_ships_size(classic_board: Board) -> None:
     on: list[float] = []
     off: list[float] = []
     for length_mm, beam_mm in ((14.0, 6.0), (18.0, 7.0), (22.0, 9.0), (30.0, 14.0)):
-        palette = Palette(ship_style=ShipStyle(length_mm=length_mm, beam_mm=beam_mm,
-                                               bow="round"))
+        palette = Palette(ship_style=ShipStyle(length_mm=length_mm, beam_mm=beam_mm, bow="round"))
         ships = (on_space(board, "S20", "red"), ShipToken("red", 320.0, 364.0, 30.0))
-        reading = BoardReader(board).read(render(board, Scene(ships), TILTED, seed=1,
-                                                 palette=palette))
+        reading = BoardReader(board).read(
+            render(board, Scene(ships), TILTED, seed=1, palette=palette)
+        )
         on += [s.confidence for s in reading.ships if s.space == "S20"]
         off += [s.confidence for s in reading.ships if s.space is None]
     assert len(on) == 4 and on[0] < on[1] < on[2] <= on[3] == 1.0
@@ -258,8 +286,15 @@ def test_things_of_a_ships_colour_that_are_no_ship(classic_board: Board) -> None
     board = classic_board
     stick = Palette(ship_style=ShipStyle(length_mm=60.0, beam_mm=8.0, bow="square"))
     reader = BoardReader(board)
-    assert _placed(reader, render(board, Scene((ShipToken("red", 320.0, 364.0, 30.0),)),
-                                  TILTED, seed=3, palette=stick)) == []
+    assert (
+        _placed(
+            reader,
+            render(
+                board, Scene((ShipToken("red", 320.0, 364.0, 30.0),)), TILTED, seed=3, palette=stick
+            ),
+        )
+        == []
+    )
     bead = Cover(320.0, 364.0, 3.0, (40, 40, 200), 3.0)
     assert _placed(reader, render(board, Scene(covers=(bead,)), TILTED, seed=3)) == []
     colors = dict(Palette().ships)
@@ -267,8 +302,10 @@ def test_things_of_a_ships_colour_that_are_no_ship(classic_board: Board) -> None
     orange = Palette(ships=tuple(colors.items()))
     ships = (ShipToken("red", 320.0, 364.0, 30.0), on_space(board, "S20", "red"))
     assert _placed(reader, render(board, Scene(ships), TILTED, seed=3, palette=orange)) == []
-    assert _placed(reader, render(board, Scene(ships), TILTED, seed=3)) == [("red", None),
-                                                                           ("red", "S20")]
+    assert _placed(reader, render(board, Scene(ships), TILTED, seed=3)) == [
+        ("red", None),
+        ("red", "S20"),
+    ]
 
 
 def test_printed_spots_named_in_the_calibration_are_no_ships(classic_board: Board) -> None:
@@ -277,16 +314,20 @@ def test_printed_spots_named_in_the_calibration_are_no_ships(classic_board: Boar
     ships beside it are still seen."""
     board = classic_board
     palette = Palette(printing=Printing(roses=(Rose(320.0, 364.0, 12.0, (40, 40, 200)),)))
-    calibration = parse_calibration("[[ignore]]\nx_mm = 320.0\ny_mm = 364.0\n"
-                                    "radius_mm = 16.0\n", "colors.toml", board.ship_colors)
+    calibration = parse_calibration(
+        "[[ignore]]\nx_mm = 320.0\ny_mm = 364.0\nradius_mm = 16.0\n",
+        "colors.toml",
+        board.ship_colors,
+    )
     ships = (on_space(board, "S20", "red"), ShipToken("red", 150.0, 300.0, 60.0))
     for camera in (CameraModel(), TILTED):
         frame = render(board, Scene(ships), camera, seed=2, palette=palette)
-        assert _placed(BoardReader(board), frame) == [("red", None), ("red", None),
-                                                      ("red", "S20")]
+        assert _placed(BoardReader(board), frame) == [("red", None), ("red", None), ("red", "S20")]
         reading = BoardReader(board, calibration=calibration).read(frame)
-        assert sorted((s.color, s.space or "") for s in reading.ships) == [("red", ""),
-                                                                          ("red", "S20")]
+        assert sorted((s.color, s.space or "") for s in reading.ships) == [
+            ("red", ""),
+            ("red", "S20"),
+        ]
         off = next(s for s in reading.ships if s.space is None)
         assert math.dist((off.x_mm, off.y_mm), (150.0, 300.0)) < 6.0
 
@@ -302,13 +343,20 @@ def test_a_board_with_two_ship_colours_still_tells_them_apart() -> None:
     colors = dict(Palette().ships)
     colors["red"] = (35, 120, 220)  # halfway between the red and the yellow plastic
     orange = Palette(ships=tuple(colors.items()))
-    ships = (ShipToken("red", 320.0, 364.0, 30.0), on_space(board, "S20", "red"),
-             on_space(board, "S05", "yellow"))
+    ships = (
+        ShipToken("red", 320.0, 364.0, 30.0),
+        on_space(board, "S20", "red"),
+        on_space(board, "S05", "yellow"),
+    )
     for camera in (CameraModel(), TILTED):
-        assert _placed(BoardReader(board), render(board, Scene(ships), camera, seed=3,
-                                                  palette=orange)) == [("yellow", "S05")]
+        assert _placed(
+            BoardReader(board), render(board, Scene(ships), camera, seed=3, palette=orange)
+        ) == [("yellow", "S05")]
         assert _placed(BoardReader(board), render(board, Scene(ships), camera, seed=3)) == [
-            ("red", None), ("red", "S20"), ("yellow", "S05")]
+            ("red", None),
+            ("red", "S20"),
+            ("yellow", "S05"),
+        ]
 
 
 # ---------------------------------------------------------------- the codes hands are found by
@@ -344,14 +392,14 @@ def test_a_hands_pixels_are_far_from_the_sea_and_the_land_and_glare_is_neither(
     assert share(codes_bare, sea, FAR_SEA) < 0.05
     assert share(codes_bare, land, FAR_LAND) < 0.05
     s = 0.5 * layout.px_per_mm
-    yy, xx = np.mgrid[0:sea.shape[0], 0:sea.shape[1]]
+    yy, xx = np.mgrid[0 : sea.shape[0], 0 : sea.shape[1]]
     bright = np.hypot(xx - glare.x_mm * s, yy - glare.y_mm * s) < 0.7 * glare.radius_mm * s
     assert share(codes_bare, bright, FAR_SEA | FAR_LAND) < 0.05
     # The flags never change a pixel's ship colour.
     x, y = round(ship.x_mm * s), round(ship.y_mm * s)
     red = board.ship_colors.index("red") + 1
     for codes in (codes_bare, codes_hand):
-        around = (codes[y - 3:y + 4, x - 3:x + 4] & LABEL_MASK)
+        around = codes[y - 3 : y + 4, x - 3 : x + 4] & LABEL_MASK
         assert (around == red).mean() > 0.5
 
 
@@ -364,12 +412,17 @@ def learned_rose_board(classic_board: Board) -> tuple[Board, Palette, BoardReade
     a path space and one on the open sea, learned from the start layout."""
     board = classic_board
     s10 = board.spaces["S10"]
-    roses = (Rose(s10.x_mm, s10.y_mm, 14.0, (40, 190, 225)),
-             Rose(320.0, 364.0, 18.0, (40, 190, 225)))
+    roses = (
+        Rose(s10.x_mm, s10.y_mm, 14.0, (40, 190, 225)),
+        Rose(320.0, 364.0, 18.0, (40, 190, 225)),
+    )
     palette = Palette(printing=Printing(roses=roses))
     reader = BoardReader(board)
-    reader.learn_background(render(board, Scene(start_ships(board), cloud_at(board, 8, 8)),
-                                   TILTED, seed=1, palette=palette))
+    reader.learn_background(
+        render(
+            board, Scene(start_ships(board), cloud_at(board, 8, 8)), TILTED, seed=1, palette=palette
+        )
+    )
     return board, palette, reader
 
 
@@ -378,24 +431,35 @@ def test_a_learned_boards_printing_is_no_ship_on_a_space_or_off_it(
 ) -> None:
     board, palette, reader = learned_rose_board
     far = cloud_at(board, 8, 8)
-    assert _placed(BoardReader(board), render(board, Scene((), far), TILTED, seed=2,
-                                               palette=palette)) != []
+    assert (
+        _placed(BoardReader(board), render(board, Scene((), far), TILTED, seed=2, palette=palette))
+        != []
+    )
     assert _placed(reader, render(board, Scene((), far), TILTED, seed=2, palette=palette)) == []
-    ships = (on_space(board, "S10", "red"), ShipToken("blue", 320.0, 364.0, 60.0),
-             on_space(board, "S30", "yellow"))
-    assert _placed(reader, render(board, Scene(ships, far), TILTED, seed=3, palette=palette)) \
-        == [("blue", None), ("red", "S10"), ("yellow", "S30")]
+    ships = (
+        on_space(board, "S10", "red"),
+        ShipToken("blue", 320.0, 364.0, 60.0),
+        on_space(board, "S30", "yellow"),
+    )
+    assert _placed(reader, render(board, Scene(ships, far), TILTED, seed=3, palette=palette)) == [
+        ("blue", None),
+        ("red", "S10"),
+        ("yellow", "S30"),
+    ]
 
 
 def test_a_learned_board_still_sees_ships_in_the_colour_of_its_printing(
     learned_rose_board: tuple[Board, Palette, BoardReader],
 ) -> None:
     board, palette, reader = learned_rose_board
-    ships = (on_space(board, "S10", "yellow"), ShipToken("yellow", 150.0, 300.0, 60.0),
-             in_berth(board, "HOME", 2, "yellow"))
-    assert _placed(reader, render(board, Scene(ships, cloud_at(board, 8, 8)), TILTED, seed=4,
-                                  palette=palette)) == [("yellow", None), ("yellow", "HOME"),
-                                                        ("yellow", "S10")]
+    ships = (
+        on_space(board, "S10", "yellow"),
+        ShipToken("yellow", 150.0, 300.0, 60.0),
+        in_berth(board, "HOME", 2, "yellow"),
+    )
+    assert _placed(
+        reader, render(board, Scene(ships, cloud_at(board, 8, 8)), TILTED, seed=4, palette=palette)
+    ) == [("yellow", None), ("yellow", "HOME"), ("yellow", "S10")]
 
 
 def test_a_learned_board_sees_a_ship_put_down_on_the_land(
@@ -405,8 +469,13 @@ def test_a_learned_board_sees_a_ship_put_down_on_the_land(
     Florida is reported off the spaces (a reader that knows only the file searches the
     sea alone, and takes the unknown roses for ships)."""
     board, palette, reader = learned_rose_board
-    frame = render(board, Scene((ShipToken("red", 30.0, 190.0, 0.0),), cloud_at(board, 8, 8)),
-                   TILTED, seed=5, palette=palette)
+    frame = render(
+        board,
+        Scene((ShipToken("red", 30.0, 190.0, 0.0),), cloud_at(board, 8, 8)),
+        TILTED,
+        seed=5,
+        palette=palette,
+    )
     assert _placed(reader, frame) == [("red", None)]
     assert ("red", None) not in _placed(BoardReader(board), frame)
 
@@ -420,14 +489,20 @@ def test_ports_painted_in_a_ship_colour_read_with_the_board_file_alone(
     yellow ship there is found."""
     board = classic_board
     palette = Palette(port=(120, 225, 250))
-    ships = (in_berth(board, "OIL", 1, "yellow"), in_berth(board, "HOME", 3, "yellow"),
-             in_berth(board, "OIL", 2, "red"), ShipToken("yellow", 320.0, 364.0, 30.0))
+    ships = (
+        in_berth(board, "OIL", 1, "yellow"),
+        in_berth(board, "HOME", 3, "yellow"),
+        in_berth(board, "OIL", 2, "red"),
+        ShipToken("yellow", 320.0, 364.0, 30.0),
+    )
     for camera in (CameraModel(), TILTED):
-        assert _placed(BoardReader(board), render(board, Scene(), camera, seed=2,
-                                                  palette=palette)) == []
-        assert _placed(BoardReader(board), render(board, Scene(ships), camera, seed=3,
-                                                  palette=palette)) == [
-            ("red", "OIL"), ("yellow", None), ("yellow", "HOME"), ("yellow", "OIL")]
+        assert (
+            _placed(BoardReader(board), render(board, Scene(), camera, seed=2, palette=palette))
+            == []
+        )
+        assert _placed(
+            BoardReader(board), render(board, Scene(ships), camera, seed=3, palette=palette)
+        ) == [("red", "OIL"), ("yellow", None), ("yellow", "HOME"), ("yellow", "OIL")]
 
 
 def test_a_learned_board_with_ports_painted_in_a_ship_colour(classic_board: Board) -> None:
@@ -435,13 +510,20 @@ def test_a_learned_board_with_ports_painted_in_a_ship_colour(classic_board: Boar
     board = classic_board
     palette = Palette(port=(120, 225, 250))
     reader = BoardReader(board)
-    reader.learn_background(render(board, Scene(start_ships(board)), TILTED, seed=1,
-                                   palette=palette))
+    reader.learn_background(
+        render(board, Scene(start_ships(board)), TILTED, seed=1, palette=palette)
+    )
     assert _placed(reader, render(board, Scene(), TILTED, seed=2, palette=palette)) == []
-    ships = (in_berth(board, "OIL", 1, "yellow"), in_berth(board, "HOME", 3, "yellow"),
-             in_berth(board, "OIL", 2, "red"))
+    ships = (
+        in_berth(board, "OIL", 1, "yellow"),
+        in_berth(board, "HOME", 3, "yellow"),
+        in_berth(board, "OIL", 2, "red"),
+    )
     assert _placed(reader, render(board, Scene(ships), TILTED, seed=3, palette=palette)) == [
-        ("red", "OIL"), ("yellow", "HOME"), ("yellow", "OIL")]
+        ("red", "OIL"),
+        ("yellow", "HOME"),
+        ("yellow", "OIL"),
+    ]
 
 
 def test_a_learned_board_with_golden_sand_ports(classic_board: Board) -> None:
@@ -453,15 +535,20 @@ def test_a_learned_board_with_golden_sand_ports(classic_board: Board) -> None:
     board = classic_board
     palette = Palette(port=(60, 190, 235))
     reader = BoardReader(board)
-    reader.learn_background(render(board, Scene(start_ships(board)), TILTED, seed=1,
-                                   palette=palette))
+    reader.learn_background(
+        render(board, Scene(start_ships(board)), TILTED, seed=1, palette=palette)
+    )
     scenes = {
-        (in_berth(board, "OIL", 1, "yellow"), in_berth(board, "HOME", 3, "yellow"),
-         in_berth(board, "OIL", 2, "red")): [("red", "OIL"), ("yellow", "HOME"),
-                                             ("yellow", "OIL")],
-        (in_berth(board, "LUMBER", 0, "yellow"), in_berth(board, "HOME", 2, "yellow"),
-         in_berth(board, "OIL", 3, "yellow")): [("yellow", "HOME"), ("yellow", "LUMBER"),
-                                                ("yellow", "OIL")],
+        (
+            in_berth(board, "OIL", 1, "yellow"),
+            in_berth(board, "HOME", 3, "yellow"),
+            in_berth(board, "OIL", 2, "red"),
+        ): [("red", "OIL"), ("yellow", "HOME"), ("yellow", "OIL")],
+        (
+            in_berth(board, "LUMBER", 0, "yellow"),
+            in_berth(board, "HOME", 2, "yellow"),
+            in_berth(board, "OIL", 3, "yellow"),
+        ): [("yellow", "HOME"), ("yellow", "LUMBER"), ("yellow", "OIL")],
     }
     for seed in (2, 3):
         assert _placed(reader, render(board, Scene(), TILTED, seed=seed, palette=palette)) == []

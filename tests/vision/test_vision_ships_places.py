@@ -27,8 +27,9 @@ def _beside(board: Board, space_id: str, color: str, offset_mm: float) -> ShipTo
     """A ship on a space, moved sideways (across its heading) by `offset_mm`."""
     s = board.spaces[space_id]
     h = math.radians(s.heading_deg)
-    return ShipToken(color, s.x_mm - offset_mm * math.sin(h), s.y_mm + offset_mm * math.cos(h),
-                     s.heading_deg)
+    return ShipToken(
+        color, s.x_mm - offset_mm * math.sin(h), s.y_mm + offset_mm * math.cos(h), s.heading_deg
+    )
 
 
 def test_a_ship_is_read_where_its_token_stands_on_its_place(classic_board: Board) -> None:
@@ -45,11 +46,13 @@ def test_a_ship_is_read_where_its_token_stands_on_its_place(classic_board: Board
             found.append(reading.ships[0])
             assert round(found[-1].confidence, 3) == found[-1].confidence
         h = math.radians(board.spaces[sid].heading_deg)
-        across = (found[0].x_mm - found[1].x_mm) * -math.sin(h) \
-            + (found[0].y_mm - found[1].y_mm) * math.cos(h)
+        across = (found[0].x_mm - found[1].x_mm) * -math.sin(h) + (
+            found[0].y_mm - found[1].y_mm
+        ) * math.cos(h)
         assert 2.0 < across < 11.0, (sid, across)
-    off = BoardReader(board).read(render(board, Scene((ShipToken("red", 320.0, 364.0, 30.0),)),
-                                         TILTED, seed=2))
+    off = BoardReader(board).read(
+        render(board, Scene((ShipToken("red", 320.0, 364.0, 30.0),)), TILTED, seed=2)
+    )
     assert [s.space for s in off.ships] == [None]
     assert round(off.ships[0].confidence, 3) == off.ships[0].confidence
 
@@ -86,14 +89,22 @@ def test_a_ship_after_things_of_its_colour_that_are_no_ship(classic_board: Board
     labels = finder.half_labels(rect.norm, codes)
     red = finder.names.index("red")
     found = finder.search(labels, [], [])
-    assert [(c, round(x), round(y)) for c, x, y, _ in found
-            if math.dist((x, y), (ship.x_mm, ship.y_mm)) < 6.0] != []
+    assert [
+        (c, round(x), round(y))
+        for c, x, y, _ in found
+        if math.dist((x, y), (ship.x_mm, ship.y_mm)) < 6.0
+    ] != []
     # above the ship on the sea: a red stroke 60 mm long and 8 mm wide, or a red bead 6 mm
     # wide (labelled as a red ship would be)
     s = reader.layout.px_per_mm / 2
     stroke, bead = labels.copy(), labels.copy()
-    cv2.line(stroke, (round(290 * s), round(290 * s)), (round(350 * s), round(290 * s)),
-             red, round(8 * s))
+    cv2.line(
+        stroke,
+        (round(290 * s), round(290 * s)),
+        (round(350 * s), round(290 * s)),
+        red,
+        round(8 * s),
+    )
     cv2.circle(bead, (round(320 * s), round(290 * s)), round(3 * s), red, cv2.FILLED)
     for painted in (stroke, bead):
         assert (painted == red).sum() > (labels == red).sum()
@@ -112,7 +123,9 @@ def test_blobs_snap_to_a_free_place_once_and_keep_its_berth(classic_board: Board
     blobs = [(0, space.x_mm + 10.0, space.y_mm, 1.0), (1, space.x_mm - 11.0, space.y_mm, 1.0)]
     readings = finder.readings([], blobs)
     assert [(r.color, r.space) for r in readings] == [
-        (finder.names[0], "S20"), (finder.names[1], None)]
+        (finder.names[0], "S20"),
+        (finder.names[1], None),
+    ]
     port = board.ports["OIL"]
     x, y = port.berths[2]
     (reading,) = finder.readings([], [(2, x + 4.0, y - 3.0, 0.8)])

@@ -27,8 +27,9 @@ def _classifier(calibration: ColorCalibration | None = None) -> ColorClassifier:
     return ColorClassifier(calibration, ShipSettings().margin, 22.0)
 
 
-def _shifted(colour: tuple[float, float, float], axis: int, by: float
-             ) -> tuple[float, float, float]:
+def _shifted(
+    colour: tuple[float, float, float], axis: int, by: float
+) -> tuple[float, float, float]:
     out = list(colour)
     out[axis] += by
     return (out[0], out[1], out[2])
@@ -65,8 +66,7 @@ def test_the_last_eight_tables_are_kept() -> None:
     tables = [classifier.lut(sea, LAND) for sea in seas[:8]]
     assert all(classifier.lut(sea, LAND) is t for sea, t in zip(seas[:8], tables, strict=True))
     classifier.lut(seas[8], LAND)  # a ninth light: the first table is dropped
-    assert all(classifier.lut(sea, LAND) is t
-               for sea, t in zip(seas[1:8], tables[1:], strict=True))
+    assert all(classifier.lut(sea, LAND) is t for sea, t in zip(seas[1:8], tables[1:], strict=True))
     first = classifier.lut(seas[0], LAND)
     assert first is not tables[0]
     assert np.array_equal(first, tables[0])
@@ -95,12 +95,13 @@ def test_labels_are_the_tables_colour_index_or_none() -> None:
         assert (labels == NONE).any() and (labels != NONE).any()
 
 
-def _weighted_distance(grid: npt.NDArray[np.float32], colour: tuple[float, float, float]
-                       ) -> npt.NDArray[np.float64]:
+def _weighted_distance(
+    grid: npt.NDArray[np.float32], colour: tuple[float, float, float]
+) -> npt.NDArray[np.float64]:
     """Distance in L*a*b* with the lightness weighted as the profiles are compared."""
     d = grid.astype(np.float64) - np.array(colour)
     d[:, 0] *= LIGHTNESS_WEIGHT
-    out: npt.NDArray[np.float64] = np.sqrt((d ** 2).sum(axis=1))
+    out: npt.NDArray[np.float64] = np.sqrt((d**2).sum(axis=1))
     return out
 
 
@@ -109,8 +110,9 @@ def test_the_far_flags_mark_colours_far_from_the_sea_and_from_the_land() -> None
     distance from the sea (or the land), darker or lighter, and clear on colours near
     them; a grey a little lighter than the sea is far from a blue sea (no glare)."""
     far = 22.0
-    classifier = ColorClassifier(default_calibration(("red", "yellow", "green", "blue")),
-                                 ShipSettings().margin, far)
+    classifier = ColorClassifier(
+        default_calibration(("red", "yellow", "green", "blue")), ShipSettings().margin, far
+    )
     table = classifier.lut(SEA, LAND)
     grid = classifier.grid
     chroma = np.hypot(grid[:, 1], grid[:, 2])

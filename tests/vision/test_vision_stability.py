@@ -9,14 +9,22 @@ from bermuda_hw.vision.stability import StabilitySettings, Stabilizer, observati
 from bermuda_hw.vision.types import CloudReading, FrameReading, ShipReading
 
 
-def frame(t: float, ships: tuple[tuple[str, str], ...] = (), *, occluded: bool = False,
-          found: bool = True, hidden: frozenset[str] = frozenset(),
-          cloud: tuple[int, int, int] | None = (4, 4, 0)) -> FrameReading:
+def frame(
+    t: float,
+    ships: tuple[tuple[str, str], ...] = (),
+    *,
+    occluded: bool = False,
+    found: bool = True,
+    hidden: frozenset[str] = frozenset(),
+    cloud: tuple[int, int, int] | None = (4, 4, 0),
+) -> FrameReading:
     return FrameReading(
-        found, occluded=occluded,
+        found,
+        occluded=occluded,
         ships=tuple(ShipReading(c, s, 0.0, 0.0) for c, s in ships),
         cloud=CloudReading(*cloud, 0.0, 0.0, 0.0) if cloud else None,
-        hidden_spaces=hidden, timestamp_s=t,
+        hidden_spaces=hidden,
+        timestamp_s=t,
     )
 
 
@@ -38,14 +46,20 @@ def test_reports_only_changes() -> None:
     s = Stabilizer(StabilitySettings(frames=2, min_time_s=0.0))
     out = [s.push(frame(t, A if t < 0.5 else B)) for t in (0.0, 0.1, 0.2, 0.3, 0.5, 0.6, 0.7)]
     reported = [o for o in out if o is not None]
-    assert [sorted((x.color, x.space) for x in o.ships) for o in reported] == [sorted(A),
-                                                                                sorted(B)]
+    assert [sorted((x.color, x.space) for x in o.ships) for o in reported] == [sorted(A), sorted(B)]
 
 
 def test_occluded_and_boardless_frames_break_the_run() -> None:
     s = Stabilizer(StabilitySettings(frames=3, min_time_s=0.0))
-    seq = [frame(0.0, A), frame(0.1, A), frame(0.2, A, occluded=True), frame(0.3, A),
-           frame(0.4, A, found=False), frame(0.5, A), frame(0.6, A)]
+    seq = [
+        frame(0.0, A),
+        frame(0.1, A),
+        frame(0.2, A, occluded=True),
+        frame(0.3, A),
+        frame(0.4, A, found=False),
+        frame(0.5, A),
+        frame(0.6, A),
+    ]
     assert all(s.push(f) is None for f in seq)
     assert s.push(frame(0.7, A)) is not None
 
@@ -64,7 +78,9 @@ def test_ships_under_the_cloud_stay_as_hidden() -> None:
     got = s.push(frame(0.1, (("blue", "HOME"),), hidden=frozenset({"S01"}), cloud=(1, 3, 2)))
     assert got is not None
     assert [(x.color, x.space, x.hidden) for x in got.ships] == [
-        ("blue", "HOME", False), ("red", "S01", True)]
+        ("blue", "HOME", False),
+        ("red", "S01", True),
+    ]
 
 
 def test_settings_are_checked() -> None:
@@ -100,16 +116,19 @@ def test_every_observation_is_backed_by_agreeing_clear_frames(
         if got is None:
             continue
         start = i
-        while start > 0 and not frames[start - 1].occluded and (
-            frames[start - 1].state_key() == f.state_key()
+        while (
+            start > 0
+            and not frames[start - 1].occluded
+            and (frames[start - 1].state_key() == f.state_key())
         ):
             start -= 1
-        run = frames[start:i + 1]
+        run = frames[start : i + 1]
         assert len(run) >= n
         assert all(not w.occluded and w.state_key() == f.state_key() for w in run)
         assert f.timestamp_s - run[0].timestamp_s >= min_time
         key = f.state_key()
         assert key != last_key
         last_key = key
-    assert len(list(observations(frames, StabilitySettings(frames=n, min_time_s=min_time)))) \
-        <= len(frames)
+    assert len(list(observations(frames, StabilitySettings(frames=n, min_time_s=min_time)))) <= len(
+        frames
+    )

@@ -31,10 +31,22 @@ def placed(reading: FrameReading) -> list[tuple[str, str | None]]:
 
 
 # A camera that is placed, lit and focused imperfectly, but not at the extremes.
-TILTED = CameraModel(x_mm=200.0, y_mm=320.0, height_mm=720.0, target_x_mm=260.0,
-                     target_y_mm=250.0, roll_deg=5.0, focal_px=1000.0, barrel=0.03,
-                     gradient=0.3, gradient_deg=60.0, vignette=0.2, blur_px=0.9, noise=3.0,
-                     jpeg_quality=80)
+TILTED = CameraModel(
+    x_mm=200.0,
+    y_mm=320.0,
+    height_mm=720.0,
+    target_x_mm=260.0,
+    target_y_mm=250.0,
+    roll_deg=5.0,
+    focal_px=1000.0,
+    barrel=0.03,
+    gradient=0.3,
+    gradient_deg=60.0,
+    vignette=0.2,
+    blur_px=0.9,
+    noise=3.0,
+    jpeg_quality=80,
+)
 
 
 def random_camera(seed: int, board: Board) -> tuple[CameraModel, Palette]:

@@ -22,8 +22,15 @@ from ..controller.conftest import Table, board, make_table, table_config  # noqa
 
 CHROMIUM = Path("/usr/bin/chromium")
 PHONE = {"width": 390, "height": 844}
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 @dataclass
@@ -33,8 +40,13 @@ class Reply:
     headers: dict[str, str]
 
 
-def http(url: str, *, method: str = "GET", body: bytes | None = None,
-         headers: dict[str, str] | None = None) -> Reply:
+def http(
+    url: str,
+    *,
+    method: str = "GET",
+    body: bytes | None = None,
+    headers: dict[str, str] | None = None,
+) -> Reply:
     request = urllib.request.Request(url, data=body, method=method, headers=headers or {})
 
     class NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -64,8 +76,14 @@ class Served:
     def url(self) -> str:
         return self.page.local_url.rstrip("/")
 
-    def get(self, path: str, *, token: str | None = "", headers: dict[str, str] | None = None,
-            **kwargs: Any) -> Reply:
+    def get(
+        self,
+        path: str,
+        *,
+        token: str | None = "",
+        headers: dict[str, str] | None = None,
+        **kwargs: Any,
+    ) -> Reply:
         """A read, with the page's token unless `token` is None (or another one)."""
         hdrs = dict(headers or {})
         if token == "":
@@ -74,8 +92,15 @@ class Served:
             hdrs["X-Bermuda-Token"] = token
         return http(self.url + path, headers=hdrs, **kwargs)
 
-    def post(self, action: str, args: Any = None, *, token: str | None = "",
-             raw: bytes | None = None, headers: dict[str, str] | None = None) -> Reply:
+    def post(
+        self,
+        action: str,
+        args: Any = None,
+        *,
+        token: str | None = "",
+        raw: bytes | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> Reply:
         """POST an action from another thread while this thread steps the controller."""
         hdrs = {"Content-Type": "application/json", **(headers or {})}
         if token == "":
@@ -84,8 +109,11 @@ class Served:
             hdrs["X-Bermuda-Token"] = token
         body = raw if raw is not None else json.dumps(args or {}).encode()
         box: dict[str, Reply] = {}
-        thread = threading.Thread(target=lambda: box.update(r=http(
-            f"{self.url}/api/actions/{action}", method="POST", body=body, headers=hdrs)))
+        thread = threading.Thread(
+            target=lambda: box.update(
+                r=http(f"{self.url}/api/actions/{action}", method="POST", body=body, headers=hdrs)
+            )
+        )
         thread.start()
         while thread.is_alive():
             self.table.controller.step()
@@ -102,8 +130,13 @@ def serve(make_table: Callable[..., Table]) -> Iterator[Callable[..., Served]]: 
 
     def make(web: WebConfig | None = None, **table_options: Any) -> Served:
         table = make_table(**table_options)
-        page = start_page(table.controller, table.board, web or WebConfig(True, "127.0.0.1:0"),
-                          table.state_dir, simulate=True)
+        page = start_page(
+            table.controller,
+            table.board,
+            web or WebConfig(True, "127.0.0.1:0"),
+            table.state_dir,
+            simulate=True,
+        )
         pages.append(page)
         return Served(table, page)
 
@@ -123,8 +156,9 @@ def browser() -> Iterator[Browser]:
         browser.close()
 
 
-def open_page(browser: Browser, served: Served, *, paired: bool,
-              viewport: dict[str, int] = PHONE) -> BrowserPage:
+def open_page(
+    browser: Browser, served: Served, *, paired: bool, viewport: dict[str, int] = PHONE
+) -> BrowserPage:
     page = browser.new_page(viewport=viewport)  # type: ignore[arg-type]
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))

@@ -16,16 +16,27 @@ from bermuda_hw.web.pairing import TOKEN_FILE
 
 from .conftest import Served
 
-TABLE_READS = ["/api/status", "/api/game", "/api/state", "/api/danger", "/api/events?since=0",
-               "/api/record", "/api/camera.jpg"]
+TABLE_READS = [
+    "/api/status",
+    "/api/game",
+    "/api/state",
+    "/api/danger",
+    "/api/events?since=0",
+    "/api/record",
+    "/api/camera.jpg",
+]
 
 
 def ready(served: Served) -> None:
     """The table has homed and shows its game (the players are not at it: it waits)."""
-    served.run_until(lambda: served.table.mode() is Mode.SETUP
-                     and served.page.hub.latest is not None
-                     and served.page.hub.latest.record is not None
-                     and served.table.controller.camera_view is not None)
+    served.run_until(
+        lambda: (
+            served.table.mode() is Mode.SETUP
+            and served.page.hub.latest is not None
+            and served.page.hub.latest.record is not None
+            and served.table.controller.camera_view is not None
+        )
+    )
 
 
 def one_line_each(caplog: pytest.LogCaptureFixture) -> list[str]:
@@ -44,7 +55,8 @@ def raw_get(served: Served, head: str) -> bytes:
 
 
 def test_bad_sequence_numbers_are_a_400_with_one_log_line(
-        serve: Callable[..., Served], caplog: pytest.LogCaptureFixture) -> None:
+    serve: Callable[..., Served], caplog: pytest.LogCaptureFixture
+) -> None:
     served = serve(with_players=False)
     ready(served)
     caplog.set_level(logging.WARNING, logger="bermuda_hw.web")
@@ -57,9 +69,12 @@ def test_bad_sequence_numbers_are_a_400_with_one_log_line(
     assert len([line for line in lines if "400 GET /api/events" in line]) == 5
     # the event stream takes a bad Last-Event-ID as a new client's: the whole history
     for last in ("²", "9" * 5000):
-        head = raw_get(served, f"GET /api/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                               f"Last-Event-ID: {last}\r\nX-Bermuda-Token: {served.page.token}"
-                               f"\r\n\r\n")
+        head = raw_get(
+            served,
+            f"GET /api/stream HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Last-Event-ID: {last}\r\nX-Bermuda-Token: {served.page.token}"
+            f"\r\n\r\n",
+        )
         assert head.startswith(b"HTTP/1.1 200"), head[:200]
     one_line_each(caplog)
 
@@ -78,7 +93,8 @@ def test_the_table_is_shown_only_to_paired_devices(serve: Callable[..., Served])
 
 
 def test_a_public_view_shows_the_table_but_actions_still_need_the_token(
-        serve: Callable[..., Served]) -> None:
+    serve: Callable[..., Served],
+) -> None:
     served = serve(web=WebConfig(True, "127.0.0.1:0", public_view=True), with_players=False)
     ready(served)
     for path in TABLE_READS:
@@ -87,12 +103,12 @@ def test_a_public_view_shows_the_table_but_actions_still_need_the_token(
     assert served.post("pause", token=None).status == 401
     assert not served.table.controller.status.paused
     # and a stranger's name for the table is refused even so
-    assert served.get("/api/state", token=None,
-                      headers={"Host": "evil.example"}).status == 403
+    assert served.get("/api/state", token=None, headers={"Host": "evil.example"}).status == 403
 
 
-def test_actions_from_another_page_are_refused(serve: Callable[..., Served],
-                                               caplog: pytest.LogCaptureFixture) -> None:
+def test_actions_from_another_page_are_refused(
+    serve: Callable[..., Served], caplog: pytest.LogCaptureFixture
+) -> None:
     served = serve(with_players=False)
     ready(served)
     caplog.set_level(logging.WARNING, logger="bermuda_hw.web")
@@ -108,8 +124,9 @@ def test_actions_from_another_page_are_refused(serve: Callable[..., Served],
         assert reply.status == 403, (headers, reply.body)
         assert reply.body["error"].startswith("refused: a request from another")
     assert not served.table.controller.status.paused
-    assert len([line for line in one_line_each(caplog) if "403 POST /api/actions/pause"
-                in line]) == 4
+    assert (
+        len([line for line in one_line_each(caplog) if "403 POST /api/actions/pause" in line]) == 4
+    )
     # the page's own requests: same Origin (and Sec-Fetch-Site) as its Host
     same = {"Origin": f"http://127.0.0.1:{port}", "Sec-Fetch-Site": "same-origin"}
     assert served.post("pause", token=None, headers={**cookie, **same}).status == 200
@@ -117,29 +134,45 @@ def test_actions_from_another_page_are_refused(serve: Callable[..., Served],
 
 
 def test_reads_by_a_strangers_name_are_refused(serve: Callable[..., Served]) -> None:
-    served = serve(web=WebConfig(True, "127.0.0.1:0", hosts=("bermuda.lan",)),
-                   with_players=False)
+    served = serve(web=WebConfig(True, "127.0.0.1:0", hosts=("bermuda.lan",)), with_players=False)
     ready(served)
     port = served.page.server.port
-    for host in ("evil.example", f"evil.example:{port}", "127.0.0.1.nip.io",
-                 "bermuda.lan.evil.example"):
+    for host in (
+        "evil.example",
+        f"evil.example:{port}",
+        "127.0.0.1.nip.io",
+        "bermuda.lan.evil.example",
+    ):
         reply = served.get("/api/state", headers={"Host": host})
         assert reply.status == 403 and "not known as" in reply.body["error"], host
     assert served.post("pause", headers={"Host": "evil.example"}).status == 403
     assert not served.table.controller.status.paused
     hostname = socket.gethostname()  # this machine's own name
-    for host in (f"127.0.0.1:{port}", "localhost", f"[::1]:{port}", "192.168.1.20:8080",
-                 "bermuda.lan", f"BERMUDA.LAN:{port}", hostname):
+    for host in (
+        f"127.0.0.1:{port}",
+        "localhost",
+        f"[::1]:{port}",
+        "192.168.1.20:8080",
+        "bermuda.lan",
+        f"BERMUDA.LAN:{port}",
+        hostname,
+    ):
         assert served.get("/api/state", headers={"Host": host}).status == 200, host
     # a camera read by a rebinding page, even with the phone's cookie
     cookie = f"bermuda_token={served.page.token}"
-    assert served.get("/api/camera.jpg", token=None,
-                      headers={"Host": "evil.example", "Cookie": cookie}).status == 403
+    assert (
+        served.get(
+            "/api/camera.jpg", token=None, headers={"Host": "evil.example", "Cookie": cookie}
+        ).status
+        == 403
+    )
 
 
 def test_a_fault_inside_a_read_is_a_500_and_one_line(
-        serve: Callable[..., Served], caplog: pytest.LogCaptureFixture,
-        capfd: pytest.CaptureFixture[str]) -> None:
+    serve: Callable[..., Served],
+    caplog: pytest.LogCaptureFixture,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
     served = serve(with_players=False)
     ready(served)
 
@@ -151,8 +184,10 @@ def test_a_fault_inside_a_read_is_a_500_and_one_line(
     reply = served.get("/api/camera.jpg")
     assert reply.status == 500 and reply.body == {"error": "internal error: OSError"}
     deadline = time.monotonic() + 5.0  # logged by the server's thread once the reply is sent
-    while not any("GET /api/camera.jpg" in r.getMessage() for r in caplog.records) \
-            and time.monotonic() < deadline:
+    while (
+        not any("GET /api/camera.jpg" in r.getMessage() for r in caplog.records)
+        and time.monotonic() < deadline
+    ):
         time.sleep(0.01)
     lines = [line for line in one_line_each(caplog) if "GET /api/camera.jpg" in line]
     assert len(lines) == 1 and "Input/output error" in lines[0]
@@ -161,20 +196,26 @@ def test_a_fault_inside_a_read_is_a_500_and_one_line(
 
 
 def test_malformed_requests_are_a_400_and_one_line(
-        serve: Callable[..., Served], caplog: pytest.LogCaptureFixture) -> None:
+    serve: Callable[..., Served], caplog: pytest.LogCaptureFixture
+) -> None:
     served = serve(with_players=False)
     ready(served)
     caplog.set_level(logging.WARNING, logger="bermuda_hw.web")
-    for head in ("GET /\x01 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
-                 # a head still incomplete at 20 kB (h11 stops at 16 kB)
-                 "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Long: " + "a" * 20_000,
-                 "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header\r\n\r\n"):
+    for head in (
+        "GET /\x01 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+        # a head still incomplete at 20 kB (h11 stops at 16 kB)
+        "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Long: " + "a" * 20_000,
+        "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header\r\n\r\n",
+    ):
         assert raw_get(served, head).startswith(b"HTTP/1.1 400"), head[:40]
     # an action's body over the limit is refused before it is read
     token = served.page.token
-    reply = raw_get(served, f"POST /api/actions/pause HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                            f"X-Bermuda-Token: {token}\r\nContent-Type: application/json\r\n"
-                            f"Content-Length: 100000000\r\n\r\n{{}}")
+    reply = raw_get(
+        served,
+        f"POST /api/actions/pause HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        f"X-Bermuda-Token: {token}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: 100000000\r\n\r\n{{}}",
+    )
     assert reply.startswith(b"HTTP/1.1 413")
     assert not served.table.controller.status.paused
     lines = one_line_each(caplog)
@@ -182,8 +223,9 @@ def test_malformed_requests_are_a_400_and_one_line(
     assert len([line for line in lines if "413 POST /api/actions/pause" in line]) == 1
 
 
-def test_game_show_without_the_token_says_why(serve: Callable[..., Served],
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_game_show_without_the_token_says_why(
+    serve: Callable[..., Served], capsys: pytest.CaptureFixture[str]
+) -> None:
     served = serve(with_players=False)
     ready(served)
     state = served.table.state_dir

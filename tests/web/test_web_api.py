@@ -30,8 +30,9 @@ def ready(served: Served) -> None:
 def moved(served: Served) -> None:
     ready(served)
     seq = served.table.controller.status.seq
-    served.run_until(lambda: served.table.controller.status.seq > seq
-                     and served.table.mode() is Mode.READY)
+    served.run_until(
+        lambda: served.table.controller.status.seq > seq and served.table.mode() is Mode.READY
+    )
 
 
 def test_reads_match_the_controller(serve: Callable[..., Served]) -> None:
@@ -39,12 +40,15 @@ def test_reads_match_the_controller(serve: Callable[..., Served]) -> None:
     moved(served)
     controller = served.table.controller
     assert controller.game is not None
-    assert served.get("/api/game").body == json.loads(json.dumps(
-        game_json(controller.game_id, controller.game)))
+    assert served.get("/api/game").body == json.loads(
+        json.dumps(game_json(controller.game_id, controller.game))
+    )
     status = served.get("/api/status").body
     assert status["mode"] == "ready" and status["seq"] == controller.status.seq
-    assert served.get("/api/board").body["spaces"] == json.loads(json.dumps(
-        board_to_json(served.table.board)))["spaces"]
+    assert (
+        served.get("/api/board").body["spaces"]
+        == json.loads(json.dumps(board_to_json(served.table.board)))["spaces"]
+    )
     events = served.get("/api/events?since=0").body
     assert len(events["events"]) == controller.status.seq
     later = served.get(f"/api/events?since={controller.status.seq - 1}").body["events"]
@@ -56,7 +60,8 @@ def test_reads_match_the_controller(serve: Callable[..., Served]) -> None:
 
 
 def test_writes_need_the_token_and_bad_requests_change_nothing(
-        serve: Callable[..., Served]) -> None:
+    serve: Callable[..., Served],
+) -> None:
     served = serve()
     moved(served)
     journal = served.table.journal
@@ -95,7 +100,9 @@ def test_pairing_sets_an_httponly_samesite_cookie(serve: Callable[..., Served]) 
     assert "HttpOnly" in cookie and "SameSite=strict" in cookie
     value = cookie.split(";")[0]
     assert served.get("/api/whoami", token=None, headers={"Cookie": value}).body == {
-        "paired": True, "public": False}
+        "paired": True,
+        "public": False,
+    }
     assert served.get("/api/whoami", token=None).body == {"paired": False, "public": False}
     paused = served.post("pause", token=None, headers={"Cookie": value})
     assert paused.status == 200 and served.table.controller.status.paused
@@ -119,8 +126,10 @@ def test_event_stream_resumes_from_last_event_id(serve: Callable[..., Served]) -
     seq = served.table.controller.status.seq
     host, port = served.url.removeprefix("http://").split(":")
     with socket.create_connection((host, int(port)), timeout=10) as sock:
-        sock.sendall(f"GET /api/stream HTTP/1.1\r\nHost: {host}\r\nLast-Event-ID: {seq - 1}\r\n"
-                     f"X-Bermuda-Token: {served.page.token}\r\n\r\n".encode())
+        sock.sendall(
+            f"GET /api/stream HTTP/1.1\r\nHost: {host}\r\nLast-Event-ID: {seq - 1}\r\n"
+            f"X-Bermuda-Token: {served.page.token}\r\n\r\n".encode()
+        )
         data = b""
         while data.count(b"event: state") < 1:
             data += sock.recv(65536)
@@ -143,7 +152,8 @@ def test_camera_frames_are_encoded_only_when_asked(serve: Callable[..., Served])
 
 
 def test_game_commands_reach_the_running_daemon(
-        serve: Callable[..., Served], capsys: pytest.CaptureFixture[str]) -> None:
+    serve: Callable[..., Served], capsys: pytest.CaptureFixture[str]
+) -> None:
     served = serve()
     moved(served)
     state = str(served.table.state_dir)
@@ -153,8 +163,9 @@ def test_game_commands_reach_the_running_daemon(
     controller = served.table.controller
     before = controller.status.seq
     codes: list[int] = []
-    cli = threading.Thread(target=lambda: codes.append(main(["game", "undo", "--state-dir",
-                                                             state])))
+    cli = threading.Thread(
+        target=lambda: codes.append(main(["game", "undo", "--state-dir", state]))
+    )
     cli.start()
     while cli.is_alive():  # the daemon's loop runs the queued undo
         controller.step()

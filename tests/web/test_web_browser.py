@@ -22,8 +22,9 @@ from .conftest import PHONE, Served, open_page
 
 # The README's screenshots are refreshed only when asked (BERMUDA_SCREENSHOTS=docs/screenshots):
 # a test run leaves the repository as it was.
-SCREENSHOTS = Path(os.environ.get("BERMUDA_SCREENSHOTS")
-                   or tempfile.mkdtemp(prefix="bermuda-shots-"))
+SCREENSHOTS = Path(
+    os.environ.get("BERMUDA_SCREENSHOTS") or tempfile.mkdtemp(prefix="bermuda-shots-")
+)
 TABLET = {"width": 1024, "height": 1366}
 
 
@@ -31,14 +32,20 @@ def caught_up(page: Page, served: Served) -> None:
     """Wait until the page shows the controller's latest snapshot."""
     snapshot = served.table.controller.snapshot
     assert snapshot is not None
-    page.wait_for_function("v => window.bermuda.state && window.bermuda.state.version >= v",
-                           arg=snapshot.version, timeout=10_000)
+    page.wait_for_function(
+        "v => window.bermuda.state && window.bermuda.state.version >= v",
+        arg=snapshot.version,
+        timeout=10_000,
+    )
 
 
 def drawn_ships(page: Page) -> dict[str, dict[str, Any]]:
-    return {s["ship"]: s for s in page.evaluate("""() => [...document.querySelectorAll(
+    return {
+        s["ship"]: s
+        for s in page.evaluate("""() => [...document.querySelectorAll(
         '#board g.ship')].map(g => ({ship: g.dataset.ship, location: g.dataset.location,
-        transform: g.getAttribute('transform'), inCloud: !!g.closest('#cloud')}))""")}
+        transform: g.getAttribute('transform'), inCloud: !!g.closest('#cloud')}))""")
+    }
 
 
 def assert_ships_as_engine(page: Page, served: Served) -> None:
@@ -54,8 +61,13 @@ def assert_ships_as_engine(page: Page, served: Served) -> None:
         else:
             x, y = positions[ship.id]
             assert drawn[ship.id]["location"] == ship.location, ship.id
-            tx, ty = (float(v) for v in drawn[ship.id]["transform"]
-                      .removeprefix("translate(").removesuffix(")").split())
+            tx, ty = (
+                float(v)
+                for v in drawn[ship.id]["transform"]
+                .removeprefix("translate(")
+                .removesuffix(")")
+                .split()
+            )
             assert abs(tx - x) < 0.01 and abs(ty - y) < 0.01, ship.id
 
 
@@ -103,14 +115,17 @@ def test_a_simulated_game_on_the_page(browser: Browser, serve: Callable[..., Ser
             caught_up(page, served)
             page.click("#btn-spin")
             step_until(served, lambda: table.mode() is not Mode.SPIN)
-            step_until(served, lambda: table.mode() in (Mode.SETUP, Mode.READY, Mode.FIX,
-                                                        Mode.OVER))
+            step_until(
+                served, lambda: table.mode() in (Mode.SETUP, Mode.READY, Mode.FIX, Mode.OVER)
+            )
             caught_up(page, served)
             spin = page.evaluate("() => window.bermuda.state.last_spin")
             assert spin is not None and spin["text"] == status.last_spin
             assert page.get_attribute("#pointer", "data-spin") == status.last_spin
-            assert page.evaluate("() => document.getElementById('pointer')"
-                                 ".getAnimations().length") >= 1  # the spinner turns
+            assert (
+                page.evaluate("() => document.getElementById('pointer').getAnimations().length")
+                >= 1
+            )  # the spinner turns
             assert_ships_as_engine(page, served)
             if spins == 0:
                 page.set_viewport_size(TABLET)  # type: ignore[arg-type]
@@ -125,10 +140,12 @@ def test_a_simulated_game_on_the_page(browser: Browser, serve: Callable[..., Ser
             if not fixed and status.seq >= 2:
                 # someone knocks a ship of the player who is not to move onto a free space
                 other = next(c for c in game.players if c != game.active)
-                token = next(s.id for s in game.ships(other) if s.location in
-                             table.board.ports)
-                free = next(s for s in table.board.spaces.values() if s.kind == "path"
-                            and not game.ships_at(s.id) and s.id not in game.blocked)
+                token = next(s.id for s in game.ships(other) if s.location in table.board.ports)
+                free = next(
+                    s
+                    for s in table.board.spaces.values()
+                    if s.kind == "path" and not game.ships_at(s.id) and s.id not in game.blocked
+                )
                 table.world.place_ship(token, free.x_mm, free.y_mm)
                 step_until(served, lambda: controller.status.fix is not None)
                 caught_up(page, served)
@@ -167,7 +184,8 @@ def test_a_simulated_game_on_the_page(browser: Browser, serve: Callable[..., Ser
 
 
 def test_without_the_token_the_page_shows_nothing_of_the_table(
-        browser: Browser, serve: Callable[..., Served]) -> None:
+    browser: Browser, serve: Callable[..., Served]
+) -> None:
     served = serve(with_players=False)
     served.run_until(lambda: served.table.mode() is Mode.SETUP)
     page = browser.new_page(viewport=PHONE)  # type: ignore[arg-type]
@@ -175,7 +193,8 @@ def test_without_the_token_the_page_shows_nothing_of_the_table(
     page.on("request", lambda request: requests.append(request.url))
     page.goto(served.url + "/")
     page.wait_for_function(
-        "() => document.getElementById('message').textContent.includes('not paired')")
+        "() => document.getElementById('message').textContent.includes('not paired')"
+    )
     assert page.inner_text("#pairing") == "not paired"
     assert page.evaluate("() => window.bermuda.state") is None
     assert not any("/api/stream" in url or "/api/state" in url for url in requests)

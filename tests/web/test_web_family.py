@@ -21,8 +21,9 @@ from bermuda_hw.controller.status import Mode
 
 from .conftest import Served, open_page
 
-SCREENSHOTS = Path(os.environ.get("BERMUDA_SCREENSHOTS")
-                   or tempfile.mkdtemp(prefix="bermuda-shots-"))
+SCREENSHOTS = Path(
+    os.environ.get("BERMUDA_SCREENSHOTS") or tempfile.mkdtemp(prefix="bermuda-shots-")
+)
 VIEWPORTS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1366, "height": 768}}
 SMALLEST_PX = 12.0
 
@@ -62,17 +63,22 @@ def small_text(page: Page) -> list[dict[str, Any]]:
 
 
 def above_the_fold(page: Page, selector: str) -> bool:
-    box = page.evaluate("""s => { const r = document.querySelector(s).getBoundingClientRect();
-        return { top: r.top, bottom: r.bottom, height: r.height }; }""", selector)
+    box = page.evaluate(
+        """s => { const r = document.querySelector(s).getBoundingClientRect();
+        return { top: r.top, bottom: r.bottom, height: r.height }; }""",
+        selector,
+    )
     height = page.viewport_size["height"]  # type: ignore[index]
     return bool(box["height"] > 0 and box["top"] >= 0 and box["bottom"] <= height)
 
 
 def serious_violations(page: Page) -> list[str]:
     results = Axe().run(page)
-    return [f"{v['id']} ({v['impact']}): {v['help']} at "
-            f"{[n['target'] for n in v['nodes']][:3]}"
-            for v in results.response["violations"] if v["impact"] in ("serious", "critical")]
+    return [
+        f"{v['id']} ({v['impact']}): {v['help']} at {[n['target'] for n in v['nodes']][:3]}"
+        for v in results.response["violations"]
+        if v["impact"] in ("serious", "critical")
+    ]
 
 
 def asked(served: Served) -> None:
@@ -82,9 +88,13 @@ def asked(served: Served) -> None:
     table.controller._commit()
     set_out(table)
     table.run_until(lambda: table.mode() is Mode.READY, limit=80)
-    free = [b for b in table.board.ports["SUGAR"].berths
-            if all(abs(b[0] - p[0]) + abs(b[1] - p[1]) > 4
-                   for p in table.world.ship_positions().values())]
+    free = [
+        b
+        for b in table.board.ports["SUGAR"].berths
+        if all(
+            abs(b[0] - p[0]) + abs(b[1] - p[1]) > 4 for p in table.world.ship_positions().values()
+        )
+    ]
     table.world.place_ship("yellow-1", *free[0])
     table.run_until(lambda: table.mode() is Mode.ASK, limit=60)
 
@@ -92,13 +102,17 @@ def asked(served: Served) -> None:
 def caught_up(page: Page, served: Served) -> None:
     snapshot = served.table.controller.snapshot
     assert snapshot is not None
-    page.wait_for_function("v => window.bermuda.state && window.bermuda.state.version >= v",
-                           arg=snapshot.version, timeout=10_000)
+    page.wait_for_function(
+        "v => window.bermuda.state && window.bermuda.state.version >= v",
+        arg=snapshot.version,
+        timeout=10_000,
+    )
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_a_question_on_a_phone_and_a_desktop(browser: Browser, serve: Callable[..., Served],
-                                            scheme: str) -> None:
+def test_a_question_on_a_phone_and_a_desktop(
+    browser: Browser, serve: Callable[..., Served], scheme: str
+) -> None:
     served = serve(with_players=False, seed=1)
     asked(served)
     question = served.table.controller.status.question
@@ -112,13 +126,15 @@ def test_a_question_on_a_phone_and_a_desktop(browser: Browser, serve: Callable[.
         for what in ("#game-line", "#scoreline", "#question-text", "#question-options"):
             assert above_the_fold(page, what), (name, what)
         assert page.inner_text("#game-line").endswith("yellow to play")
-        assert [li.get_attribute("data-player") for li in page.query_selector_all(
-            "#scoreline li")] == list(served.table.controller.game.players)
+        assert [
+            li.get_attribute("data-player") for li in page.query_selector_all("#scoreline li")
+        ] == list(served.table.controller.game.players)
         # the question is said once, with the table's presses beneath it
         assert page.inner_text("body").count(question.text) == 1, name
         assert page.inner_text("#question-press").startswith("On the table: ")
-        assert [b.inner_text() for b in page.query_selector_all("#question-options button")] \
-            == list(question.options)
+        assert [
+            b.inner_text() for b in page.query_selector_all("#question-options button")
+        ] == list(question.options)
         assert serious_violations(page) == [], (name, scheme)
         dark = "-dark" if scheme == "dark" else ""
         page.screenshot(path=str(SCREENSHOTS / f"{name}-question{dark}.png"))
@@ -127,7 +143,8 @@ def test_a_question_on_a_phone_and_a_desktop(browser: Browser, serve: Callable[.
 
 
 def test_a_read_only_visitor_sees_no_control_that_writes(
-        browser: Browser, serve: Callable[..., Served]) -> None:
+    browser: Browser, serve: Callable[..., Served]
+) -> None:
     served = serve(web=WebConfig(True, "127.0.0.1:0", public_view=True), with_players=False)
     controller = served.table.controller
     served.run_until(lambda: served.table.mode() is Mode.SETUP)
@@ -150,7 +167,8 @@ def test_a_read_only_visitor_sees_no_control_that_writes(
     page.click("#btn-pause")
     served.run_until(lambda: controller.status.paused, 50)
     page.wait_for_function(
-        "() => document.getElementById('action-result').textContent === 'motion paused'")
+        "() => document.getElementById('action-result').textContent === 'motion paused'"
+    )
     page.click("#btn-resume")
     served.run_until(lambda: not controller.status.paused, 50)
     game_id = controller.game_id
@@ -161,7 +179,8 @@ def test_a_read_only_visitor_sees_no_control_that_writes(
 
 
 def test_the_board_names_what_is_tapped_and_draws_what_is_still_to_set(
-        browser: Browser, serve: Callable[..., Served]) -> None:
+    browser: Browser, serve: Callable[..., Served]
+) -> None:
     """A new game: the ships the table asks to be set at their ports are outlines, not
     ships that stand there; a tap names a ship or a place in words of 12 px or more."""
     served = serve(with_players=False)
@@ -197,26 +216,37 @@ def test_the_board_names_what_is_tapped_and_draws_what_is_still_to_set(
     page.close()
 
 
-@pytest.mark.parametrize("phase, active, over, expected", [
-    ("ships", "blue", False, "round 3 · blue to play"),
-    ("cloud", "blue", False, "round 3 · the cloud's turn: spin and move it"),
-    ("over", "blue", True, "game over"),
-])
-def test_the_turn_line_says_whose_turn_it_is(browser: Browser, serve: Callable[..., Served],
-                                             phase: str, active: str, over: bool,
-                                             expected: str) -> None:
+@pytest.mark.parametrize(
+    "phase, active, over, expected",
+    [
+        ("ships", "blue", False, "round 3 · blue to play"),
+        ("cloud", "blue", False, "round 3 · the cloud's turn: spin and move it"),
+        ("over", "blue", True, "game over"),
+    ],
+)
+def test_the_turn_line_says_whose_turn_it_is(
+    browser: Browser,
+    serve: Callable[..., Served],
+    phase: str,
+    active: str,
+    over: bool,
+    expected: str,
+) -> None:
     """The turn line for each phase, drawn from the state the server sent with its phase
     changed (the cloud phase and the end of a game come from the same snapshot)."""
     served = serve(with_players=False)
     served.run_until(lambda: served.table.mode() is Mode.SETUP)
     page = open_page(browser, served, paired=True)
-    line = page.evaluate("""([phase, active, over]) => {
+    line = page.evaluate(
+        """([phase, active, over]) => {
         const state = structuredClone(window.bermuda.state);
         state.status.phase = phase; state.status.active = active; state.status.round = 3;
         if (over) state.game.outcome = { winners: ["blue"], reason: "reached $350,000" };
         window.bermuda.source.close();  // the live stream must not draw over this state
         render(state);
-        return document.getElementById('game-line').textContent; }""", [phase, active, over])
+        return document.getElementById('game-line').textContent; }""",
+        [phase, active, over],
+    )
     assert line.endswith(expected) and "phase" not in line
     assert ("to play" in line) == (phase == "ships")
     page.close()
@@ -231,6 +261,8 @@ def test_reduced_motion_stills_the_page(browser: Browser, serve: Callable[..., S
         b.classList.add('ready'); return getComputedStyle(b).animationName; }""")
     assert names == "none"
     page.emulate_media(reduced_motion="no-preference")
-    assert page.evaluate("() => getComputedStyle(document.getElementById('btn-spin'))"
-                         ".animationName") == "pulse"
+    assert (
+        page.evaluate("() => getComputedStyle(document.getElementById('btn-spin')).animationName")
+        == "pulse"
+    )
     page.close()

@@ -31,8 +31,9 @@ def played(seed: int, actions: int) -> Game:
 
 @settings(max_examples=20, deadline=None)
 @given(st.integers(0, 10_000), st.integers(1, 80), st.data())
-def test_history_follows_the_journal_step_by_step(seed: int, actions: int,
-                                                  data: st.DataObject) -> None:
+def test_history_follows_the_journal_step_by_step(
+    seed: int, actions: int, data: st.DataObject
+) -> None:
     game = played(seed, actions)
     record = game_record(game)
     whole = History(BOARD)

@@ -52,8 +52,7 @@ def server(board: Board) -> Iterator[Callable[[Limits], WebServer]]:
 
 
 def connect(web: WebServer, source: str = "127.0.0.1") -> socket.socket:
-    sock = socket.create_connection(("127.0.0.1", web.port), timeout=10,
-                                    source_address=(source, 0))
+    sock = socket.create_connection(("127.0.0.1", web.port), timeout=10, source_address=(source, 0))
     return sock
 
 
@@ -90,7 +89,8 @@ def get(sock: socket.socket, path: str, *, token: bool = False) -> bytes:
 
 
 def test_requests_that_trickle_in_are_closed_at_the_deadline(
-        server: Callable[[Limits], WebServer]) -> None:
+    server: Callable[[Limits], WebServer],
+) -> None:
     web = server(Limits(header_timeout_s=1.0))
     silent = connect(web)
     line_only = connect(web)
@@ -116,7 +116,8 @@ def test_requests_that_trickle_in_are_closed_at_the_deadline(
 
 
 def test_a_new_connection_pushes_out_the_oldest_waiting_one(
-        server: Callable[[Limits], WebServer]) -> None:
+    server: Callable[[Limits], WebServer],
+) -> None:
     # half a second to make room: time for this test's own requests, even on a busy machine
     web = server(Limits(max_connections=6, max_per_client=4, grace_s=0.5))
     mine = [connect(web) for _ in range(4)]
@@ -139,7 +140,8 @@ def test_a_new_connection_pushes_out_the_oldest_waiting_one(
 
 
 def test_busy_connections_are_kept_and_a_new_one_is_refused(
-        server: Callable[[Limits], WebServer]) -> None:
+    server: Callable[[Limits], WebServer],
+) -> None:
     web = server(Limits(max_connections=8, max_per_client=2))
     streams = [connect(web), connect(web)]
     for sock in streams:  # the event stream answers at once and stays open
@@ -156,7 +158,8 @@ def test_busy_connections_are_kept_and_a_new_one_is_refused(
 
 
 def test_far_over_a_cap_with_every_connection_busy_a_new_one_is_refused(
-        server: Callable[[Limits], WebServer]) -> None:
+    server: Callable[[Limits], WebServer],
+) -> None:
     web = server(Limits(max_connections=8, max_per_client=2, ceiling_margin=1, grace_s=2.0))
     streams = [connect(web) for _ in range(3)]
     for sock in streams:  # one over the cap, but busy: it stays
@@ -173,7 +176,8 @@ def test_far_over_a_cap_with_every_connection_busy_a_new_one_is_refused(
 
 
 def test_a_client_that_reads_nothing_of_its_replies_is_dropped(
-        server: Callable[[Limits], WebServer]) -> None:
+    server: Callable[[Limits], WebServer],
+) -> None:
     web = server(Limits(write_timeout_s=1.0))
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
@@ -249,12 +253,16 @@ EMFILE_SCRIPT = textwrap.dedent("""
 """)
 
 
-def test_accept_errors_are_one_line_each_interval_and_the_page_recovers(
-        tmp_path: Path) -> None:
+def test_accept_errors_are_one_line_each_interval_and_the_page_recovers(tmp_path: Path) -> None:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    child = subprocess.Popen([sys.executable, "-c", EMFILE_SCRIPT], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             env=env)
+    child = subprocess.Popen(
+        [sys.executable, "-c", EMFILE_SCRIPT],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     try:
         assert child.stdout is not None and child.stdin is not None
         port, budget = map(int, child.stdout.readline().split())
@@ -315,15 +323,22 @@ STOP_SCRIPT = textwrap.dedent("""
 def test_stopping_while_out_of_descriptors_writes_no_traceback() -> None:
     """asyncio retries accept() a second after EMFILE, even once the socket is closed."""
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    child = subprocess.Popen([sys.executable, "-c", STOP_SCRIPT], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             env=env)
+    child = subprocess.Popen(
+        [sys.executable, "-c", STOP_SCRIPT],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     try:
         assert child.stdout is not None and child.stdin is not None
         port = int(child.stdout.readline())
         action = socket.create_connection(("127.0.0.1", port), timeout=5)
-        action.sendall(b"POST /api/actions/pause HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                       b"X-Bermuda-Token: t\r\nContent-Length: 0\r\n\r\n")
+        action.sendall(
+            b"POST /api/actions/pause HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"X-Bermuda-Token: t\r\nContent-Length: 0\r\n\r\n"
+        )
         time.sleep(0.5)
         child.stdin.write("\n")
         child.stdin.flush()

@@ -119,8 +119,9 @@ class LiveSource(CameraSource):
     Subclasses provide `_start()`, `_grab() -> image` (blocking) and `_stop()`.
     """
 
-    def __init__(self, *, timeout_s: float = DEFAULT_TIMEOUT_S,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, *, timeout_s: float = DEFAULT_TIMEOUT_S, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         super().__init__(timeout_s=timeout_s)
         self.clock = clock
         self._cond = threading.Condition()
@@ -158,8 +159,7 @@ class LiveSource(CameraSource):
     def _open(self) -> None:
         self._start()
         self._running = True
-        self._thread = threading.Thread(target=self._loop, name=f"{self.name}-reader",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._loop, name=f"{self.name}-reader", daemon=True)
         self._thread.start()
 
     def _loop(self) -> None:
@@ -228,10 +228,17 @@ class Picamera2Source(LiveSource):
 
     name = "picamera2"
 
-    def __init__(self, *, width_px: int = 1280, height_px: int = 960, camera_num: int = 0,
-                 swap_red_blue: bool = False, timeout_s: float = DEFAULT_TIMEOUT_S,
-                 controls: dict[str, Any] | None = None, lock_after_s: float | None = None
-                 ) -> None:
+    def __init__(
+        self,
+        *,
+        width_px: int = 1280,
+        height_px: int = 960,
+        camera_num: int = 0,
+        swap_red_blue: bool = False,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        controls: dict[str, Any] | None = None,
+        lock_after_s: float | None = None,
+    ) -> None:
         """`controls`: libcamera controls by picamera2's names (see `CameraConfig`);
         `lock_after_s`: let AE and AWB settle that long after starting, then lock them."""
         super().__init__(timeout_s=timeout_s)
@@ -262,9 +269,7 @@ class Picamera2Source(LiveSource):
             if not Picamera2.global_camera_info():
                 raise CameraError("picamera2: no camera connected")
             camera = Picamera2(self.camera_num)
-            config = camera.create_video_configuration(
-                main={"size": self.size, "format": "RGB888"}
-            )
+            config = camera.create_video_configuration(main={"size": self.size, "format": "RGB888"})
             camera.configure(config)
             if self.controls:
                 camera.set_controls(self.controls)
@@ -297,15 +302,24 @@ class Picamera2Source(LiveSource):
             exposure = int(metadata["ExposureTime"])
             gain = float(metadata["AnalogueGain"])
             red, blue = (float(g) for g in metadata["ColourGains"])
-            camera.set_controls({"AeEnable": False, "AwbEnable": False, "ExposureTime": exposure,
-                                 "AnalogueGain": gain, "ColourGains": (red, blue)})
+            camera.set_controls(
+                {
+                    "AeEnable": False,
+                    "AwbEnable": False,
+                    "ExposureTime": exposure,
+                    "AnalogueGain": gain,
+                    "ColourGains": (red, blue),
+                }
+            )
         except CameraError:
             raise
         except Exception as exc:
-            raise CameraError(f"picamera2: cannot lock exposure and white balance: {exc}"
-                              ) from exc
-        self.locked = {"exposure_time_us": exposure, "analogue_gain": round(gain, 3),
-                       "colour_gains": [round(red, 3), round(blue, 3)]}
+            raise CameraError(f"picamera2: cannot lock exposure and white balance: {exc}") from exc
+        self.locked = {
+            "exposure_time_us": exposure,
+            "analogue_gain": round(gain, 3),
+            "colour_gains": [round(red, 3), round(blue, 3)],
+        }
         return dict(self.locked)
 
     def _grab(self) -> Image:
@@ -330,8 +344,14 @@ class VideoCaptureSource(LiveSource):
 
     name = "usb"
 
-    def __init__(self, device: int | str = 0, *, width_px: int | None = 1280,
-                 height_px: int | None = 960, timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+    def __init__(
+        self,
+        device: int | str = 0,
+        *,
+        width_px: int | None = 1280,
+        height_px: int | None = 960,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+    ) -> None:
         super().__init__(timeout_s=timeout_s)
         self.device = device
         self.size = (width_px, height_px)
@@ -371,8 +391,14 @@ class ImageFolderSource(CameraSource):
 
     name = "folder"
 
-    def __init__(self, folder: str | Path, *, fps: float = 10.0, loop: bool = False,
-                 timeout_s: float = DEFAULT_TIMEOUT_S) -> None:
+    def __init__(
+        self,
+        folder: str | Path,
+        *,
+        fps: float = 10.0,
+        loop: bool = False,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+    ) -> None:
         super().__init__(timeout_s=timeout_s)
         self.folder = Path(folder)
         self.fps = fps
@@ -384,8 +410,7 @@ class ImageFolderSource(CameraSource):
     def _open(self) -> None:
         if not self.folder.is_dir():
             raise CameraError(f"{self.name}: not a folder")
-        self.files = sorted(p for p in self.folder.iterdir()
-                            if p.suffix.lower() in IMAGE_SUFFIXES)
+        self.files = sorted(p for p in self.folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
         if not self.files:
             raise CameraError(f"{self.name}: no images ({', '.join(IMAGE_SUFFIXES)})")
 

@@ -46,13 +46,13 @@ class SMBusI2C:
     def unlock(self) -> None:
         self._lock.release()
 
-    def writeto(self, address: int, buffer: Any, *, start: int = 0, end: int | None = None
-                ) -> None:
+    def writeto(self, address: int, buffer: Any, *, start: int = 0, end: int | None = None) -> None:
         data = bytes(buffer[start:end])
         self._bus.i2c_rdwr(self._msg.write(address, data))
 
-    def readfrom_into(self, address: int, buffer: Any, *, start: int = 0,
-                      end: int | None = None) -> None:
+    def readfrom_into(
+        self, address: int, buffer: Any, *, start: int = 0, end: int | None = None
+    ) -> None:
         stop = len(buffer) if end is None else end
         message = self._msg.read(address, stop - start)
         self._bus.i2c_rdwr(message)

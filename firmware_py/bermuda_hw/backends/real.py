@@ -23,8 +23,8 @@ log = logging.getLogger("bermuda_hw.controller")
 REALTIME_SPIN_S = 0.0001
 FACTORY_HINTS = {
     "lgpio": "on Raspberry Pi OS: sudo apt install python3-lgpio, make the venv with "
-             "--system-site-packages, and put the service's user in group gpio",
-    "rpigpio": "pip install RPi.GPIO (rpi-lgpio on a Pi 5), or use pin_factory = \"lgpio\"",
+    "--system-site-packages, and put the service's user in group gpio",
+    "rpigpio": 'pip install RPi.GPIO (rpi-lgpio on a Pi 5), or use pin_factory = "lgpio"',
 }
 
 
@@ -132,20 +132,26 @@ class RealBackend(Backend):
         spec = camera.source
         if spec == "picamera2":
             return sources.Picamera2Source(
-                width_px=camera.width_px, height_px=camera.height_px,
-                camera_num=camera.camera_num, swap_red_blue=camera.swap_red_blue,
-                timeout_s=camera.timeout_s, controls=camera.picamera2_controls(),
+                width_px=camera.width_px,
+                height_px=camera.height_px,
+                camera_num=camera.camera_num,
+                swap_red_blue=camera.swap_red_blue,
+                timeout_s=camera.timeout_s,
+                controls=camera.picamera2_controls(),
                 lock_after_s=camera.settle_s if camera.lock_after_settling else None,
             )
         if spec.startswith("usb:"):
             device = spec[4:]
             return sources.VideoCaptureSource(
                 int(device) if device.isdigit() else device,
-                width_px=camera.width_px, height_px=camera.height_px, timeout_s=camera.timeout_s,
+                width_px=camera.width_px,
+                height_px=camera.height_px,
+                timeout_s=camera.timeout_s,
             )
         if Path(spec).is_dir():
-            return sources.ImageFolderSource(spec, fps=camera.replay_fps, loop=camera.replay_loop,
-                                             timeout_s=camera.timeout_s)
+            return sources.ImageFolderSource(
+                spec, fps=camera.replay_fps, loop=camera.replay_loop, timeout_s=camera.timeout_s
+            )
         return sources.VideoFileSource(spec, timeout_s=camera.timeout_s)
 
     def measure(self, since_s: float = 0.0) -> RigMeasurement | None:

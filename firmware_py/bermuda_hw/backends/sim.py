@@ -32,7 +32,11 @@ class SimBackend(Backend):
     name = "sim"
 
     def __init__(
-        self, config: Config, world: World | None = None, truth: Config | None = None, *,
+        self,
+        config: Config,
+        world: World | None = None,
+        truth: Config | None = None,
+        *,
         board: Board | None = None,
     ) -> None:
         """`world`: the simulated table (default: a new one of `board`); `truth`: the
@@ -110,8 +114,14 @@ class SimBackend(Backend):
         sensor = SimulatedSensor(self.room)
         sensor.set_controls(camera.picamera2_controls())  # the [camera] keys, as on the Pi
         self.camera = SimulatedCamera(
-            board, scene, model, clock=frame_time, missing=self.camera_missing,
-            stall_after=self.camera_stall_after, timeout_s=camera.timeout_s, sensor=sensor,
+            board,
+            scene,
+            model,
+            clock=frame_time,
+            missing=self.camera_missing,
+            stall_after=self.camera_stall_after,
+            timeout_s=camera.timeout_s,
+            sensor=sensor,
             frame_s=frame_s,
         )
         return self.camera
@@ -120,8 +130,14 @@ class SimBackend(Backend):
         """Where the simulated cloud truly is, and the carriage's peaks from its step trace."""
         peak_speed, peak_accel = self.rig.peaks(since_s=since_s)
         x_mm, y_mm = self.rig.world.cloud_mm
-        return RigMeasurement(x_mm, y_mm, self.rig.world.cloud_heading_deg, peak_speed,
-                              peak_accel, self.rig.lost_steps)
+        return RigMeasurement(
+            x_mm,
+            y_mm,
+            self.rig.world.cloud_heading_deg,
+            peak_speed,
+            peak_accel,
+            self.rig.lost_steps,
+        )
 
     def pin(self, bcm: int) -> ObservedPin:
         """The mock pin for a BCM number (test-side access)."""

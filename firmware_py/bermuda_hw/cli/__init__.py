@@ -17,7 +17,15 @@ from bermuda_hw.errors import BermudaError, ConfigError, describe_os_error
 # Each module here defines `register(subparsers)`, which adds its subcommand
 # and sets `func(args) -> int` on the parser it adds.
 COMMAND_MODULES: tuple[str, ...] = (
-    "board", "cloud", "render", "detect", "run", "game", "motors", "token", "selftest",
+    "board",
+    "cloud",
+    "render",
+    "detect",
+    "run",
+    "game",
+    "motors",
+    "token",
+    "selftest",
     "calibrate",
 )
 
@@ -115,8 +123,10 @@ def _main(argv: Sequence[str] | None) -> int:
 
         misplaced = play.misplaced_options(args)
     if misplaced:
-        error(f"{', '.join(misplaced)} before the command is read only by `{PROG} --simulate`; "
-              f"put it after `{args.command}` (see `{PROG} {args.command} --help`)")
+        error(
+            f"{', '.join(misplaced)} before the command is read only by `{PROG} --simulate`; "
+            f"put it after `{args.command}` (see `{PROG} {args.command} --help`)"
+        )
         return 2
     if func is None:
         default = getattr(args, "default_func", None)

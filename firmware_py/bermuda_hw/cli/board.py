@@ -20,8 +20,10 @@ def _show(args: argparse.Namespace) -> int:
         print(f"  port {port.id:<8} {port.product:<8} {len(port.berths)} berths")
     g = board.grid
     print(f"  dot grid {g.cols} x {g.rows}, pitch {g.pitch_mm:g} mm, centre {g.centre}")
-    print(f"  cloud footprint radius {board.cloud.footprint_radius_mm:g} mm,"
-          f" {len(board.cloud.magnets)} magnets")
+    print(
+        f"  cloud footprint radius {board.cloud.footprint_radius_mm:g} mm,"
+        f" {len(board.cloud.magnets)} magnets"
+    )
     return 0
 
 

@@ -57,8 +57,10 @@ def run(args: argparse.Namespace) -> int:
             camera = backend.open_camera(board)
             with camera:
                 values = camera.settle_and_lock(2.0)
-            print("auto exposure and white balance settled and locked at: " + ", ".join(
-                f"{k} = {v}" for k, v in values.items()))
+            print(
+                "auto exposure and white balance settled and locked at: "
+                + ", ".join(f"{k} = {v}" for k, v in values.items())
+            )
             changes: dict[str, dict[str, Value]] = {"camera": values}
         else:
             with build_motion(config, backend, board) as motion:
@@ -69,10 +71,13 @@ def run(args: argparse.Namespace) -> int:
                     if args.what == "gantry":
                         height = parse_camera_config(config.camera, config.source).height_mm
                         if height <= 0:
-                            print("[camera] height_mm is not set: the marker's apparent size "
-                                  "stands in for it (about 0.4 % less accurate)")
+                            print(
+                                "[camera] height_mm is not set: the marker's apparent size "
+                                "stands in for it (about 0.4 % less accurate)"
+                            )
                         fit: GantryFit | RotationFit = calibrate_gantry(
-                            mover, camera, board, camera_height_mm=height)
+                            mover, camera, board, camera_height_mm=height
+                        )
                     else:
                         fit = calibrate_rotation(mover, camera, board, config, owner)
                 mover.park()
@@ -92,22 +97,36 @@ def _print_fit(fit: GantryFit | RotationFit) -> None:
     if isinstance(fit, GantryFit):
         print(f"gantry from {fit.points} sightings of the cloud's marker:")
         for i, name in enumerate("xy"):
-            print(f"  {name}: {fit.steps_per_mm[i]:.4f} steps/mm, board offset "
-                  f"{fit.board_offset_mm[i]:.2f} mm")
-        print(f"  skew {fit.skew_deg:+.3f} degrees; sightings within {fit.worst_mm:.2f} mm of "
-              f"the fit (rms {fit.rms_mm:.2f} mm)")
+            print(
+                f"  {name}: {fit.steps_per_mm[i]:.4f} steps/mm, board offset "
+                f"{fit.board_offset_mm[i]:.2f} mm"
+            )
+        print(
+            f"  skew {fit.skew_deg:+.3f} degrees; sightings within {fit.worst_mm:.2f} mm of "
+            f"the fit (rms {fit.rms_mm:.2f} mm)"
+        )
     else:
-        print(f"rotation from one turn of the cloud: {fit.half_steps_per_cloud_rev:.2f} half "
-              f"steps per turn; at the start letter A was {fit.letter_offset_deg:+.1f} degrees "
-              f"(clockwise) from the notch ({fit.zero_offset_steps} half steps); fit rms "
-              f"{fit.rms_deg:.2f} degrees")
+        print(
+            f"rotation from one turn of the cloud: {fit.half_steps_per_cloud_rev:.2f} half "
+            f"steps per turn; at the start letter A was {fit.letter_offset_deg:+.1f} degrees "
+            f"(clockwise) from the notch ({fit.zero_offset_steps} half steps); fit rms "
+            f"{fit.rms_deg:.2f} degrees"
+        )
         if fit.owner_letter is not None:
-            print(f"  letter at the notch after the turn: {fit.owner_letter} "
-                  f"(expected {fit.expected_letter})")
+            print(
+                f"  letter at the notch after the turn: {fit.owner_letter} "
+                f"(expected {fit.expected_letter})"
+            )
 
 
-def _write(path: Path | None, changes: dict[str, dict[str, Value]], owner: Owner, *,
-           yes: bool, dry_run: bool) -> int:
+def _write(
+    path: Path | None,
+    changes: dict[str, dict[str, Value]],
+    owner: Owner,
+    *,
+    yes: bool,
+    dry_run: bool,
+) -> int:
     name = str(path) if path is not None else "config.toml"
     old = ""
     if path is not None:

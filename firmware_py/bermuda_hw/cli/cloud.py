@@ -133,22 +133,38 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print(result: dict[str, object], report: SpinReport, spin: Spin, backend: str,
-           config: Config, lost: int | None) -> None:
+def _print(
+    result: dict[str, object],
+    report: SpinReport,
+    spin: Spin,
+    backend: str,
+    config: Config,
+    lost: int | None,
+) -> None:
     p = result["pose"]
     assert isinstance(p, dict)
     x_mm, y_mm = p["x_mm"], p["y_mm"]
     peak_speed, peak_accel = result["peak_speed_mm_s"], result["peak_accel_mm_s2"]
-    print(f"spin {spin}: turned {report.turn_deg:g} degrees clockwise, "
-          f"dots {' -> '.join(f'({c}, {r})' for c, r in report.path.dots)}")
-    print(f"final pose: dot ({p['col']}, {p['row']}), letter {p['letter']}, "
-          f"x {x_mm:.2f} mm, y {y_mm:.2f} mm" + (", off the board" if report.path.leaves_board
-                                                 else ""))
-    print(f"duration: {report.duration_s:.3f} s for the spin "
-          f"({result['total_s']:.3f} s with homing), {backend} clock")
-    print(f"peak speed: {peak_speed:.2f} mm/s (limit {config.gantry.max_speed_mm_s:g}); "
-          f"peak acceleration: {peak_accel:.2f} mm/s^2 (limit {config.gantry.accel_mm_s2:g})")
+    print(
+        f"spin {spin}: turned {report.turn_deg:g} degrees clockwise, "
+        f"dots {' -> '.join(f'({c}, {r})' for c, r in report.path.dots)}"
+    )
+    print(
+        f"final pose: dot ({p['col']}, {p['row']}), letter {p['letter']}, "
+        f"x {x_mm:.2f} mm, y {y_mm:.2f} mm"
+        + (", off the board" if report.path.leaves_board else "")
+    )
+    print(
+        f"duration: {report.duration_s:.3f} s for the spin "
+        f"({result['total_s']:.3f} s with homing), {backend} clock"
+    )
+    print(
+        f"peak speed: {peak_speed:.2f} mm/s (limit {config.gantry.max_speed_mm_s:g}); "
+        f"peak acceleration: {peak_accel:.2f} mm/s^2 (limit {config.gantry.accel_mm_s2:g})"
+    )
     truth = result.get("sim_truth")
     if isinstance(truth, dict):
-        print(f"simulated table: cloud at x {truth['x_mm']:.2f} mm, y {truth['y_mm']:.2f} mm, "
-              f"heading {truth['heading_deg']:.2f} degrees; lost steps: {lost}")
+        print(
+            f"simulated table: cloud at x {truth['x_mm']:.2f} mm, y {truth['y_mm']:.2f} mm, "
+            f"heading {truth['heading_deg']:.2f} degrees; lost steps: {lost}"
+        )

@@ -39,8 +39,15 @@ def detect_images(args: argparse.Namespace) -> tuple[list[dict[str, Any]], int]:
         try:
             image = read_image_file(name)
         except CameraError as exc:
-            entry.update({"board_found": False, "occluded": False, "ships": [], "cloud": None,
-                          "error": str(exc)})
+            entry.update(
+                {
+                    "board_found": False,
+                    "occluded": False,
+                    "ships": [],
+                    "cloud": None,
+                    "error": str(exc),
+                }
+            )
             entries.append(entry)
             code = 1
             continue
@@ -49,8 +56,9 @@ def detect_images(args: argparse.Namespace) -> tuple[list[dict[str, Any]], int]:
         entry.update(reading.to_json())
         entries.append(entry)
         if annotate_dir is not None:
-            drawn = annotate(image, board, reading, reader.tracker.pose if reading.board_found
-                             else None)
+            drawn = annotate(
+                image, board, reading, reader.tracker.pose if reading.board_found else None
+            )
             out = annotate_dir / (Path(name).stem + ".annotated.png")
             if not cv2.imwrite(str(out), drawn):
                 raise AnnotateError(f"{out}: cannot be written")
@@ -63,13 +71,16 @@ def _print_text(entries: list[dict[str, Any]]) -> None:
             print(f"{e['image']}: no board: {e.get('error', '')}")
             continue
         cloud = e["cloud"]
-        where = f"cloud {cloud['letter']} at ({cloud['col']}, {cloud['row']})" if cloud else \
-            "no cloud"
+        where = (
+            f"cloud {cloud['letter']} at ({cloud['col']}, {cloud['row']})" if cloud else "no cloud"
+        )
         hand = ", OCCLUDED" if e["occluded"] else ""
         print(f"{e['image']}: {len(e['ships'])} ships, {where}{hand}")
         for s in e["ships"]:
-            print(f"  {s['color']:<7} {s['space'] or 'off-space':<9} "
-                  f"({s['x_mm']:.0f}, {s['y_mm']:.0f}) mm  {s['confidence']:.2f}")
+            print(
+                f"  {s['color']:<7} {s['space'] or 'off-space':<9} "
+                f"({s['x_mm']:.0f}, {s['y_mm']:.0f}) mm  {s['confidence']:.2f}"
+            )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -105,8 +116,9 @@ def _calibrate(args: argparse.Namespace) -> int:
     try:
         out.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise AnnotateError(f"--calibrate {out}: cannot be written: {exc.strerror or exc}"
-                            ) from None
+        raise AnnotateError(
+            f"--calibrate {out}: cannot be written: {exc.strerror or exc}"
+        ) from None
     print(f"wrote {out} and {picture}" if measured.background is not None else f"wrote {out}")
     print(text, end="")
     for note in measured.light_notes:
@@ -117,7 +129,8 @@ def _calibrate(args: argparse.Namespace) -> int:
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "detect", help="read ships, cloud and hands from image files",
+        "detect",
+        help="read ships, cloud and hands from image files",
         description="Read each image on its own and print what vision sees. An image that "
         "cannot be read still gets an entry (board_found false, with an error) and makes the "
         "exit code 1; an image without the board is not an error.",
@@ -126,10 +139,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--board", metavar="FILE", help="board file (default: the classic board)")
     parser.add_argument("--calibration", metavar="FILE", help="colour calibration file (TOML)")
     parser.add_argument("--json", action="store_true", help="print the stable JSON document")
-    parser.add_argument("--annotate", metavar="DIR",
-                        help="write each image with what was found drawn on it")
-    parser.add_argument("--calibrate", metavar="OUT",
-                        help="measure colour profiles and learn the board's look from "
-                        "images of the start layout (the cloud off the board, or moved "
-                        "between images); write them to OUT and OUT.background.png")
+    parser.add_argument(
+        "--annotate", metavar="DIR", help="write each image with what was found drawn on it"
+    )
+    parser.add_argument(
+        "--calibrate",
+        metavar="OUT",
+        help="measure colour profiles and learn the board's look from "
+        "images of the start layout (the cloud off the board, or moved "
+        "between images); write them to OUT and OUT.background.png",
+    )
     parser.set_defaults(func=run)

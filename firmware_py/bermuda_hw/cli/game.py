@@ -34,10 +34,11 @@ from bermuda_hw.web.client import DaemonClient
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "game", help="show the journalled game, or start a new one",
+        "game",
+        help="show the journalled game, or start a new one",
         description="Show the game, undo the last move, or archive it and start another. While "
-                    "the daemon runs, these go through its API; otherwise they work on the "
-                    "journal.",
+        "the daemon runs, these go through its API; otherwise they work on the "
+        "journal.",
     )
     commands = parser.add_subparsers(dest="game_command", metavar="ACTION", required=True)
     show = commands.add_parser("show", help="standings, phase and where every ship is")
@@ -46,14 +47,32 @@ def register(subparsers: Any) -> None:
     show.set_defaults(func=run_show)
     new = commands.add_parser("new", help="archive the current game and start a new one")
     add_common(new)
-    new.add_argument("--players", type=_players, default=4, metavar="N",
-                     help="number of players, 2 to 4 (default 4)")
-    new.add_argument("--seed", type=int, default=None, metavar="S",
-                     help="seed of the game's spinner (default: random)")
-    new.add_argument("--digital-ledger", action="store_true",
-                     help="house rule: the engine shuffles and deals the cards")
-    new.add_argument("--capture-probability", type=float, default=1.0, metavar="P",
-                     help="house rule: chance that a swept ship is captured (default 1.0)")
+    new.add_argument(
+        "--players",
+        type=_players,
+        default=4,
+        metavar="N",
+        help="number of players, 2 to 4 (default 4)",
+    )
+    new.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar="S",
+        help="seed of the game's spinner (default: random)",
+    )
+    new.add_argument(
+        "--digital-ledger",
+        action="store_true",
+        help="house rule: the engine shuffles and deals the cards",
+    )
+    new.add_argument(
+        "--capture-probability",
+        type=float,
+        default=1.0,
+        metavar="P",
+        help="house rule: chance that a swept ship is captured (default 1.0)",
+    )
     new.set_defaults(func=run_new)
     undo = commands.add_parser("undo", help="take back the last move (recorded as an undo)")
     add_common(undo)
@@ -94,8 +113,11 @@ def run_show(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(data, indent=2))
         return 0
-    state = f"over: {game.outcome()}" if game.is_over() else \
-        f"round {game.round}, {game.phase.value} phase, {game.active} to play"
+    state = (
+        f"over: {game.outcome()}"
+        if game.is_over()
+        else f"round {game.round}, {game.phase.value} phase, {game.active} to play"
+    )
     print(f"game {game_id} on board {board.name!r}, seed {game.seed}: {state}")
     cloud = data["cloud"]
     print(f"cloud: dot ({cloud['col']}, {cloud['row']}), letter {cloud['letter']}")
@@ -105,17 +127,23 @@ def run_show(args: argparse.Namespace) -> int:
     print("ships:")
     for ship in game.ships():
         where = ship.location or ship.status.value
-        print(f"  {ship.id:<9} {where:<10} ({ship.status.value}; previous port "
-              f"{ship.previous_port})")
+        print(
+            f"  {ship.id:<9} {where:<10} ({ship.status.value}; previous port {ship.previous_port})"
+        )
     return 0
 
 
 def _print_json_game(data: dict[str, Any], url: str) -> None:
     outcome = data["outcome"]
-    state = (f"over: {', '.join(outcome['winners'])} ({outcome['reason']})" if outcome else
-             f"round {data['round']}, {data['phase']} phase, {data['active']} to play")
-    print(f"game {data['game_id']} on board {data['board']!r}, seed {data['seed']}: {state} "
-          f"(from the running daemon, {url})")
+    state = (
+        f"over: {', '.join(outcome['winners'])} ({outcome['reason']})"
+        if outcome
+        else f"round {data['round']}, {data['phase']} phase, {data['active']} to play"
+    )
+    print(
+        f"game {data['game_id']} on board {data['board']!r}, seed {data['seed']}: {state} "
+        f"(from the running daemon, {url})"
+    )
     cloud = data["cloud"]
     print(f"cloud: dot ({cloud['col']}, {cloud['row']}), letter {cloud['letter']}")
     print("standings:")
@@ -123,14 +151,17 @@ def _print_json_game(data: dict[str, Any], url: str) -> None:
         print(f"  {color:<7} ${data['totals'][color]:,}")
     print("ships:")
     for ship in data["ships"]:
-        print(f"  {ship['id']:<9} {ship['location'] or ship['status']:<10} ({ship['status']}; "
-              f"previous port {ship['previous_port']})")
+        print(
+            f"  {ship['id']:<9} {ship['location'] or ship['status']:<10} ({ship['status']}; "
+            f"previous port {ship['previous_port']})"
+        )
 
 
 def _options(args: argparse.Namespace) -> GameOptions:
     try:
-        return GameOptions(digital_ledger=args.digital_ledger,
-                           capture_probability=args.capture_probability)
+        return GameOptions(
+            digital_ledger=args.digital_ledger, capture_probability=args.capture_probability
+        )
     except ValueError as exc:
         raise StateError(f"--capture-probability: {exc}") from None
 
@@ -145,7 +176,9 @@ def _writer_lock(state_dir: Path, command: str, instead: str) -> StateLock:
         raise StateLockedError(
             f"{state_dir}: the daemon ({holder}) is running on this journal and its page "
             f"does not answer here: {instead}, or stop the service first (sudo systemctl "
-            "stop bermuda-hw); nothing was changed", exc.pid) from None
+            "stop bermuda-hw); nothing was changed",
+            exc.pid,
+        ) from None
 
 
 def run_new(args: argparse.Namespace) -> int:
@@ -161,16 +194,21 @@ def run_new(args: argparse.Namespace) -> int:
     board = load_board(args.board)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
     state_dir = prepare_state_dir(state_dir, write=True)
-    lock = _writer_lock(state_dir, "game new", "start the new game at the table (a long "
-                                               "press of spin once the game is over)")
+    lock = _writer_lock(
+        state_dir,
+        "game new",
+        "start the new game at the table (a long press of spin once the game is over)",
+    )
     with lock, Journal.in_state_dir(state_dir) as journal:
         old = journal.current()
         game = Game.new(args.players, seed=seed, board=board, options=options)
         game_id = journal.start(game)
     if old is not None:
         print(f"game {old.id} archived")
-    print(f"game {game_id}: {args.players} players ({', '.join(game.order)} in turn order), "
-          f"seed {seed}")
+    print(
+        f"game {game_id}: {args.players} players ({', '.join(game.order)} in turn order), "
+        f"seed {seed}"
+    )
     return 0
 
 
@@ -184,8 +222,11 @@ def run_undo(args: argparse.Namespace) -> int:
     state_dir = prepare_state_dir(state_dir, write=True)
     # the daemon without its page (`run --no-web`, `[web] enabled = false`, a page that did
     # not start) holds the lock: an undo written behind it would be undone by its next commit
-    lock = _writer_lock(state_dir, "game undo", "undo at the table's page, or with the page "
-                                                "on (`[web] enabled = true`)")
+    lock = _writer_lock(
+        state_dir,
+        "game undo",
+        "undo at the table's page, or with the page on (`[web] enabled = true`)",
+    )
     with lock, Journal.in_state_dir(state_dir) as journal:
         loaded = journal.load(board)
         if loaded is None:
@@ -193,10 +234,10 @@ def run_undo(args: argparse.Namespace) -> int:
         game_id, game = loaded
         entries = game.journal
         if not entries or "cloud" in entries[-1]:
-            raise StateError("nothing to undo: no move since the last spin (a spin cannot be "
-                             "taken back)")
-        count = 2 if "move" in entries[-1] and len(entries) >= 2 and "roll" in entries[-2] \
-            else 1
+            raise StateError(
+                "nothing to undo: no move since the last spin (a spin cannot be taken back)"
+            )
+        count = 2 if "move" in entries[-1] and len(entries) >= 2 and "roll" in entries[-2] else 1
         undone = journal.undo(game_id, count)
     what = next((e["move"] for e in undone if "move" in e), "the last entry")
     print(f"game {game_id}: undone {what}; set the board as it was before it")

@@ -34,10 +34,15 @@ def register(subparsers: Any) -> None:
             "run by the service after the daemon stops."
         ),
     )
-    parser.add_argument("--config", type=Path, default=None,
-                        help=f"configuration file (default {DEFAULT_CONFIG_PATH} if present)")
-    parser.add_argument("--simulate", action="store_true", default=argparse.SUPPRESS,
-                        help="on the simulated rig")
+    parser.add_argument(
+        "--config",
+        type=Path,
+        default=None,
+        help=f"configuration file (default {DEFAULT_CONFIG_PATH} if present)",
+    )
+    parser.add_argument(
+        "--simulate", action="store_true", default=argparse.SUPPRESS, help="on the simulated rig"
+    )
     parser.set_defaults(func=run, config_error_exit=78)  # EX_CONFIG, as `run`
 
 
@@ -52,16 +57,18 @@ def motors_off(config: Config, backend: Backend) -> list[str]:
 
     gantry = config.gantry
     done = []
-    enable = MotorEnable(gantry.enable_pin, active_high=gantry.enable_active_high,
-                         pin_factory=backend.pin_factory)
+    enable = MotorEnable(
+        gantry.enable_pin, active_high=gantry.enable_active_high, pin_factory=backend.pin_factory
+    )
     enable.close()  # claimed at its disabled level, and left there
     done.append(f"gantry drivers disabled (ENABLE, BCM {gantry.enable_pin})")
     address = config.rotation.i2c_address
     try:
         from bermuda_hw.devices.rotation import PCA9685Board
 
-        pca = PCA9685Board(backend.i2c(), address=address, frequency_hz=1600.0,
-                           lock=backend.i2c_lock)
+        pca = PCA9685Board(
+            backend.i2c(), address=address, frequency_hz=1600.0, lock=backend.i2c_lock
+        )
         pca.close()  # every output off
         done.append(f"rotation outputs off (PCA9685 at 0x{address:02x})")
     except Exception as exc:  # a bus fault, or a driver that cannot load: say so, go on

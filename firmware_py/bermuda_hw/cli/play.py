@@ -30,15 +30,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the game's options to the top-level parser."""
     group = parser.add_argument_group("game (with --simulate and no command)")
     group.add_argument(
-        "--players", dest="play_players", type=_players, default=None, metavar="N",
+        "--players",
+        dest="play_players",
+        type=_players,
+        default=None,
+        metavar="N",
         help="number of players, 2 to 4 (default 4)",
     )
     group.add_argument(
-        "--seed", dest="play_seed", type=int, default=None, metavar="S",
+        "--seed",
+        dest="play_seed",
+        type=int,
+        default=None,
+        metavar="S",
         help="seed of the dice, spinner, captures and moves (default: a random seed)",
     )
     group.add_argument(
-        "--board", dest="play_board", default=None, metavar="FILE",
+        "--board",
+        dest="play_board",
+        default=None,
+        metavar="FILE",
         help="board file (default: the classic board)",
     )
 

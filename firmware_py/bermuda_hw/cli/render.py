@@ -50,9 +50,11 @@ def run(args: argparse.Namespace) -> int:
     drawn = {name for name, _bgr in Palette().ships}
     for i, color in enumerate(board.ship_colors):
         if color not in drawn:
-            raise RenderError(f"{board.source}: board.ship_colors[{i}]: the simulated table "
-                              f"cannot draw ships of colour {color!r} (it has "
-                              f"{', '.join(sorted(drawn))})")
+            raise RenderError(
+                f"{board.source}: board.ship_colors[{i}]: the simulated table "
+                f"cannot draw ships of colour {color!r} (it has "
+                f"{', '.join(sorted(drawn))})"
+            )
     rng = random.Random(args.seed)
     if args.start:
         ships = []
@@ -74,43 +76,64 @@ def run(args: argparse.Namespace) -> int:
         raise RenderError(f"{out}: cannot be written")
     if args.truth:
         truth = {
-            "ships": [{"color": s.color, "x_mm": s.x_mm, "y_mm": s.y_mm,
-                       "heading_deg": s.heading_deg} for s in scene.ships],
-            "cloud": None if scene.cloud is None else {
-                "x_mm": scene.cloud.x_mm, "y_mm": scene.cloud.y_mm,
-                "heading_deg": scene.cloud.heading_deg},
+            "ships": [
+                {"color": s.color, "x_mm": s.x_mm, "y_mm": s.y_mm, "heading_deg": s.heading_deg}
+                for s in scene.ships
+            ],
+            "cloud": None
+            if scene.cloud is None
+            else {
+                "x_mm": scene.cloud.x_mm,
+                "y_mm": scene.cloud.y_mm,
+                "heading_deg": scene.cloud.heading_deg,
+            },
             "hand": scene.hand is not None,
             "seed": args.seed,
         }
         try:
             Path(args.truth).write_text(json.dumps(truth, indent=2) + "\n", encoding="utf-8")
         except OSError as exc:
-            raise RenderError(f"--truth {args.truth}: cannot be written: "
-                              f"{exc.strerror or exc}") from None
+            raise RenderError(
+                f"--truth {args.truth}: cannot be written: {exc.strerror or exc}"
+            ) from None
     print(f"wrote {out} ({image.shape[1]}x{image.shape[0]}, {len(scene.ships)} ships)")
     return 0
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
-        "render", help="render a frame of the simulated table",
+        "render",
+        help="render a frame of the simulated table",
         description="Render what the camera above the simulated table sees: a random table "
         "(or the start layout) through a randomly placed and lit camera, from a seed.",
     )
     parser.add_argument("out", metavar="OUT", help="image file to write (.png or .jpg)")
-    parser.add_argument("--simulate", action="store_true", default=argparse.SUPPRESS,
-                        help="(rendering always uses the simulated table)")
+    parser.add_argument(
+        "--simulate",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="(rendering always uses the simulated table)",
+    )
     parser.add_argument("--board", metavar="FILE", help="board file (default: the classic board)")
-    parser.add_argument("--seed", type=whole(0, 2**63 - 1), default=0,
-                        help="random seed (default 0)")
-    parser.add_argument("--start", action="store_true",
-                        help="ships at their start places (for colour calibration)")
+    parser.add_argument(
+        "--seed", type=whole(0, 2**63 - 1), default=0, help="random seed (default 0)"
+    )
+    parser.add_argument(
+        "--start", action="store_true", help="ships at their start places (for colour calibration)"
+    )
     parser.add_argument("--empty", action="store_true", help="no ships")
     parser.add_argument("--hand", action="store_true", help="a hand over the board")
-    parser.add_argument("--still", action="store_true",
-                        help="the default camera straight above, no random perturbation")
-    parser.add_argument("--perturb", type=number(0.0, MAX_PERTURB), default=1.0, metavar="K",
-                        help="strength of the random camera and lighting, 0 to "
-                             f"{MAX_PERTURB:g} (default 1)")
+    parser.add_argument(
+        "--still",
+        action="store_true",
+        help="the default camera straight above, no random perturbation",
+    )
+    parser.add_argument(
+        "--perturb",
+        type=number(0.0, MAX_PERTURB),
+        default=1.0,
+        metavar="K",
+        help=f"strength of the random camera and lighting, 0 to {MAX_PERTURB:g} (default 1)",
+    )
     parser.add_argument("--truth", metavar="JSON", help="also write where everything truly is")
     parser.set_defaults(func=run)

@@ -76,11 +76,17 @@ def _bind(text: str) -> str:
     """`--bind`: HOST:PORT, the port ASCII digits from 0 to 65535 (checked before anything
     starts)."""
     host, colon, port = text.rpartition(":")
-    if not colon or not host or not (port.isascii() and port.isdigit()) or len(port) > 5 \
-            or int(port) > 65535:
+    if (
+        not colon
+        or not host
+        or not (port.isascii() and port.isdigit())
+        or len(port) > 5
+        or int(port) > 65535
+    ):
         shown = text if len(text) <= 60 else f"{text[:40]}... ({len(text)} characters)"
         raise argparse.ArgumentTypeError(
-            f"must be HOST:PORT with a port from 0 to 65535, not {shown!r}")
+            f"must be HOST:PORT with a port from 0 to 65535, not {shown!r}"
+        )
     return text
 
 
@@ -99,9 +105,13 @@ def prepare_state_dir(state_dir: Path, *, write: bool) -> Path:
 
 
 def add_common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--state-dir", type=_state_dir, default=None, metavar="DIR",
-                        help="where the journal lives (default $STATE_DIRECTORY or "
-                             f"{DEFAULT_STATE_DIR})")
+    parser.add_argument(
+        "--state-dir",
+        type=_state_dir,
+        default=None,
+        metavar="DIR",
+        help=f"where the journal lives (default $STATE_DIRECTORY or {DEFAULT_STATE_DIR})",
+    )
     parser.add_argument("--board", type=Path, default=None, help="board definition file")
 
 
@@ -116,35 +126,78 @@ def register(subparsers: Any) -> None:
             "is simulated, players included, and the run ends with the game."
         ),
     )
-    parser.add_argument("--config", type=Path, default=None,
-                        help=f"configuration file (default {DEFAULT_CONFIG_PATH} if present)")
+    parser.add_argument(
+        "--config",
+        type=Path,
+        default=None,
+        help=f"configuration file (default {DEFAULT_CONFIG_PATH} if present)",
+    )
     add_common(parser)
-    parser.add_argument("--players", type=_players, default=None, metavar="N",
-                        help="players in a new game, 2 to 4 (default 4); a game in the "
-                             "journal resumes as it is")
-    parser.add_argument("--seed", type=int, default=None, metavar="S",
-                        help="seed of a new game's spinner (and of the simulated players)")
-    parser.add_argument("--die", choices=DIE_MODES, default="table",
-                        help="who rolls in a new game: the table's physical die (default), "
-                        "or a virtual die rolled by a press of the spin button")
-    parser.add_argument("--simulate", action="store_true", default=argparse.SUPPRESS,
-                        help="run on the simulated table, with simulated players")
-    parser.add_argument("--speed", type=number(MIN_SPEED, MAX_SPEED, zero="as fast as it can"),
-                        default=0.0, metavar="X",
-                        help="simulated table: X times real time (default 0: as fast as it "
-                             "can)")
-    parser.add_argument("--max-rounds", type=whole(1), default=DEFAULT_MAX_ROUNDS, metavar="N",
-                        help="simulated table: stop after this many rounds")
-    parser.add_argument("--stay", action="store_true",
-                        help="simulated table: keep running (and serving the page) after the "
-                             "game ends, until interrupted")
-    parser.add_argument("--spin-from-page", action="store_true",
-                        help="simulated table: the simulated players leave the spin to the "
-                             "page's Spin (or the button)")
-    parser.add_argument("--no-web", action="store_true",
-                        help="do not serve the table's page (as [web] enabled = false)")
-    parser.add_argument("--bind", type=_bind, default=None, metavar="HOST:PORT",
-                        help="where the page listens (overrides [web] bind)")
+    parser.add_argument(
+        "--players",
+        type=_players,
+        default=None,
+        metavar="N",
+        help="players in a new game, 2 to 4 (default 4); a game in the journal resumes as it is",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        metavar="S",
+        help="seed of a new game's spinner (and of the simulated players)",
+    )
+    parser.add_argument(
+        "--die",
+        choices=DIE_MODES,
+        default="table",
+        help="who rolls in a new game: the table's physical die (default), "
+        "or a virtual die rolled by a press of the spin button",
+    )
+    parser.add_argument(
+        "--simulate",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="run on the simulated table, with simulated players",
+    )
+    parser.add_argument(
+        "--speed",
+        type=number(MIN_SPEED, MAX_SPEED, zero="as fast as it can"),
+        default=0.0,
+        metavar="X",
+        help="simulated table: X times real time (default 0: as fast as it can)",
+    )
+    parser.add_argument(
+        "--max-rounds",
+        type=whole(1),
+        default=DEFAULT_MAX_ROUNDS,
+        metavar="N",
+        help="simulated table: stop after this many rounds",
+    )
+    parser.add_argument(
+        "--stay",
+        action="store_true",
+        help="simulated table: keep running (and serving the page) after the "
+        "game ends, until interrupted",
+    )
+    parser.add_argument(
+        "--spin-from-page",
+        action="store_true",
+        help="simulated table: the simulated players leave the spin to the "
+        "page's Spin (or the button)",
+    )
+    parser.add_argument(
+        "--no-web",
+        action="store_true",
+        help="do not serve the table's page (as [web] enabled = false)",
+    )
+    parser.add_argument(
+        "--bind",
+        type=_bind,
+        default=None,
+        metavar="HOST:PORT",
+        help="where the page listens (overrides [web] bind)",
+    )
     parser.set_defaults(func=run, config_error_exit=78)  # EX_CONFIG: not restarted
 
 
@@ -191,8 +244,14 @@ def _config(args: argparse.Namespace, simulate: bool) -> Config:
     return config
 
 
-def _start_page(controller: Controller, board: Board, config: Config, state_dir: Path,
-                simulate: bool, bind: str | None) -> Page:
+def _start_page(
+    controller: Controller,
+    board: Board,
+    config: Config,
+    state_dir: Path,
+    simulate: bool,
+    bind: str | None,
+) -> Page:
     from bermuda_hw.web.pairing import pairing_url
     from bermuda_hw.web.service import start_page
 
@@ -201,8 +260,10 @@ def _start_page(controller: Controller, board: Board, config: Config, state_dir:
         web = dataclasses.replace(web, bind=_bind(bind))
     page = start_page(controller, board, web, state_dir, simulate=simulate)
     shown = "read-only" if web.public_view else "shows nothing before pairing"
-    controller.say(f"the table's page: {page.url} ({shown}; to pair a phone: "
-                   f"bermuda-hw token --state-dir {state_dir})")
+    controller.say(
+        f"the table's page: {page.url} ({shown}; to pair a phone: "
+        f"bermuda-hw token --state-dir {state_dir})"
+    )
     if simulate:
         controller.say(f"paired link for this machine: {pairing_url(page.local_url, page.token)}")
     return page
@@ -247,9 +308,15 @@ def _run(args: argparse.Namespace, early_stop: threading.Event) -> int:
         lock.release()
 
 
-def _run_locked(args: argparse.Namespace, simulate: bool, config: Config,
-                camera_config: CameraConfig, board: Board, state_dir: Path,
-                early_stop: threading.Event) -> int:
+def _run_locked(
+    args: argparse.Namespace,
+    simulate: bool,
+    config: Config,
+    camera_config: CameraConfig,
+    board: Board,
+    state_dir: Path,
+    early_stop: threading.Event,
+) -> int:
     from bermuda_hw.controller.status import Mode
     from bermuda_hw.controller.table import TableParts, build_parts
 
@@ -257,8 +324,7 @@ def _run_locked(args: argparse.Namespace, simulate: bool, config: Config,
     if camera_config.calibration:
         from bermuda_hw.vision import BoardReader, load_calibration
 
-        reader = BoardReader(board, load_calibration(camera_config.calibration,
-                                                        board.ship_colors))
+        reader = BoardReader(board, load_calibration(camera_config.calibration, board.ship_colors))
     with (
         Journal.in_state_dir(state_dir) as journal,
         create_backend(config, simulate, board=board) as backend,
@@ -274,21 +340,39 @@ def _run_locked(args: argparse.Namespace, simulate: bool, config: Config,
 
             assert isinstance(backend, SimBackend)
             parts: TableParts = SimTable.build(
-                config, board, state_dir, backend=backend, journal=journal, reader=reader,
-                players=players, seed=args.seed, options=options,
+                config,
+                board,
+                state_dir,
+                backend=backend,
+                journal=journal,
+                reader=reader,
+                players=players,
+                seed=args.seed,
+                options=options,
                 truth=TruthLog(state_dir / TRUTH_FILE),  # the players' true moves
                 presses_spin=not args.spin_from_page,
             )
         else:
-            parts = build_parts(backend, board, config, journal, camera=camera_config,
-                                reader=reader, players=players, seed=args.seed, options=options)
+            parts = build_parts(
+                backend,
+                board,
+                config,
+                journal,
+                camera=camera_config,
+                reader=reader,
+                players=players,
+                seed=args.seed,
+                options=options,
+            )
         parts_closed.callback(parts.close)
         controller = parts.controller
         current = journal.current()
         if current is not None and (args.players is not None or args.seed is not None):
-            controller.say(f"{state_dir}: game {current.id} is in the journal and resumes as "
-                           "it is: --players and --seed apply only to a new game (`bermuda-hw "
-                           "game new`)")
+            controller.say(
+                f"{state_dir}: game {current.id} is in the journal and resumes as "
+                "it is: --players and --seed apply only to a new game (`bermuda-hw "
+                "game new`)"
+            )
 
         # the controller's steps since the game last changed (a step in a fault reads no
         # frame, so steps are counted, not frames)
@@ -306,11 +390,16 @@ def _run_locked(args: argparse.Namespace, simulate: bool, config: Config,
             if status.seq != progress["seq"] or status.paused or waits_for_page:
                 progress.update(seq=status.seq, steps=0)
             elif progress["steps"] > STUCK_STEPS:
-                what = (f"it stayed in a fault ({status.fault}); " if status.mode is Mode.FAULT
-                        else f"{status.mode.value}: {status.message}; ")
-                raise StateError(f"the simulated table made no progress in {STUCK_STEPS} "
-                                 f"steps: {what}the game is saved: run `bermuda-hw run "
-                                 "--simulate` again to resume it")
+                what = (
+                    f"it stayed in a fault ({status.fault}); "
+                    if status.mode is Mode.FAULT
+                    else f"{status.mode.value}: {status.message}; "
+                )
+                raise StateError(
+                    f"the simulated table made no progress in {STUCK_STEPS} "
+                    f"steps: {what}the game is saved: run `bermuda-hw run "
+                    "--simulate` again to resume it"
+                )
             return status.mode is Mode.OVER or game.round > args.max_rounds
 
         page = None
@@ -344,6 +433,8 @@ def _run_locked(args: argparse.Namespace, simulate: bool, config: Config,
             print("stopping: motors stopped, the game is saved", flush=True)
         if simulate:
             status = controller.status
-            print(f"frames read: {status.frames}, stable observations: {status.observations}, "
-                  f"simulated time: {backend.clock.monotonic():.1f} s")
+            print(
+                f"frames read: {status.frames}, stable observations: {status.observations}, "
+                f"simulated time: {backend.clock.monotonic():.1f} s"
+            )
     return EXIT_INTERRUPTED if interrupted else 0

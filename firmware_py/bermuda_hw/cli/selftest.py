@@ -31,26 +31,45 @@ def register(subparsers: Any) -> None:
         ),
     )
     add_rig_arguments(parser)
-    parser.add_argument("--timeout", type=float, default=15.0, metavar="S",
-                        help="seconds to wait for each press (default 15)")
-    parser.add_argument("--timing", action="store_true",
-                        help="instead of the checklist: play a step train on STEP x with the "
-                             "drivers disabled and time its edges read back on a second GPIO "
-                             "(a jumper from STEP x to --readback-pin)")
-    parser.add_argument("--readback-pin", type=int, default=None, metavar="BCM",
-                        help="the spare GPIO input wired to STEP x, for --timing")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=15.0,
+        metavar="S",
+        help="seconds to wait for each press (default 15)",
+    )
+    parser.add_argument(
+        "--timing",
+        action="store_true",
+        help="instead of the checklist: play a step train on STEP x with the "
+        "drivers disabled and time its edges read back on a second GPIO "
+        "(a jumper from STEP x to --readback-pin)",
+    )
+    parser.add_argument(
+        "--readback-pin",
+        type=int,
+        default=None,
+        metavar="BCM",
+        help="the spare GPIO input wired to STEP x, for --timing",
+    )
     parser.set_defaults(func=run)
 
 
 def add_rig_arguments(parser: argparse.ArgumentParser) -> None:
     """--config, --board and --simulate, as every rig command takes them."""
     parser.add_argument(
-        "--config", type=Path, default=None,
+        "--config",
+        type=Path,
+        default=None,
         help=f"configuration file (default {DEFAULT_CONFIG_PATH} if present, else built-in)",
     )
     parser.add_argument("--board", type=Path, default=None, help="board definition file")
-    parser.add_argument("--simulate", action="store_true", default=argparse.SUPPRESS,
-                        help="run on the simulated rig, with the owner's actions scripted")
+    parser.add_argument(
+        "--simulate",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="run on the simulated rig, with the owner's actions scripted",
+    )
 
 
 def config_path(args: argparse.Namespace) -> Path | None:
@@ -70,10 +89,14 @@ REFERENCE_BUZZER_PIN = 12
 def reference_rig(config: Config) -> Config:
     """The built-in configuration with the reference rig's e-stop and buzzer wired."""
     controls = config.controls
-    return dataclasses.replace(config, controls=dataclasses.replace(
-        controls,
-        estop_pin=REFERENCE_ESTOP_PIN if controls.estop_pin is None else controls.estop_pin,
-        buzzer_pin=REFERENCE_BUZZER_PIN if controls.buzzer_pin is None else controls.buzzer_pin))
+    return dataclasses.replace(
+        config,
+        controls=dataclasses.replace(
+            controls,
+            estop_pin=REFERENCE_ESTOP_PIN if controls.estop_pin is None else controls.estop_pin,
+            buzzer_pin=REFERENCE_BUZZER_PIN if controls.buzzer_pin is None else controls.buzzer_pin,
+        ),
+    )
 
 
 def make_owner(backend: Backend, config: Config, simulate: bool) -> Owner:
@@ -141,31 +164,56 @@ def run_timing(args: argparse.Namespace, config: Config, simulate: bool) -> int:
     from bermuda_hw.rigcheck.timing import measure_step_timing
 
     if simulate or config.backend == "sim":
-        print(CheckLine("step edge timing", None, "measured on the rig only: the simulated "
-                        "rig's pins have no wire between them"))
+        print(
+            CheckLine(
+                "step edge timing",
+                None,
+                "measured on the rig only: the simulated rig's pins have no wire between them",
+            )
+        )
         return 0
     if args.readback_pin is None:
-        print(CheckLine("step edge timing", False, "no --readback-pin given",
-                        f"wire STEP x (BCM {config.gantry.x.step_pin}) to a spare GPIO with a "
-                        "jumper and name it: --readback-pin BCM"))
+        print(
+            CheckLine(
+                "step edge timing",
+                False,
+                "no --readback-pin given",
+                f"wire STEP x (BCM {config.gantry.x.step_pin}) to a spare GPIO with a "
+                "jumper and name it: --readback-pin BCM",
+            )
+        )
         return 2
     taken = [key for key, bcm in pin_map(config).items() if bcm == args.readback_pin]
     if taken:
-        print(CheckLine("step edge timing", False, f"BCM {args.readback_pin} is {taken[0]}",
-                        "wire STEP x to a spare GPIO and name that one"))
+        print(
+            CheckLine(
+                "step edge timing",
+                False,
+                f"BCM {args.readback_pin} is {taken[0]}",
+                "wire STEP x to a spare GPIO and name that one",
+            )
+        )
         return 2
     try:
         with create_backend(config, simulate) as backend:
             report = measure_step_timing(config, backend, args.readback_pin)
     except Exception as exc:  # lgpio's "GPIO busy", a factory that cannot start...
-        print(CheckLine("step edge timing", False, f"{type(exc).__name__}: {exc}",
-                        "stop the service first (sudo systemctl stop bermuda-hw): it holds "
-                        "the GPIO lines; check the pin numbers"))
+        print(
+            CheckLine(
+                "step edge timing",
+                False,
+                f"{type(exc).__name__}: {exc}",
+                "stop the service first (sudo systemctl stop bermuda-hw): it holds "
+                "the GPIO lines; check the pin numbers",
+            )
+        )
         return 1
-    todo = (f"check the jumper from STEP x (BCM {config.gantry.x.step_pin}) to BCM "
-            f"{args.readback_pin}" if report.seen == 0 else
-            "install python3-lgpio (lgpio's wave queue times the edges in C), give the "
-            "service LimitRTPRIO, and stop other heavy work on the Pi")
+    todo = (
+        f"check the jumper from STEP x (BCM {config.gantry.x.step_pin}) to BCM {args.readback_pin}"
+        if report.seen == 0
+        else "install python3-lgpio (lgpio's wave queue times the edges in C), give the "
+        "service LimitRTPRIO, and stop other heavy work on the Pi"
+    )
     print(CheckLine("step edge timing", report.ok, report.summary(), todo))
     return 0 if report.ok else 1
 
@@ -184,13 +232,21 @@ def run(args: argparse.Namespace) -> int:
     print(f"bermuda-hw selftest on the {'simulated' if simulate else 'configured'} rig")
     if simulate and path is None:
         config = reference_rig(config)
-        print("the simulated rig is the reference rig of hardware/config.example.toml, with "
-              f"its e-stop on BCM {REFERENCE_ESTOP_PIN} and buzzer on BCM "
-              f"{REFERENCE_BUZZER_PIN}")
+        print(
+            "the simulated rig is the reference rig of hardware/config.example.toml, with "
+            f"its e-stop on BCM {REFERENCE_ESTOP_PIN} and buzzer on BCM "
+            f"{REFERENCE_BUZZER_PIN}"
+        )
     with create_backend(config, simulate) as backend:
         owner = make_owner(backend, config, simulate)
-        lines = run_selftest(config, board, backend, owner, press_timeout_s=args.timeout,
-                             report=lambda line: print(line, flush=True))
+        lines = run_selftest(
+            config,
+            board,
+            backend,
+            owner,
+            press_timeout_s=args.timeout,
+            report=lambda line: print(line, flush=True),
+        )
     failed = [line for line in lines if line.ok is False]
     skipped = [line for line in lines if line.ok is None]
     passed = len(lines) - len(failed) - len(skipped)

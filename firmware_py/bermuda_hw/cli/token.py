@@ -17,16 +17,20 @@ DEFAULT_PORT = 8080
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "token", help="print the page's token and a QR code to pair a phone",
+        "token",
+        help="print the page's token and a QR code to pair a phone",
         description="Print the write token of the table's page and a QR code of the pairing "
-                    "URL: a phone that scans it can act (spin, undo, new game); without it "
-                    "the page is read-only. The daemon makes the token at its first start.",
+        "URL: a phone that scans it can act (spin, undo, new game); without it "
+        "the page is read-only. The daemon makes the token at its first start.",
     )
-    parser.add_argument("--state-dir", type=Path, default=None, metavar="DIR",
-                        help="the daemon's state directory")
-    parser.add_argument("--url", default=None,
-                        help="the page's URL as phones reach it (default: the running "
-                             "daemon's page)")
+    parser.add_argument(
+        "--state-dir", type=Path, default=None, metavar="DIR", help="the daemon's state directory"
+    )
+    parser.add_argument(
+        "--url",
+        default=None,
+        help="the page's URL as phones reach it (default: the running daemon's page)",
+    )
     parser.add_argument("--no-qr", action="store_true", help="print no QR code")
     parser.set_defaults(func=run)
 
@@ -35,13 +39,17 @@ def run(args: argparse.Namespace) -> int:
     state_dir = args.state_dir or state_dir_default()
     token = read_token(state_dir)
     if token is None:
-        raise StateError(f"{state_dir / 'web-token'}: no token yet (start the daemon once: "
-                         "it makes one)")
+        raise StateError(
+            f"{state_dir / 'web-token'}: no token yet (start the daemon once: it makes one)"
+        )
     url = args.url
     if url is None:
         daemon = running_daemon(state_dir)
-        url = (daemon.get("page_url") or daemon["url"]) if daemon is not None else \
-            f"http://{socket.gethostname()}:{DEFAULT_PORT}/"
+        url = (
+            (daemon.get("page_url") or daemon["url"])
+            if daemon is not None
+            else f"http://{socket.gethostname()}:{DEFAULT_PORT}/"
+        )
     link = pairing_url(url, token)
     print(f"token: {token}")
     print(f"pairing URL: {link}")

@@ -91,10 +91,10 @@ class PlaceModel:
     def __init__(self, evidence: BoardEvidence) -> None:
         self.evidence = evidence
         f = np.clip(evidence.fractions, 0.0, 1.0)
-        self._present = -0.5 * ((f - PRESENT_FILL) / PRESENT_SD) ** 2 \
-            - math.log(PRESENT_SD * math.sqrt(2.0 * math.pi))
-        self._absent = -0.5 * (f / ABSENT_SD) ** 2 \
-            - math.log(ABSENT_SD * math.sqrt(math.pi / 2.0))
+        self._present = -0.5 * ((f - PRESENT_FILL) / PRESENT_SD) ** 2 - math.log(
+            PRESENT_SD * math.sqrt(2.0 * math.pi)
+        )
+        self._absent = -0.5 * (f / ABSENT_SD) ** 2 - math.log(ABSENT_SD * math.sqrt(math.pi / 2.0))
         self._cache: dict[tuple[int, Content], float] = {}
         self._best: dict[int, float] = {}
 
@@ -106,8 +106,12 @@ class PlaceModel:
         if not idx:
             return rest
         # two or more ships: one on top shows; those under it may show or not
-        return max(float(present[top]) + rest + sum(
-            max(float(present[k]), float(absent[k])) for k in idx if k != top) for top in idx)
+        return max(
+            float(present[top])
+            + rest
+            + sum(max(float(present[k]), float(absent[k])) for k in idx if k != top)
+            for top in idx
+        )
 
     def _best_raw(self, i: int) -> float:
         hit = self._best.get(i)
@@ -126,8 +130,7 @@ class PlaceModel:
             value = 0.0
         else:
             misread = math.log(MISREAD * MISREAD_SPREAD) + self._best_raw(i)
-            value = obs * float(np.logaddexp(math.log1p(-MISREAD) + self._raw(i, content),
-                                             misread))
+            value = obs * float(np.logaddexp(math.log1p(-MISREAD) + self._raw(i, content), misread))
         self._cache[key] = value
         return value
 
@@ -161,8 +164,9 @@ class Hypothesis:
     @property
     def is_none(self) -> bool:
         """The board as the game has it: no move made (yet)."""
-        return self.kind is Explanation.MOVE and self.best is not None \
-            and self.best.kind is Kind.NONE
+        return (
+            self.kind is Explanation.MOVE and self.best is not None and self.best.kind is Kind.NONE
+        )
 
 
 @dataclass(frozen=True)
@@ -215,8 +219,13 @@ def read_contents(game: Game, observation: BoardObservation) -> dict[str, Conten
     return read
 
 
-def weigh(game: Game, observation: BoardObservation,
-          dice: frozenset[int] | None = None, *, alpha: float = ALPHA) -> Belief:
+def weigh(
+    game: Game,
+    observation: BoardObservation,
+    dice: frozenset[int] | None = None,
+    *,
+    alpha: float = ALPHA,
+) -> Belief:
     """The belief over the active player's turn given one stable observation.
 
     `dice`: the die values possible (the known die; None: any, uniformly; empty: no
@@ -255,8 +264,15 @@ def weigh(game: Game, observation: BoardObservation,
         top = max(like + _log(p) for p, like, _ in members)
         mix = top + math.log(sum(math.exp(like + _log(p) - top) for p, like, _ in members))
         members.sort(key=lambda m: -(m[1] + _log(m[0])))
-        hypotheses.append(Hypothesis(Explanation.MOVE, key, tuple(c for _, _, c in members),
-                                     log_prior=log_prior, log_likelihood=mix - log_prior))
+        hypotheses.append(
+            Hypothesis(
+                Explanation.MOVE,
+                key,
+                tuple(c for _, _, c in members),
+                log_prior=log_prior,
+                log_likelihood=mix - log_prior,
+            )
+        )
     hypotheses.extend(_in_hand(game, scorer, base))
     legal = {frozenset(c.contents.items()) for c in cands}
     hypotheses.extend(_illegal(game, observation, scorer, base, legal))
@@ -265,33 +281,47 @@ def weigh(game: Game, observation: BoardObservation,
 
 def _in_hand(game: Game, scorer: Scorer, base: Mapping[str, Content]) -> list[Hypothesis]:
     """One hypothesis per place holding an active player's ship: that ship lifted off."""
-    places = sorted({s.location for s in game.ships()
-                     if s.color == game.active and s.location is not None})
+    places = sorted(
+        {s.location for s in game.ships() if s.color == game.active and s.location is not None}
+    )
     out = []
     for place in places:
         board = dict(base)
         content = list(board[place])
         content.remove(game.active)
         board[place] = tuple(content)
-        out.append(Hypothesis(Explanation.IN_HAND, place=place,
-                              log_prior=_log(PRIOR_IN_HAND / len(places)),
-                              log_likelihood=scorer.relative(base, board)))
+        out.append(
+            Hypothesis(
+                Explanation.IN_HAND,
+                place=place,
+                log_prior=_log(PRIOR_IN_HAND / len(places)),
+                log_likelihood=scorer.relative(base, board),
+            )
+        )
     return out
 
 
-def _illegal(game: Game, observation: BoardObservation, scorer: Scorer,
-             base: Mapping[str, Content], legal: set[frozenset[tuple[str, Content]]]
-             ) -> list[Hypothesis]:
+def _illegal(
+    game: Game,
+    observation: BoardObservation,
+    scorer: Scorer,
+    base: Mapping[str, Content],
+    legal: set[frozenset[tuple[str, Content]]],
+) -> list[Hypothesis]:
     """One hypothesis per move the rules do not allow: an active player's ship from its
     place to a place where the board now shows one more of its colour (a miscount, a move
     into a full port or under the cloud), each at PRIOR_ILLEGAL over every such pair a
     player could make. A board some legal move leaves is no illegal move."""
     read = read_contents(game, observation)
     color = game.active
-    starts = sorted({s.location for s in game.ships()
-                     if s.color == color and s.location is not None})
-    ends = sorted(p for p in set(read) | set(base)
-                  if read.get(p, ()).count(color) > base.get(p, ()).count(color))
+    starts = sorted(
+        {s.location for s in game.ships() if s.color == color and s.location is not None}
+    )
+    ends = sorted(
+        p
+        for p in set(read) | set(base)
+        if read.get(p, ()).count(color) > base.get(p, ()).count(color)
+    )
     pairs = len(starts) * len(game.board.spaces)
     out = []
     for start in starts:
@@ -304,9 +334,15 @@ def _illegal(game: Game, observation: BoardObservation, scorer: Scorer,
             made = {p: tuple(sorted(c)) for p, c in board.items() if c}
             if frozenset(made.items()) in legal:
                 continue
-            out.append(Hypothesis(Explanation.ILLEGAL, place=start, target=end,
-                                  log_prior=_log(PRIOR_ILLEGAL / pairs),
-                                  log_likelihood=scorer.relative(base, made)))
+            out.append(
+                Hypothesis(
+                    Explanation.ILLEGAL,
+                    place=start,
+                    target=end,
+                    log_prior=_log(PRIOR_ILLEGAL / pairs),
+                    log_likelihood=scorer.relative(base, made),
+                )
+            )
     return out
 
 
@@ -315,8 +351,18 @@ def _normalised(hypotheses: list[Hypothesis], alpha: float) -> Belief:
     top = max(scores)
     weights = [math.exp(s - top) if s > -math.inf else 0.0 for s in scores]
     total = sum(weights)
-    made = [Hypothesis(h.kind, h.consequence, h.members, h.place, h.target, h.log_prior,
-                       h.log_likelihood, w / total)
-            for h, w in zip(hypotheses, weights, strict=True)]
+    made = [
+        Hypothesis(
+            h.kind,
+            h.consequence,
+            h.members,
+            h.place,
+            h.target,
+            h.log_prior,
+            h.log_likelihood,
+            w / total,
+        )
+        for h, w in zip(hypotheses, weights, strict=True)
+    ]
     made.sort(key=lambda h: -h.posterior)
     return Belief(tuple(made), alpha)

@@ -47,8 +47,9 @@ class CommandQueue:
     def submit(self, action: str, args: Mapping[str, Any] | None = None) -> Future[str]:
         """Queue an action; its future resolves once the controller has run it."""
         if action not in ACTIONS:
-            raise ActionRefused(f"unknown action {action!r} (known: {', '.join(ACTIONS)})",
-                                status=400)
+            raise ActionRefused(
+                f"unknown action {action!r} (known: {', '.join(ACTIONS)})", status=400
+            )
         command = Command(action, dict(args or {}))
         self._queue.put(command)
         return command.reply

@@ -44,8 +44,9 @@ def ship_points(game: Game) -> dict[str, Point]:
     return out
 
 
-def taken_by_track(game: Game, spin: Spin, observation: BoardObservation | None
-                   ) -> tuple[Counter[tuple[str, str | None]], frozenset[str]]:
+def taken_by_track(
+    game: Game, spin: Spin, observation: BoardObservation | None
+) -> tuple[Counter[tuple[str, str | None]], frozenset[str]]:
     """Before a spin: the ships seen within the magnets' reach of the spin's track, by
     (colour, place), and the places the camera saw.
 
@@ -70,9 +71,13 @@ def taken_by_track(game: Game, spin: Spin, observation: BoardObservation | None
     return taken, frozenset(places)
 
 
-def captured_ships(game: Game, swept: frozenset[str], observation: BoardObservation,
-                   taken: Counter[tuple[str, str | None]] | None = None,
-                   taken_from: frozenset[str] = frozenset()) -> frozenset[str]:
+def captured_ships(
+    game: Game,
+    swept: frozenset[str],
+    observation: BoardObservation,
+    taken: Counter[tuple[str, str | None]] | None = None,
+    taken_from: frozenset[str] = frozenset(),
+) -> frozenset[str]:
     """The swept ships the camera no longer sees, place by place.
 
     For every place that held swept ships, as many ships as are missing there
@@ -92,7 +97,7 @@ def captured_ships(game: Game, swept: frozenset[str], observation: BoardObservat
     for place, ships in groups.items():
         if place[1] is not None and place[1] in observation.hidden_spaces:
             if taken is not None and place[1] in taken_from:
-                captured.update(ships[:taken[place]])
+                captured.update(ships[: taken[place]])
             else:
                 captured.update(ships)
             continue
@@ -113,8 +118,14 @@ def hand_edits(game: Game, diff: Difference) -> list[tuple[str, str | None]]:
     edits: list[tuple[str, str | None]] = []
     used: set[str] = set()
     for color, place in diff.missing:
-        sid = next((s for s in game.ships_at(place or "") if split_ship_id(s)[0] == color
-                    and s not in used), None)
+        sid = next(
+            (
+                s
+                for s in game.ships_at(place or "")
+                if split_ship_id(s)[0] == color and s not in used
+            ),
+            None,
+        )
         if sid is None:
             continue
         used.add(sid)
@@ -123,8 +134,14 @@ def hand_edits(game: Game, diff: Difference) -> list[tuple[str, str | None]]:
             extra.remove(twin)
         edits.append((sid, twin[1] if twin is not None else None))
     for color, place in extra:
-        spare = next((s.id for s in game.ships(color) if s.id not in used
-                      and s.status in (ShipStatus.IN_CLOUD, ShipStatus.OUT)), None)
+        spare = next(
+            (
+                s.id
+                for s in game.ships(color)
+                if s.id not in used and s.status in (ShipStatus.IN_CLOUD, ShipStatus.OUT)
+            ),
+            None,
+        )
         if spare is not None:
             used.add(spare)
             edits.append((spare, place))
@@ -142,8 +159,14 @@ def provisional_moves(game: Game) -> list[Provisional]:
         if "cloud" in entry:
             out = [p for p in out if p.captures and p.count == last_cloud]
             if entry.get("provisional"):
-                out.append(Provisional(i, f"the captures of round {round_}",
-                                        tuple(entry["provisional"]), captures=True))
+                out.append(
+                    Provisional(
+                        i,
+                        f"the captures of round {round_}",
+                        tuple(entry["provisional"]),
+                        captures=True,
+                    )
+                )
             last_cloud = i
             round_ += 1
         elif "move" in entry and entry.get("provisional"):
@@ -152,17 +175,16 @@ def provisional_moves(game: Game) -> list[Provisional]:
     return out
 
 
-def unseen_sweep(game: Game, swept: frozenset[str], observation: BoardObservation
-                 ) -> tuple[str, ...]:
+def unseen_sweep(
+    game: Game, swept: frozenset[str], observation: BoardObservation
+) -> tuple[str, ...]:
     """The places of swept ships that the observation after the spin cannot see (the
     cloud covers them): their captures are a guess until the cloud has left them."""
     places = {game.ship(s).location for s in swept}
-    return tuple(sorted(p for p in places
-                        if p is not None and p in observation.hidden_spaces))
+    return tuple(sorted(p for p in places if p is not None and p in observation.hidden_spaces))
 
 
-def difference_after(game: Game, candidate: Candidate, observation: BoardObservation
-                      ) -> Difference:
+def difference_after(game: Game, candidate: Candidate, observation: BoardObservation) -> Difference:
     """What differs between the board and the game once the candidate's move is made."""
     if candidate.move is None or candidate.die is None:
         return difference(game, observation)
@@ -184,8 +206,9 @@ def back_board(game: Game, candidate: Candidate) -> dict[str, tuple[str, ...]]:
     return {p: tuple(sorted(c)) for p, c in board.items() if c}
 
 
-def bump_left_over(game: Game, candidate: Candidate, observation: BoardObservation
-                    ) -> list[tuple[str, str | None]]:
+def bump_left_over(
+    game: Game, candidate: Candidate, observation: BoardObservation
+) -> list[tuple[str, str | None]]:
     """What a move that left its bumped ships on the landing space does not explain: the
     difference once it is made, less those ships still there and not yet in their ports,
     and less its own ship not seen under them."""
@@ -193,9 +216,11 @@ def bump_left_over(game: Game, candidate: Candidate, observation: BoardObservati
     diff = difference_after(game, candidate, observation)
     end = candidate.move.end
     owed: Counter[tuple[str, str | None]] = Counter(
-        (game.ship(s).color, game.ship(s).previous_port) for s in candidate.bumped)
+        (game.ship(s).color, game.ship(s).previous_port) for s in candidate.bumped
+    )
     there: Counter[tuple[str, str | None]] = Counter(
-        (game.ship(s).color, end) for s in candidate.bumped)
+        (game.ship(s).color, end) for s in candidate.bumped
+    )
     there[(game.active, end)] += 1
     out: list[tuple[str, str | None]] = []
     for item in diff.missing:

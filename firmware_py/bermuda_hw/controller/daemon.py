@@ -433,10 +433,12 @@ class Controller:
             corners = [m.id for m in self.board.markers.corners]
             seen = sorted(set(reading.markers_seen) & set(corners))
             seen_text = ", ".join(map(str, seen)) if seen else "none"
-            self.say(f"the camera has not seen the board for {NO_BOARD_S:g} s: of the corner "
-                     f"markers {', '.join(map(str, corners))} it sees {seen_text}. Aim it so "
-                     "that all four corners are in view, close enough for each marker to be "
-                     "clearly visible, and light the board evenly")
+            self.say(
+                f"the camera has not seen the board for {NO_BOARD_S:g} s: of the corner "
+                f"markers {', '.join(map(str, corners))} it sees {seen_text}. Aim it so "
+                "that all four corners are in view, close enough for each marker to be "
+                "clearly visible, and light the board evenly"
+            )
 
     # --- start-up -----------------------------------------------------------------------
 
@@ -481,8 +483,10 @@ class Controller:
         if game.is_over():
             self.say(f"game {self.game_id} is over: {game.outcome()}")
         else:
-            self.say(f"resuming game {self.game_id}: round {game.round}, "
-                     f"{game.phase.value} phase, {game.active} to play")
+            self.say(
+                f"resuming game {self.game_id}: round {game.round}, "
+                f"{game.phase.value} phase, {game.active} to play"
+            )
         return True
 
     def _on_pressed(self) -> None:
@@ -511,9 +515,11 @@ class Controller:
         self._unsaid.clear()
         self._bumped = None
         self._tied = ()
-        self.say(f"new game {self.game_id}: {len(game.players)} players "
-                 f"({', '.join(game.order)} in turn order), seed {seed}; "
-                 "set up the ships in the ports")
+        self.say(
+            f"new game {self.game_id}: {len(game.players)} players "
+            f"({', '.join(game.order)} in turn order), seed {seed}; "
+            "set up the ships in the ports"
+        )
 
     def new_game(self) -> None:
         """Archive the current game and start the next one (long press, or `game new`)."""
@@ -523,8 +529,9 @@ class Controller:
         self._aligned = True
         self._place_cloud()
         self._reset_stream()
-        self._set(Mode.SETUP, "set up the ships: one of each colour in each product port",
-                  Pattern.FIX)
+        self._set(
+            Mode.SETUP, "set up the ships: one of each colour in each product port", Pattern.FIX
+        )
 
     def _open_camera(self) -> None:
         if self.camera is not None:
@@ -596,14 +603,17 @@ class Controller:
         game = self.game
         assert game is not None
         pose = game.pose
-        self.say(f"homed in {self.clock.monotonic() - started:.1f} s; the cloud goes to dot "
-                 f"({pose.col}, {pose.row}) at letter {LETTERS[pose.letter]}")
+        self.say(
+            f"homed in {self.clock.monotonic() - started:.1f} s; the cloud goes to dot "
+            f"({pose.col}, {pose.row}) at letter {LETTERS[pose.letter]}"
+        )
         self._place_cloud()
         self._aligned = False
         self._reset_stream()
         if game.is_over() and any(p.captures for p in self._provisional):
-            self._set(Mode.SETUP, "checking the cloud's captures before the game ends",
-                      Pattern.BUSY)
+            self._set(
+                Mode.SETUP, "checking the cloud's captures before the game ends", Pattern.BUSY
+            )
         elif game.is_over():
             self._announce_over()
         else:
@@ -621,8 +631,9 @@ class Controller:
             self._clear_confirmed = True  # the press that answers this homes straight
             raise
 
-    def _place_cloud(self, goal: CloudPose | None = None,
-                     leave: frozenset[str] = frozenset()) -> None:
+    def _place_cloud(
+        self, goal: CloudPose | None = None, leave: frozenset[str] = frozenset()
+    ) -> None:
         game = self.game
         assert game is not None
         place_cloud(self.board, self.mover, game, goal, leave, self.say)
@@ -688,8 +699,12 @@ class Controller:
         tap = self._tap
         if tap is not None and tap.last is not None:
             tracker = getattr(self.reader, "tracker", None)
-            self.camera_view = CameraView(tap.last.image, self.stream.last_reading,
-                                          getattr(tracker, "pose", None), self.status.frames)
+            self.camera_view = CameraView(
+                tap.last.image,
+                self.stream.last_reading,
+                getattr(tracker, "pose", None),
+                self.status.frames,
+            )
         self._watch_board()
         if self.mover.stopped and not self._stop.is_set():  # the e-stop button, pressed
             self._fault(f"{self.mover.estop_reason or 'emergency stop'}")
@@ -720,9 +735,13 @@ class Controller:
 
     def _not_yet_lapsed(self) -> bool:
         declined = self._not_yet
-        return declined is not None and self.status.mode is Mode.READY \
-            and self.status.unfinished and self.last_observation is not None \
+        return (
+            declined is not None
+            and self.status.mode is Mode.READY
+            and self.status.unfinished
+            and self.last_observation is not None
             and self.clock.monotonic() - declined[3] >= REPEAT_S
+        )
 
     # --- observations -------------------------------------------------------------------
 
@@ -738,15 +757,15 @@ class Controller:
             # the game ended on captures still to be checked: check them now that the
             # cloud is back at the centre; what it still covers stays as the game has it
             if self.status.mode is not Mode.OVER and not self._check_provisional(
-                    observation, final=True):
+                observation, final=True
+            ):
                 self._announce_over()
             return
         if self._restoring:
             # after an undo: the board must be set back as it was; no move is taken from it
             self._check_board(observation)
             return
-        if self._check_provisional(observation) or self._correct_provisional_move(
-                observation):
+        if self._check_provisional(observation) or self._correct_provisional_move(observation):
             return
         if game.phase is not Phase.SHIPS:
             self._check_board(observation)
@@ -756,8 +775,11 @@ class Controller:
             # player's ship leaving a port looks like a bumped ship not yet put back)
             self._check_board(observation)
             return
-        if self._putback is not None and self._putback.kind is _Request.BUMPS \
-                and self._settle_putback(observation):
+        if (
+            self._putback is not None
+            and self._putback.kind is _Request.BUMPS
+            and self._settle_putback(observation)
+        ):
             return
         if self.status.mode is Mode.SETUP:
             # the board is checked against the game (a game's start, after the cloud's
@@ -768,8 +790,11 @@ class Controller:
             return
         verdict = self._judge(observation)
         self._waiting = None
-        doubt = verdict.accepted is not None and not verdict.shown \
+        doubt = (
+            verdict.accepted is not None
+            and not verdict.shown
             and self._bump_in_doubt(verdict.accepted.best, observation)
+        )
         if verdict.outcome is not Outcome.TIE and not doubt:
             self._end_putback()
         best = verdict.accepted or (verdict.tied[0] if verdict.tied else None)
@@ -786,9 +811,11 @@ class Controller:
             # hand; a move into places the camera cannot see is provisional (checked, and
             # rewound if need be, once they are seen), and taken only if nothing else
             # differs
-            if verdict.outcome is Outcome.MOVE and not (
-                    doubt or verdict.shown or verdict.provisional) \
-                    and belief.some_move < 1.0 - belief.alpha:
+            if (
+                verdict.outcome is Outcome.MOVE
+                and not (doubt or verdict.shown or verdict.provisional)
+                and belief.some_move < 1.0 - belief.alpha
+            ):
                 gated = verdict.accepted
                 verdict = Verdict(Outcome.UNCLEAR)
             elif verdict.provisional and rest and verdict.outcome is Outcome.MOVE:
@@ -818,11 +845,17 @@ class Controller:
             move = pending[0]
             diff = difference_after(game, move, observation)
             self._waiting = (*pending, game, len(game.journal))
-            self._show_fix(diff, f"{game.active}'s move looks like {move.move} (die "
-                                 f"{move.die}), taken once the rest matches: fix the "
-                                 f"board: {diff.describe()}")
-        elif gated is not None and belief.best.kind is Explanation.MOVE \
-                and belief.best.consequence == gated.consequence:
+            self._show_fix(
+                diff,
+                f"{game.active}'s move looks like {move.move} (die "
+                f"{move.die}), taken once the rest matches: fix the "
+                f"board: {diff.describe()}",
+            )
+        elif (
+            gated is not None
+            and belief.best.kind is Explanation.MOVE
+            and belief.best.consequence == gated.consequence
+        ):
             # the move is the likeliest explanation, but not sure enough to take (the board
             # is also a ship held in a hand, or an illegal move): the table is asked, and
             # "not yet" lets a player who is still moving finish
@@ -842,10 +875,12 @@ class Controller:
         assert game is not None
         best = belief.best
         if best.kind is Explanation.IN_HAND and best.place is not None:
-            return (f"{game.active}: finish your move: a {game.active} ship is off "
-                    f"{best.place}; set it down where the die takes it (a ship set down "
-                    "where the camera cannot see, under the cloud, is no move: put it back "
-                    f"on {best.place} first)")
+            return (
+                f"{game.active}: finish your move: a {game.active} ship is off "
+                f"{best.place}; set it down where the die takes it (a ship set down "
+                "where the camera cannot see, under the cloud, is no move: put it back "
+                f"on {best.place} first)"
+            )
         return explain(game, diff, self._known_dice())
 
     def _check_setup(self, observation: BoardObservation) -> None:
@@ -858,8 +893,7 @@ class Controller:
             self._learn_start_layout()
             self._settled(observation)
         else:
-            self._show_fix(diff, f"set the board as the game has it: {diff.describe()}",
-                           Mode.SETUP)
+            self._show_fix(diff, f"set the board as the game has it: {diff.describe()}", Mode.SETUP)
 
     def _learn_start_layout(self) -> None:
         """At a game's start the board holds only the start layout: vision learns the empty
@@ -884,10 +918,12 @@ class Controller:
         game = self.game
         assert game is not None
         ref = self._reference
-        reference = ref[2] if ref is not None and ref[0] is game \
-            and ref[1] == contents(game) else None
-        return judge(game, observation, self._known_dice(), reference=reference,
-                     held=self._told_to_leave())
+        reference = (
+            ref[2] if ref is not None and ref[0] is game and ref[1] == contents(game) else None
+        )
+        return judge(
+            game, observation, self._known_dice(), reference=reference, held=self._told_to_leave()
+        )
 
     def _told_to_leave(self) -> frozenset[str]:
         """The spaces the roll told the player to leave a ship landed on, both ships there,
@@ -941,8 +977,10 @@ class Controller:
         if cloud is None:
             return
         if cloud.letter != self.mover.letter:
-            self.say(f"the cloud shows letter {LETTERS[cloud.letter]}: turning it to "
-                     f"{LETTERS[game.pose.letter]}")
+            self.say(
+                f"the cloud shows letter {LETTERS[cloud.letter]}: turning it to "
+                f"{LETTERS[game.pose.letter]}"
+            )
             self.mover.assume_letter(cloud.letter)
             try:
                 self.mover.turn_to(game.pose.letter)
@@ -982,8 +1020,9 @@ class Controller:
         self.stream.forget()  # the next stable run is reported though its ships read the same
         if self.status.mode is not Mode.FIX or self.status.fix != diff:
             hidden = sorted({space for _, space in diff.missing if space is not None})
-            self._show_fix(diff, f"fix the board: {diff.describe()} (the cloud covers "
-                                 f"{either(tuple(hidden))})")
+            self._show_fix(
+                diff, f"fix the board: {diff.describe()} (the cloud covers {either(tuple(hidden))})"
+            )
         return True
 
     def _settled(self, matched: BoardObservation | None = None) -> None:
@@ -1009,8 +1048,11 @@ class Controller:
         if game.is_over():
             self._announce_over()
         elif game.phase is Phase.CLOUD:
-            self._set(Mode.SPIN, f"round {game.round}: every player has moved; press spin",
-                      Pattern.PRESS_SPIN)
+            self._set(
+                Mode.SPIN,
+                f"round {game.round}: every player has moved; press spin",
+                Pattern.PRESS_SPIN,
+            )
         else:
             self.status.hold = self._hold()
             self._set(Mode.READY, self._to_move(), Pattern.READY)
@@ -1034,14 +1076,24 @@ class Controller:
         committed = self._commit()
         self.status.die = None
         first, *rest = events
-        lines = [f"{color} (die {candidate.die}): {first}", *(f"    {e}" for e in rest),
-                 *(f"    put {ship} back in {game.ship(ship).previous_port}"
-                   for ship in candidate.bumped)]
-        self._bumped = _Bumped(game, len(game.journal), candidate.move.end or "",
-                               candidate.bumped) if candidate.bumped else None
+        lines = [
+            f"{color} (die {candidate.die}): {first}",
+            *(f"    {e}" for e in rest),
+            *(
+                f"    put {ship} back in {game.ship(ship).previous_port}"
+                for ship in candidate.bumped
+            ),
+        ]
+        self._bumped = (
+            _Bumped(game, len(game.journal), candidate.move.end or "", candidate.bumped)
+            if candidate.bumped
+            else None
+        )
         if provisional:
-            lines.append(f"    provisional: the camera cannot see {', '.join(provisional)}; "
-                         "the move is checked when it can")
+            lines.append(
+                f"    provisional: the camera cannot see {', '.join(provisional)}; "
+                "the move is checked when it can"
+            )
         if committed:
             for line in lines:
                 self.say(line)
@@ -1051,8 +1103,9 @@ class Controller:
 
     # --- questions ----------------------------------------------------------------------
 
-    def _putback_choice(self, verdict: Verdict, observation: BoardObservation
-                        ) -> tuple[Candidate, tuple[str, ...]] | None:
+    def _putback_choice(
+        self, verdict: Verdict, observation: BoardObservation
+    ) -> tuple[Candidate, tuple[str, ...]] | None:
         """For a tie between one move out of sight and moves whose bumped ships are not
         back in their ports yet: that move and the places it arrives at that are not seen
         well enough to confirm it (none: None, the table is asked)."""
@@ -1063,9 +1116,11 @@ class Controller:
             return None
         choice = settled[0].best
         evidence = observation_evidence(game.board, observation)
-        hidden = tuple(p for p in changed_places(contents(game), choice.contents)
-                       if choice.contents.get(p)
-                       and place_observability(evidence, p) < CONFIRM_OBSERVABILITY)
+        hidden = tuple(
+            p
+            for p in changed_places(contents(game), choice.contents)
+            if choice.contents.get(p) and place_observability(evidence, p) < CONFIRM_OBSERVABILITY
+        )
         return (choice, hidden) if hidden else None
 
     def _reading_state(self) -> object | None:
@@ -1089,8 +1144,9 @@ class Controller:
         if not putback_tells(game, verdict.tied):
             self._end_putback()
             return False
-        return self._request_putback(_Request.BUMPS, tuple(g.consequence for g in verdict.tied),
-                                     verdict.tied)
+        return self._request_putback(
+            _Request.BUMPS, tuple(g.consequence for g in verdict.tied), verdict.tied
+        )
 
     def _bump_in_doubt(self, candidate: Candidate, observation: BoardObservation) -> bool:
         """Whether a move that leaves the ship it bumped on its landing space is in doubt: its
@@ -1122,8 +1178,11 @@ class Controller:
         scorer = Scorer(game.board, evidence)
         without = list(there)
         without.remove(game.active)
-        return scorer.place_score(move.end, tuple(there)) \
-            - scorer.place_score(move.end, tuple(without)) < MARGIN * seen
+        return (
+            scorer.place_score(move.end, tuple(there))
+            - scorer.place_score(move.end, tuple(without))
+            < MARGIN * seen
+        )
 
     def _ask_putback_doubtful(self, accepted: Group) -> bool:
         """A move in doubt that bumped a ship (`_bump_in_doubt`): the player is asked to put
@@ -1133,9 +1192,12 @@ class Controller:
         False once it ran out (the move is taken)."""
         return self._request_putback(_Request.DOUBTFUL_BUMP, accepted.consequence)
 
-    def _request_putback(self, kind: _Request,
-                         key: Consequence | tuple[Consequence, ...],
-                         tied: tuple[Group, ...] = ()) -> bool:
+    def _request_putback(
+        self,
+        kind: _Request,
+        key: Consequence | tuple[Consequence, ...],
+        tied: tuple[Group, ...] = (),
+    ) -> bool:
         """Ask the active player to put back any ship the move bumped (without saying which
         move); True while that is what the table is asked, False if this request ran out
         once already for the same game."""
@@ -1147,8 +1209,12 @@ class Controller:
             return False
         now = self.clock.monotonic()
         asked = self._putback
-        if asked is not None and asked.consequence == key \
-                and asked.game is game and asked.count == len(game.journal):
+        if (
+            asked is not None
+            and asked.consequence == key
+            and asked.game is game
+            and asked.count == len(game.journal)
+        ):
             # asked already; the board settled anew: quiet from now
             asked.state, asked.quiet_s = self._reading_state(), now
             return True
@@ -1157,15 +1223,19 @@ class Controller:
             first = self._putback_first = (game, len(game.journal), {})
         # (a request ended by another board and made again gives up as the first would)
         since = first[2].setdefault(key, now)
-        self._putback = _PutBack(kind, key, game, len(game.journal), since,
-                                 self._reading_state(), now, tied)
+        self._putback = _PutBack(
+            kind, key, game, len(game.journal), since, self._reading_state(), now, tied
+        )
         self.status.putback = True
         self.status.fix = None
         self.status.waiting = None
         self.status.question = None
         self._tied = ()
-        self._set(Mode.FIX, f"{game.active}: if your move bumped a ship, put it back in its "
-                            "port", Pattern.FIX)
+        self._set(
+            Mode.FIX,
+            f"{game.active}: if your move bumped a ship, put it back in its port",
+            Pattern.FIX,
+        )
         return True
 
     def _putback_step(self) -> None:
@@ -1179,8 +1249,12 @@ class Controller:
         game = self.game
         observation = self.last_observation
         assert asked is not None and game is not None
-        if asked.game is not game or asked.count != len(game.journal) \
-                or observation is None or self.status.mode is not Mode.FIX:
+        if (
+            asked.game is not game
+            or asked.count != len(game.journal)
+            or observation is None
+            or self.status.mode is not Mode.FIX
+        ):
             self._end_putback()
             return
         now = self.clock.monotonic()
@@ -1223,8 +1297,8 @@ class Controller:
         self._end_putback()
         now = contents(game)
         if verdict.outcome is Outcome.NONE and any(
-                dict(c.contents) == now for g in asked.tied for c in g.members
-                if c.bump is Bump.BACK):
+            dict(c.contents) == now for g in asked.tied for c in g.members if c.bump is Bump.BACK
+        ):
             self._putback_asked = (asked.consequence, game, asked.count)
             self._ask(Verdict(Outcome.TIE, tied=asked.tied))
             return True
@@ -1242,18 +1316,22 @@ class Controller:
         assert game is not None
         groups = verdict.tied
         if self.status.mode is Mode.ASK and {g.consequence for g in groups} == {
-                g.consequence for g in self._tied}:
+            g.consequence for g in self._tied
+        }:
             return  # the same question is pending
         declined = self._not_yet
-        if declined is not None and declined[:3] == (game, len(game.journal),
-                                                     self._reading_state()) \
-                and self.clock.monotonic() - declined[3] < REPEAT_S:
+        if (
+            declined is not None
+            and declined[:3] == (game, len(game.journal), self._reading_state())
+            and self.clock.monotonic() - declined[3] < REPEAT_S
+        ):
             return  # "not yet" for this very board: asked again once it changes
         self._tied = groups
         color = game.active
         dice = [g.dice for g in groups]
         by_die = len(groups) > 1 and all(
-            not (a & b) for i, a in enumerate(dice) for b in dice[i + 1:])
+            not (a & b) for i, a in enumerate(dice) for b in dice[i + 1 :]
+        )
         if by_die:
             groups = tuple(sorted(groups, key=lambda g: min(g.dice)))
             self._tied = groups
@@ -1269,10 +1347,16 @@ class Controller:
         moves = tuple(tuple(sorted({str(c.move) for c in g.members})) for g in groups)
         options = (*options, NONE_OF_THESE, NOT_YET)
         question = Question(
-            text, options,
-            (*(tuple(dice) if by_die else tuple(frozenset() for _ in groups)),
-             frozenset(), frozenset()),
-            (*moves, (), ()), color)
+            text,
+            options,
+            (
+                *(tuple(dice) if by_die else tuple(frozenset() for _ in groups)),
+                frozenset(),
+                frozenset(),
+            ),
+            (*moves, (), ()),
+            color,
+        )
         self.status.question = question
         self._asked_s = self.clock.monotonic()
         with self._press_lock:
@@ -1299,8 +1383,10 @@ class Controller:
                 # asked again: a question of its own (a page or a player sees it anew)
                 self._asked_s = self.clock.monotonic()
                 self.status.question = replace(question)
-                self.say(f"still waiting for an answer, the game is paused: {question.text} "
-                         f"({press_hint(question.options)})")
+                self.say(
+                    f"still waiting for an answer, the game is paused: {question.text} "
+                    f"({press_hint(question.options)})"
+                )
             return
         self._answer = None
         groups = self._tied
@@ -1313,20 +1399,25 @@ class Controller:
         self.status.question = None
         observation = self.last_observation
         if option == len(groups) + 2:  # not yet: the move is not finished
-            self._not_yet = (game, len(game.journal), self._reading_state(),
-                             self.clock.monotonic())
+            self._not_yet = (game, len(game.journal), self._reading_state(), self.clock.monotonic())
             self.say(f"answer {option}: not yet")
-            self._set(Mode.READY, f"{game.active}: finish your move; the table asks again "
-                                  "when the board changes", Pattern.READY)
+            self._set(
+                Mode.READY,
+                f"{game.active}: finish your move; the table asks again when the board changes",
+                Pattern.READY,
+            )
             self.status.unfinished = True
             self.publish()
             return
         if option == len(groups) + 1:  # none of these: nothing is taken
             self.say(f"answer {option}: none of these; nothing is taken")
             diff = difference(game, observation) if observation is not None else Difference()
-            self._show_fix(diff, f"{game.active}: none of these: set the board back as the "
-                                 f"game has it ({diff.describe() if diff else 'it is'}), "
-                                 "then make your move again")
+            self._show_fix(
+                diff,
+                f"{game.active}: none of these: set the board back as the "
+                f"game has it ({diff.describe() if diff else 'it is'}), "
+                "then make your move again",
+            )
             return
         group = groups[option - 1]
         self.say(f"answer {option}: {group.best.describe()}")
@@ -1336,9 +1427,11 @@ class Controller:
         if observation is not None:
             evidence = observation_evidence(game.board, observation)
             provisional = tuple(
-                p for p in changed_places(contents(game), group.best.contents)
+                p
+                for p in changed_places(contents(game), group.best.contents)
                 if group.best.contents.get(p)
-                and place_observability(evidence, p) < CONFIRM_OBSERVABILITY)
+                and place_observability(evidence, p) < CONFIRM_OBSERVABILITY
+            )
         if not self._apply(group.best, provisional):
             return
         if observation is not None:
@@ -1356,12 +1449,16 @@ class Controller:
         observation = self.last_observation
         assert game is not None
         if self._putback is not None:
-            self.say("a long press accepts no board while the table is asked to put back "
-                     "bumped ships: put them back, or wait")
+            self.say(
+                "a long press accepts no board while the table is asked to put back "
+                "bumped ships: put them back, or wait"
+            )
             return False
         if observation is None or self.status.fix_attempts < ACCEPT_AFTER_ATTEMPTS:
-            self.say("a long press accepts the board as seen only after a fix has been "
-                     f"asked for {ACCEPT_AFTER_ATTEMPTS} times")
+            self.say(
+                "a long press accepts the board as seen only after a fix has been "
+                f"asked for {ACCEPT_AFTER_ATTEMPTS} times"
+            )
             return False
         waiting = self._waiting_move() if self.status.mode is Mode.FIX else None
         self._waiting = None
@@ -1389,9 +1486,15 @@ class Controller:
             game.set_ship(sid, place)
         if not self._commit():
             return False
-        self.say("the board is accepted as seen: " + ("; ".join(
-            f"{sid} {'to ' + place if place else 'out of the game'}" for sid, place in edits)
-            or "nothing to change"))
+        self.say(
+            "the board is accepted as seen: "
+            + (
+                "; ".join(
+                    f"{sid} {'to ' + place if place else 'out of the game'}" for sid, place in edits
+                )
+                or "nothing to change"
+            )
+        )
         # what the board now shows is the game; only the move just made stays to be checked
         self._provisional = [p for p in self._provisional if p.count >= count]
         self.status.provisional = tuple(p.move for p in self._provisional)
@@ -1405,8 +1508,13 @@ class Controller:
         """The move out of sight a fix waits on, while the game is still as it was then."""
         waiting = self._waiting
         game = self.game
-        if waiting is None or game is None or waiting[2] is not game \
-                or waiting[3] != len(game.journal) or game.phase is not Phase.SHIPS:
+        if (
+            waiting is None
+            or game is None
+            or waiting[2] is not game
+            or waiting[3] != len(game.journal)
+            or game.phase is not Phase.SHIPS
+        ):
             return None
         return waiting[0], waiting[1]
 
@@ -1422,8 +1530,7 @@ class Controller:
         expected = contents(game)
         seen = difference(game, observation)
         for item in list(self._provisional):
-            if any(place_observability(evidence, p) < CONFIRM_OBSERVABILITY
-                   for p in item.places):
+            if any(place_observability(evidence, p) < CONFIRM_OBSERVABILITY for p in item.places):
                 if final:
                     self._provisional.remove(item)
                 continue
@@ -1434,8 +1541,9 @@ class Controller:
                 if not any(p[1] in item.places for p in (*seen.missing, *seen.extra)):
                     self.say(f"confirmed: {item.move}")
                 continue
-            wrong = [p for p in item.places if expected.get(p) and any(
-                m[1] == p for m in seen.missing)]
+            wrong = [
+                p for p in item.places if expected.get(p) and any(m[1] == p for m in seen.missing)
+            ]
             if not wrong:
                 self.say(f"confirmed: {item.move}")
                 continue
@@ -1456,25 +1564,34 @@ class Controller:
         missing = Counter(m for m in seen.missing if m[1] in places)
         record = game_record(game)
         entries = list(record["journal"])
-        if not (extra or missing) or item.count >= len(entries) \
-                or "cloud" not in entries[item.count]:
+        if (
+            not (extra or missing)
+            or item.count >= len(entries)
+            or "cloud" not in entries[item.count]
+        ):
             return False
         entry = entries[item.count]
         try:
-            before = replay({**record, "journal": entries[:item.count]}, self.board)
+            before = replay({**record, "journal": entries[: item.count]}, self.board)
         except (RulesError, StateError):
             return False
         captured = set(entry["captured"])
         changes: list[str] = []
         for (color, place), n in sorted(extra.items(), key=lambda kv: str(kv[0])):
-            left = [s for s in before.ship_ids if s in captured
-                    and split_ship_id(s)[0] == color and before.ship(s).location == place]
+            left = [
+                s
+                for s in before.ship_ids
+                if s in captured
+                and split_ship_id(s)[0] == color
+                and before.ship(s).location == place
+            ]
             for sid in left[:n]:
                 captured.discard(sid)
                 changes.append(f"the magnets left {sid} on {place}")
         for (color, place), n in sorted(missing.items(), key=lambda kv: str(kv[0])):
-            taken = [s.id for s in before.ships(color) if s.location == place
-                     and s.id not in captured]
+            taken = [
+                s.id for s in before.ships(color) if s.location == place and s.id not in captured
+            ]
             for sid in taken[:n]:
                 captured.add(sid)
                 changes.append(f"the magnets took {sid} from {place}")
@@ -1483,8 +1600,13 @@ class Controller:
         corrected = {k: v for k, v in entry.items() if k != "provisional"}
         corrected["captured"] = [s for s in before.ship_ids if s in captured]
         try:
-            fixed = replay({**record, "journal": [*entries[:item.count], corrected,
-                                                       *entries[item.count + 1:]]}, self.board)
+            fixed = replay(
+                {
+                    **record,
+                    "journal": [*entries[: item.count], corrected, *entries[item.count + 1 :]],
+                },
+                self.board,
+            )
         except (RulesError, StateError) as exc:
             log.info("the captures of %s cannot be corrected: %s", item.move, exc)
             return False
@@ -1503,14 +1625,19 @@ class Controller:
         removed |= {s for s in captured if fixed.ship(s).status is ShipStatus.OUT}
         self.status.lost = tuple(s for s in fixed.ship_ids if s in removed)
         self.status.outcome = str(fixed.outcome()) if fixed.is_over() else None
-        self.say(f"{item.move} were not as the camera guessed under the cloud: "
-                 f"{'; '.join(changes)}. The game is corrected from that cloud phase")
+        self.say(
+            f"{item.move} were not as the camera guessed under the cloud: "
+            f"{'; '.join(changes)}. The game is corrected from that cloud phase"
+        )
         if fixed.is_over() and not any(p.captures for p in self._provisional):
             self._announce_over()
         elif not fixed.is_over():
             self._reset_stream()  # the board did not change: check it on a fresh observation
-            self._set(Mode.SETUP, f"round {fixed.round}: the captures were corrected; "
-                                  "checking the board", Pattern.FIX)
+            self._set(
+                Mode.SETUP,
+                f"round {fixed.round}: the captures were corrected; checking the board",
+                Pattern.FIX,
+            )
         return True
 
     def _correct_provisional_move(self, observation: BoardObservation) -> bool:
@@ -1536,23 +1663,28 @@ class Controller:
         record = game_record(game)
         entries = list(record["journal"])
         made = next((i for i in range(item.count, len(entries)) if "move" in entries[i]), None)
-        if made is None or entries[made].get("move") != item.move \
-                or "provisional" not in entries[made]:
+        if (
+            made is None
+            or entries[made].get("move") != item.move
+            or "provisional" not in entries[made]
+        ):
             return False
-        rest = entries[made + 1:]
+        rest = entries[made + 1 :]
         if any(set(e) - {"roll", "engine", "move"} for e in rest):
             return False  # a cloud phase, an edit or another move out of sight since
         try:
-            before = replay({**record, "journal": entries[:item.count]}, self.board)
+            before = replay({**record, "journal": entries[: item.count]}, self.board)
         except (RulesError, StateError):
             return False
-        if before.phase is not Phase.SHIPS or before.active != color or (
-                self.die_mode == "virtual" and before.die is None):
+        if (
+            before.phase is not Phase.SHIPS
+            or before.active != color
+            or (self.die_mode == "virtual" and before.die is None)
+        ):
             return False
         dice = None if before.die is None else frozenset({before.die})
         verdict = judge(before, observation, dice)
-        if verdict.outcome is not Outcome.MOVE or verdict.accepted is None \
-                or verdict.provisional:
+        if verdict.outcome is not Outcome.MOVE or verdict.accepted is None or verdict.provisional:
             return False
         other = verdict.accepted.best
         assert other.move is not None and other.die is not None
@@ -1563,9 +1695,17 @@ class Controller:
             if head.die is None:
                 head.set_die(other.die)
             events = head.push(other.move)
-            fixed = replay({**record, "journal": [
-                *entries[:item.count], *game_record(head)["journal"][item.count:], *rest]},
-                self.board)
+            fixed = replay(
+                {
+                    **record,
+                    "journal": [
+                        *entries[: item.count],
+                        *game_record(head)["journal"][item.count :],
+                        *rest,
+                    ],
+                },
+                self.board,
+            )
         except (RulesError, StateError, ValueError):
             return False
         if fixed.is_over():
@@ -1573,8 +1713,9 @@ class Controller:
         # what is left must be what others did since (the next player's move not yet taken)
         own = set(changed_places(contents(before), contents(head)))
         left = difference(fixed, observation)
-        if any(p[1] in own or p[0] == color for p in (*left.missing, *left.extra)) \
-                or len(left.missing) + len(left.extra) >= len(now.missing) + len(now.extra):
+        if any(p[1] in own or p[0] == color for p in (*left.missing, *left.extra)) or len(
+            left.missing
+        ) + len(left.extra) >= len(now.missing) + len(now.extra):
             return False
         try:
             self.journal.rewrite(self.game_id, item.count, fixed)
@@ -1587,8 +1728,10 @@ class Controller:
         self.status.seq = len(fixed.journal)
         self.status.fix_attempts = 0
         self._bumped = None
-        self.say(f"{item.move} is not where the ship went: the board shows {other.move} "
-                 f"(die {other.die}); the game is corrected from that move")
+        self.say(
+            f"{item.move} is not where the ship went: the board shows {other.move} "
+            f"(die {other.die}); the game is corrected from that move"
+        )
         for event in events[1:]:
             self.say(f"    {event}")
         totals = fixed.totals()
@@ -1614,9 +1757,11 @@ class Controller:
         self.status.provisional = tuple(p.move for p in self._provisional)
         self.status.seq = len(self.game.journal)
         self._bumped = None
-        self.say(f"{item.move} is not on the board ({', '.join(wrong)} seen without it): the "
-                 f"game goes back to before it, round {self.game.round}, "
-                 f"{self.game.active} to move")
+        self.say(
+            f"{item.move} is not on the board ({', '.join(wrong)} seen without it): the "
+            f"game goes back to before it, round {self.game.round}, "
+            f"{self.game.active} to move"
+        )
         if self.game.pose != game.pose:
             try:
                 self._place_cloud()
@@ -1624,8 +1769,11 @@ class Controller:
                 self._fault(f"{exc}")
                 return
         self._reset_stream()
-        self._set(Mode.SETUP, f"the game went back: {item.move} was not seen; set the board "
-                              "as the game has it", Pattern.FIX)
+        self._set(
+            Mode.SETUP,
+            f"the game went back: {item.move} was not seen; set the board as the game has it",
+            Pattern.FIX,
+        )
 
     def _commit(self) -> bool:
         """Journal what the game holds and the database does not; a write failure is a fault."""
@@ -1674,8 +1822,9 @@ class Controller:
         if game.die is not None:
             die: int | None = game.die
             if game.legal_moves(game.die) != [Move.pass_turn(game.active)]:
-                raise ActionRefused(f"{game.active} cannot pass: the {game.die} rolled gives "
-                                    "a move")
+                raise ActionRefused(
+                    f"{game.active} cannot pass: the {game.die} rolled gives a move"
+                )
         else:
             die = pass_die(game)
             if die is None:
@@ -1693,15 +1842,21 @@ class Controller:
 
     def _command(self, command: Command) -> str:
         handlers: dict[str, Callable[[Mapping[str, Any]], str]] = {
-            "spin": self._do_spin, "pass": self._do_pass, "undo": self._do_undo,
-            "new-game": self._do_new_game, "pause": self._do_pause, "resume": self._do_resume,
-            "rehome": self._do_rehome, "answer": self._do_answer,
+            "spin": self._do_spin,
+            "pass": self._do_pass,
+            "undo": self._do_undo,
+            "new-game": self._do_new_game,
+            "pause": self._do_pause,
+            "resume": self._do_resume,
+            "rehome": self._do_rehome,
+            "answer": self._do_answer,
         }
         return handlers[command.action](command.args)
 
     def _now(self) -> str:
         return f"now: {self.status.mode.value}" + (
-            f" ({self.status.message})" if self.status.message else "")
+            f" ({self.status.message})" if self.status.message else ""
+        )
 
     def _do_spin(self, args: Mapping[str, Any]) -> str:
         if self.status.mode is not Mode.SPIN:
@@ -1726,14 +1881,17 @@ class Controller:
             raise ActionRefused("nothing to undo: no move has been made in this game")
         last = entries[-1]
         if "cloud" in last:
-            raise ActionRefused("the last action is a spin: the cloud has moved and captured, "
-                                "and a spin cannot be taken back")
+            raise ActionRefused(
+                "the last action is a spin: the cloud has moved and captured, "
+                "and a spin cannot be taken back"
+            )
         count = 2 if "move" in last and len(entries) >= 2 and "roll" in entries[-2] else 1
         undone = self.journal.undo(self.game_id, count)
         stored = self.journal.stored(self.game_id)
         self.game = replay(stored.record(), self.board)
         what = next((e["move"] for e in undone if "move" in e), None) or ", ".join(
-            sorted(str(k) for e in undone for k in e))
+            sorted(str(k) for e in undone for k in e)
+        )
         self.status.seq = len(self.game.journal)
         self.status.outcome = None
         self._restoring = True
@@ -1757,11 +1915,9 @@ class Controller:
             raise ActionRefused(f"new-game: unknown field {unknown[0]!r}", status=400)
         players = args.get("players", self.players)
         if not isinstance(players, int) or isinstance(players, bool) or not 2 <= players <= 4:
-            raise ActionRefused("new-game: players must be a whole number from 2 to 4",
-                                status=400)
+            raise ActionRefused("new-game: players must be a whole number from 2 to 4", status=400)
         seed = args.get("seed")
-        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)
-                                 or seed < 0):
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
             raise ActionRefused("new-game: seed must be a whole number, at least 0", status=400)
         raw = args.get("options") or {}
         if not isinstance(raw, Mapping):
@@ -1800,13 +1956,18 @@ class Controller:
         option = args.get("option")
         if isinstance(option, str) and option in question.options:
             k = question.options.index(option) + 1
-        elif isinstance(option, int) and not isinstance(option, bool) and (
-                1 <= option <= len(question.options)):
+        elif (
+            isinstance(option, int)
+            and not isinstance(option, bool)
+            and (1 <= option <= len(question.options))
+        ):
             k = option
         else:
-            raise ActionRefused("answer: option must be one of the question's options (its "
-                                f"text, or its number from 1 to {len(question.options)})",
-                                status=400)
+            raise ActionRefused(
+                "answer: option must be one of the question's options (its "
+                f"text, or its number from 1 to {len(question.options)})",
+                status=400,
+            )
         self.answer(k)
         return f"answered: {question.options[k - 1]}"
 
@@ -1839,9 +2000,11 @@ class Controller:
             return f"{game.active} to move"
         message = f"{game.active} to move (die {game.die})"
         if self.status.hold:
-            message += (f": if you land on your ship at {either(self.status.hold)}, set "
-                        "yours down beside it and leave both there until you are asked to "
-                        "put one back")
+            message += (
+                f": if you land on your ship at {either(self.status.hold)}, set "
+                "yours down beside it and leave both there until you are asked to "
+                "put one back"
+            )
         return message
 
     # --- the cloud ----------------------------------------------------------------------
@@ -1856,8 +2019,9 @@ class Controller:
         swept = next((frozenset(e.ships) for e in events if isinstance(e, Swept)), frozenset())
         leaves = any(isinstance(e, CloudRemoved) for e in events)
         taken, seen = taken_by_track(game, spin, self.last_observation)
-        self._pending = _PendingSpin(spin, swept, (moved.end.col, moved.end.row), leaves,
-                                     taken, seen)
+        self._pending = _PendingSpin(
+            spin, swept, (moved.end.col, moved.end.row), leaves, taken, seen
+        )
         self.status.last_spin = str(spin)
         self._set(Mode.MOVING, f"spin: {spin}", Pattern.BUSY)
         try:
@@ -1880,11 +2044,15 @@ class Controller:
         pending.pose_retries += 1
         if pending.pose_retries > MAX_POSE_RETRIES:
             self._pending = None
-            self._fault(f"{why}, and homing {MAX_POSE_RETRIES} times did not bring the cloud "
-                        f"to dot {pending.end}: check the belts, pulleys and endstops")
+            self._fault(
+                f"{why}, and homing {MAX_POSE_RETRIES} times did not bring the cloud "
+                f"to dot {pending.end}: check the belts, pulleys and endstops"
+            )
             return False
-        self.say(f"{why}: homing and placing the cloud at dot {pending.end} again "
-                 f"(attempt {pending.pose_retries} of {MAX_POSE_RETRIES})")
+        self.say(
+            f"{why}: homing and placing the cloud at dot {pending.end} again "
+            f"(attempt {pending.pose_retries} of {MAX_POSE_RETRIES})"
+        )
         try:
             # from where a fresh frame sees the cloud, clear of the ships (not of those the
             # spin swept: they are on its magnets, or captured)
@@ -1907,16 +2075,20 @@ class Controller:
             self._replace_cloud(pending, "the camera does not see the cloud's marker")
             return False
         if (cloud.col, cloud.row) != pending.end:
-            self._replace_cloud(pending, f"the cloud is seen at dot ({cloud.col}, {cloud.row}), "
-                                         f"not at dot {pending.end}")
+            self._replace_cloud(
+                pending,
+                f"the cloud is seen at dot ({cloud.col}, {cloud.row}), not at dot {pending.end}",
+            )
             return False
         if cloud.letter != pending.spin.letter:
             pending.letter_retries += 1
             seen, wanted = LETTERS[cloud.letter], LETTERS[pending.spin.letter]
             if pending.letter_retries > MAX_LETTER_RETRIES:
                 self._pending = None
-                self._fault(f"the cloud still shows letter {seen}, not {wanted}, after "
-                            f"{MAX_LETTER_RETRIES} corrections: check the rotation's coupling")
+                self._fault(
+                    f"the cloud still shows letter {seen}, not {wanted}, after "
+                    f"{MAX_LETTER_RETRIES} corrections: check the rotation's coupling"
+                )
                 return False
             self.say(f"the cloud shows letter {seen}, not {wanted}: turning it to {wanted}")
             self.mover.assume_letter(cloud.letter)
@@ -1935,16 +2107,18 @@ class Controller:
         if not self._check_cloud_pose(pending, observation):
             self._reset_stream()  # decide on a fresh observation of the corrected cloud
             return
-        captured = captured_ships(game, pending.swept, observation, pending.taken,
-                                  pending.taken_from)
+        captured = captured_ships(
+            game, pending.swept, observation, pending.taken, pending.taken_from
+        )
         unseen = unseen_sweep(game, pending.swept, observation)
         count, round_ = len(game.journal), game.round
         # the captures from places the cloud covers are the camera's best guess
         events = game.cloud_phase(None, capture=captured, provisional=unseen)
         self._pending = None
         if unseen:
-            self._provisional.append(Provisional(count, f"the captures of round {round_}",
-                                                  unseen, captures=True))
+            self._provisional.append(
+                Provisional(count, f"the captures of round {round_}", unseen, captures=True)
+            )
             self.status.provisional = tuple(p.move for p in self._provisional)
         if not self._commit():
             return
@@ -1956,15 +2130,19 @@ class Controller:
         if survived:
             self.say(f"    swept but still on the board: {', '.join(survived)}")
         if unseen:
-            self.say(f"    provisional: the cloud covers {', '.join(unseen)}; its captures "
-                     "there are checked when it has left")
+            self.say(
+                f"    provisional: the cloud covers {', '.join(unseen)}; its captures "
+                "there are checked when it has left"
+            )
         removed = next((e for e in events if isinstance(e, CloudRemoved)), None)
         self._reset_stream()
         if removed is not None:
             self.status.lost = tuple(removed.ships)
             lost = ", ".join(removed.ships) or "no ships"
-            self.say(f"the cloud reached an outside dot: {lost} out of the game; take them "
-                     "out of the cloud. The cloud returns to the centre at letter A")
+            self.say(
+                f"the cloud reached an outside dot: {lost} out of the game; take them "
+                "out of the cloud. The cloud returns to the centre at letter A"
+            )
             self._set(Mode.MOVING, "the cloud returns to the centre", Pattern.BUSY)
             try:
                 self._place_cloud()
@@ -1975,8 +2153,9 @@ class Controller:
         totals = game.totals()
         self.say("totals: " + ", ".join(f"{c} {usd(totals[c])}" for c in game.players))
         if game.is_over() and any(p.captures for p in self._provisional):
-            self._set(Mode.SETUP, "checking the cloud's captures before the game ends",
-                      Pattern.BUSY)
+            self._set(
+                Mode.SETUP, "checking the cloud's captures before the game ends", Pattern.BUSY
+            )
         elif game.is_over():
             self._announce_over()
         else:
@@ -1991,8 +2170,9 @@ class Controller:
             self._set(Mode.OVER, f"game over: {outcome}", Pattern.OVER)
             for line in describe_standings(game):
                 self.say(line)
-            self.say("a long press of the spin button (or `bermuda-hw game new`) starts "
-                     "the next game")
+            self.say(
+                "a long press of the spin button (or `bermuda-hw game new`) starts the next game"
+            )
 
     # --- faults -------------------------------------------------------------------------
 
@@ -2004,8 +2184,12 @@ class Controller:
         self.status.fault = message
         self._spin_waits = False
         self._pressed.clear()
-        self._set(Mode.FAULT, f"fault, motors stopped: {message}. The game is saved; fix "
-                              "the cause, release the e-stop, then press spin", Pattern.FAULT)
+        self._set(
+            Mode.FAULT,
+            f"fault, motors stopped: {message}. The game is saved; fix "
+            "the cause, release the e-stop, then press spin",
+            Pattern.FAULT,
+        )
 
     def _fault_step(self) -> None:
         if self._stop.is_set():
@@ -2035,5 +2219,3 @@ class Controller:
             self._fault(str(exc))
             return
         self.status.fault = None
-
-

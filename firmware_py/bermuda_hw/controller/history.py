@@ -46,8 +46,10 @@ CREATE TABLE IF NOT EXISTS history (
     moves INTEGER NOT NULL
 )
 """
-_COLUMNS = ("game_id, board, started_utc, finished_utc, players, names, computer, winners, "
-            "totals, reason, rounds, moves")
+_COLUMNS = (
+    "game_id, board, started_utc, finished_utc, players, names, computer, winners, "
+    "totals, reason, rounds, moves"
+)
 
 
 @dataclass(frozen=True)
@@ -116,8 +118,13 @@ def game_length(entries: Iterable[Mapping[str, Any]]) -> tuple[int, int]:
     return rounds, moves
 
 
-def summarize(stored: StoredGame, game: Game, *, names: Mapping[str, str] | None = None,
-              computer: Mapping[str, str] | None = None) -> GameSummary:
+def summarize(
+    stored: StoredGame,
+    game: Game,
+    *,
+    names: Mapping[str, str] | None = None,
+    computer: Mapping[str, str] | None = None,
+) -> GameSummary:
     """The history's row for a finished game: `game` is `stored` replayed.
 
     A player without a name is called by the colour; a computer seat without
@@ -125,28 +132,32 @@ def summarize(stored: StoredGame, game: Game, *, names: Mapping[str, str] | None
     """
     outcome = game.outcome()
     if outcome is None:
-        raise StateError(f"game {stored.id} is not finished: only finished games are kept "
-                         "in the history")
+        raise StateError(
+            f"game {stored.id} is not finished: only finished games are kept in the history"
+        )
     if stored.finished_utc is None:
-        raise StateError(f"game {stored.id} is over by its moves but the journal has not "
-                         "marked it finished")
+        raise StateError(
+            f"game {stored.id} is over by its moves but the journal has not marked it finished"
+        )
     names = dict(names or {})
     computer = dict(computer or {})
     for what, given in (("names", names), ("computer", computer)):
         strays = sorted(set(given) - set(game.players))
         if strays:
-            raise StateError(f"game {stored.id}: {what}: {', '.join(strays)} did not play "
-                             f"(players: {', '.join(game.players)})")
+            raise StateError(
+                f"game {stored.id}: {what}: {', '.join(strays)} did not play "
+                f"(players: {', '.join(game.players)})"
+            )
     for color, level in computer.items():
         if level not in LEVELS:
-            raise StateError(f"game {stored.id}: computer: {color} plays {level!r}, not "
-                             f"{' or '.join(LEVELS)}")
+            raise StateError(
+                f"game {stored.id}: computer: {color} plays {level!r}, not {' or '.join(LEVELS)}"
+            )
     for color, name in names.items():
         if not name.strip():
             raise StateError(f"game {stored.id}: names: {color}'s name is empty")
     full_names = {
-        c: names.get(c) or (f"table ({computer[c]})" if c in computer else c)
-        for c in game.players
+        c: names.get(c) or (f"table ({computer[c]})" if c in computer else c) for c in game.players
     }
     rounds, moves = game_length(stored.entries)
     return GameSummary(
@@ -170,36 +181,53 @@ class History:
 
     def __init__(self, journal: Journal) -> None:
         self.journal = journal
-        tables = {row[0] for row in journal.conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        tables = {
+            row[0]
+            for row in journal.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        }
         if "history" not in tables:
             with journal.transaction():
                 journal.conn.execute(_SCHEMA)
 
-    def record(self, game_id: int, board: Board, *, names: Mapping[str, str] | None = None,
-               computer: Mapping[str, str] | None = None) -> GameSummary:
+    def record(
+        self,
+        game_id: int,
+        board: Board,
+        *,
+        names: Mapping[str, str] | None = None,
+        computer: Mapping[str, str] | None = None,
+    ) -> GameSummary:
         """Keep a finished game of the journal (again: the row is replaced); its summary."""
         stored = self.journal.stored(game_id)
-        summary = summarize(stored, self._replay(stored, board).game, names=names,
-                            computer=computer)
+        summary = summarize(
+            stored, self._replay(stored, board).game, names=names, computer=computer
+        )
         row = (
-            summary.game_id, summary.board, summary.started_utc, summary.finished_utc,
-            json.dumps(list(summary.players)), json.dumps(dict(summary.names), sort_keys=True),
+            summary.game_id,
+            summary.board,
+            summary.started_utc,
+            summary.finished_utc,
+            json.dumps(list(summary.players)),
+            json.dumps(dict(summary.names), sort_keys=True),
             json.dumps(dict(summary.computer), sort_keys=True),
-            json.dumps(list(summary.winners)), json.dumps(dict(summary.totals), sort_keys=True),
-            summary.reason, summary.rounds, summary.moves,
+            json.dumps(list(summary.winners)),
+            json.dumps(dict(summary.totals), sort_keys=True),
+            summary.reason,
+            summary.rounds,
+            summary.moves,
         )
         with self.journal.transaction():
             self.journal.conn.execute(
                 f"INSERT OR REPLACE INTO history ({_COLUMNS}) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                row,
+            )
         return summary
 
     def forget(self, game_id: int) -> bool:
         """Drop a game's row (an undo reopened it); whether there was one."""
         with self.journal.transaction():
-            cursor = self.journal.conn.execute(
-                "DELETE FROM history WHERE game_id = ?", (game_id,))
+            cursor = self.journal.conn.execute("DELETE FROM history WHERE game_id = ?", (game_id,))
         return cursor.rowcount > 0
 
     def record_missing(self, board: Board) -> list[GameSummary]:
@@ -228,7 +256,8 @@ class History:
 
     def get(self, game_id: int) -> GameSummary:
         row = self.journal.conn.execute(
-            f"SELECT {_COLUMNS} FROM history WHERE game_id = ?", (game_id,)).fetchone()
+            f"SELECT {_COLUMNS} FROM history WHERE game_id = ?", (game_id,)
+        ).fetchone()
         if row is None:
             raise StateError(f"{self.journal.path}: no finished game {game_id} in the history")
         return self._summary(row)
@@ -238,8 +267,7 @@ class History:
         out: dict[str, Totals] = {}
         for game in self.games():
             for color in game.players:
-                out[color] = out.get(color, Totals()).add(
-                    color in game.winners, game.totals[color])
+                out[color] = out.get(color, Totals()).add(color in game.winners, game.totals[color])
         return out
 
     def by_player(self) -> dict[str, Totals]:
@@ -248,8 +276,7 @@ class History:
         for game in self.games():
             for color in game.players:
                 name = game.names[color]
-                out[name] = out.get(name, Totals()).add(
-                    color in game.winners, game.totals[color])
+                out[name] = out.get(name, Totals()).add(color in game.winners, game.totals[color])
         return out
 
     def replay(self, game_id: int, board: Board) -> Replayed:
@@ -259,23 +286,35 @@ class History:
 
     def _replay(self, stored: StoredGame, board: Board) -> Replayed:
         if stored.board != board.name:
-            raise StateError(f"{self.journal.path}: game {stored.id} is played on board "
-                             f"{stored.board!r}, not {board.name!r}")
+            raise StateError(
+                f"{self.journal.path}: game {stored.id} is played on board "
+                f"{stored.board!r}, not {board.name!r}"
+            )
         try:
             return replay_positions(stored.record(), board)
         except BermudaError as exc:
-            raise StateError(f"{self.journal.path}: game {stored.id} cannot be replayed: "
-                             f"{exc}") from exc
+            raise StateError(
+                f"{self.journal.path}: game {stored.id} cannot be replayed: {exc}"
+            ) from exc
 
     def _summary(self, row: tuple[Any, ...]) -> GameSummary:
         try:
             return GameSummary(
-                game_id=int(row[0]), board=str(row[1]), started_utc=str(row[2]),
-                finished_utc=str(row[3]), players=tuple(json.loads(row[4])),
-                names=json.loads(row[5]), computer=json.loads(row[6]),
-                winners=tuple(json.loads(row[7])), totals=json.loads(row[8]),
-                reason=str(row[9]), rounds=int(row[10]), moves=int(row[11]),
+                game_id=int(row[0]),
+                board=str(row[1]),
+                started_utc=str(row[2]),
+                finished_utc=str(row[3]),
+                players=tuple(json.loads(row[4])),
+                names=json.loads(row[5]),
+                computer=json.loads(row[6]),
+                winners=tuple(json.loads(row[7])),
+                totals=json.loads(row[8]),
+                reason=str(row[9]),
+                rounds=int(row[10]),
+                moves=int(row[11]),
             )
         except (json.JSONDecodeError, TypeError, ValueError) as exc:
-            raise StateError(f"{self.journal.path}: history of game {row[0]} is damaged "
-                             f"({exc}); nothing was changed") from exc
+            raise StateError(
+                f"{self.journal.path}: history of game {row[0]} is damaged "
+                f"({exc}); nothing was changed"
+            ) from exc

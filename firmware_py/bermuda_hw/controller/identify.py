@@ -39,10 +39,12 @@ def seen_variants(observation: BoardObservation) -> list[Counter[Place]]:
     """The placements the observation may mean: as read, and with each double reading once."""
     ships = [s for s in observation.ships if not s.hidden]
     pairs = [
-        (i, j) for i, j in itertools.combinations(range(len(ships)), 2)
-        if ships[i].color == ships[j].color and ships[i].space != ships[j].space
-        and math.hypot(ships[i].x_mm - ships[j].x_mm,
-                       ships[i].y_mm - ships[j].y_mm) < DOUBLE_READING_MM
+        (i, j)
+        for i, j in itertools.combinations(range(len(ships)), 2)
+        if ships[i].color == ships[j].color
+        and ships[i].space != ships[j].space
+        and math.hypot(ships[i].x_mm - ships[j].x_mm, ships[i].y_mm - ships[j].y_mm)
+        < DOUBLE_READING_MM
     ][:3]
     base = observed_places(observation)
     variants = [base]
@@ -100,8 +102,13 @@ def difference(game: Game, observation: BoardObservation) -> Difference:
     board = game.board
     # a port holding more ships than it has berths (a bump back into a full port): the
     # extra ones stand beside others, so at most one ship per berth can be seen there
-    doubled = Counter({port: n - len(p.berths) for port, p in board.ports.items()
-                       if (n := len(game.ships_at(port))) > len(p.berths)})
+    doubled = Counter(
+        {
+            port: n - len(p.berths)
+            for port, p in board.ports.items()
+            if (n := len(game.ships_at(port))) > len(p.berths)
+        }
+    )
     for variant in seen_variants(observation):
         seen = _visible(variant, hidden)
         missing, extra = expected - seen, seen - expected
@@ -117,7 +124,8 @@ def difference(game: Game, observation: BoardObservation) -> Difference:
             missing = +missing
         diff = Difference(_sorted(missing), _sorted(extra))
         if best is None or len(diff.missing) + len(diff.extra) < len(best.missing) + len(
-                best.extra):
+            best.extra
+        ):
             best = diff
     assert best is not None
     return best
@@ -142,16 +150,27 @@ def explain(game: Game, diff: Difference, dice: frozenset[int] | None = None) ->
     """What is wrong with a board that no legal move explains, in words; `dice`: the die
     values the turn may have (the known die), which a move of another count is named
     against."""
-    if dice and len(dice) == 1 and not diff.missing[1:] and not diff.extra[1:] \
-            and diff.missing and diff.extra:
+    if (
+        dice
+        and len(dice) == 1
+        and not diff.missing[1:]
+        and not diff.extra[1:]
+        and diff.missing
+        and diff.extra
+    ):
         (color, start), (color_to, end) = diff.missing[0], diff.extra[0]
-        steps = None if start is None or end is None or color != color_to \
+        steps = (
+            None
+            if start is None or end is None or color != color_to
             else game.board.distance(start, end)
+        )
         if color == game.active and steps is not None:
             (die,) = dice
             counted = f"{steps} space{'s' if steps != 1 else ''}"
-            return (f"{color}: {start} to {end} is {counted}; the die says {die}: put the "
-                    f"ship back on {start} and move {die}")
+            return (
+                f"{color}: {start} to {end} is {counted}; the die says {die}: put the "
+                f"ship back on {start} and move {die}"
+            )
     return _why(game, diff)
 
 
@@ -160,16 +179,17 @@ def _why(game: Game, diff: Difference) -> str:
     colors = {p[0] for p in (*diff.missing, *diff.extra)}
     others = sorted(colors - {active})
     if others:
-        return f"it is {active}'s turn, but {' and '.join(others)} ships changed: " \
-               f"{diff.describe()}"
+        return f"it is {active}'s turn, but {' and '.join(others)} ships changed: {diff.describe()}"
     if len(diff.missing) == 1 and len(diff.extra) == 1:
         start, end = diff.missing[0][1], diff.extra[0][1]
         if end is None:
             return f"a {active} ship left {start} and is off every space: put it on a space"
         reasons = [f"{active} ship {start} -> {end} is not a legal move with any die"]
         if end in game.board.ports:
-            reasons.append(f"(a port takes fewer than {game.port_capacity()} ships, and at "
-                           "most 2 of one player)")
+            reasons.append(
+                f"(a port takes fewer than {game.port_capacity()} ships, and at "
+                "most 2 of one player)"
+            )
         return " ".join(reasons) + ": put it back"
     if len(diff.missing) >= 2 and len(diff.extra) >= 2:
         return f"more than one ship moved at once: {diff.describe()}"

@@ -119,16 +119,19 @@ class Journal:
                 # SQLite gives its -wal and -shm files the database file's permissions
                 os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
             except OSError as exc:
-                raise StateError(f"{self.path.parent}: cannot create the state directory: "
-                                 f"{exc.strerror or exc}") from exc
+                raise StateError(
+                    f"{self.path.parent}: cannot create the state directory: {exc.strerror or exc}"
+                ) from exc
         try:
             conn = sqlite3.connect(self.path, isolation_level=None, timeout=5.0)
         except sqlite3.Error as exc:
             raise StateError(f"{self.path}: cannot open the journal: {exc}") from exc
         self._conn = conn
         try:
-            tables = {row[0] for row in conn.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            tables = {
+                row[0]
+                for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
             if not tables:
                 with self._transaction():
                     for statement in _SCHEMA.split(";"):
@@ -140,8 +143,9 @@ class Journal:
                 self._check_format(tables)
                 check = conn.execute("PRAGMA quick_check").fetchone()[0]
                 if check != "ok":
-                    raise StateError(f"{self.path}: the journal is damaged ({check}); "
-                                     "nothing was changed")
+                    raise StateError(
+                        f"{self.path}: the journal is damaged ({check}); nothing was changed"
+                    )
                 self.commits()  # a damaged count is said now, not at the next commit
                 self._check_mark()
             # only a journal of ours (checked above) is switched to WAL
@@ -152,8 +156,9 @@ class Journal:
             conn.execute("PRAGMA foreign_keys=ON")
         except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
             self.close()
-            raise StateError(f"{self.path}: not a readable bermuda-hw journal ({exc}); "
-                             "nothing was changed") from exc
+            raise StateError(
+                f"{self.path}: not a readable bermuda-hw journal ({exc}); nothing was changed"
+            ) from exc
         except BaseException:
             self.close()
             raise
@@ -170,19 +175,23 @@ class Journal:
         wal = self.path.with_name(self.path.name + "-wal")
         try:
             if _read_only_file_system(self.path.parent) and not (
-                    wal.exists() and wal.with_name(self.path.name + "-shm").exists()):
+                wal.exists() and wal.with_name(self.path.name + "-shm").exists()
+            ):
                 # no WAL to read beside it: the database file is all there is
                 uri += "&immutable=1"
             conn = sqlite3.connect(uri, uri=True, isolation_level=None, timeout=5.0)
             self._conn = conn
-            tables = {row[0] for row in conn.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            tables = {
+                row[0]
+                for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
             self._check_format(tables)
             self.commits()
         except sqlite3.DatabaseError as exc:
             self.close()
-            raise StateError(f"{self.path}: not a readable bermuda-hw journal ({exc}); "
-                             "nothing was changed") from exc
+            raise StateError(
+                f"{self.path}: not a readable bermuda-hw journal ({exc}); nothing was changed"
+            ) from exc
         except BaseException:
             self.close()
             raise
@@ -194,24 +203,33 @@ class Journal:
             with self.path.open("rb") as f:
                 head = f.read(len(SQLITE_MAGIC))
         except OSError as exc:
-            raise StateError(f"{self.path}: cannot read the journal: "
-                             f"{exc.strerror or exc}") from exc
+            raise StateError(
+                f"{self.path}: cannot read the journal: {exc.strerror or exc}"
+            ) from exc
         if head != SQLITE_MAGIC:
-            raise StateError(f"{self.path}: not an SQLite database (corrupt, or another "
-                             "program's file); nothing was changed")
+            raise StateError(
+                f"{self.path}: not an SQLite database (corrupt, or another "
+                "program's file); nothing was changed"
+            )
 
     def _check_format(self, tables: set[str]) -> None:
         assert self._conn is not None
         if not {"meta", "games", "entries"} <= tables:
-            raise StateError(f"{self.path}: an SQLite database of another program (tables: "
-                             f"{', '.join(sorted(tables))}); nothing was changed")
+            raise StateError(
+                f"{self.path}: an SQLite database of another program (tables: "
+                f"{', '.join(sorted(tables))}); nothing was changed"
+            )
         meta = dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
         if meta.get("format") != FORMAT:
-            raise StateError(f"{self.path}: not a bermuda-hw journal (format "
-                             f"{meta.get('format')!r}); nothing was changed")
+            raise StateError(
+                f"{self.path}: not a bermuda-hw journal (format "
+                f"{meta.get('format')!r}); nothing was changed"
+            )
         if meta.get("version") != str(VERSION):
-            raise StateError(f"{self.path}: journal version {meta.get('version')} is not "
-                             f"supported (this program reads version {VERSION})")
+            raise StateError(
+                f"{self.path}: journal version {meta.get('version')} is not "
+                f"supported (this program reads version {VERSION})"
+            )
 
     def commits(self) -> int:
         """How many transactions this journal has committed."""
@@ -220,8 +238,10 @@ class Journal:
             return 0
         count = _count(str(row[0]))
         if count is None:
-            raise StateError(f"{self.path}: the journal is damaged (its commit count "
-                             f"{str(row[0])[:24]!r} is not a count); nothing was changed")
+            raise StateError(
+                f"{self.path}: the journal is damaged (its commit count "
+                f"{str(row[0])[:24]!r} is not a count); nothing was changed"
+            )
         return count
 
     def _check_mark(self) -> None:
@@ -238,7 +258,8 @@ class Journal:
                 f"{self.path}: the journal holds {held} commits but {marked} were made "
                 f"(see {self.mark_path.name}): its -wal file was lost, and with it the last "
                 "actions of the game; nothing was changed. Restore the files from a backup, or "
-                f"remove {self.mark_path.name} to accept the journal as it is")
+                f"remove {self.mark_path.name} to accept the journal as it is"
+            )
 
     def _write_mark(self, commits: int) -> None:
         """Record the last commit's number beside the database (after it is durable)."""
@@ -253,9 +274,11 @@ class Journal:
             # next start is off while the mark lags, so it is said once, not raised
             problem = f"{self.mark_path}: cannot write the commit mark: {exc.strerror or exc}"
             if problem != self.mark_problem:
-                log.warning("%s; a WAL lost meanwhile would not be noticed at the next "
-                            "start: fix the state directory's permissions or free space",
-                            problem)
+                log.warning(
+                    "%s; a WAL lost meanwhile would not be noticed at the next "
+                    "start: fix the state directory's permissions or free space",
+                    problem,
+                )
             self.mark_problem = problem
         else:
             self.mark_problem = None
@@ -288,8 +311,9 @@ class Journal:
         except (sqlite3.DatabaseError, TypeError, ValueError, RecursionError) as exc:
             # a damaged page, a row whose values are not of their column's kind, or JSON
             # nested thousands deep
-            raise StateError(f"{self.path}: the journal is damaged ({exc}); nothing was "
-                             "changed") from exc
+            raise StateError(
+                f"{self.path}: the journal is damaged ({exc}); nothing was changed"
+            ) from exc
 
     def current(self) -> StoredGame | None:
         """The game that is not archived (in progress or finished), if any."""
@@ -319,13 +343,25 @@ class Journal:
             raise StateError(f"{self.path}: game {game_id}: a damaged entry: {exc}") from exc
         log = self._log(game_id)
         entries = tuple(entry for _, entry in _effective(log))
-        return StoredGame(int(row[0]), str(row[1]), setup, entries, str(row[3]), row[4], row[5],
-                          tuple(entry for _, entry in log))
+        return StoredGame(
+            int(row[0]),
+            str(row[1]),
+            setup,
+            entries,
+            str(row[3]),
+            row[4],
+            row[5],
+            tuple(entry for _, entry in log),
+        )
 
     def _log(self, game_id: int) -> list[tuple[int, dict[str, Any]]]:
         try:
-            return [(int(seq), json.loads(text)) for seq, text in self.conn.execute(
-                "SELECT seq, entry FROM entries WHERE game_id = ? ORDER BY seq", (game_id,))]
+            return [
+                (int(seq), json.loads(text))
+                for seq, text in self.conn.execute(
+                    "SELECT seq, entry FROM entries WHERE game_id = ? ORDER BY seq", (game_id,)
+                )
+            ]
         except (json.JSONDecodeError, RecursionError) as exc:
             raise StateError(f"{self.path}: game {game_id}: a damaged entry: {exc}") from exc
 
@@ -339,12 +375,14 @@ class Journal:
             log = self._log(game_id)
             effective = _effective(log)
             if count < 1 or count > len(effective):
-                raise StateError(f"{self.path}: game {game_id}: cannot undo {count} of "
-                                 f"{len(effective)} entries")
+                raise StateError(
+                    f"{self.path}: game {game_id}: cannot undo {count} of {len(effective)} entries"
+                )
             undone = effective[-count:]
             self._insert(game_id, len(log), [{"undo": [seq for seq, _ in undone]}])
-            self.conn.execute("UPDATE games SET finished_utc = NULL, outcome = NULL "
-                              "WHERE id = ?", (game_id,))
+            self.conn.execute(
+                "UPDATE games SET finished_utc = NULL, outcome = NULL WHERE id = ?", (game_id,)
+            )
         return [entry for _, entry in undone]
 
     def rewrite(self, game_id: int, start: int, game: Game) -> None:
@@ -357,27 +395,35 @@ class Journal:
             log = self._log(game_id)
             effective = _effective(log)
             if not 0 <= start < len(effective):
-                raise StateError(f"{self.path}: game {game_id}: cannot rewrite from entry "
-                                 f"{start} of {len(effective)}")
+                raise StateError(
+                    f"{self.path}: game {game_id}: cannot rewrite from entry "
+                    f"{start} of {len(effective)}"
+                )
             self._insert(game_id, len(log), [{"undo": [seq for seq, _ in effective[start:]]}])
             self._insert(game_id, len(log) + 1, game.journal[start:])
-            self.conn.execute("UPDATE games SET finished_utc = NULL, outcome = NULL "
-                              "WHERE id = ?", (game_id,))
+            self.conn.execute(
+                "UPDATE games SET finished_utc = NULL, outcome = NULL WHERE id = ?", (game_id,)
+            )
         if game.is_over():
             self.finish(game_id, str(game.outcome()))
 
     def games(self) -> list[tuple[int, str, str | None, str | None]]:
         """Every game: id, started, finished, archived (UTC, ISO 8601)."""
         with self._reading():
-            return [(int(r[0]), str(r[1]), r[2], r[3]) for r in self.conn.execute(
-                "SELECT id, started_utc, finished_utc, archived_utc FROM games ORDER BY id")]
+            return [
+                (int(r[0]), str(r[1]), r[2], r[3])
+                for r in self.conn.execute(
+                    "SELECT id, started_utc, finished_utc, archived_utc FROM games ORDER BY id"
+                )
+            ]
 
     def start(self, game: Game) -> int:
         """Archive the current game (if any) and store a new one with its journal so far."""
         record = game_record(game)
         with self._transaction():
             self.conn.execute(
-                "UPDATE games SET archived_utc = ? WHERE archived_utc IS NULL", (_now(),))
+                "UPDATE games SET archived_utc = ? WHERE archived_utc IS NULL", (_now(),)
+            )
             cursor = self.conn.execute(
                 "INSERT INTO games (board, setup, started_utc) VALUES (?, ?, ?)",
                 (record["board"], json.dumps(record["setup"], sort_keys=True), _now()),
@@ -412,13 +458,16 @@ class Journal:
         with self._transaction():
             self.conn.execute(
                 "UPDATE games SET finished_utc = ?, outcome = ? "
-                "WHERE id = ? AND finished_utc IS NULL", (_now(), outcome, game_id))
+                "WHERE id = ? AND finished_utc IS NULL",
+                (_now(), outcome, game_id),
+            )
 
     def archive(self, game_id: int) -> None:
         with self._transaction():
             self.conn.execute(
                 "UPDATE games SET archived_utc = ? WHERE id = ? AND archived_utc IS NULL",
-                (_now(), game_id))
+                (_now(), game_id),
+            )
 
     def load(self, board: Board) -> tuple[int, Game] | None:
         """The current game rebuilt by replaying its journal, or None if there is none."""
@@ -426,29 +475,35 @@ class Journal:
         if stored is None:
             return None
         if stored.board != board.name:
-            raise StateError(f"{self.path}: game {stored.id} is played on board "
-                             f"{stored.board!r}, not {board.name!r} (pass --board)")
+            raise StateError(
+                f"{self.path}: game {stored.id} is played on board "
+                f"{stored.board!r}, not {board.name!r} (pass --board)"
+            )
         try:
             game = replay(stored.record(), board)
         except StateError as exc:
             raise StateError(f"{self.path}: game {stored.id}: {exc}") from exc
         except (BermudaError, TypeError, KeyError, ValueError, AttributeError) as exc:
-            raise StateError(f"{self.path}: game {stored.id} cannot be replayed ({exc!r}); "
-                             "nothing was changed") from exc
+            raise StateError(
+                f"{self.path}: game {stored.id} cannot be replayed ({exc!r}); nothing was changed"
+            ) from exc
         return stored.id, game
 
     def _count(self, game_id: int) -> int:
         with self._reading():
             row = self.conn.execute(
-                "SELECT COUNT(*) FROM entries WHERE game_id = ?", (game_id,)).fetchone()
+                "SELECT COUNT(*) FROM entries WHERE game_id = ?", (game_id,)
+            ).fetchone()
         return int(row[0])
 
     def _insert(self, game_id: int, first: int, entries: Sequence[Mapping[str, Any]]) -> None:
         now = _now()
         self.conn.executemany(
             "INSERT INTO entries (game_id, seq, entry, at_utc) VALUES (?, ?, ?, ?)",
-            [(game_id, first + i, json.dumps(dict(e), sort_keys=True), now)
-             for i, e in enumerate(entries)],
+            [
+                (game_id, first + i, json.dumps(dict(e), sort_keys=True), now)
+                for i, e in enumerate(entries)
+            ],
         )
 
     def close(self) -> None:
@@ -464,8 +519,7 @@ class Journal:
         self.close()
 
 
-def _effective(log: Sequence[tuple[int, Mapping[str, Any]]]
-               ) -> list[tuple[int, Mapping[str, Any]]]:
+def _effective(log: Sequence[tuple[int, Mapping[str, Any]]]) -> list[tuple[int, Mapping[str, Any]]]:
     """The rows that count: neither an undo entry nor a row that an undo names."""
     undone = {seq for _, entry in log if "undo" in entry for seq in entry["undo"]}
     return [(seq, entry) for seq, entry in log if "undo" not in entry and seq not in undone]
@@ -500,7 +554,9 @@ class _Transaction:
             commits = self.journal.commits() + 1
             self.conn.execute(
                 "INSERT INTO meta VALUES ('commits', ?) "
-                "ON CONFLICT(key) DO UPDATE SET value = excluded.value", (str(commits),))
+                "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (str(commits),),
+            )
             self.conn.execute("COMMIT")
         except sqlite3.Error as exc:
             self._rollback()
@@ -517,18 +573,24 @@ class _Transaction:
         path = self.journal.path
         text = str(exc)
         if _read_only_file_system(path.parent):
-            hint = (f"the file system holding {path.parent} is read-only (after a disk error "
-                    "it is remounted so: see `dmesg`); check the disk (the SD card), then "
-                    "restart the table")
+            hint = (
+                f"the file system holding {path.parent} is read-only (after a disk error "
+                "it is remounted so: see `dmesg`); check the disk (the SD card), then "
+                "restart the table"
+            )
         elif "readonly" in text or "read-only" in text:
-            hint = (f"the journal or its directory is read-only for this user (owner "
-                    f"{_owner(path)}); fix the permissions of {path.parent}")
+            hint = (
+                f"the journal or its directory is read-only for this user (owner "
+                f"{_owner(path)}); fix the permissions of {path.parent}"
+            )
         elif "full" in text:
             hint = f"the disk holding {path.parent} is full; free some space"
         else:
             hint = "check the disk and the permissions of the state directory"
-        return JournalWriteError(f"{path}: cannot write the journal ({text}): {hint}; the game "
-                                 "is kept up to its last commit")
+        return JournalWriteError(
+            f"{path}: cannot write the journal ({text}): {hint}; the game "
+            "is kept up to its last commit"
+        )
 
 
 def _count(text: str) -> int | None:

@@ -51,7 +51,7 @@ from enum import StrEnum
 
 import numpy as np
 
-from bermuda_hw.controller.identify import Difference, difference
+from bermuda_hw.controller.identify import Difference
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.candidates import (
     Bump,
@@ -129,8 +129,6 @@ class Verdict:
     outcome: Outcome
     accepted: Group | None = None  # MOVE: the group taken
     tied: tuple[Group, ...] = ()  # TIE: the best group and its rivals, best first
-    none_score: float = 0.0
-    best_score: float = 0.0
     provisional: tuple[str, ...] = ()  # MOVE: changed places the camera does not see well
     #: MOVE: a bump the board shows whole: its bumped ship still on the landing space, a
     #: second token beside the mover's (`second_token`), so no put-back is asked first
@@ -142,14 +140,16 @@ class Verdict:
 def places_of(board: Board) -> tuple[tuple[str, int | None], ...]:
     """Every place evidence is kept for: path spaces, then each port's berths."""
     out: list[tuple[str, int | None]] = [
-        (s.id, None) for s in board.spaces.values() if s.kind == "path"]
+        (s.id, None) for s in board.spaces.values() if s.kind == "path"
+    ]
     for port in board.ports.values():
         out.extend((port.id, i) for i in range(len(port.berths)))
     return tuple(out)
 
 
-def evidence_from_readings(board: Board, observation: BoardObservation,
-                           colors: Sequence[str]) -> BoardEvidence:
+def evidence_from_readings(
+    board: Board, observation: BoardObservation, colors: Sequence[str]
+) -> BoardEvidence:
     """Evidence standing for hard readings (an observation measured without evidence)."""
     places = places_of(board)
     index = {p: i for i, p in enumerate(places)}
@@ -178,8 +178,14 @@ def evidence_from_readings(board: Board, observation: BoardObservation,
             continue
         fractions[i, k[ship.color]] = READING_FILL
     observable = np.array([0.0 if s in observation.hidden_spaces else 1.0 for s, _ in places])
-    return BoardEvidence(places, tuple(colors), fractions, 1.0 - fractions.sum(axis=1),
-                         observable, observation.frames)
+    return BoardEvidence(
+        places,
+        tuple(colors),
+        fractions,
+        1.0 - fractions.sum(axis=1),
+        observable,
+        observation.frames,
+    )
 
 
 class Scorer:
@@ -189,8 +195,12 @@ class Scorer:
     (default: the evidence's own, `BoardEvidence.loglik`).
     """
 
-    def __init__(self, board: Board, evidence: BoardEvidence,
-                 loglik: Callable[[int, Content], float] | None = None) -> None:
+    def __init__(
+        self,
+        board: Board,
+        evidence: BoardEvidence,
+        loglik: Callable[[int, Content], float] | None = None,
+    ) -> None:
         self.board = board
         self.evidence = evidence
         self.loglik = evidence.loglik if loglik is None else loglik
@@ -228,8 +238,11 @@ class Scorer:
                 best = max(best, s)
             return float(best)
         # more ships than berths (a bump-back into a full port): some berths hold two
-        assignments = itertools.product(range(k), repeat=n) if k ** n <= 4096 else [
-            tuple(i % k for i in range(n))]
+        assignments = (
+            itertools.product(range(k), repeat=n)
+            if k**n <= 4096
+            else [tuple(i % k for i in range(n))]
+        )
         for chosen in assignments:
             per: dict[int, list[str]] = {}
             for color, b in zip(content, chosen, strict=True):
@@ -265,8 +278,9 @@ def changed_places(before: Mapping[str, Content], after: Mapping[str, Content]) 
 
 def place_observability(evidence: BoardEvidence, place: str) -> float:
     """How well a space (or the best-seen berth of a port) is seen."""
-    values = [float(evidence.observable[i]) for i, (s, _) in enumerate(evidence.places)
-              if s == place]
+    values = [
+        float(evidence.observable[i]) for i, (s, _) in enumerate(evidence.places) if s == place
+    ]
     return max(values) if values else 0.0
 
 
@@ -279,13 +293,19 @@ def observation_evidence(board: Board, observation: BoardObservation) -> BoardEv
 def _near(board: Board, obs: BoardObservation, space: str) -> list[ShipReading]:
     """The ships read off a path space but within `SECOND_CLEAR_MM` of it."""
     centre = board.spaces[space].position
-    return [s for s in obs.ships if not s.hidden and s.space != space and min(
-        math.dist(centre, (s.x_mm, s.y_mm)),
-        math.dist(centre, _stands(board, s))) < SECOND_CLEAR_MM]
+    return [
+        s
+        for s in obs.ships
+        if not s.hidden
+        and s.space != space
+        and min(math.dist(centre, (s.x_mm, s.y_mm)), math.dist(centre, _stands(board, s)))
+        < SECOND_CLEAR_MM
+    ]
 
 
-def second_token(board: Board, reference: BoardObservation, observation: BoardObservation,
-                 space: str) -> bool | None:
+def second_token(
+    board: Board, reference: BoardObservation, observation: BoardObservation, space: str
+) -> bool | None:
     """Whether a path space that held one ship on `reference` (the last board that matched
     the game) holds a second of its colour now: its wider disk (`BoardEvidence.reach`)
     shows `SECOND_TOKEN` times, and `SECOND_GAIN` more of, that colour. None where that
@@ -296,18 +316,32 @@ def second_token(board: Board, reference: BoardObservation, observation: BoardOb
     if space in board.ports or space not in board.spaces:
         return None
     was, now = reference.ships_at(space), observation.ships_at(space)
-    if len(was) != 1 or len(now) != 1 or was[0].color != now[0].color \
-            or was[0].hidden or now[0].hidden:
+    if (
+        len(was) != 1
+        or len(now) != 1
+        or was[0].color != now[0].color
+        or was[0].hidden
+        or now[0].hidden
+    ):
         return None
-    before, after = observation_evidence(board, reference), observation_evidence(board,
-                                                                               observation)
-    if before.reach is None or after.reach is None or min(
-            place_observability(before, space), place_observability(after, space)) < SECOND_SEEN:
+    before, after = observation_evidence(board, reference), observation_evidence(board, observation)
+    if (
+        before.reach is None
+        or after.reach is None
+        or min(place_observability(before, space), place_observability(after, space)) < SECOND_SEEN
+    ):
         return None
     then = _near(board, reference, space)
     for ship in _near(board, observation, space):
-        twin = next((t for t in then if (t.color, t.space) == (ship.color, ship.space)
-                     and math.dist((t.x_mm, t.y_mm), (ship.x_mm, ship.y_mm)) < STILL_MM), None)
+        twin = next(
+            (
+                t
+                for t in then
+                if (t.color, t.space) == (ship.color, ship.space)
+                and math.dist((t.x_mm, t.y_mm), (ship.x_mm, ship.y_mm)) < STILL_MM
+            ),
+            None,
+        )
         if twin is None:
             return None
         then.remove(twin)
@@ -324,8 +358,9 @@ def second_token(board: Board, reference: BoardObservation, observation: BoardOb
     return two >= SECOND_TOKEN * one and two - was_there >= SECOND_GAIN
 
 
-def untouched(board: Board, reference: BoardObservation, observation: BoardObservation,
-              space: str) -> bool:
+def untouched(
+    board: Board, reference: BoardObservation, observation: BoardObservation, space: str
+) -> bool:
     """Whether the one ship on a path space stands as it stood on `reference` (the last
     board that matched the game): one reading of one colour there on both boards, read
     within `UNTOUCHED_MM` of where it was, its wider disk showing what it showed then
@@ -335,21 +370,29 @@ def untouched(board: Board, reference: BoardObservation, observation: BoardObser
     if space in board.ports or space not in board.spaces:
         return False
     was, now = reference.ships_at(space), observation.ships_at(space)
-    if len(was) != 1 or len(now) != 1 or was[0].color != now[0].color \
-            or was[0].hidden or now[0].hidden \
-            or math.dist((was[0].x_mm, was[0].y_mm), (now[0].x_mm, now[0].y_mm)) \
-            >= UNTOUCHED_MM:
+    if (
+        len(was) != 1
+        or len(now) != 1
+        or was[0].color != now[0].color
+        or was[0].hidden
+        or now[0].hidden
+        or math.dist((was[0].x_mm, was[0].y_mm), (now[0].x_mm, now[0].y_mm)) >= UNTOUCHED_MM
+    ):
         return False
-    before, after = observation_evidence(board, reference), observation_evidence(board,
-                                                                               observation)
-    if before.reach is None or after.reach is None or min(
-            place_observability(before, space), place_observability(after, space)) < SECOND_SEEN:
+    before, after = observation_evidence(board, reference), observation_evidence(board, observation)
+    if (
+        before.reach is None
+        or after.reach is None
+        or min(place_observability(before, space), place_observability(after, space)) < SECOND_SEEN
+    ):
         return False
     then = _near(board, reference, space)
     for ship in _near(board, observation, space):
-        if not any((t.color, t.space) == (ship.color, ship.space)
-                   and math.dist((t.x_mm, t.y_mm), (ship.x_mm, ship.y_mm)) < STILL_MM
-                   for t in then):
+        if not any(
+            (t.color, t.space) == (ship.color, ship.space)
+            and math.dist((t.x_mm, t.y_mm), (ship.x_mm, ship.y_mm)) < STILL_MM
+            for t in then
+        ):
             return False
     i, c = before.index(space), before.colors.index(now[0].color)
     was_there, there = float(before.reach[i, c]), float(after.reach[i, c])
@@ -366,8 +409,9 @@ def _held_back(game: Game, candidate: Candidate, held: frozenset[str]) -> str | 
     return move.end
 
 
-def _single_tokens(board: Board, observation: BoardObservation,
-                   evidence: BoardEvidence) -> list[float]:
+def _single_tokens(
+    board: Board, observation: BoardObservation, evidence: BoardEvidence
+) -> list[float]:
     """How much of its colour each lone ship on a path space, seen well, showed in its
     space's wider disk."""
     assert evidence.reach is not None
@@ -378,8 +422,9 @@ def _single_tokens(board: Board, observation: BoardObservation,
             continue
         if place_observability(evidence, space) < SECOND_SEEN:
             continue
-        out.append(float(evidence.reach[evidence.index(space),
-                                        evidence.colors.index(ships[0].color)]))
+        out.append(
+            float(evidence.reach[evidence.index(space), evidence.colors.index(ships[0].color)])
+        )
     return out
 
 
@@ -392,9 +437,14 @@ def _stands(board: Board, ship: ShipReading) -> tuple[float, float]:
     return place.position if place is not None else (ship.x_mm, ship.y_mm)
 
 
-def _beside(game: Game, tied: tuple[Group, ...], none: Group, margin: float,
-            reference: BoardObservation, observation: BoardObservation
-            ) -> tuple[tuple[Group, ...], bool]:
+def _beside(
+    game: Game,
+    tied: tuple[Group, ...],
+    none: Group,
+    margin: float,
+    reference: BoardObservation,
+    observation: BoardObservation,
+) -> tuple[tuple[Group, ...], bool]:
     """The tied groups narrowed by a second token on a landing space: when the best
     explanation has two ships of the mover's colour on its landing space (a bump with its
     bumped ship still beside the mover; a short move sharing the space) and that space now
@@ -408,8 +458,11 @@ def _beside(game: Game, tied: tuple[Group, ...], none: Group, margin: float,
     end = move.end
 
     def two_there(candidate: Candidate) -> bool:
-        return candidate.move is not None and candidate.move.end == end \
+        return (
+            candidate.move is not None
+            and candidate.move.end == end
             and candidate.contents.get(end, ()).count(game.active) > 1
+        )
 
     # the best explanation itself must have the second ship there (a bump with its ship
     # back already is the board a dock leaves, whatever the disk shows)
@@ -426,22 +479,32 @@ def same_board_bumps(game: Game, die: int) -> frozenset[str]:
     board exactly as another move with another consequence does (an own ship bumped back
     into the port that another of its ships docks at): once the bumped ship is back, the
     colours on every place are the same."""
-    cands = [c for c in candidates(game, frozenset({die}))
-             if c.kind is Kind.MOVE and c.bump in (Bump.NONE, Bump.BACK)]
+    cands = [
+        c
+        for c in candidates(game, frozenset({die}))
+        if c.kind is Kind.MOVE and c.bump in (Bump.NONE, Bump.BACK)
+    ]
     out = set()
     for cand in cands:
         if cand.bump is not Bump.BACK or cand.move is None or cand.move.end is None:
             continue
         board = dict(cand.contents)
-        if any(other.consequence != cand.consequence and dict(other.contents) == board
-               for other in cands):
+        if any(
+            other.consequence != cand.consequence and dict(other.contents) == board
+            for other in cands
+        ):
             out.add(cand.move.end)
     return frozenset(out)
 
 
-def judge(game: Game, observation: BoardObservation, dice: frozenset[int] | None = None,
-          margin: float = MARGIN, reference: BoardObservation | None = None,
-          held: frozenset[str] = frozenset()) -> Verdict:
+def judge(
+    game: Game,
+    observation: BoardObservation,
+    dice: frozenset[int] | None = None,
+    margin: float = MARGIN,
+    reference: BoardObservation | None = None,
+    held: frozenset[str] = frozenset(),
+) -> Verdict:
     """Score the turn's candidate boards against the observation; see the module's text.
 
     `reference` is the last board that matched the game (the position before this turn):
@@ -480,27 +543,37 @@ def judge(game: Game, observation: BoardObservation, dice: frozenset[int] | None
     none = next(g for g in made if g.kind is Kind.NONE)
     best = made[0]
     if best is none:
-        return Verdict(Outcome.NONE, none_score=none.score, best_score=best.score)
+        return Verdict(Outcome.NONE)
     if best.score - none.score < margin:
-        return Verdict(Outcome.UNCLEAR, none_score=none.score, best_score=best.score)
+        return Verdict(Outcome.UNCLEAR)
     rivals = tuple(g for g in made[1:] if g is not none and g.score > best.score - margin)
     shown = False
     if reference is not None:
-        (best, *rest), shown = _beside(game, (best, *rivals), none, margin, reference,
-                                       observation)
+        (best, *rest), shown = _beside(game, (best, *rivals), none, margin, reference, observation)
         rivals = tuple(rest)
     if rivals:
-        return Verdict(Outcome.TIE, tied=(best, *rivals), none_score=none.score,
-                       best_score=best.score)
+        return Verdict(Outcome.TIE, tied=(best, *rivals))
     changed = changed_places(base, best.best.contents)
-    provisional = tuple(p for p in changed
-                        if place_observability(evidence, p) < PROVISIONAL_BELOW)
-    ruled_out = tuple(sorted({c.move.end for score, c in dropped
-                              if c.move is not None and c.move.end is not None
-                              and c.consequence != best.consequence
-                              and score > best.score - margin}))
-    return Verdict(Outcome.MOVE, accepted=best, none_score=none.score, best_score=best.score,
-                   provisional=provisional, shown=shown, untouched=ruled_out)
+    provisional = tuple(p for p in changed if place_observability(evidence, p) < PROVISIONAL_BELOW)
+    ruled_out = tuple(
+        sorted(
+            {
+                c.move.end
+                for score, c in dropped
+                if c.move is not None
+                and c.move.end is not None
+                and c.consequence != best.consequence
+                and score > best.score - margin
+            }
+        )
+    )
+    return Verdict(
+        Outcome.MOVE,
+        accepted=best,
+        provisional=provisional,
+        shown=shown,
+        untouched=ruled_out,
+    )
 
 
 def putback_tells(game: Game, groups: Sequence[Group]) -> bool:
@@ -531,13 +604,9 @@ def putback_tells(game: Game, groups: Sequence[Group]) -> bool:
     return True
 
 
-def leftover(game_after: Game, observation: BoardObservation) -> Difference:
-    """What the board shows that the game (after the accepted move) does not have."""
-    return difference(game_after, observation)
-
-
-def bumped_beside(game: Game, observation: BoardObservation, landing: str,
-                  bumped: Sequence[str]) -> Difference:
+def bumped_beside(
+    game: Game, observation: BoardObservation, landing: str, bumped: Sequence[str]
+) -> Difference:
     """The bumped ships still beside the mover on `landing` whose ports the camera cannot see
     (the game has them there already): one ship per place shows in the readings, so only
     the landing place's evidence for the bumped ship's colour tells. (A port in view shows

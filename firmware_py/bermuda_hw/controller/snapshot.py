@@ -36,12 +36,20 @@ def game_json(game_id: int, game: Game) -> dict[str, Any]:
         "cloud": {"col": game.pose.col, "row": game.pose.row, "letter": LETTERS[game.pose.letter]},
         "totals": game.totals(),
         "ships": [
-            {"id": s.id, "color": s.color, "location": s.location,
-             "previous_port": s.previous_port, "status": s.status.value}
+            {
+                "id": s.id,
+                "color": s.color,
+                "location": s.location,
+                "previous_port": s.previous_port,
+                "status": s.status.value,
+            }
             for s in game.ships()
         ],
-        "outcome": None if outcome is None else {
-            "reason": outcome.reason.value, "winners": list(outcome.winners),
+        "outcome": None
+        if outcome is None
+        else {
+            "reason": outcome.reason.value,
+            "winners": list(outcome.winners),
             "totals": dict(outcome.totals),
         },
         "journal_entries": len(game.journal),
@@ -50,8 +58,7 @@ def game_json(game_id: int, game: Game) -> dict[str, Any]:
 
 def cards_json(game: Game) -> dict[str, Any]:
     """Every player's cards, the cards left in each pile and the bonus cards left."""
-    piles = {product: list(game.pile(product)) for product in ("sugar", "oil", "bananas",
-                                                                "lumber")}
+    piles = {product: list(game.pile(product)) for product in ("sugar", "oil", "bananas", "lumber")}
     return {
         "hands": {c: [{"product": p, "usd": v} for p, v in game.hand(c)] for c in game.players},
         "piles": piles,
@@ -107,8 +114,11 @@ class Snapshot:
 
 def change_key(game_id: int, status: Status) -> tuple[Any, ...]:
     """What makes a new snapshot worth publishing (frame counters alone do not)."""
-    fields = tuple((f.name, repr(getattr(status, f.name))) for f in dataclasses.fields(status)
-                   if f.name not in ("frames", "observations"))
+    fields = tuple(
+        (f.name, repr(getattr(status, f.name)))
+        for f in dataclasses.fields(status)
+        if f.name not in ("frames", "observations")
+    )
     return (game_id, *fields)
 
 
@@ -118,5 +128,14 @@ def take(version: int, game_id: int, status: Status, game: Game | None) -> Snaps
     if game is None:
         return Snapshot(version, game_id, status_json(status), None, None, None, {}, None, now)
     engine = game.copy()
-    return Snapshot(version, game_id, status_json(status), game_json(game_id, game),
-                    cards_json(game), game_record(engine), engine.ship_positions(), engine, now)
+    return Snapshot(
+        version,
+        game_id,
+        status_json(status),
+        game_json(game_id, game),
+        cards_json(game),
+        game_record(engine),
+        engine.ship_positions(),
+        engine,
+        now,
+    )

@@ -72,9 +72,11 @@ def _exists(path: Path) -> bool:
         parent = path.parent
         while parent != parent.parent and not os.access(parent, os.X_OK):
             parent = parent.parent
-        raise StateError(f"{path}: cannot be reached by {_me()} ({exc.strerror or exc}; "
-                         f"{parent} is owned by {owner_name(parent)}); fix the permissions of "
-                         "the directories above it, or use another --state-dir") from None
+        raise StateError(
+            f"{path}: cannot be reached by {_me()} ({exc.strerror or exc}; "
+            f"{parent} is owned by {owner_name(parent)}); fix the permissions of "
+            "the directories above it, or use another --state-dir"
+        ) from None
     return True
 
 
@@ -97,21 +99,29 @@ def check_access(state_dir: Path, db_name: str, *, write: bool) -> None:
         while not _exists(parent) and parent != parent.parent:
             parent = parent.parent
         if not os.access(parent, os.W_OK | os.X_OK):
-            raise StateError(f"{state_dir}: cannot create the state directory: {parent} is "
-                             f"owned by {owner_name(parent)} and not writable by {me}; create it "
-                             f"with `sudo install -d -o {me} {state_dir}`")
+            raise StateError(
+                f"{state_dir}: cannot create the state directory: {parent} is "
+                f"owned by {owner_name(parent)} and not writable by {me}; create it "
+                f"with `sudo install -d -o {me} {state_dir}`"
+            )
         return
     if not os.access(state_dir, os.R_OK | os.X_OK):
-        raise StateError(f"{state_dir}: the state directory cannot be read by {me} (owned by "
-                         f"{owner_name(state_dir)}); fix: `sudo chown -R {me} {state_dir}`")
+        raise StateError(
+            f"{state_dir}: the state directory cannot be read by {me} (owned by "
+            f"{owner_name(state_dir)}); fix: `sudo chown -R {me} {state_dir}`"
+        )
     if write and read_only_file_system(state_dir):
-        raise StateError(f"{state_dir}: the file system holding the state directory is "
-                         "read-only (after a disk error it is remounted so: see `dmesg`); "
-                         "nothing was changed: check the disk (the SD card), then make it "
-                         "writable again")
+        raise StateError(
+            f"{state_dir}: the file system holding the state directory is "
+            "read-only (after a disk error it is remounted so: see `dmesg`); "
+            "nothing was changed: check the disk (the SD card), then make it "
+            "writable again"
+        )
     if write and not os.access(state_dir, os.W_OK):
-        raise StateError(f"{state_dir}: the state directory cannot be written by {me} (owned "
-                         f"by {owner_name(state_dir)}); fix: `sudo chown -R {me} {state_dir}`")
+        raise StateError(
+            f"{state_dir}: the state directory cannot be written by {me} (owned "
+            f"by {owner_name(state_dir)}); fix: `sudo chown -R {me} {state_dir}`"
+        )
     names = (db_name, f"{db_name}-wal", f"{db_name}-shm", LOCK_NAME, f"{db_name}{MARK_SUFFIX}")
     for name in names:
         path = state_dir / name
@@ -120,8 +130,10 @@ def check_access(state_dir: Path, db_name: str, *, write: bool) -> None:
         wanted = os.R_OK | (os.W_OK if write or name.endswith("-shm") else 0)
         if not os.access(path, wanted):
             action = "written" if write else "read"
-            raise StateError(f"{path}: cannot be {action} by {me} (owned by {owner_name(path)}, "
-                             f"perhaps made with sudo); fix: `sudo chown -R {me} {state_dir}`")
+            raise StateError(
+                f"{path}: cannot be {action} by {me} (owned by {owner_name(path)}, "
+                f"perhaps made with sudo); fix: `sudo chown -R {me} {state_dir}`"
+            )
 
 
 def check_evidence(state_dir: Path, db_name: str) -> None:
@@ -135,9 +147,11 @@ def check_evidence(state_dir: Path, db_name: str) -> None:
         raise StateError(f"{db}: cannot be inspected: {exc.strerror or exc}") from exc
     if wal_size > 0 and not db_size:
         state = "is empty" if db_size == 0 else "is missing"
-        raise StateError(f"{db}: the journal {state} but {wal.name} holds {wal_size} bytes of "
-                         "a game: the main file was lost; nothing was changed. Restore "
-                         f"{db.name} from a backup, or move both files away to start over")
+        raise StateError(
+            f"{db}: the journal {state} but {wal.name} holds {wal_size} bytes of "
+            "a game: the main file was lost; nothing was changed. Restore "
+            f"{db.name} from a backup, or move both files away to start over"
+        )
 
 
 class StateLock:
@@ -158,8 +172,9 @@ class StateLock:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
             file = os.fdopen(fd, "a+", encoding="utf-8")  # held until release
         except OSError as exc:
-            raise StateError(f"{self.path}: cannot open the state directory's lock: "
-                             f"{exc.strerror or exc}") from exc
+            raise StateError(
+                f"{self.path}: cannot open the state directory's lock: {exc.strerror or exc}"
+            ) from exc
         try:
             fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError as exc:
@@ -167,24 +182,28 @@ class StateLock:
             text = file.read().strip()
             file.close()
             if exc.errno not in (errno.EAGAIN, errno.EACCES, errno.EWOULDBLOCK):
-                raise StateError(f"{self.path}: cannot lock the state directory: "
-                                 f"{exc.strerror or exc}") from exc
+                raise StateError(
+                    f"{self.path}: cannot lock the state directory: {exc.strerror or exc}"
+                ) from exc
             pid = holder_pid(text)
             who = f"process {pid}" if pid is not None else "another process"
             what = text.split(" ", 1)[1] if " " in text else "a writer"
             raise StateLockedError(
                 f"{self.state_dir}: {who} ({what}) holds this state directory; one writer at "
                 "a time: stop it first (systemctl stop bermuda-hw) or use another --state-dir",
-                pid) from None
+                pid,
+            ) from None
         try:
             os.ftruncate(file.fileno(), 0)
             # straight to the descriptor: nothing is left in a buffer to fail again at close
             os.write(file.fileno(), f"{os.getpid()} {self.purpose}\n".encode())
         except OSError as exc:  # a full disk: not even the holder's pid can be written
             file.close()
-            raise StateError(f"{self.path}: cannot write the state directory's lock: "
-                             f"{describe_os_error(exc).removeprefix(f'{self.path}: ')}; "
-                             "nothing was changed") from exc
+            raise StateError(
+                f"{self.path}: cannot write the state directory's lock: "
+                f"{describe_os_error(exc).removeprefix(f'{self.path}: ')}; "
+                "nothing was changed"
+            ) from exc
         self._file = file
         return self
 
@@ -202,8 +221,9 @@ class StateLock:
     def __enter__(self) -> StateLock:
         return self.acquire()
 
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.release()
 
 

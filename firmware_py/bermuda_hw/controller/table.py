@@ -88,10 +88,17 @@ def build_parts(
 
     try:
         controller = Controller(
-            board=board, journal=journal, open_camera=open_camera, mover=motion.mover,
-            controls=motion.controls, clock=backend.clock, reader=reader,
+            board=board,
+            journal=journal,
+            open_camera=open_camera,
+            mover=motion.mover,
+            controls=motion.controls,
+            clock=backend.clock,
+            reader=reader,
             stability=StabilitySettings(camera.stable_frames, camera.stable_min_time_s),
-            players=players, seed=seed, options=options,
+            players=players,
+            seed=seed,
+            options=options,
         )
     except BaseException:
         motion.close()

@@ -37,8 +37,9 @@ SETTLE_POLL_S = 0.01  # during a servo's settle wait, the e-stop level is read t
 class PCA9685Board:
     """One PCA9685 behind one lock (the Adafruit driver shares a buffer between calls)."""
 
-    def __init__(self, i2c: I2CBus, *, address: int, frequency_hz: float,
-                 lock: threading.RLock) -> None:
+    def __init__(
+        self, i2c: I2CBus, *, address: int, frequency_hz: float, lock: threading.RLock
+    ) -> None:
         self.address = address
         self.lock: threading.RLock = lock
         self._closed = False
@@ -64,9 +65,11 @@ class PCA9685Board:
 
     def all_off(self) -> None:
         """Every output fully off."""
+
         def off() -> None:
             for index in range(16):
                 self.pca.channels[index].duty_cycle = 0
+
         self.call(off)
 
     def close(self) -> None:
@@ -125,7 +128,10 @@ class StepperRotation:
         # coil fully on or off (the ULN2003 switches, it cannot modulate).
         self.motor: Any = board.call(
             lambda: motor_stepper.StepperMotor(
-                board.channel(a1), board.channel(a2), board.channel(b1), board.channel(b2),
+                board.channel(a1),
+                board.channel(a2),
+                board.channel(b1),
+                board.channel(b2),
                 microsteps=2,
             )
         )
@@ -171,9 +177,7 @@ class StepperRotation:
                 self.board.call(lambda: self.motor.onestep(direction=self._forward, style=style))
                 self.position_steps += 1
             # hold the last step for one period so the rotor settles on it
-            if not self.clock.wait_until(start_s + count * period_s, stop) or _stopped(
-                stop, held
-            ):
+            if not self.clock.wait_until(start_s + count * period_s, stop) or _stopped(stop, held):
                 raise EmergencyStopError("emergency stop while turning the cloud")
         finally:
             with contextlib.suppress(BusError):
@@ -280,9 +284,7 @@ def create_rotation(
     try:
         actuator: RotationActuator
         if rotation.kind == "stepper":
-            actuator = StepperRotation(
-                board, rotation.stepper, backend.clock, letter_headings_deg
-            )
+            actuator = StepperRotation(board, rotation.stepper, backend.clock, letter_headings_deg)
         else:
             actuator = ServoRotation(board, rotation.servo, backend.clock, letter_headings_deg)
     except Exception:

@@ -32,12 +32,19 @@ class Switch(Button):  # type: ignore[misc]
         pressed = wiring.pressed_level
         if wiring.pull == "external":
             super().__init__(
-                pin, pull_up=None, active_state=pressed, bounce_time=bounce_time,
-                hold_time=hold_time, pin_factory=pin_factory,
+                pin,
+                pull_up=None,
+                active_state=pressed,
+                bounce_time=bounce_time,
+                hold_time=hold_time,
+                pin_factory=pin_factory,
             )
             return
         super().__init__(
-            pin, pull_up=wiring.pull == "up", bounce_time=bounce_time, hold_time=hold_time,
+            pin,
+            pull_up=wiring.pull == "up",
+            bounce_time=bounce_time,
+            hold_time=hold_time,
             pin_factory=pin_factory,
         )
         active: bool = getattr(self, "_active_state")  # noqa: B009 (untyped in gpiozero)

@@ -75,10 +75,12 @@ def build_motion(
     controls_config = config.controls
     if controls_config.estop_pin is None:
         raise ConfigError(
-            config.source, "controls.estop_pin",
+            config.source,
+            "controls.estop_pin",
             "no e-stop input: the gantry does not move without one. Wire the e-stop's "
             "normally-closed contact to a GPIO and to ground, and its second contact to drop "
-            "the motor supply (hardware/README.md), then set estop_pin")
+            "the motor supply (hardware/README.md), then set estop_pin",
+        )
     try:
         kwargs = {} if executor is None else {"executor": executor}
         mover = CloudMover(config, backend, board, rotation=rotation, **kwargs)
@@ -89,9 +91,11 @@ def build_motion(
         controls = TableControls(controls_config, pin_factory=backend.pin_factory)
         if controls_config.supply_relay_pin is not None:
             try:
-                supply = MotorSupply(controls_config.supply_relay_pin,
-                                     active_high=controls_config.supply_relay_active_high,
-                                     pin_factory=backend.pin_factory)
+                supply = MotorSupply(
+                    controls_config.supply_relay_pin,
+                    active_high=controls_config.supply_relay_active_high,
+                    pin_factory=backend.pin_factory,
+                )
             except BaseException:
                 controls.close()
                 raise
@@ -117,6 +121,6 @@ def _busy(exc: Exception) -> Exception:
     if GPIO_BUSY.lower() in str(exc).lower():
         return HardwareError(
             f"a GPIO line is in use by another process ({exc}): the service is probably "
-            "running; stop it first (sudo systemctl stop bermuda-hw) and run this again")
+            "running; stop it first (sudo systemctl stop bermuda-hw) and run this again"
+        )
     return exc
-

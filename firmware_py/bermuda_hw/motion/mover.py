@@ -141,20 +141,15 @@ class CloudMover:
                     gantry.enable_pin, active_high=gantry.enable_active_high, pin_factory=factory
                 )
             )
-            self.axes = [
-                self._keep(StepperAxis(axis, pin_factory=factory)) for axis in gantry.axes
-            ]
+            self.axes = [self._keep(StepperAxis(axis, pin_factory=factory)) for axis in gantry.axes]
             self.endstops = [
-                self._keep(
-                    Endstop(
-                        axis.endstop_pin, wiring=axis.endstop, pin_factory=factory
-                    )
-                )
+                self._keep(Endstop(axis.endstop_pin, wiring=axis.endstop, pin_factory=factory))
                 for axis in gantry.axes
             ]
             if rotation is None:
                 self._pca, rotation = create_rotation(
-                    backend, config, board.cloud.letter_headings_deg)
+                    backend, config, board.cloud.letter_headings_deg
+                )
             self.rotation: RotationActuator = rotation
             if executor is None:
                 executor = default_executor(backend)
@@ -224,7 +219,8 @@ class CloudMover:
         with self._energy:
             if self._estop.is_set():
                 raise EmergencyStopError(
-                    f"{self.estop_reason or 'emergency stop'}: the drivers stay disabled")
+                    f"{self.estop_reason or 'emergency stop'}: the drivers stay disabled"
+                )
             if self._blocked():
                 self._estop.set()
                 self._homed = False
@@ -296,8 +292,11 @@ class CloudMover:
     def _report(self, plan: StepPlan, result: StepResult) -> MoveReport:
         traces = []
         for axis_index, axis in enumerate(self.kinematics.axes):
-            times = [t for t, a in zip(result.edge_times_s, result.edge_axes, strict=True)
-                     if a == axis_index]
+            times = [
+                t
+                for t, a in zip(result.edge_times_s, result.edge_axes, strict=True)
+                if a == axis_index
+            ]
             position = plan.start_steps[axis_index]
             positions = []
             for a, d in zip(result.edge_axes, result.edge_dirs, strict=True):
@@ -327,7 +326,8 @@ class CloudMover:
                 self._steps = (self._steps[0] + result.moved[0], self._steps[1] + result.moved[1])
                 if result.reason == "condition":  # the watch stopped the move
                     fault = self._watch_fault or EmergencyStopError(
-                        f"{self.estop_reason or 'emergency stop'} during a move")
+                        f"{self.estop_reason or 'emergency stop'} during a move"
+                    )
                     raise fault
                 if result.reason == "estop":
                     raise EmergencyStopError(
@@ -396,14 +396,17 @@ class CloudMover:
             if interlock is not None and interlock():
                 self.emergency_stop("the e-stop is held")
                 self._watch_fault = EmergencyStopError(
-                    "the e-stop is held: the move stopped, position unknown, home again")
+                    "the e-stop is held: the move stopped, position unknown, home again"
+                )
                 return True
             for endstop, name, clear_mm in far:
                 if endstop.is_pressed:
-                    reason = (f"axis {name}: endstop or far-end limit switch pressed during a "
-                              f"move ending more than {clear_mm:g} mm from home (the "
-                              "carriage at the end of its travel, a broken wire, or the "
-                              "carriage blocked)")
+                    reason = (
+                        f"axis {name}: endstop or far-end limit switch pressed during a "
+                        f"move ending more than {clear_mm:g} mm from home (the "
+                        "carriage at the end of its travel, a broken wire, or the "
+                        "carriage blocked)"
+                    )
                     self.emergency_stop(reason)
                     self._watch_fault = HomingError(f"{reason}: home again")
                     return True
@@ -460,7 +463,8 @@ class CloudMover:
             try:
                 if held():
                     raise EmergencyStopError(
-                        "the e-stop is held: the cloud was not turned; home again")
+                        "the e-stop is held: the cloud was not turned; home again"
+                    )
                 with self._quietly():
                     return action(held)
             except EmergencyStopError:
@@ -568,7 +572,11 @@ class CloudMover:
     def _axis_plan(self, index: int, distance_steps: int, speed_mm_s: float) -> StepPlan:
         gantry = self.config.gantry
         return plan_axis_move(
-            self.kinematics, index, distance_steps, speed_mm_s, gantry.accel_mm_s2,
+            self.kinematics,
+            index,
+            distance_steps,
+            speed_mm_s,
+            gantry.accel_mm_s2,
             jerk_mm_s3=gantry.jerk_mm_s3,
         )
 

@@ -70,8 +70,9 @@ class StepExecutor(Protocol):
         """True if the executor runs under real-time scheduling (or in hardware)."""
         ...
 
-    def execute(self, plan: StepPlan, stop_when: Callable[[], bool] | None = None) -> StepResult:
-        ...
+    def execute(
+        self, plan: StepPlan, stop_when: Callable[[], bool] | None = None
+    ) -> StepResult: ...
 
     def close(self) -> None: ...
 
@@ -242,8 +243,11 @@ class StepStream:
             # the steps due within this pulse, one per axis, share it
             group = [i]
             j = i + 1
-            while (j < count and times[j] - times[i] < pulse_s
-                   and axes_idx[j] not in [axes_idx[k] for k in group]):
+            while (
+                j < count
+                and times[j] - times[i] < pulse_s
+                and axes_idx[j] not in [axes_idx[k] for k in group]
+            ):
                 group.append(j)
                 j += 1
             for k in group:

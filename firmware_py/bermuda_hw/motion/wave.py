@@ -53,8 +53,17 @@ MARKER_US = 5000  # the wave before the plan's: its end is plan time 0
 START_ATTEMPTS = 3  # marks of a plan's start before the move is given up as late
 START_TIMEOUT_S = 0.2  # lgpio's tx thread wakes at least every 20 ms
 # what an lgpio module needs for this executor (lgpio 0.2 has them all)
-WAVE_FUNCTIONS = ("tx_wave", "tx_busy", "tx_room", "group_claim_output", "group_free",
-                  "gpio_free", "gpio_claim_output", "pulse", "TX_WAVE")
+WAVE_FUNCTIONS = (
+    "tx_wave",
+    "tx_busy",
+    "tx_room",
+    "group_claim_output",
+    "group_free",
+    "gpio_free",
+    "gpio_claim_output",
+    "pulse",
+    "TX_WAVE",
+)
 
 
 @dataclass(frozen=True)
@@ -97,7 +106,8 @@ def wave_pulses(plan: StepPlan, pulse_us: int) -> WavePulses:
         if gaps.size and int(gaps.min()) <= pulse_us:
             raise MotionError(
                 f"axis {int(axis)}: steps {int(gaps.min())} us apart, not longer than the "
-                f"{pulse_us} us STEP pulse")
+                f"{pulse_us} us STEP pulse"
+            )
     times = np.concatenate([[0], rises, rises + pulse_us]).astype(np.int64)
     bits = np.concatenate([[0], bit, np.zeros_like(bit)]).astype(np.int64)
     masks = np.concatenate([[0], bit, bit]).astype(np.int64)
@@ -169,7 +179,8 @@ class LgpioWaveExecutor:
         self.lines = [line.line for line in lines]
         self.realtime_note = (
             f"edges timed by lgpio's tx thread (tx_wave), queued up to "
-            f"{(lead_s + chunk_s) * 1e3:.0f} ms ahead")
+            f"{(lead_s + chunk_s) * 1e3:.0f} ms ahead"
+        )
         self._closed = False
         # how far the last plan's start (plan time 0 on the clock) may be off, at most
         self.start_error_s = 0.0
@@ -179,8 +190,9 @@ class LgpioWaveExecutor:
             self.lg.group_claim_output(self.handle, self.lines, [0] * len(self.lines))
         except self.lg.error as exc:
             self._give_back()
-            raise HardwareError(f"lgpio: cannot claim the STEP lines {self.lines} as a group "
-                                f"for tx_wave: {exc}") from exc
+            raise HardwareError(
+                f"lgpio: cannot claim the STEP lines {self.lines} as a group for tx_wave: {exc}"
+            ) from exc
 
     # --- the lines ----------------------------------------------------------------------
 
@@ -215,8 +227,10 @@ class LgpioWaveExecutor:
         for index in range(len(self.axes)):
             dirs = plan.directions[plan.axes == index]
             if dirs.size and bool((dirs != dirs[0]).any()):
-                raise MotionError(f"axis {self.axes[index].name}: a plan for the wave executor "
-                                  "keeps one direction per axis")
+                raise MotionError(
+                    f"axis {self.axes[index].name}: a plan for the wave executor "
+                    "keeps one direction per axis"
+                )
             directions.append(int(dirs[0]) if dirs.size else 0)
         result = StepResult("done", 0, [0] * len(self.axes), self.clock.monotonic())
         if plan.step_count == 0:
@@ -244,23 +258,41 @@ class LgpioWaveExecutor:
             if collecting:
                 gc.enable()
 
-    def _pulse_list(self, pulses: WavePulses, delays: npt.NDArray[np.int64],
-                    span: tuple[int, int]) -> list[Any]:
+    def _pulse_list(
+        self, pulses: WavePulses, delays: npt.NDArray[np.int64], span: tuple[int, int]
+    ) -> list[Any]:
         make = self.lg.pulse
         start, end = span
-        return [make(int(b), int(m), int(d)) for b, m, d in
-                zip(pulses.bits[start:end].tolist(), pulses.masks[start:end].tolist(),
-                    delays[start:end].tolist(), strict=True)]
+        return [
+            make(int(b), int(m), int(d))
+            for b, m, d in zip(
+                pulses.bits[start:end].tolist(),
+                pulses.masks[start:end].tolist(),
+                delays[start:end].tolist(),
+                strict=True,
+            )
+        ]
 
-    def _queue(self, pulses: WavePulses, delays: npt.NDArray[np.int64], span: tuple[int, int]
-               ) -> int:
+    def _queue(
+        self, pulses: WavePulses, delays: npt.NDArray[np.int64], span: tuple[int, int]
+    ) -> int:
         wave = self._pulse_list(pulses, delays, span)
         return int(self.lg.tx_wave(self.handle, self.lines[0], wave))
 
-    def _play(self, plan: StepPlan, pulses: WavePulses, stop_when: Callable[[], bool] | None,
-              result: StepResult) -> StepResult:
-        lg, handle, leader, clock, estop = self.lg, self.handle, self.lines[0], self.clock, \
-            self.estop
+    def _play(
+        self,
+        plan: StepPlan,
+        pulses: WavePulses,
+        stop_when: Callable[[], bool] | None,
+        result: StepResult,
+    ) -> StepResult:
+        lg, handle, leader, clock, estop = (
+            self.lg,
+            self.handle,
+            self.lines[0],
+            self.clock,
+            self.estop,
+        )
         delays = pulses.delays_us
         chunks = pulses.chunks(max(1, round(self.chunk_s * 1e6)))
         lead_us = self.lead_s * 1e6
@@ -339,8 +371,10 @@ class LgpioWaveExecutor:
             if clock.monotonic() - queued_at > START_TIMEOUT_S:
                 self._cancel()
                 self.enable.disable()
-                raise HardwareError(f"lgpio's tx thread did not take up the wave within "
-                                    f"{START_TIMEOUT_S * 1e3:.0f} ms")
+                raise HardwareError(
+                    f"lgpio's tx thread did not take up the wave within "
+                    f"{START_TIMEOUT_S * 1e3:.0f} ms"
+                )
             clock.sleep(START_POLL_S)
         start = started[0] if started else zero_t
         result.start_s = start
@@ -420,10 +454,11 @@ def lgpio_wave_executor(
     they are not lines of gpiozero's lgpio factory with lgpio's wave functions."""
     lines = wave_lines(axes)
     if lines is None:
-        raise HardwareError("the STEP pins are not lines of gpiozero's lgpio factory with "
-                            "lgpio's wave functions (tx_wave)")
-    return LgpioWaveExecutor(axes, enable, clock, min_pulse_s=min_pulse_s, estop=estop,
-                             lines=lines)
+        raise HardwareError(
+            "the STEP pins are not lines of gpiozero's lgpio factory with "
+            "lgpio's wave functions (tx_wave)"
+        )
+    return LgpioWaveExecutor(axes, enable, clock, min_pulse_s=min_pulse_s, estop=estop, lines=lines)
 
 
 def wave_or_stream(
@@ -439,5 +474,6 @@ def wave_or_stream(
     if wave_lines(axes) is not None:
         return lgpio_wave_executor(axes, enable, clock, min_pulse_s, estop, priority)
     log.info("step executor: the Python step thread (the STEP pins have no lgpio wave queue)")
-    return StepStream(axes, enable, clock, min_pulse_s=min_pulse_s, estop=estop,
-                      realtime_priority=priority)
+    return StepStream(
+        axes, enable, clock, min_pulse_s=min_pulse_s, estop=estop, realtime_priority=priority
+    )

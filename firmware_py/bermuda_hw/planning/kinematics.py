@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     )
     from bermuda_hw.rules.board import DotGrid
 
+
 @dataclass(frozen=True)
 class AxisKinematics:
     """One axis: axis step 0 is the endstop's trigger point; board = axis + offset."""
@@ -123,8 +124,11 @@ class StepperRotationKinematics:
 
     def heading_deg(self, position_steps: int) -> float:
         """The cloud's heading (clockwise from letter A) at an absolute position."""
-        return geometry.wrap_deg(geometry.steps_to_deg(
-            position_steps - self.zero_offset_steps, self.half_steps_per_cloud_rev))
+        return geometry.wrap_deg(
+            geometry.steps_to_deg(
+                position_steps - self.zero_offset_steps, self.half_steps_per_cloud_rev
+            )
+        )
 
     def letter_at(self, position_steps: int) -> int:
         """The letter nearest the notch at an absolute position."""

@@ -36,19 +36,24 @@ class SoftLimits:
         `gantry.<axis>.board_offset_mm`).
         """
         if not grid.contains(*park_dot):
-            raise ConfigError(source, "gantry.park_dot",
-                              f"[{park_dot[0]}, {park_dot[1]}] is not a dot of the board's "
-                              f"{grid.cols} x {grid.rows} grid (columns 0..{grid.cols - 1}, "
-                              f"rows 0..{grid.rows - 1})")
+            raise ConfigError(
+                source,
+                "gantry.park_dot",
+                f"[{park_dot[0]}, {park_dot[1]}] is not a dot of the board's "
+                f"{grid.cols} x {grid.rows} grid (columns 0..{grid.cols - 1}, "
+                f"rows 0..{grid.rows - 1})",
+            )
         for index, axis in enumerate(self.kinematics.axes):
             for board_mm in (self.min_board_mm[index], self.max_board_mm[index]):
                 steps = axis.board_to_steps(board_mm)
                 if not 0 <= steps <= axis.travel_steps:
                     raise ConfigError(
-                        source, f"gantry.{axis.name}.board_offset_mm",
+                        source,
+                        f"gantry.{axis.name}.board_offset_mm",
                         f"with {axis.board_offset_mm:g} mm the outside dots at {axis.name} = "
                         f"{board_mm:g} mm lie at {axis.steps_to_axis_mm(steps):.1f} mm of the "
-                        f"axis, beyond its travel 0..{axis.travel_mm:g} mm")
+                        f"axis, beyond its travel 0..{axis.travel_mm:g} mm",
+                    )
 
     def within_grid(self, steps: tuple[int, int]) -> bool:
         try:

@@ -54,20 +54,33 @@ def _edge(board: Board, start: CloudPose, end: CloudPose) -> SpinPath:
     """A move or a turn as the rules' sweep describes one (the spin is only a label)."""
     turn_deg = board.cloud.turn_deg(start.letter, end.letter)
     turned = CloudPose(start.col, start.row, end.letter)
-    return SpinPath(spin=Spin(end.letter, 1, "N"), start=start, turned=turned, end=end,
-                    turn_deg=turn_deg, dots=((start.col, start.row), (end.col, end.row)),
-                    leaves_board=False)
+    return SpinPath(
+        spin=Spin(end.letter, 1, "N"),
+        start=start,
+        turned=turned,
+        end=end,
+        turn_deg=turn_deg,
+        dots=((start.col, start.row), (end.col, end.row)),
+        leaves_board=False,
+    )
 
 
-def clear_route(board: Board, start: CloudPose, goal: CloudPose,
-                ships: Mapping[str, Point], *, margin_mm: float = MARGIN_MM,
-                clockwise_only: bool = True) -> Route:
+def clear_route(
+    board: Board,
+    start: CloudPose,
+    goal: CloudPose,
+    ships: Mapping[str, Point],
+    *,
+    margin_mm: float = MARGIN_MM,
+    clockwise_only: bool = True,
+) -> Route:
     """The shortest route from `start` to `goal` that sweeps the fewest ships (see above).
 
     `clockwise_only`: the rotation actuator turns clockwise only (a stepper);
     otherwise (a servo) it turns either way between letters A and H, never
     across from H to A.
     """
+
     def finish(pose: CloudPose) -> tuple[float, frozenset[str]] | None:
         return (0.0, frozenset()) if pose == goal else None
 
@@ -75,16 +88,26 @@ def clear_route(board: Board, start: CloudPose, goal: CloudPose,
 
 
 def _widened(board: Board, margin_mm: float) -> Board:
-    return dataclasses.replace(board, cloud=dataclasses.replace(
-        board.cloud, capture_radius_mm=board.cloud.capture_radius_mm + margin_mm))
+    return dataclasses.replace(
+        board,
+        cloud=dataclasses.replace(
+            board.cloud, capture_radius_mm=board.cloud.capture_radius_mm + margin_mm
+        ),
+    )
 
 
 # The cost and the ships swept of ending the route at a pose, or None if it cannot end there.
 Finish = Callable[[CloudPose], "tuple[float, frozenset[str]] | None"]
 
 
-def _search(board: Board, start: CloudPose, finish: Finish, ships: Mapping[str, Point],
-            margin_mm: float, clockwise_only: bool) -> Route:
+def _search(
+    board: Board,
+    start: CloudPose,
+    finish: Finish,
+    ships: Mapping[str, Point],
+    margin_mm: float,
+    clockwise_only: bool,
+) -> Route:
     """Dijkstra over the dots and letters: the cheapest route to a pose where `finish` lets
     the route end, counting each ship swept (on the way or by the finish) as a long detour."""
     wide = _widened(board, margin_mm)
@@ -95,15 +118,22 @@ def _search(board: Board, start: CloudPose, finish: Finish, ships: Mapping[str, 
     def sweeps(a: CloudPose, b: CloudPose) -> frozenset[str]:
         if not ships:
             return frozenset()
-        if (a.col, a.row) == (b.col, b.row) and not clockwise_only and (
-                board.cloud.heading_deg(b.letter) < board.cloud.heading_deg(a.letter)):
+        if (
+            (a.col, a.row) == (b.col, b.row)
+            and not clockwise_only
+            and (board.cloud.heading_deg(b.letter) < board.cloud.heading_deg(a.letter))
+        ):
             # a servo turning back (counter-clockwise) sweeps the arc of the clockwise turn
             a, b = b, a
         # only ships near the edge's two dots can be reached by its magnets
-        reach = max((m.radius_mm for m in board.cloud.magnets), default=0.0) \
-            + wide.cloud.capture_radius_mm + pitch * 1.5
-        near = {sid: p for sid, p in ships.items()
-                if math.dist(p, grid.dot_mm(a.col, a.row)) <= reach}
+        reach = (
+            max((m.radius_mm for m in board.cloud.magnets), default=0.0)
+            + wide.cloud.capture_radius_mm
+            + pitch * 1.5
+        )
+        near = {
+            sid: p for sid, p in ships.items() if math.dist(p, grid.dot_mm(a.col, a.row)) <= reach
+        }
         return swept_ships(wide, _edge(board, a, b), near) if near else frozenset()
 
     best: dict[CloudPose, float] = {start: 0.0}
@@ -124,12 +154,13 @@ def _search(board: Board, start: CloudPose, finish: Finish, ships: Mapping[str, 
                 end = (total, pose, ending[1])
         steps: list[tuple[CloudPose, float]] = []
         if clockwise_only:
-            steps.append((CloudPose(pose.col, pose.row, (pose.letter + 1) % letters),
-                          TURN_COST_MM))
+            steps.append((CloudPose(pose.col, pose.row, (pose.letter + 1) % letters), TURN_COST_MM))
         else:
-            steps.extend((CloudPose(pose.col, pose.row, letter), TURN_COST_MM)
-                         for letter in (pose.letter - 1, pose.letter + 1)
-                         if 0 <= letter < letters)
+            steps.extend(
+                (CloudPose(pose.col, pose.row, letter), TURN_COST_MM)
+                for letter in (pose.letter - 1, pose.letter + 1)
+                if 0 <= letter < letters
+            )
         for dc, dr in NEIGHBOURS:
             col, row = pose.col + dc, pose.row + dr
             if grid.contains(col, row):
@@ -155,8 +186,15 @@ def _search(board: Board, start: CloudPose, finish: Finish, ships: Mapping[str, 
     return Route(_straighten(poses), tuple(sorted(passed)))
 
 
-def line_sweeps(board: Board, a_mm: Point, b_mm: Point, letter: int,
-                ships: Mapping[str, Point], *, margin_mm: float = MARGIN_MM) -> frozenset[str]:
+def line_sweeps(
+    board: Board,
+    a_mm: Point,
+    b_mm: Point,
+    letter: int,
+    ships: Mapping[str, Point],
+    *,
+    margin_mm: float = MARGIN_MM,
+) -> frozenset[str]:
     """The ships that the magnets pass within the capture radius (plus `margin_mm`) when the
     cloud's locater goes straight from `a_mm` to `b_mm` showing `letter` (anywhere on the
     board, on a dot or not)."""
@@ -175,13 +213,17 @@ def line_sweeps(board: Board, a_mm: Point, b_mm: Point, letter: int,
 def _distance_to_segment(point: Point, a: Point, b: Point) -> float:
     dx, dy = b[0] - a[0], b[1] - a[1]
     length2 = dx * dx + dy * dy
-    t = 0.0 if length2 == 0.0 else max(0.0, min(1.0, (
-        (point[0] - a[0]) * dx + (point[1] - a[1]) * dy) / length2))
+    t = (
+        0.0
+        if length2 == 0.0
+        else max(0.0, min(1.0, ((point[0] - a[0]) * dx + (point[1] - a[1]) * dy) / length2))
+    )
     return math.dist(point, (a[0] + t * dx, a[1] + t * dy))
 
 
-def carried_ships(board: Board, at_mm: Point, letter: int,
-                  ships: Mapping[str, Point]) -> frozenset[str]:
+def carried_ships(
+    board: Board, at_mm: Point, letter: int, ships: Mapping[str, Point]
+) -> frozenset[str]:
     """The ships already within a magnet's capture radius with the cloud where it stands:
     they go where the cloud goes whatever route it takes."""
     return line_sweeps(board, at_mm, at_mm, letter, ships, margin_mm=0.0)
@@ -215,9 +257,16 @@ class HomingApproach:
         return (self.last_mm[0], self.home_mm[1])
 
 
-def homing_approach(board: Board, start_mm: Point, letter: int, home_mm: Point,
-                    ships: Mapping[str, Point], *, margin_mm: float = MARGIN_MM,
-                    clockwise_only: bool = True) -> HomingApproach:
+def homing_approach(
+    board: Board,
+    start_mm: Point,
+    letter: int,
+    home_mm: Point,
+    ships: Mapping[str, Point],
+    *,
+    margin_mm: float = MARGIN_MM,
+    clockwise_only: bool = True,
+) -> HomingApproach:
     """The route from the cloud's seen place to the endstops that sweeps the fewest ships.
 
     The homing legs (from a dot straight along y to the home row, then along
@@ -240,8 +289,7 @@ def homing_approach(board: Board, start_mm: Point, letter: int, home_mm: Point,
     free = {sid: p for sid, p in free.items() if sid not in close}
     col, row = grid.nearest_dot(*start_mm)
     start = CloudPose(col, row, letter)
-    first = line_sweeps(board, start_mm, grid.dot_mm(col, row), letter, free,
-                        margin_mm=margin_mm)
+    first = line_sweeps(board, start_mm, grid.dot_mm(col, row), letter, free, margin_mm=margin_mm)
     first |= line_sweeps(board, start_mm, grid.dot_mm(col, row), letter, near, margin_mm=0.0)
 
     def finish(pose: CloudPose) -> tuple[float, frozenset[str]]:
@@ -276,8 +324,12 @@ def _straighten(poses: list[CloudPose]) -> tuple[CloudPose, ...]:
             same_letter = a.letter == b.letter == c.letter
             d1 = (b.col - a.col, b.row - a.row)
             d2 = (c.col - b.col, c.row - b.row)
-            if same_letter and d1 != (0, 0) and d1[0] * d2[1] == d1[1] * d2[0] \
-                    and d1[0] * d2[0] + d1[1] * d2[1] > 0:
+            if (
+                same_letter
+                and d1 != (0, 0)
+                and d1[0] * d2[1] == d1[1] * d2[0]
+                and d1[0] * d2[0] + d1[1] * d2[1] > 0
+            ):
                 continue
         out.append(poses[i])
     return tuple(out)

@@ -79,9 +79,7 @@ def plan_line(
     deltas = (end_steps[0] - start_steps[0], end_steps[1] - start_steps[1])
     mm = [d / axis.steps_per_mm for d, axis in zip(deltas, kinematics.axes, strict=True)]
     length_mm = math.hypot(mm[0], mm[1])
-    profile = plan_profile(
-        length_mm, limits.max_speed_mm_s, limits.accel_mm_s2, limits.jerk_mm_s3
-    )
+    profile = plan_profile(length_mm, limits.max_speed_mm_s, limits.accel_mm_s2, limits.jerk_mm_s3)
     times: list[npt.NDArray[np.float64]] = []
     axes: list[npt.NDArray[np.int8]] = []
     dirs: list[npt.NDArray[np.int8]] = []

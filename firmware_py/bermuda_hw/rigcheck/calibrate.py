@@ -89,8 +89,12 @@ def _locater_by_geometry(
     return (nx + (float(apparent[0]) - nx) * factor, ny + (float(apparent[1]) - ny) * factor)
 
 
-def sight_cloud(camera: CameraSource, reader: BoardReader, frames: int = FRAMES_PER_POINT,
-                camera_height_mm: float = 0.0) -> CloudSighting:
+def sight_cloud(
+    camera: CameraSource,
+    reader: BoardReader,
+    frames: int = FRAMES_PER_POINT,
+    camera_height_mm: float = 0.0,
+) -> CloudSighting:
     """Average the cloud's marker over several frames (the heading as a circular mean).
 
     With the camera's height above the board known (`[camera] height_mm`) and
@@ -125,8 +129,7 @@ def sight_cloud(camera: CameraSource, reader: BoardReader, frames: int = FRAMES_
         raise CalibrationFailed(
             f"the cloud's marker was not seen in {frames} frames: uncover it and check the light"
         )
-    return CloudSighting(float(np.mean(xs)), float(np.mean(ys)), mean_heading_deg(sighted),
-                         letter)
+    return CloudSighting(float(np.mean(xs)), float(np.mean(ys)), mean_heading_deg(sighted), letter)
 
 
 @dataclass(frozen=True)
@@ -143,10 +146,14 @@ class GantryFit:
     def changes(self) -> dict[str, dict[str, Value]]:
         return {
             "gantry": {"skew_deg": round(self.skew_deg, 4)},
-            "gantry.x": {"steps_per_mm": round(self.steps_per_mm[0], 5),
-                         "board_offset_mm": round(self.board_offset_mm[0], 3)},
-            "gantry.y": {"steps_per_mm": round(self.steps_per_mm[1], 5),
-                         "board_offset_mm": round(self.board_offset_mm[1], 3)},
+            "gantry.x": {
+                "steps_per_mm": round(self.steps_per_mm[0], 5),
+                "board_offset_mm": round(self.board_offset_mm[0], 3),
+            },
+            "gantry.y": {
+                "steps_per_mm": round(self.steps_per_mm[1], 5),
+                "board_offset_mm": round(self.board_offset_mm[1], 3),
+            },
         }
 
 
@@ -164,13 +171,22 @@ def fit_gantry(steps: list[tuple[int, int]], seen_mm: list[tuple[float, float]])
     skew = math.degrees(math.atan(bx * ky))
     model = np.column_stack([ax @ np.array([ox, cx, bx]), ay @ np.array([oy, cy])])
     errors = np.hypot(*(model - p).T)
-    return GantryFit((float(kx), float(ky)), (float(ox), float(oy)), skew,
-                     float(np.sqrt(np.mean(errors**2))), float(errors.max()), len(s))
+    return GantryFit(
+        (float(kx), float(ky)),
+        (float(ox), float(oy)),
+        skew,
+        float(np.sqrt(np.mean(errors**2))),
+        float(errors.max()),
+        len(s),
+    )
 
 
 def calibrate_gantry(
-    mover: CloudMover, camera: CameraSource, board: Board,
-    dots: tuple[tuple[int, int], ...] = GANTRY_DOTS, camera_height_mm: float = 0.0,
+    mover: CloudMover,
+    camera: CameraSource,
+    board: Board,
+    dots: tuple[tuple[int, int], ...] = GANTRY_DOTS,
+    camera_height_mm: float = 0.0,
 ) -> GantryFit:
     """Home, visit the dots, sight the marker at each, and fit the gantry's mechanics.
 
@@ -213,10 +229,12 @@ class RotationFit:
         return self.owner_letter is None or self.owner_letter == self.expected_letter
 
     def changes(self) -> dict[str, dict[str, Value]]:
-        return {"rotation.stepper": {
-            "half_steps_per_rev": round(self.half_steps_per_cloud_rev / self.gear_ratio, 3),
-            "zero_offset_steps": self.zero_offset_steps,
-        }}
+        return {
+            "rotation.stepper": {
+                "half_steps_per_rev": round(self.half_steps_per_cloud_rev / self.gear_ratio, 3),
+                "zero_offset_steps": self.zero_offset_steps,
+            }
+        }
 
 
 def fit_rotation(positions: list[int], headings_deg: list[float]) -> tuple[float, float, float]:
@@ -230,14 +248,22 @@ def fit_rotation(positions: list[int], headings_deg: list[float]) -> tuple[float
     slope, intercept = np.polyfit(p, np.degrees(h), 1)
     residual = np.degrees(h) - (slope * p + intercept)
     if slope <= 0:
-        raise CalibrationFailed("the marker turned counterclockwise: set [rotation.stepper] "
-                                "invert = true")
-    return (steps_to_deg(1.0, float(slope)), wrap_deg(float(intercept)),
-            float(np.sqrt(np.mean(residual**2))))
+        raise CalibrationFailed(
+            "the marker turned counterclockwise: set [rotation.stepper] invert = true"
+        )
+    return (
+        steps_to_deg(1.0, float(slope)),
+        wrap_deg(float(intercept)),
+        float(np.sqrt(np.mean(residual**2))),
+    )
 
 
 def calibrate_rotation(
-    mover: CloudMover, camera: CameraSource, board: Board, config: Config, owner: Owner,
+    mover: CloudMover,
+    camera: CameraSource,
+    board: Board,
+    config: Config,
+    owner: Owner,
 ) -> RotationFit:
     """One full turn of the cloud at the centre dot, sighted step by step; then ask the owner."""
     rotation: Any = mover.rotation

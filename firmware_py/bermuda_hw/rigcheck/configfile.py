@@ -64,20 +64,25 @@ def _set(lines: list[str], section: str, key: str, literal: str) -> list[str]:
         if match is not None:
             comment = match.group(3) or ""
             if comment:
-                width = len(match.group(1)) + len(match.group(2)) + len(comment) \
-                    - len(comment.lstrip())
+                width = (
+                    len(match.group(1)) + len(match.group(2)) + len(comment) - len(comment.lstrip())
+                )
                 line = f"{match.group(1)}{literal}"
                 comment = " " * max(1, width - len(line)) + comment.lstrip()
-                return [*lines[:i], line + comment, *lines[i + 1:]]
-            return [*lines[:i], f"{match.group(1)}{literal}", *lines[i + 1:]]
+                return [*lines[:i], line + comment, *lines[i + 1 :]]
+            return [*lines[:i], f"{match.group(1)}{literal}", *lines[i + 1 :]]
         if lines[i].strip() and not lines[i].lstrip().startswith("#"):
             last_key = i
-    return [*lines[:last_key + 1], f"{key} = {literal}", *lines[last_key + 1:]]
+    return [*lines[: last_key + 1], f"{key} = {literal}", *lines[last_key + 1 :]]
 
 
 def config_diff(old: str, new: str, name: str) -> str:
     """A unified diff of the file before and after."""
-    return "".join(difflib.unified_diff(
-        old.splitlines(keepends=True), new.splitlines(keepends=True),
-        fromfile=f"{name} (now)", tofile=f"{name} (calibrated)",
-    ))
+    return "".join(
+        difflib.unified_diff(
+            old.splitlines(keepends=True),
+            new.splitlines(keepends=True),
+            fromfile=f"{name} (now)",
+            tofile=f"{name} (calibrated)",
+        )
+    )

@@ -65,8 +65,12 @@ class _NoRotation:
     def assume_letter(self, letter: int) -> None:
         pass
 
-    def turn_to(self, letter: int, stop: threading.Event | None = None,
-                held: Callable[[], bool] | None = None) -> float:
+    def turn_to(
+        self,
+        letter: int,
+        stop: threading.Event | None = None,
+        held: Callable[[], bool] | None = None,
+    ) -> float:
         raise BusError("no PCA9685: the cloud cannot be turned")
 
     def release(self) -> None:
@@ -115,8 +119,11 @@ class SelfTest:
         self._add("config", True, f"{config.source or 'built-in defaults'} read and checked")
         factory = self.backend.pin_factory
         chip = getattr(factory, "chip", None)
-        self._add("pin factory", True, f"{type(factory).__name__}"
-                  + (f" on /dev/gpiochip{chip}" if chip is not None else ""))
+        self._add(
+            "pin factory",
+            True,
+            f"{type(factory).__name__}" + (f" on /dev/gpiochip{chip}" if chip is not None else ""),
+        )
         pca, rotation = self._probe_i2c()
         stack = contextlib.ExitStack()
         with stack:
@@ -125,16 +132,25 @@ class SelfTest:
                     build_motion(config, self.backend, self.board, rotation=rotation)
                 )
             except ConfigError as exc:  # no e-stop input: nothing may move
-                self._add("e-stop", False, str(exc),
-                          "wire the e-stop and set [controls] estop_pin; nothing was moved")
+                self._add(
+                    "e-stop",
+                    False,
+                    str(exc),
+                    "wire the e-stop and set [controls] estop_pin; nothing was moved",
+                )
                 return self.lines
             except BermudaError as exc:
-                self._add("GPIO pins", False, str(exc),
-                          "check the pin numbers in [gantry] and [controls]")
+                self._add(
+                    "GPIO pins", False, str(exc), "check the pin numbers in [gantry] and [controls]"
+                )
                 return self.lines
             except Exception as exc:  # gpiozero's own errors: a pin in use, no such pin
-                self._add("GPIO pins", False, f"{type(exc).__name__}: {exc}",
-                          "check the pin numbers in [gantry] and [controls]")
+                self._add(
+                    "GPIO pins",
+                    False,
+                    f"{type(exc).__name__}: {exc}",
+                    "check the pin numbers in [gantry] and [controls]",
+                )
                 return self.lines
             if pca is not None:
                 stack.callback(pca.close)
@@ -158,9 +174,13 @@ class SelfTest:
         try:
             pca, actuator = create_rotation(self.backend, self.config, headings)
         except (BusError, OSError, ValueError) as exc:
-            self._add("I2C PCA9685", False, f"nothing answers at {address}: {exc}",
-                      "check the PCA9685's VCC, GND, SDA and SCL wires and its address jumpers; "
-                      "`i2cdetect -y 1` lists what answers on the bus")
+            self._add(
+                "I2C PCA9685",
+                False,
+                f"nothing answers at {address}: {exc}",
+                "check the PCA9685's VCC, GND, SDA and SCL wires and its address jumpers; "
+                "`i2cdetect -y 1` lists what answers on the bus",
+            )
             return None, _NoRotation()
         self._add("I2C PCA9685", True, f"answers at {address}; {rotation.kind} rotation ready")
         return pca, actuator
@@ -173,11 +193,15 @@ class SelfTest:
         if mover.stream.realtime or wanted <= 0:
             self._add("step timing", True, note)
             return
-        self._add("step timing", False, note,
-                  "give the service CAP_SYS_NICE or a real-time limit (LimitRTPRIO=50 in "
-                  "systemd/bermuda-hw.service), or install python3-lgpio so that lgpio's "
-                  "wave queue times the steps; "
-                  "`bermuda-hw selftest --timing` measures the edges")
+        self._add(
+            "step timing",
+            False,
+            note,
+            "give the service CAP_SYS_NICE or a real-time limit (LimitRTPRIO=50 in "
+            "systemd/bermuda-hw.service), or install python3-lgpio so that lgpio's "
+            "wave queue times the steps; "
+            "`bermuda-hw selftest --timing` measures the edges",
+        )
 
     def _wait(self, reading: Callable[[], bool], want: bool) -> bool:
         deadline = self.clock.monotonic() + self.press_timeout_s
@@ -188,41 +212,67 @@ class SelfTest:
                 return False
             self.clock.sleep(POLL_S)
 
-    def _switch(self, name: str, key: str, what: str, reading: Callable[[], bool],
-                wiring: str) -> None:
+    def _switch(
+        self, name: str, key: str, what: str, reading: Callable[[], bool], wiring: str
+    ) -> None:
         if reading():
-            self._add(name, False, "reads pressed while nothing should press it",
-                      f"{what}: if the carriage sits on it, move it off by hand; otherwise the "
-                      f"contact setting is inverted, or (normally closed) its wire is broken. "
-                      f"{wiring}")
+            self._add(
+                name,
+                False,
+                "reads pressed while nothing should press it",
+                f"{what}: if the carriage sits on it, move it off by hand; otherwise the "
+                f"contact setting is inverted, or (normally closed) its wire is broken. "
+                f"{wiring}",
+            )
             return
         timeout = f"{self.press_timeout_s:g} s"
         self.owner.press(key, f"press and hold {what} (within {timeout})", reading)
         if not self._wait(reading, True):
-            self._add(name, False, f"never read pressed within {timeout}",
-                      f"check {what}'s wires to its GPIO and ground, and its contact setting. "
-                      f"{wiring}")
+            self._add(
+                name,
+                False,
+                f"never read pressed within {timeout}",
+                f"check {what}'s wires to its GPIO and ground, and its contact setting. {wiring}",
+            )
             return
         self.owner.release(key, f"release {what}", reading)
         if not self._wait(reading, False):
-            self._add(name, False, f"still reads pressed {timeout} after release",
-                      f"check {what} for a short to ground or a stuck lever. {wiring}")
+            self._add(
+                name,
+                False,
+                f"still reads pressed {timeout} after release",
+                f"check {what} for a short to ground or a stuck lever. {wiring}",
+            )
             return
         self._add(name, True, "pressed and released")
 
     def _switches(self, mover: CloudMover, controls: TableControls) -> None:
         for axis, endstop in zip(self.config.gantry.axes, mover.endstops, strict=True):
-            self._switch(f"endstop {axis.name}", f"endstop {axis.name}",
-                         f"the {axis.name} endstop", _pressed(endstop),
-                         f"[gantry.{axis.name}] endstop_pin = {axis.endstop_pin}")
+            self._switch(
+                f"endstop {axis.name}",
+                f"endstop {axis.name}",
+                f"the {axis.name} endstop",
+                _pressed(endstop),
+                f"[gantry.{axis.name}] endstop_pin = {axis.endstop_pin}",
+            )
         c = self.config.controls
         estop = controls.estop_button
         assert estop is not None  # motion.build refuses a rig without one
-        self._switch("e-stop", "estop", "the e-stop button", lambda: bool(estop.is_pressed),
-                     f"[controls] estop_pin = {c.estop_pin}")
+        self._switch(
+            "e-stop",
+            "estop",
+            "the e-stop button",
+            lambda: bool(estop.is_pressed),
+            f"[controls] estop_pin = {c.estop_pin}",
+        )
         button = controls.spin_button
-        self._switch("spin button", "button", "the spin button", lambda: bool(button.is_pressed),
-                     f"[controls] spin_button_pin = {c.spin_button_pin}")
+        self._switch(
+            "spin button",
+            "button",
+            "the spin button",
+            lambda: bool(button.is_pressed),
+            f"[controls] spin_button_pin = {c.spin_button_pin}",
+        )
 
     def _signals(self, controls: TableControls) -> None:
         c = self.config.controls
@@ -248,8 +298,12 @@ class SelfTest:
         elif answer:
             self._add(name, True, "confirmed by the owner")
         else:
-            self._add(name, False, "not seen by the owner",
-                      f"check its polarity, series resistor and wire; {wiring}")
+            self._add(
+                name,
+                False,
+                "not seen by the owner",
+                f"check its polarity, series resistor and wire; {wiring}",
+            )
 
     def _camera(self, stack: contextlib.ExitStack) -> CameraSource | None:
         try:
@@ -258,9 +312,13 @@ class SelfTest:
             stack.callback(camera.close)
             frames = [camera.read() for _ in range(3)]
         except (CameraError, NotImplementedError) as exc:
-            self._add("camera", False, str(exc),
-                      "check the camera's ribbon cable and [camera] source; on a Pi, "
-                      "`rpicam-hello --list-cameras` lists what the system sees")
+            self._add(
+                "camera",
+                False,
+                str(exc),
+                "check the camera's ribbon cable and [camera] source; on a Pi, "
+                "`rpicam-hello --list-cameras` lists what the system sees",
+            )
             return None
         h, w = frames[-1].image.shape[:2]
         self._add("camera", True, f"{len(frames)} frames of {w} x {h} px")
@@ -289,28 +347,46 @@ class SelfTest:
         under = []
         if best is not None and best.cloud is not None:  # a corner the cloud itself hides
             reach = self.board.cloud.footprint_radius_mm
-            under = [m for m in missing
-                     if math.dist((m.x_mm, m.y_mm), (best.cloud.x_mm, best.cloud.y_mm))
-                     <= reach + m.size_mm]
+            under = [
+                m
+                for m in missing
+                if math.dist((m.x_mm, m.y_mm), (best.cloud.x_mm, best.cloud.y_mm))
+                <= reach + m.size_mm
+            ]
         if under and len(under) == len(missing):
             ids = ", ".join(str(m.id) for m in under)
-            self._add("corner markers", None,
-                      f"marker {ids} lies under the cloud; the others are seen",
-                      "home the rig (the cloud then waits at the centre) and run again")
+            self._add(
+                "corner markers",
+                None,
+                f"marker {ids} lies under the cloud; the others are seen",
+                "home the rig (the cloud then waits at the centre) and run again",
+            )
         elif missing:
             names = ", ".join(f"{m.id} at ({m.x_mm:g}, {m.y_mm:g}) mm" for m in missing)
-            self._add("corner markers", False, f"not seen: {names}",
-                      "uncover those corners; check the camera's framing, focus and the light")
+            self._add(
+                "corner markers",
+                False,
+                f"not seen: {names}",
+                "uncover those corners; check the camera's framing, focus and the light",
+            )
         else:
             self._add("corner markers", True, f"all {len(corners)} seen")
         cloud_id = self.board.markers.cloud_id
         if best is None or best.cloud is None:
-            self._add("cloud marker", False, f"marker {cloud_id} on the cloud not seen",
-                      "uncover the marker on the cloud; it must face up, flat, fully in view")
+            self._add(
+                "cloud marker",
+                False,
+                f"marker {cloud_id} on the cloud not seen",
+                "uncover the marker on the cloud; it must face up, flat, fully in view",
+            )
             return None
         cloud = best.cloud
-        self._add("cloud marker", True, f"marker {cloud_id} at dot ({cloud.col}, {cloud.row}), "
-                  f"letter {cloud.letter_name}, heading {cloud.heading_deg:.1f} degrees")
+        self._add(
+            "cloud marker",
+            True,
+            f"marker {cloud_id} at dot ({cloud.col}, {cloud.row}), "
+            f"letter {cloud.letter_name}, heading {cloud.heading_deg:.1f} degrees",
+        )
         return best
 
     def _homing(self, mover: CloudMover) -> None:
@@ -320,8 +396,11 @@ class SelfTest:
             blocked.append("e-stop")
         if blocked:
             for name in ("y", "x"):  # the order homing takes
-                self._add(f"homing {name}", None,
-                          f"not tried: the {' and '.join(blocked)} line failed above")
+                self._add(
+                    f"homing {name}",
+                    None,
+                    f"not tried: the {' and '.join(blocked)} line failed above",
+                )
             return
         try:
             mover.home()
@@ -330,9 +409,13 @@ class SelfTest:
             failed = next((n for n in names if f"axis {n}" in text), None)
             for name in ("y", "x"):  # the order homing takes
                 if failed is None or name == failed:
-                    self._add(f"homing {name}", False, text,
-                              "watch the carriage: it must move toward the endstop; if it "
-                              "moves away, set invert_dir; if it stalls, lower home_speed_mm_s")
+                    self._add(
+                        f"homing {name}",
+                        False,
+                        text,
+                        "watch the carriage: it must move toward the endstop; if it "
+                        "moves away, set invert_dir; if it stalls, lower home_speed_mm_s",
+                    )
                     if failed is not None:
                         break
                 else:
@@ -341,8 +424,9 @@ class SelfTest:
         for name in ("y", "x"):
             self._add(f"homing {name}", True, "found its endstop, backed off and found it again")
 
-    def _full_turn(self, mover: CloudMover, camera: CameraSource | None,
-                   reading: FrameReading | None) -> None:
+    def _full_turn(
+        self, mover: CloudMover, camera: CameraSource | None, reading: FrameReading | None
+    ) -> None:
         needs = []
         if isinstance(mover.rotation, _NoRotation):
             needs.append("I2C PCA9685")
@@ -359,8 +443,12 @@ class SelfTest:
             mover.goto_dot(*self.board.grid.centre)
             start = self._read(camera, reader)
             if start is None or start.cloud is None:
-                self._add("cloud full turn", False, "the cloud marker was lost at the centre dot",
-                          "check the light and the camera's view of the centre")
+                self._add(
+                    "cloud full turn",
+                    False,
+                    "the cloud marker was lost at the centre dot",
+                    "check the light and the camera's view of the centre",
+                )
                 return
             mover.rotation.assume_letter(start.cloud.letter)
             first = start.cloud.letter
@@ -370,33 +458,50 @@ class SelfTest:
                 mover.turn_to(letter)
                 seen = self._read(camera, reader)
                 if seen is None or seen.cloud is None or seen.cloud.letter != letter:
-                    shown = "nothing" if seen is None or seen.cloud is None else \
-                        f"letter {seen.cloud.letter_name}"
-                    self._add("cloud full turn", False,
-                              f"turned to letter {LETTERS[letter]}, the marker shows {shown}",
-                              "check the rotation motor's channels (ULN2003 IN1..IN4), "
-                              "half_steps_per_rev, step_rate_hz and the coupling to the cloud")
+                    shown = (
+                        "nothing"
+                        if seen is None or seen.cloud is None
+                        else f"letter {seen.cloud.letter_name}"
+                    )
+                    self._add(
+                        "cloud full turn",
+                        False,
+                        f"turned to letter {LETTERS[letter]}, the marker shows {shown}",
+                        "check the rotation motor's channels (ULN2003 IN1..IN4), "
+                        "half_steps_per_rev, step_rate_hz and the coupling to the cloud",
+                    )
                     return
             assert seen is not None and seen.cloud is not None
             drift = signed_deg(seen.cloud.heading_deg - start.cloud.heading_deg)
         except HardwareError as exc:
-            self._add("cloud full turn", False, str(exc),
-                      "check the PCA9685's power and the motor's wiring")
+            self._add(
+                "cloud full turn",
+                False,
+                str(exc),
+                "check the PCA9685's power and the motor's wiring",
+            )
             return
         if abs(drift) > TURN_TOLERANCE_DEG:
-            self._add("cloud full turn", False,
-                      f"after a full turn the marker is {drift:+.1f} degrees off where it began",
-                      "run `bermuda-hw calibrate rotation` (half_steps_per_rev)")
+            self._add(
+                "cloud full turn",
+                False,
+                f"after a full turn the marker is {drift:+.1f} degrees off where it began",
+                "run `bermuda-hw calibrate rotation` (half_steps_per_rev)",
+            )
             return
-        self._add("cloud full turn", True,
-                  f"all {count} letters seen at the notch; back within {abs(drift):.1f} degrees")
+        self._add(
+            "cloud full turn",
+            True,
+            f"all {count} letters seen at the notch; back within {abs(drift):.1f} degrees",
+        )
 
 
 def _pressed(device: Any) -> Callable[[], bool]:
     return lambda: bool(device.is_pressed)
 
 
-def run_selftest(config: Config, board: Board, backend: Backend, owner: Owner,
-                 **options: Any) -> list[CheckLine]:
+def run_selftest(
+    config: Config, board: Board, backend: Backend, owner: Owner, **options: Any
+) -> list[CheckLine]:
     """Run the checklist; see `SelfTest`."""
     return SelfTest(config, board, backend, owner, **options).run()

@@ -59,17 +59,24 @@ class TimingReport:
 
     @property
     def ok(self) -> bool:
-        return (self.seen == self.planned and self.p99_us <= GOAL_P99_US
-                and self.max_us < self.limit_us)
+        return (
+            self.seen == self.planned and self.p99_us <= GOAL_P99_US and self.max_us < self.limit_us
+        )
 
     def summary(self) -> str:
-        return (f"{self.seen} of {self.planned} edges read back; error p50 {self.p50_us:.1f} us, "
-                f"p99 {self.p99_us:.1f} us, max {self.max_us:.1f} us (goal: every edge, p99 <= "
-                f"{GOAL_P99_US:g} us, max < {self.limit_us:.0f} us); {self.executor}")
+        return (
+            f"{self.seen} of {self.planned} edges read back; error p50 {self.p50_us:.1f} us, "
+            f"p99 {self.p99_us:.1f} us, max {self.max_us:.1f} us (goal: every edge, p99 <= "
+            f"{GOAL_P99_US:g} us, max < {self.limit_us:.0f} us); {self.executor}"
+        )
 
 
-def judge_timing(planned_s: npt.NDArray[np.float64], seen_s: npt.NDArray[np.float64],
-                 limit_us: float, executor: str = "") -> TimingReport:
+def judge_timing(
+    planned_s: npt.NDArray[np.float64],
+    seen_s: npt.NDArray[np.float64],
+    limit_us: float,
+    executor: str = "",
+) -> TimingReport:
     """Compare read-back rising edges with the planned ones (both from their first edge)."""
     planned_s = np.asarray(planned_s, dtype=np.float64)
     seen_s = np.sort(np.asarray(seen_s, dtype=np.float64))
@@ -85,12 +92,19 @@ def step_train(rate_hz: float, count: int) -> StepPlan:
     """`count` steps of axis x at one rate, the first one period after the start."""
     times = np.arange(1, count + 1, dtype=np.float64) / rate_hz
     profile = TrapezoidProfile.plan(float(count), rate_hz, 1e12)
-    return StepPlan((0, 0), (count, 0), profile, times, np.zeros(count, dtype=np.int8),
-                    np.ones(count, dtype=np.int8))
+    return StepPlan(
+        (0, 0),
+        (count, 0),
+        profile,
+        times,
+        np.zeros(count, dtype=np.int8),
+        np.ones(count, dtype=np.int8),
+    )
 
 
-def measure_step_timing(config: Config, backend: Backend, readback_pin: int,
-                        train_s: float = TRAIN_S) -> TimingReport:
+def measure_step_timing(
+    config: Config, backend: Backend, readback_pin: int, train_s: float = TRAIN_S
+) -> TimingReport:
     """Play a step train on STEP x with the drivers disabled; read it back on `readback_pin`."""
     g = config.gantry
     factory = backend.pin_factory
@@ -113,9 +127,14 @@ def measure_step_timing(config: Config, backend: Backend, readback_pin: int,
         readback.function = "input"
         readback.edges = "rising"
         readback.when_changed = edge
-        executor = default_executor(backend)(axes, enable, backend.clock,
-                                             g.min_pulse_us * 1e-6, threading.Event(),
-                                             backend.step_thread_priority)
+        executor = default_executor(backend)(
+            axes,
+            enable,
+            backend.clock,
+            g.min_pulse_us * 1e-6,
+            threading.Event(),
+            backend.step_thread_priority,
+        )
         try:
             note = str(getattr(executor, "realtime_note", type(executor).__name__))
             enable.disable()  # the drivers ignore STEP: nothing moves

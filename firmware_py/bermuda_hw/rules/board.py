@@ -75,9 +75,7 @@ class DotGrid:
 
     def is_outside(self, col: int, row: int) -> bool:
         """True for a dot on the grid's border ring (where the cloud leaves the board)."""
-        return self.contains(col, row) and (
-            col in (0, self.cols - 1) or row in (0, self.rows - 1)
-        )
+        return self.contains(col, row) and (col in (0, self.cols - 1) or row in (0, self.rows - 1))
 
     def nearest_dot(self, x_mm: float, y_mm: float) -> tuple[int, int]:
         """The grid dot nearest to a board position."""

@@ -137,8 +137,9 @@ class _GridFile(Strict):
         return self
 
     def typed(self) -> DotGrid:
-        return DotGrid(self.cols, self.rows, self.pitch_mm, self.origin_x_mm, self.origin_y_mm,
-                       self.centre)
+        return DotGrid(
+            self.cols, self.rows, self.pitch_mm, self.origin_x_mm, self.origin_y_mm, self.centre
+        )
 
 
 class _MagnetFile(Strict):
@@ -150,32 +151,39 @@ class _CloudFile(Strict):
     footprint_radius_mm: Positive
     capture_radius_mm: Positive
     magnets: list[_MagnetFile] = Field(min_length=1)
-    letter_angles_deg: list[Number] = Field(default=list(CLASSIC_LETTER_ANGLES_DEG),
-                                            min_length=len(LETTERS), max_length=len(LETTERS))
+    letter_angles_deg: list[Number] = Field(
+        default=list(CLASSIC_LETTER_ANGLES_DEG), min_length=len(LETTERS), max_length=len(LETTERS)
+    )
 
     @model_validator(mode="after")
     def _geometry(self) -> _CloudFile:
         for i, magnet in enumerate(self.magnets):
             if magnet.radius_mm > self.footprint_radius_mm:
-                raise KeyProblem(f"magnets[{i}].radius_mm",
-                                 "a magnet must lie within the cloud's footprint")
+                raise KeyProblem(
+                    f"magnets[{i}].radius_mm", "a magnet must lie within the cloud's footprint"
+                )
         angles = [wrap_deg(a) for a in self.letter_angles_deg]
         if angles[0] != 0.0:
-            raise KeyProblem("letter_angles_deg",
-                             "letter A is where the angles are measured from: it must be 0")
+            raise KeyProblem(
+                "letter_angles_deg", "letter A is where the angles are measured from: it must be 0"
+            )
         for i, a in enumerate(angles):
             for j in range(i):
                 gap = gap_deg(a, angles[j])
                 if gap < MIN_LETTER_GAP_DEG:
-                    raise KeyProblem("letter_angles_deg", f"letters {LETTERS[j]} and "
-                                     f"{LETTERS[i]} are only {gap:g} degrees apart")
+                    raise KeyProblem(
+                        "letter_angles_deg",
+                        f"letters {LETTERS[j]} and {LETTERS[i]} are only {gap:g} degrees apart",
+                    )
         return self
 
     def typed(self) -> CloudGeometry:
         return CloudGeometry(
-            self.footprint_radius_mm, self.capture_radius_mm,
+            self.footprint_radius_mm,
+            self.capture_radius_mm,
             tuple(Magnet(m.radius_mm, wrap_deg(m.angle_deg)) for m in self.magnets),
-            tuple(wrap_deg(a) for a in self.letter_angles_deg))
+            tuple(wrap_deg(a) for a in self.letter_angles_deg),
+        )
 
 
 class _SpinnerFile(Strict):
@@ -205,12 +213,12 @@ class _MarkersFile(Strict):
     @model_validator(mode="after")
     def _ids(self) -> _MarkersFile:
         if not self.dictionary.startswith("DICT_"):
-            raise KeyProblem("dictionary",
-                             f"must name an ArUco dictionary, not {self.dictionary!r}")
+            raise KeyProblem(
+                "dictionary", f"must name an ArUco dictionary, not {self.dictionary!r}"
+            )
         ids = [m.id for m in self.corners]
         if sorted(ids) != ids or len(set(ids)) != 4:
-            raise KeyProblem("corners",
-                             "ids must be distinct and listed clockwise from north-west")
+            raise KeyProblem("corners", "ids must be distinct and listed clockwise from north-west")
         if self.cloud.id in ids:
             raise KeyProblem("cloud.id", f"{self.cloud.id} is also a corner marker's id")
         return self
@@ -296,8 +304,7 @@ def board_from_table(data: Mapping[str, Any], source: str) -> Board:
             raise fail(f"{key}.id", f"duplicate id {entry.id!r}")
         if any(p.product == entry.product for p in ports.values()):
             raise fail(f"{key}.product", f"a second {entry.product!r} port")
-        ports[entry.id] = Port(entry.id, entry.product, entry.x_mm, entry.y_mm,
-                               tuple(entry.berths))
+        ports[entry.id] = Port(entry.id, entry.product, entry.x_mm, entry.y_mm, tuple(entry.berths))
         spaces[entry.id] = Space(entry.id, "port", entry.x_mm, entry.y_mm, 0.0)
     for product in PRODUCTS:
         if not any(p.product == product for p in ports.values()):
@@ -308,15 +315,18 @@ def board_from_table(data: Mapping[str, Any], source: str) -> Board:
         if space.id in spaces:
             raise fail(f"{key}.id", f"duplicate id {space.id!r}")
         on_board(space.x_mm, space.y_mm, key)
-        spaces[space.id] = Space(space.id, "path", space.x_mm, space.y_mm,
-                                 wrap_deg(space.heading_deg))
+        spaces[space.id] = Space(
+            space.id, "path", space.x_mm, space.y_mm, wrap_deg(space.heading_deg)
+        )
 
     links, order = _links(written.paths, spaces, ports, fail)
     _check_reachable(ports, links, fail)
 
     grid = written.grid.typed()
-    if (grid.origin_x_mm + (grid.cols - 1) * grid.pitch_mm > width_mm
-            or grid.origin_y_mm + (grid.rows - 1) * grid.pitch_mm > height_mm):
+    if (
+        grid.origin_x_mm + (grid.cols - 1) * grid.pitch_mm > width_mm
+        or grid.origin_y_mm + (grid.rows - 1) * grid.pitch_mm > height_mm
+    ):
         raise fail("grid", "the dot grid extends beyond the board")
 
     markers = written.markers
@@ -324,24 +334,35 @@ def board_from_table(data: Mapping[str, Any], source: str) -> Board:
     for i, m in enumerate(markers.corners):
         key = f"markers.corners[{i}]"
         if not MIN_MARKER_MM <= m.size_mm <= largest:
-            raise fail(f"{key}.size_mm", f"{m.size_mm:g} mm: a corner marker is from "
-                       f"{MIN_MARKER_MM:g} mm (the camera cannot read a smaller one) to a "
-                       f"quarter of the board's side ({largest:g} mm)")
+            raise fail(
+                f"{key}.size_mm",
+                f"{m.size_mm:g} mm: a corner marker is from "
+                f"{MIN_MARKER_MM:g} mm (the camera cannot read a smaller one) to a "
+                f"quarter of the board's side ({largest:g} mm)",
+            )
         half = m.size_mm / 2
         for cx, cy in ((m.x_mm - half, m.y_mm - half), (m.x_mm + half, m.y_mm + half)):
             if not (0 <= cx <= width_mm and 0 <= cy <= height_mm):
-                raise fail(key, f"the {m.size_mm:g} mm marker at ({m.x_mm:g}, {m.y_mm:g}) "
-                           f"reaches beyond the {width_mm:g} x {height_mm:g} board")
+                raise fail(
+                    key,
+                    f"the {m.size_mm:g} mm marker at ({m.x_mm:g}, {m.y_mm:g}) "
+                    f"reaches beyond the {width_mm:g} x {height_mm:g} board",
+                )
     cloud_side = 2 * written.cloud.footprint_radius_mm
     if not MIN_MARKER_MM <= markers.cloud.size_mm <= cloud_side:
-        raise fail("markers.cloud.size_mm", f"{markers.cloud.size_mm:g} mm: the cloud's "
-                   f"marker is from {MIN_MARKER_MM:g} mm to the cloud's width "
-                   f"({cloud_side:g} mm)")
+        raise fail(
+            "markers.cloud.size_mm",
+            f"{markers.cloud.size_mm:g} mm: the cloud's "
+            f"marker is from {MIN_MARKER_MM:g} mm to the cloud's width "
+            f"({cloud_side:g} mm)",
+        )
     if written.cloud.footprint_radius_mm > min(width_mm, height_mm) / 2:
         raise fail("cloud.footprint_radius_mm", "the cloud is larger than the board")
     if markers.cloud.height_mm > MAX_BOARD_MM / 4:
-        raise fail("markers.cloud.height_mm", f"{markers.cloud.height_mm:g} mm above the "
-                   f"board: at most {MAX_BOARD_MM / 4:g} mm")
+        raise fail(
+            "markers.cloud.height_mm",
+            f"{markers.cloud.height_mm:g} mm above the board: at most {MAX_BOARD_MM / 4:g} mm",
+        )
     spinner = written.spinner
 
     return Board(
@@ -354,12 +375,16 @@ def board_from_table(data: Mapping[str, Any], source: str) -> Board:
         adjacency=MappingProxyType({k: frozenset(v) for k, v in links.items()}),
         grid=grid,
         cloud=written.cloud.typed(),
-        spinner=SpinnerRings(tuple(spinner.letters), tuple(spinner.numbers),
-                             tuple(spinner.directions)),
+        spinner=SpinnerRings(
+            tuple(spinner.letters), tuple(spinner.numbers), tuple(spinner.directions)
+        ),
         markers=Markers(
             markers.dictionary,
             tuple(Marker(m.id, m.x_mm, m.y_mm, m.size_mm) for m in markers.corners),
-            markers.cloud.id, markers.cloud.size_mm, markers.cloud.height_mm),
+            markers.cloud.id,
+            markers.cloud.size_mm,
+            markers.cloud.height_mm,
+        ),
         land=tuple(tuple(land.points) for land in written.land),
         ship_colors=tuple(head.ship_colors),
         path_order=tuple(order),
@@ -369,8 +394,9 @@ def board_from_table(data: Mapping[str, Any], source: str) -> Board:
 Fail = Callable[[str, str], BoardFileError]
 
 
-def _links(paths: list[_PathFile], spaces: Mapping[str, Space], ports: Mapping[str, Port],
-           fail: Fail) -> tuple[dict[str, set[str]], list[str]]:
+def _links(
+    paths: list[_PathFile], spaces: Mapping[str, Space], ports: Mapping[str, Port], fail: Fail
+) -> tuple[dict[str, set[str]], list[str]]:
     """Each space's neighbours, and the path spaces in the order the paths list them."""
     links: dict[str, set[str]] = {sid: set() for sid in spaces}
     order: list[str] = []
@@ -394,8 +420,7 @@ def _links(paths: list[_PathFile], spaces: Mapping[str, Space], ports: Mapping[s
     return links, order
 
 
-def _check_reachable(ports: Mapping[str, Port], links: Mapping[str, set[str]], fail: Fail
-                     ) -> None:
+def _check_reachable(ports: Mapping[str, Port], links: Mapping[str, set[str]], fail: Fail) -> None:
     """Every space must be reachable from the Home Port; so every port is."""
     home = next(p.id for p in ports.values() if p.product == "home")
     seen = {home}

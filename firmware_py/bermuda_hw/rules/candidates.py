@@ -95,8 +95,9 @@ def contents(game: Game) -> dict[str, Content]:
 
 def consequence(game: Game) -> Consequence:
     """What a position means for the game, by colour (ship numbers do not matter)."""
-    ships = tuple(sorted((s.color, s.location or "", s.previous_port, s.status.value)
-                         for s in game.ships()))
+    ships = tuple(
+        sorted((s.color, s.location or "", s.previous_port, s.status.value) for s in game.ships())
+    )
     hands = tuple(game.hand(c) for c in game.players)
     return (ships, hands, game.bonus_left, game.turn, game.round, game.phase.value)
 
@@ -119,8 +120,7 @@ def candidates(game: Game, dice: frozenset[int] | None = None) -> list[Candidate
             after.set_die(die)
             if move.is_pass:
                 after.push(move)
-                out.append(Candidate(Kind.PASS, die, move, (), Bump.NONE, base,
-                                     consequence(after)))
+                out.append(Candidate(Kind.PASS, die, move, (), Bump.NONE, base, consequence(after)))
                 continue
             short = move.end not in game.board.ports and move.steps < die
             bumped: tuple[str, ...] = ()

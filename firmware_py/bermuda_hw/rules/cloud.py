@@ -225,8 +225,10 @@ def plan_spin(
 
 def magnet_positions(board: Board, x_mm: float, y_mm: float, heading_deg: float) -> list[Point]:
     """Where the cloud's magnets are with its locater at a point, turned by a heading."""
-    return [polar_point((x_mm, y_mm), magnet.radius_mm, magnet.angle_deg + heading_deg)
-            for magnet in board.cloud.magnets]
+    return [
+        polar_point((x_mm, y_mm), magnet.radius_mm, magnet.angle_deg + heading_deg)
+        for magnet in board.cloud.magnets
+    ]
 
 
 def blocked_spaces(board: Board, pose: CloudPose) -> frozenset[str]:
@@ -244,11 +246,16 @@ def _distance_to_arc(
     """Distance from a point to a clockwise arc (headings in degrees from north)."""
     dx, dy = point[0] - centre[0], point[1] - centre[1]
     dist = math.hypot(dx, dy)
-    if sweep_deg > 0 and dist > 1e-9 and geometry.within_clockwise(
-            geometry.bearing_deg(dx, dy), start_deg, sweep_deg):
+    if (
+        sweep_deg > 0
+        and dist > 1e-9
+        and geometry.within_clockwise(geometry.bearing_deg(dx, dy), start_deg, sweep_deg)
+    ):
         return abs(dist - radius_mm)
-    return min(math.dist(point, polar_point(centre, radius_mm, heading))
-               for heading in (start_deg, start_deg + sweep_deg))
+    return min(
+        math.dist(point, polar_point(centre, radius_mm, heading))
+        for heading in (start_deg, start_deg + sweep_deg)
+    )
 
 
 def _distance_to_segment(point: Point, a: Point, b: Point) -> float:
@@ -262,8 +269,9 @@ def _distance_to_segment(point: Point, a: Point, b: Point) -> float:
     return math.dist(point, (ax + t * vx, ay + t * vy))
 
 
-def swept_ships(board: Board, path: SpinPath, ships: Mapping[str, Point],
-                margin_mm: float = 0.0) -> frozenset[str]:
+def swept_ships(
+    board: Board, path: SpinPath, ships: Mapping[str, Point], margin_mm: float = 0.0
+) -> frozenset[str]:
     """The ships that a spin's turn and move bring within a magnet's capture radius.
 
     The magnets travel along the arc of the turn (the locater stays on its

@@ -122,8 +122,9 @@ def _cache(board: Board) -> _BoardCache:
     return hit
 
 
-def _reach(board: Board, blocked: frozenset[str], forbidden: int, cards: tuple[int, ...],
-           later: float) -> _Reach:
+def _reach(
+    board: Board, blocked: frozenset[str], forbidden: int, cards: tuple[int, ...], later: float
+) -> _Reach:
     """What a lone ship on each place can take with each die face (full moves only).
 
     `cards` is the card a ship docking at each port takes now (in the walk
@@ -139,7 +140,8 @@ def _reach(board: Board, blocked: frozenset[str], forbidden: int, cards: tuple[i
     port_card = dict(zip(table.port_ids, cards, strict=True))
     walks = {
         (start, die): table.moves(start, die, blocked, forbidden)[0]
-        for start in board.spaces for die in _DIE_FACES
+        for start in board.spaces
+        for die in _DIE_FACES
     }
     card = {
         start: tuple(
@@ -151,8 +153,10 @@ def _reach(board: Board, blocked: frozenset[str], forbidden: int, cards: tuple[i
     mean = {start: sum(c) / MAX_DIE for start, c in card.items()}
     value = {
         start: tuple(
-            max((port_card.get(w[-1], 0) + later * mean[w[-1]] for w in walks[(start, die)]),
-                default=0.0)
+            max(
+                (port_card.get(w[-1], 0) + later * mean[w[-1]] for w in walks[(start, die)]),
+                default=0.0,
+            )
             for die in _DIE_FACES
         )
         for start in board.spaces
@@ -253,8 +257,9 @@ def _relative(worth: Mapping[str, float], color: str) -> float:
     return worth[color] - max(v for c, v in worth.items() if c != color)
 
 
-def score_moves(game: Game, die: int | None = None,
-                weights: Weights = DEFAULT_WEIGHTS) -> list[MoveScore]:
+def score_moves(
+    game: Game, die: int | None = None, weights: Weights = DEFAULT_WEIGHTS
+) -> list[MoveScore]:
     """Every legal move of the active player with the score of the position it leaves.
 
     Each move is pushed on a copy of the game; the game itself is not touched.
@@ -286,8 +291,9 @@ class ComputerPlayer:
     `seed` seeds the random choices of "easy" ("best" makes none).
     """
 
-    def __init__(self, level: str = "best", *, seed: int | str = 0,
-                 weights: Weights = DEFAULT_WEIGHTS) -> None:
+    def __init__(
+        self, level: str = "best", *, seed: int | str = 0, weights: Weights = DEFAULT_WEIGHTS
+    ) -> None:
         if level not in LEVELS:
             raise RulesError(f"a computer seat plays {' or '.join(LEVELS)}, not {level!r}")
         self.level = level
@@ -315,8 +321,9 @@ def greedy_chooser(rng: random.Random) -> Chooser:
     """A greedy card-taker: docks for the biggest card it can take now, else moves at random."""
 
     def choose(game: Game, moves: list[Move]) -> Move:
-        cards = dict(zip(walk_table(game.board).port_ids,
-                         _port_cards(game, game.position), strict=True))
+        cards = dict(
+            zip(walk_table(game.board).port_ids, _port_cards(game, game.position), strict=True)
+        )
         best = max((cards.get(m.end, 0) if not m.is_pass else 0) for m in moves)
         pick = [m for m in moves if not m.is_pass and cards.get(m.end, 0) == best] or moves
         return pick[0] if len(pick) == 1 else rng.choice(pick)
@@ -340,8 +347,14 @@ class MatchResult:
         return self.wins / self.games if self.games else 0.0
 
 
-def match(first: Callable[[int], Chooser], second: Callable[[int], Chooser], games: int, *,
-          board: Board | None = None, start_seed: int = 0) -> MatchResult:
+def match(
+    first: Callable[[int], Chooser],
+    second: Callable[[int], Chooser],
+    games: int,
+    *,
+    board: Board | None = None,
+    start_seed: int = 0,
+) -> MatchResult:
     """Play `games` two-player games of `first` against `second` on the rules engine alone.
 
     Game k has seed `start_seed + k`; each side gets a chooser made from
@@ -375,8 +388,9 @@ def match(first: Callable[[int], Chooser], second: Callable[[int], Chooser], gam
 # --------------------------------------------------------------------------- in words
 
 
-def describe_move(game: Game, move: Move, die: int | None = None, *,
-                  seat: str | None = TABLE_SEAT) -> str:
+def describe_move(
+    game: Game, move: Move, die: int | None = None, *, seat: str | None = TABLE_SEAT
+) -> str:
     """A move in words for the page and the voice, with what it takes and bumps.
 
     "yellow, the table's seat, rolls 4: yellow-2 from OIL to S14". The die

@@ -31,21 +31,30 @@ STAND_TOLERANCE_MM = 8.0
 Circle = tuple[float, float, float]  # x_mm, y_mm, radius_mm
 
 
-def hidden_circles(board: Board, centre_mm: tuple[float, float],
-                   apparent_mm: tuple[float, float] | None = None,
-                   parallax_scale: float = 1.0) -> list[Circle]:
+def hidden_circles(
+    board: Board,
+    centre_mm: tuple[float, float],
+    apparent_mm: tuple[float, float] | None = None,
+    parallax_scale: float = 1.0,
+) -> list[Circle]:
     """The disks the camera cannot see into: the body at the cloud's centre, and its
     parallax-shifted image around the marker's apparent centre (if known)."""
     radius = board.cloud.footprint_radius_mm
     out = [(centre_mm[0], centre_mm[1], radius * (1.0 + OVERHANG_FRACTION))]
     if apparent_mm is not None:
-        out.append((apparent_mm[0], apparent_mm[1],
-                    radius * parallax_scale * (1.0 + PARALLAX_OVERHANG_FRACTION)))
+        out.append(
+            (
+                apparent_mm[0],
+                apparent_mm[1],
+                radius * parallax_scale * (1.0 + PARALLAX_OVERHANG_FRACTION),
+            )
+        )
     return out
 
 
-def observability(x_mm: float, y_mm: float, circles: Iterable[Circle],
-                  rim_mm: float = RIM_BAND_MM) -> float:
+def observability(
+    x_mm: float, y_mm: float, circles: Iterable[Circle], rim_mm: float = RIM_BAND_MM
+) -> float:
     """How much of a place the camera sees, 0 (hidden) to 1 (clear of the cloud)."""
     out = 1.0
     for cx, cy, r in circles:

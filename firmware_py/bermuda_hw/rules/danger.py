@@ -58,8 +58,7 @@ def spinner_outcomes(rings: SpinnerRings) -> list[SpinOutcome]:
         spin = spinner.at(float((start + end) / 2))
         arcs.setdefault(spin, []).append((start, end))
     return [
-        SpinOutcome(spin, sum((e - s for s, e in spans), Fraction(0)) / FULL_TURN_DEG,
-                    tuple(spans))
+        SpinOutcome(spin, sum((e - s for s, e in spans), Fraction(0)) / FULL_TURN_DEG, tuple(spans))
         for spin, spans in arcs.items()
     ]
 

@@ -183,13 +183,15 @@ class Position(NamedTuple):
 
         The die changes at every roll, the hottest change of a game.
         """
-        return tuple.__new__(Position, (*self[:_DIE], die, *self[_DIE + 1:]))
+        return tuple.__new__(Position, (*self[:_DIE], die, *self[_DIE + 1 :]))
 
     def with_statuses(self, blocked: frozenset[str]) -> Position:
         """The same position with each ship on the board marked under the cloud or free."""
         statuses = tuple(
-            status if loc is None
-            else ShipStatus.UNDER_CLOUD if loc in blocked
+            status
+            if loc is None
+            else ShipStatus.UNDER_CLOUD
+            if loc in blocked
             else ShipStatus.ON_BOARD
             for loc, status in zip(self.locations, self.statuses, strict=True)
         )
@@ -339,8 +341,10 @@ class Game:
         """Put the game in a position (one of this game's: same ships and players)."""
         ships = len(self._ids)
         if not (
-            len(position.locations) == len(position.previous_ports)
-            == len(position.statuses) == ships
+            len(position.locations)
+            == len(position.previous_ports)
+            == len(position.statuses)
+            == ships
         ):
             raise RulesError(f"a position of {ships} ships is needed for this game")
         if not len(position.hands) == len(position.totals) == len(self.players):
@@ -575,7 +579,9 @@ class Game:
         events: list[Event] = []
         color = self.active
         locations, previous, statuses = (
-            position.locations, position.previous_ports, position.statuses
+            position.locations,
+            position.previous_ports,
+            position.statuses,
         )
         if move.is_pass:
             events.append(Passed(color, die))
@@ -600,14 +606,15 @@ class Game:
                     j = self._index[other]
                     back = previous[j]
                     where[j] = back
-                    status[j] = (
-                        ShipStatus.UNDER_CLOUD if back in blocked else ShipStatus.ON_BOARD
-                    )
+                    status[j] = ShipStatus.UNDER_CLOUD if back in blocked else ShipStatus.ON_BOARD
                     events.append(Bumped(other, end, back))
                 statuses = tuple(status)
             locations = tuple(where)
-        self.journal.append({"move": str(move)} if not provisional
-                            else {"move": str(move), "provisional": list(provisional)})
+        self.journal.append(
+            {"move": str(move)}
+            if not provisional
+            else {"move": str(move), "provisional": list(provisional)}
+        )
         outcome = _check_cards(position, self.players, self.options.target_usd)
         turn = position.turn
         if outcome is not None:
@@ -646,14 +653,14 @@ class Game:
             if not pile:
                 return PileEmpty(ship, port_id), position
             value = pile[0]
-            piles = (*piles[:k], pile[1:], *piles[k + 1:])
+            piles = (*piles[:k], pile[1:], *piles[k + 1 :])
             event = CardTaken(color, ship, product, value)
         hands, totals = position.hands, position.totals
         return event, position._replace(
             piles=piles,
             bonus_left=bonus_left,
-            hands=(*hands[:seat], (*hands[seat], (product, value)), *hands[seat + 1:]),
-            totals=(*totals[:seat], totals[seat] + value, *totals[seat + 1:]),
+            hands=(*hands[:seat], (*hands[seat], (product, value)), *hands[seat + 1 :]),
+            totals=(*totals[:seat], totals[seat] + value, *totals[seat + 1 :]),
         )
 
     def why_illegal(self, move: Move, die: int | None = None) -> str | None:
@@ -728,8 +735,11 @@ class Game:
     # ------------------------------------------------------------------ cloud
 
     def cloud_phase(
-        self, spin: Spin | str | None = None, capture: CaptureDecision | None = None,
-        *, provisional: Sequence[str] = (),
+        self,
+        spin: Spin | str | None = None,
+        capture: CaptureDecision | None = None,
+        *,
+        provisional: Sequence[str] = (),
     ) -> list[Event]:
         """Spin (or take the given spin), move the cloud, capture, remove; start the next round.
 
@@ -750,8 +760,8 @@ class Game:
         path = plan_spin(self.board.grid, position.pose, spin, self.board.cloud)
         swept = frozenset(
             point.partition("#")[0]
-            for point in swept_ships(self.board, path, self._within_reach(path),
-                                     STAND_TOLERANCE_MM))
+            for point in swept_ships(self.board, path, self._within_reach(path), STAND_TOLERANCE_MM)
+        )
         ordered = tuple(s for s in self._ids if s in swept)
         if capture is None:
             p = self.options.capture_probability
@@ -777,9 +787,7 @@ class Game:
             statuses[i] = ShipStatus.IN_CLOUD
         pose = path.end
         if path.leaves_board:
-            lost = tuple(
-                s for i, s in enumerate(self._ids) if statuses[i] is ShipStatus.IN_CLOUD
-            )
+            lost = tuple(s for i, s in enumerate(self._ids) if statuses[i] is ShipStatus.IN_CLOUD)
             for sid in lost:
                 statuses[self._index[sid]] = ShipStatus.OUT
             pose = start_pose(self.board.grid)
@@ -911,9 +919,7 @@ class Game:
         """Put the cloud at a pose (to set up a position, or to follow the table)."""
         if not self.board.grid.contains(pose.col, pose.row):
             raise RulesError(f"the cloud pose {pose} is off the dot grid")
-        self._position = self._position._replace(pose=pose).with_statuses(
-            self._table.blocked(pose)
-        )
+        self._position = self._position._replace(pose=pose).with_statuses(self._table.blocked(pose))
         self.journal.append({"set-cloud": [pose.col, pose.row, LETTERS[pose.letter]]})
 
     def set_turn(self, color: str, phase: Phase = Phase.SHIPS) -> None:
@@ -988,7 +994,7 @@ def _classic_board() -> Board:
 
 def _put(items: tuple[_T, ...], i: int, value: _T) -> tuple[_T, ...]:
     """`items` with item `i` replaced by `value`."""
-    return (*items[:i], value, *items[i + 1:])
+    return (*items[:i], value, *items[i + 1 :])
 
 
 # ------------------------------------------------------------------ end of game

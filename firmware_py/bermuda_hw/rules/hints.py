@@ -76,16 +76,24 @@ def move_hints(game: Game, die: int | None = None) -> list[MoveHint]:
                 card, value = "home", event.value_usd
             elif isinstance(event, Bumped):
                 bumps.append((event.ship, event.port))
-        hints.append(MoveHint(
-            move=move,
-            card=card,
-            card_usd=value,
-            bumps=tuple(bumps),
-            # a move that ends the game leaves no spin to come
-            danger=None if move.is_pass else Fraction(0) if trial.is_over() else swept[move.end],
-            short=not move.is_pass and move.end not in game.board.ports
-            and rolled is not None and move.steps < rolled,
-        ))
+        hints.append(
+            MoveHint(
+                move=move,
+                card=card,
+                card_usd=value,
+                bumps=tuple(bumps),
+                # a move that ends the game leaves no spin to come
+                danger=None
+                if move.is_pass
+                else Fraction(0)
+                if trial.is_over()
+                else swept[move.end],
+                short=not move.is_pass
+                and move.end not in game.board.ports
+                and rolled is not None
+                and move.steps < rolled,
+            )
+        )
     return hints
 
 
@@ -134,8 +142,10 @@ def why_illegal(game: Game, start: str, end: str, die: int | None = None) -> str
     plain = [w for w in walks if _stops_nowhere(board.ports, w)]
     if not plain:
         port = next(space for space in walks[0][1:-1] if space in board.ports)
-        return (f"{end} lies beyond {port} from {start}, and a ship that enters a port ends "
-                "its move there (ruling 3)")
+        return (
+            f"{end} lies beyond {port} from {start}, and a ship that enters a port ends "
+            "its move there (ruling 3)"
+        )
     to_port = end in board.ports
 
     def fits(walk: tuple[str, ...]) -> bool:
@@ -155,12 +165,15 @@ def why_illegal(game: Game, start: str, end: str, die: int | None = None) -> str
         said = " or ".join(str(c) for c in sorted({len(w) - 1 for w in plain}))
         said += " space" if said == "1" else " spaces"
         if any(m.start == start and m.steps < die for m in legal):
-            return (f"{end} is {said} from {start}: a ship that cannot go the full "
-                    f"{die} stops on the last free space before the obstacle (ruling 7)")
+            return (
+                f"{end} is {said} from {start}: a ship that cannot go the full "
+                f"{die} stops on the last free space before the obstacle (ruling 7)"
+            )
         return f"{end} is {said} from {start} along the paths; the die shows {die}"
     # a walk of the right count is not legal: the engine says why
-    return next((r for r in (game.why_illegal(Move(ship, w), die) for w in fitting)
-                 if r is not None), None)
+    return next(
+        (r for r in (game.why_illegal(Move(ship, w), die) for w in fitting) if r is not None), None
+    )
 
 
 def _toward_obstacle(game: Game, ship: str, walk: tuple[str, ...]) -> bool:

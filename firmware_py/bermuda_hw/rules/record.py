@@ -115,8 +115,9 @@ def replay_positions(record: Mapping[str, Any], board: Board | None = None) -> R
     return Replayed(game, tuple(record["journal"]), tuple(positions))
 
 
-def _replay(record: Mapping[str, Any], board: Board | None,
-            positions: list[Position] | None) -> Game:
+def _replay(
+    record: Mapping[str, Any], board: Board | None, positions: list[Position] | None
+) -> Game:
     board = _board_for(record, board)
     try:
         setup = record["setup"]
@@ -240,9 +241,7 @@ def position_from_dict(data: Mapping[str, Any], game: Game) -> Position:
         locations.append(loc)
         previous.append(s["previous_port"])
         statuses.append(status)
-    hands = tuple(
-        tuple((str(p), int(v)) for p, v in data["hands"][c]) for c in game.players
-    )
+    hands = tuple(tuple((str(p), int(v)) for p, v in data["hands"][c]) for c in game.players)
     cloud = data["cloud"]
     pose = CloudPose(cloud["col"], cloud["row"], letter_index(cloud["letter"]))
     if not board.grid.contains(pose.col, pose.row):

@@ -64,8 +64,13 @@ class SimulatedCamera(CameraSource):
     def _read(self, timeout_s: float) -> Frame:
         if self.stall_after is not None and self._index >= self.stall_after:
             raise CameraError(f"sim: camera stalled: no new frame in {timeout_s:g} s")
-        image = render(self.board, self.scene(), self.camera, seed=self.seed + self._index,
-                       palette=self.palette)
+        image = render(
+            self.board,
+            self.scene(),
+            self.camera,
+            seed=self.seed + self._index,
+            palette=self.palette,
+        )
         image = self.sensor.expose(image)
         frame = Frame(image, self.clock(), self._index)
         self._index += 1
@@ -84,10 +89,20 @@ class SimulatedCamera(CameraSource):
         exposure = int(metadata["ExposureTime"])
         gain = float(metadata["AnalogueGain"])
         red, blue = (float(g) for g in metadata["ColourGains"])
-        sensor.set_controls({"AeEnable": False, "AwbEnable": False, "ExposureTime": exposure,
-                             "AnalogueGain": gain, "ColourGains": (red, blue)})
-        return {"exposure_time_us": exposure, "analogue_gain": round(gain, 3),
-                "colour_gains": [round(red, 3), round(blue, 3)]}
+        sensor.set_controls(
+            {
+                "AeEnable": False,
+                "AwbEnable": False,
+                "ExposureTime": exposure,
+                "AnalogueGain": gain,
+                "ColourGains": (red, blue),
+            }
+        )
+        return {
+            "exposure_time_us": exposure,
+            "analogue_gain": round(gain, 3),
+            "colour_gains": [round(red, 3), round(blue, 3)],
+        }
 
     def _close(self) -> None:
         pass

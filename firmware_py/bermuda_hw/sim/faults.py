@@ -72,21 +72,28 @@ class SceneFaults:
     def _visible(self, scene: Scene) -> list[ShipToken]:
         out = []
         for token in scene.ships:
-            if scene.cloud is not None and math.dist(
-                    (token.x_mm, token.y_mm),
-                    (scene.cloud.x_mm, scene.cloud.y_mm)) <= self.hidden_radius_mm:
+            if (
+                scene.cloud is not None
+                and math.dist((token.x_mm, token.y_mm), (scene.cloud.x_mm, scene.cloud.y_mm))
+                <= self.hidden_radius_mm
+            ):
                 continue
-            if scene.hand is not None and math.dist(
-                    (token.x_mm, token.y_mm),
-                    (scene.hand.x_mm, scene.hand.y_mm)) <= HAND_CLEARANCE_MM:
+            if (
+                scene.hand is not None
+                and math.dist((token.x_mm, token.y_mm), (scene.hand.x_mm, scene.hand.y_mm))
+                <= HAND_CLEARANCE_MM
+            ):
                 continue
             out.append(token)
         return out
 
     def __call__(self, scene: Scene) -> Scene:
         fault = self._active
-        if fault is not None and (self.mode == "single" or scene.ships != self._active_ships
-                                  or self._active_frames >= self.run_frames):
+        if fault is not None and (
+            self.mode == "single"
+            or scene.ships != self._active_ships
+            or self._active_frames >= self.run_frames
+        ):
             fault = self._active = None  # the table changed, or the run is over
         if fault is None and self.rng.random() < self.p:
             visible = self._visible(scene)

@@ -108,8 +108,9 @@ class StandInLgpio(types.ModuleType):
     @property
     def kernel_calls(self) -> int:
         """Calls that are an ioctl on the chip in the real module (everything but open/close)."""
-        return sum(n for name, n in self.calls.items() if name not in ("gpiochip_open",
-                                                                        "gpiochip_close"))
+        return sum(
+            n for name, n in self.calls.items() if name not in ("gpiochip_open", "gpiochip_close")
+        )
 
     def reset_counts(self) -> None:
         self.calls.clear()
@@ -230,9 +231,7 @@ class StandInLgpio(types.ModuleType):
         self.levels.setdefault(gpio, 1 if lFlags & SET_PULL_UP else 0)
         return 0
 
-    def gpio_claim_output(
-        self, handle: int, gpio: int, level: int = 0, lFlags: int = 0
-    ) -> int:
+    def gpio_claim_output(self, handle: int, gpio: int, level: int = 0, lFlags: int = 0) -> int:
         self.calls["gpio_claim_output"] += 1
         self.modes[gpio] = lFlags | _IS_OUT | _IS_LG_OUTPUT
         self.levels[gpio] = int(bool(level))
@@ -267,7 +266,10 @@ class StandInLgpio(types.ModuleType):
         return 0
 
     def group_claim_output(
-        self, handle: int, gpio: list[int], levels: list[int] | None = None,
+        self,
+        handle: int,
+        gpio: list[int],
+        levels: list[int] | None = None,
         lFlags: int = 0,
     ) -> int:
         self.calls["group_claim_output"] += 1
@@ -302,8 +304,15 @@ class StandInLgpio(types.ModuleType):
             self.modes.pop(line, None)
         return 0
 
-    def tx_pwm(self, handle: int, gpio: int, frequency: float, duty: float,
-               offset: int = 0, cycles: int = 0) -> int:
+    def tx_pwm(
+        self,
+        handle: int,
+        gpio: int,
+        frequency: float,
+        duty: float,
+        offset: int = 0,
+        cycles: int = 0,
+    ) -> int:
         self.calls["tx_pwm"] += 1
         return 0
 
@@ -311,8 +320,9 @@ class StandInLgpio(types.ModuleType):
         self.calls["gpio_set_debounce_micros"] += 1
         return 0
 
-    def gpio_claim_alert(self, handle: int, gpio: int, eFlags: int,
-                         lFlags: int = 0, notify_handle: Any = None) -> int:
+    def gpio_claim_alert(
+        self, handle: int, gpio: int, eFlags: int, lFlags: int = 0, notify_handle: Any = None
+    ) -> int:
         self.calls["gpio_claim_alert"] += 1
         self.modes[gpio] = lFlags
         return 0

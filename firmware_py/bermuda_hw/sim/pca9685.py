@@ -306,7 +306,11 @@ class FakeI2C:
         return device
 
     def writeto(
-        self, address: int, buffer: bytes | bytearray | memoryview, *, start: int = 0,
+        self,
+        address: int,
+        buffer: bytes | bytearray | memoryview,
+        *,
+        start: int = 0,
         end: int | None = None,
     ) -> None:
         data = bytes(buffer[start : len(buffer) if end is None else end])
@@ -319,7 +323,11 @@ class FakeI2C:
         device.i2c_write(data)
 
     def readfrom_into(
-        self, address: int, buffer: bytearray | memoryview, *, start: int = 0,
+        self,
+        address: int,
+        buffer: bytearray | memoryview,
+        *,
+        start: int = 0,
         end: int | None = None,
     ) -> None:
         stop = len(buffer) if end is None else end

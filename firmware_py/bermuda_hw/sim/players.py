@@ -123,11 +123,17 @@ class PlayerStyle:
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
             if f.name.endswith("_chance") and not 0.0 <= value <= 1.0:
-                raise ConfigError(None, f"style {self.name}.{f.name}",
-                                  f"must be a chance from 0 to 1, not {value!r}")
+                raise ConfigError(
+                    None,
+                    f"style {self.name}.{f.name}",
+                    f"must be a chance from 0 to 1, not {value!r}",
+                )
             if isinstance(value, tuple) and not 0.0 <= value[0] <= value[1]:
-                raise ConfigError(None, f"style {self.name}.{f.name}", "must be a range "
-                                  f"(low, high) with 0 <= low <= high, not {value!r}")
+                raise ConfigError(
+                    None,
+                    f"style {self.name}.{f.name}",
+                    f"must be a range (low, high) with 0 <= low <= high, not {value!r}",
+                )
 
 
 #: The players the referee was first built for: they follow every instruction at once, move
@@ -153,15 +159,30 @@ OBEDIENT = PlayerStyle()
 #: - one question in four is answered late (3-30 s), one in ten not at all until it is
 #:   asked again, one in twenty with the wrong option (a press too many or too few).
 PEOPLE = PlayerStyle(
-    name="people", hand_chance=0.2, late_putback_chance=0.2,
-    hold_chance=0.25, hold_s=(0.0, 30.0),
-    off_centre_chance=0.7, off_centre_mm=(2.0, 6.0),
-    linger_chance=0.25, linger_s=(1.0, 6.0), second_hand_chance=0.1,
-    knock_chance=0.05, knock_mm=(1.0, 5.0),
-    ignore_chance=0.25, ignore_s=(10.0, 40.0), half_follow_chance=0.15, follow_s=(2.0, 10.0),
-    miscount_chance=0.04, full_port_chance=0.02, under_cloud_chance=0.02,
-    late_answer_chance=0.25, late_answer_s=(3.0, 30.0), no_answer_chance=0.1,
-    wrong_answer_chance=0.05, patience_s=10.0,
+    name="people",
+    hand_chance=0.2,
+    late_putback_chance=0.2,
+    hold_chance=0.25,
+    hold_s=(0.0, 30.0),
+    off_centre_chance=0.7,
+    off_centre_mm=(2.0, 6.0),
+    linger_chance=0.25,
+    linger_s=(1.0, 6.0),
+    second_hand_chance=0.1,
+    knock_chance=0.05,
+    knock_mm=(1.0, 5.0),
+    ignore_chance=0.25,
+    ignore_s=(10.0, 40.0),
+    half_follow_chance=0.15,
+    follow_s=(2.0, 10.0),
+    miscount_chance=0.04,
+    full_port_chance=0.02,
+    under_cloud_chance=0.02,
+    late_answer_chance=0.25,
+    late_answer_s=(3.0, 30.0),
+    no_answer_chance=0.1,
+    wrong_answer_chance=0.05,
+    patience_s=10.0,
 )
 
 STYLES: dict[str, PlayerStyle] = {s.name: s for s in (OBEDIENT, PEOPLE)}
@@ -174,9 +195,13 @@ def styles_for(name: str, colors: tuple[str, ...] | list[str]) -> dict[str, Play
     parts = ["people", "obedient"] if name == "mixed" else name.split("+")
     unknown = [p for p in parts if p not in STYLES]
     if unknown or not parts:
-        raise ConfigError(None, "style", f"no player style {', '.join(unknown) or name!r}: "
-                          f"the styles are {', '.join(STYLES)} (or 'mixed', or styles "
-                          "joined by '+')")
+        raise ConfigError(
+            None,
+            "style",
+            f"no player style {', '.join(unknown) or name!r}: "
+            f"the styles are {', '.join(STYLES)} (or 'mixed', or styles "
+            "joined by '+')",
+        )
     return {c: STYLES[parts[i % len(parts)]] for i, c in enumerate(colors)}
 
 
@@ -247,10 +272,11 @@ class SimulatedPlayers:
             overrides["late_putback_chance"] = late_putback_chance
         self._overrides = overrides
         if overrides:
-            self.styles = {c: dataclasses.replace(s, **overrides)  # type: ignore[arg-type]
-                           for c, s in self.styles.items()}
-            self.default_style = dataclasses.replace(self.default_style,
-                                                     **overrides)  # type: ignore[arg-type]
+            self.styles = {
+                c: dataclasses.replace(s, **overrides)  # type: ignore[arg-type]
+                for c, s in self.styles.items()
+            }
+            self.default_style = dataclasses.replace(self.default_style, **overrides)  # type: ignore[arg-type]
         self.seed = seed
         self.clock = clock
         self._rngs: dict[str, random.Random] = {}
@@ -395,9 +421,13 @@ class SimulatedPlayers:
         in_the_way = _IN_THE_WAY.search(self.controller.status.message)
         for named in _NAMED_SHIP.finditer(in_the_way.group(1) if in_the_way else ""):
             sid = named.group(1) or self._token_near(
-                named.group(2), (float(named.group(3)), float(named.group(4))))
-            if sid is not None and sid in self.world.ship_positions() \
-                    and sid not in self.world.carried:
+                named.group(2), (float(named.group(3)), float(named.group(4)))
+            )
+            if (
+                sid is not None
+                and sid in self.world.ship_positions()
+                and sid not in self.world.carried
+            ):
                 self.world.remove(sid)
                 self.actions.append(f"clear the way: {sid} lifted off the board")
         self.actions.append("press spin after the fault")
@@ -406,8 +436,11 @@ class SimulatedPlayers:
 
     def _token_near(self, color: str, point: Point) -> str | None:
         """The token of a colour standing nearest a point on the board (not in the cloud)."""
-        mine = [(math.dist(p, point), sid) for sid, p in self.world.ship_positions().items()
-                if split_ship_id(sid)[0] == color and sid not in self.world.carried]
+        mine = [
+            (math.dist(p, point), sid)
+            for sid, p in self.world.ship_positions().items()
+            if split_ship_id(sid)[0] == color and sid not in self.world.carried
+        ]
         return min(mine)[1] if mine else None
 
     def _wait(self) -> None:
@@ -435,8 +468,10 @@ class SimulatedPlayers:
         color = color if color is not None else self._color()
         game = self.controller.game
         if color not in self.styles and self._style_name is not None and game is not None:
-            self.styles = {c: dataclasses.replace(s, **self._overrides)  # type: ignore[arg-type]
-                           for c, s in styles_for(self._style_name, game.players).items()}
+            self.styles = {
+                c: dataclasses.replace(s, **self._overrides)  # type: ignore[arg-type]
+                for c, s in styles_for(self._style_name, game.players).items()
+            }
         return self.styles.get(color, self.default_style)
 
     def rng_of(self, color: str | None = None) -> random.Random:
@@ -460,8 +495,7 @@ class SimulatedPlayers:
     def _act(self, kind: str, detail: str = "", color: str | None = None) -> None:
         game = self.controller.game
         color = color if color is not None else self._color()
-        self.truth.act(TrueAct(self.now_s(), len(game.journal) if game else 0, color, kind,
-                               detail))
+        self.truth.act(TrueAct(self.now_s(), len(game.journal) if game else 0, color, kind, detail))
         self.actions.append(f"{color} {kind}: {detail}")
 
     def _ignored(self, kind: str) -> bool:
@@ -474,8 +508,7 @@ class SimulatedPlayers:
             until = 0.0
             if self._chance("ignore_chance"):
                 until = self.now_s() + self._draw("ignore_s")
-                self._act("ignore", f"{kind}: {status.message} (for "
-                          f"{until - self.now_s():.0f} s)")
+                self._act("ignore", f"{kind}: {status.message} (for {until - self.now_s():.0f} s)")
             self._deferred[key] = until
         return self.now_s() < until
 
@@ -491,8 +524,11 @@ class SimulatedPlayers:
         heading (None: turned like the space): off centre at any heading when the style
         says so and the token has its space or berth to itself (a token set beside another
         is off centre already)."""
-        centres = self.board.ports[place].berths if place in self.board.ports else (
-            (self.board.spaces[place].position,) if place in self.board.spaces else ())
+        centres = (
+            self.board.ports[place].berths
+            if place in self.board.ports
+            else ((self.board.spaces[place].position,) if place in self.board.spaces else ())
+        )
         if point not in centres or not self._chance("off_centre_chance", color):
             return point, None
         rng = self.rng_of(color)
@@ -507,14 +543,15 @@ class SimulatedPlayers:
         rng = self.rng_of(color)
         now = self.now_s()
         if self._chance("linger_chance", color):
-            self.scene.hand = Hand(point[0], point[1],
-                                   side=rng.choice("NESW"))  # type: ignore[arg-type]
+            self.scene.hand = Hand(point[0], point[1], side=rng.choice("NESW"))  # type: ignore[arg-type]
             self._hand_frames = 0
             self._hand_until_s = now + self._draw("linger_s", color)
             self._act("linger", f"over {token}", color)
         if self._chance("second_hand_chance", color):
-            x, y = (rng.uniform(0.25, 0.75) * self.board.width_mm,
-                    rng.uniform(0.25, 0.75) * self.board.height_mm)
+            x, y = (
+                rng.uniform(0.25, 0.75) * self.board.width_mm,
+                rng.uniform(0.25, 0.75) * self.board.height_mm,
+            )
             self.scene.other_hand = Hand(x, y, side=rng.choice("NESW"))  # type: ignore[arg-type]
             self._other_hand_until_s = now + self._draw("linger_s", color)
             self._act("second hand", f"at ({x:.0f}, {y:.0f}) mm", color)
@@ -525,9 +562,11 @@ class SimulatedPlayers:
         """A neighbour's token within reach is pushed a little; it stays on its place."""
         rng = self.rng_of(color)
         carried = self.world.carried
-        near = sorted(sid for sid, p in self.world.ship_positions().items()
-                      if sid != mover and sid not in carried
-                      and math.dist(p, point) <= KNOCK_REACH_MM)
+        near = sorted(
+            sid
+            for sid, p in self.world.ship_positions().items()
+            if sid != mover and sid not in carried and math.dist(p, point) <= KNOCK_REACH_MM
+        )
         if not near:
             return
         sid = rng.choice(near)
@@ -539,9 +578,11 @@ class SimulatedPlayers:
             knocked = (where[0] + push_mm * ux, where[1] + push_mm * uy)
             if self._place_of(knocked) == place:
                 heading = self.world.heading_of(sid)
-                self.world.place_ship(sid, *knocked,
-                                      heading_deg=None if heading is None
-                                      else heading + rng.uniform(-20.0, 20.0))
+                self.world.place_ship(
+                    sid,
+                    *knocked,
+                    heading_deg=None if heading is None else heading + rng.uniform(-20.0, 20.0),
+                )
                 self._act("knock", f"{sid} {push_mm:.1f} mm at {place}", color)
                 return
 
@@ -595,9 +636,16 @@ class SimulatedPlayers:
             return
         self._answered = question
         n = len(question.options)
-        true_k = next((k for k, (dice, moves) in enumerate(
-            zip(question.dice, question.moves, strict=True), 1)
-            if (dice and self._roll in dice) or (not dice and self._move in moves)), None)
+        true_k = next(
+            (
+                k
+                for k, (dice, moves) in enumerate(
+                    zip(question.dice, question.moves, strict=True), 1
+                )
+                if (dice and self._roll in dice) or (not dice and self._move in moves)
+            ),
+            None,
+        )
         if true_k is None and NONE_OF_THESE in question.options:
             # none of the moves is what was done: the table offers to say so
             true_k = question.options.index(NONE_OF_THESE) + 1
@@ -607,8 +655,11 @@ class SimulatedPlayers:
             if others:
                 pressed = self.rng_of(color).choice(others)
         if pressed != true_k:
-            self._act("answer", f"pressed {pressed} for {true_k or 'none of these'}: "
-                      f"{question.text}", color)
+            self._act(
+                "answer",
+                f"pressed {pressed} for {true_k or 'none of these'}: {question.text}",
+                color,
+            )
         if pressed is not None:
             self.actions.append(f"answer {pressed}: {question.options[pressed - 1]}")
             for _ in range(pressed):
@@ -659,15 +710,29 @@ class SimulatedPlayers:
         target = self._spot(move.end, token)
         target, heading_deg = self._placement(move.end, target, color)
         start = self.world.ship_positions()[token]
-        held = _Held(token, start, target, heading_deg, move, die, illegal,
-                     true_move(game, move, die, illegal), at, self.now_s())
+        held = _Held(
+            token,
+            start,
+            target,
+            heading_deg,
+            move,
+            die,
+            illegal,
+            true_move(game, move, die, illegal),
+            at,
+            self.now_s(),
+        )
         if self._chance("hold_chance", color):
             hold_s = self._draw("hold_s", color)
             held.until_s = self.now_s() + hold_s
             self.world.remove(token)
             self._holding = held
-            self._act("hold", f"{token} lifted from {move.start} for {hold_s:.1f} s "
-                      f"({'illegal: ' + illegal if illegal else str(move)})", color)
+            self._act(
+                "hold",
+                f"{token} lifted from {move.start} for {hold_s:.1f} s "
+                f"({'illegal: ' + illegal if illegal else str(move)})",
+                color,
+            )
             return
         self._set_down(held)
 
@@ -686,8 +751,9 @@ class SimulatedPlayers:
         self._move = str(move)
         self._made = (held.made_from, move, die)
         self._moved_token = token
-        self.actions.append(f"{color} rolls {die}: {move}"
-                            + (f" (illegal: {held.illegal})" if held.illegal else ""))
+        self.actions.append(
+            f"{color} rolls {die}: {move}" + (f" (illegal: {held.illegal})" if held.illegal else "")
+        )
         self._after_set_down(token, target, color)
         if held.illegal or held.made_from != len(game.journal):
             return  # no bump to put back (or the game went on while the ship was in hand)
@@ -697,8 +763,7 @@ class SimulatedPlayers:
         if move.end in status.hold:
             if not self._chance("ignore_chance", color):
                 return  # told to leave it for now: the controller will ask for it
-            self._act("ignore", f"told to leave the ship at {move.end}; put back at once",
-                      color)
+            self._act("ignore", f"told to leave the ship at {move.end}; put back at once", color)
         elif self.rng.random() < self.style(color).late_putback_chance:
             return  # the controller will ask for it
         self._put_back_bumped()
@@ -706,8 +771,11 @@ class SimulatedPlayers:
     def _illegal_move(self, game: Game, die: int) -> tuple[Move, str] | None:
         """A move against the rules the active player makes this turn, if their style makes
         one and the board offers one: (the move, its kind and the rules' reason)."""
-        for kind, rate in zip(ILLEGAL_KINDS, ("miscount_chance", "full_port_chance",
-                                              "under_cloud_chance"), strict=True):
+        for kind, rate in zip(
+            ILLEGAL_KINDS,
+            ("miscount_chance", "full_port_chance", "under_cloud_chance"),
+            strict=True,
+        ):
             if not self._chance(rate):
                 continue
             walks = self._illegal_walks(game, die, kind)
@@ -731,16 +799,29 @@ class SimulatedPlayers:
             if ship.status is not ShipStatus.ON_BOARD or start is None:
                 continue
             if kind == "miscount":
-                walks = [w for d in (die - 1, die + 1) if 1 <= d <= MAX_DIE
-                         for w in table.moves(start, d, blocked, 0)[0] if w[-1] not in ports]
+                walks = [
+                    w
+                    for d in (die - 1, die + 1)
+                    if 1 <= d <= MAX_DIE
+                    for w in table.moves(start, d, blocked, 0)[0]
+                    if w[-1] not in ports
+                ]
             elif kind == "full port":
                 walks = [w for w in table.moves(start, die, blocked, 0)[0] if w[-1] in ports]
             else:
-                walks = [w for w in table.moves(start, die, frozenset(), 0)[0]
-                         if w[-1] in blocked and w[-1] not in ports]
-            found += [Move(ship.id, w) for w in walks if (ship.id, w[-1]) not in ends
-                      and not any(m.ship != ship.id and m.start == start and m.end == w[-1]
-                                  for m in legal)]
+                walks = [
+                    w
+                    for w in table.moves(start, die, frozenset(), 0)[0]
+                    if w[-1] in blocked and w[-1] not in ports
+                ]
+            found += [
+                Move(ship.id, w)
+                for w in walks
+                if (ship.id, w[-1]) not in ends
+                and not any(
+                    m.ship != ship.id and m.start == start and m.end == w[-1] for m in legal
+                )
+            ]
         return found
 
     def _put_back_bumped(self, later: bool = False) -> None:
@@ -769,20 +850,25 @@ class SimulatedPlayers:
                     self.world.remove(other)
                     until_s = self.now_s() + self._draw("follow_s", move.color)
                     self._scheduled.append((until_s, other, point, heading_deg))
-                    self._act("half-follow", f"{other} held until {until_s:.1f} s, then to "
-                              f"{port}", move.color)
+                    self._act(
+                        "half-follow",
+                        f"{other} held until {until_s:.1f} s, then to {port}",
+                        move.color,
+                    )
                     continue
                 self.world.place_ship(other, *point, heading_deg=heading_deg)
                 self.actions.append(f"put back {other} to {port}")
 
-    def _fix(self, missing: tuple[tuple[str, str | None], ...],
-             extra: tuple[tuple[str, str | None], ...]) -> None:
+    def _fix(
+        self, missing: tuple[tuple[str, str | None], ...], extra: tuple[tuple[str, str | None], ...]
+    ) -> None:
         # the players look before they act: a fix that the table already shows as the game
         # has it (the camera misread a place) leaves the tokens alone
         truth = self._on_table()
         game = self._expected_game()
         expected: Counter[tuple[str, str | None]] = Counter(
-            (s.color, s.location) for s in game.ships() if s.location is not None)
+            (s.color, s.location) for s in game.ships() if s.location is not None
+        )
         missing = tuple(m for m in missing if truth[m] < expected[m])
         spare = [e for e in extra if truth[e] > expected[e]]
         for color, space in missing:
@@ -801,8 +887,7 @@ class SimulatedPlayers:
             if token is None:
                 token = self._spare_token(color)
             if token is not None:
-                point, heading_deg = self._placement(space, self._spot(space, token),
-                                                     self._color())
+                point, heading_deg = self._placement(space, self._spot(space, token), self._color())
                 self.world.place_ship(token, *point, heading_deg=heading_deg)
                 self.actions.append(f"fix: {token} to {space}")
         for color, space in spare:
@@ -847,9 +932,11 @@ class SimulatedPlayers:
     def _on_table(self) -> Counter[tuple[str, str | None]]:
         """The tokens on the table by colour and place (not those in the cloud)."""
         carried = self.world.carried
-        return Counter((split_ship_id(sid)[0], self._place_of(point))
-                       for sid, point in self.world.ship_positions().items()
-                       if sid not in carried)
+        return Counter(
+            (split_ship_id(sid)[0], self._place_of(point))
+            for sid, point in self.world.ship_positions().items()
+            if sid not in carried
+        )
 
     def _token_at(self, color: str, place: str | None, exclude: str | None = None) -> str | None:
         """A token of a colour standing at a place (None: off every space), not in the cloud."""
@@ -895,8 +982,11 @@ class SimulatedPlayers:
         """Where to put a token: the space's centre, or a free berth of a port; beside any
         token already there, never exactly on it (two tokens cannot stand at one point).
         """
-        taken = [p for sid, p in self.world.ship_positions().items()
-                 if sid != moving and sid not in self.world.carried]
+        taken = [
+            p
+            for sid, p in self.world.ship_positions().items()
+            if sid != moving and sid not in self.world.carried
+        ]
         port = self.board.ports.get(place)
         if port is not None:
             for berth in port.berths:
@@ -920,8 +1010,10 @@ class SimulatedPlayers:
             along_mm = self.rng.uniform(-2.0, 2.0)
             ux, uy = heading_vector(heading_deg + 90.0)
             vx, vy = -uy, ux
-            point = (centre[0] + offset_mm * ux + along_mm * vx,
-                     centre[1] + offset_mm * uy + along_mm * vy)
+            point = (
+                centre[0] + offset_mm * ux + along_mm * vx,
+                centre[1] + offset_mm * uy + along_mm * vy,
+            )
             if all(math.dist(point, t) > BESIDE_MM for t in taken):
                 return point
             best = point

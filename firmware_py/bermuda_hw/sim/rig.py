@@ -293,7 +293,10 @@ class SimRig:
     """
 
     def __init__(
-        self, config: Config, clock: Clock, world: World | None = None,
+        self,
+        config: Config,
+        clock: Clock,
+        world: World | None = None,
         truth: Config | None = None,
     ) -> None:
         self.config = config
@@ -305,8 +308,11 @@ class SimRig:
         self.axes: dict[str, AxisModel] = {}
         for wired, axis in zip(config.gantry.axes, self.truth.gantry.axes, strict=True):
             axis = dataclasses.replace(
-                axis, step_pin=wired.step_pin, dir_pin=wired.dir_pin,
-                endstop_pin=wired.endstop_pin, invert_dir=wired.invert_dir,
+                axis,
+                step_pin=wired.step_pin,
+                dir_pin=wired.dir_pin,
+                endstop_pin=wired.endstop_pin,
+                invert_dir=wired.invert_dir,
             )
             spm = axis.steps_per_mm
             model = AxisModel(

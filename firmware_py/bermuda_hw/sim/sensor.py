@@ -33,10 +33,19 @@ MAX_GAIN = 16.0
 # colour gains to come out white (a typical Pi sensor needs about 1.8 and 1.6)
 NEUTRAL_GAINS = (1.8, 1.6)
 LOOP_FRACTION = 0.35  # of the (logarithmic) error corrected per frame by AE and AWB
-CONTROLS = frozenset({
-    "AeEnable", "ExposureTime", "AnalogueGain", "AwbEnable", "ColourGains", "AfMode",
-    "LensPosition", "AeFlickerMode", "AeFlickerPeriod",
-})
+CONTROLS = frozenset(
+    {
+        "AeEnable",
+        "ExposureTime",
+        "AnalogueGain",
+        "AwbEnable",
+        "ColourGains",
+        "AfMode",
+        "LensPosition",
+        "AeFlickerMode",
+        "AeFlickerPeriod",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -76,8 +85,9 @@ class SimulatedSensor:
         if "AwbEnable" in controls:
             self.awb_enable = bool(controls["AwbEnable"])
         if "ExposureTime" in controls:
-            self.exposure_us = float(min(max(int(controls["ExposureTime"]), MIN_EXPOSURE_US),
-                                         MAX_EXPOSURE_US))
+            self.exposure_us = float(
+                min(max(int(controls["ExposureTime"]), MIN_EXPOSURE_US), MAX_EXPOSURE_US)
+            )
         if "AnalogueGain" in controls:
             self.gain = float(min(max(float(controls["AnalogueGain"]), 1.0), MAX_GAIN))
         if "ColourGains" in controls:
@@ -108,13 +118,19 @@ class SimulatedSensor:
 
     def expose(self, image: Any) -> Any:
         """A rendered frame as this sensor takes it now; then AE and AWB take a step."""
-        level = self.room.light * (self.exposure_us * self.gain) / (
-            REFERENCE_EXPOSURE_US * REFERENCE_GAIN)
+        level = (
+            self.room.light
+            * (self.exposure_us * self.gain)
+            / (REFERENCE_EXPOSURE_US * REFERENCE_GAIN)
+        )
         red = level * self.room.cast[0] * self.colour_gains[0] / NEUTRAL_GAINS[0]
         blue = level * self.room.cast[1] * self.colour_gains[1] / NEUTRAL_GAINS[1]
         out = image
-        if not (math.isclose(level, 1.0, abs_tol=1e-9) and math.isclose(red, 1.0, abs_tol=1e-9)
-                and math.isclose(blue, 1.0, abs_tol=1e-9)):
+        if not (
+            math.isclose(level, 1.0, abs_tol=1e-9)
+            and math.isclose(red, 1.0, abs_tol=1e-9)
+            and math.isclose(blue, 1.0, abs_tol=1e-9)
+        ):
             scale = np.array([blue, level, red], np.float32)  # frames are B, G, R
             out = np.clip(image.astype(np.float32) * scale, 0, 255).astype(np.uint8)
         self.frames += 1
@@ -122,8 +138,11 @@ class SimulatedSensor:
         return out
 
     def _ae_error(self) -> float:
-        level = self.room.light * (self.exposure_us * self.gain) / (
-            REFERENCE_EXPOSURE_US * REFERENCE_GAIN)
+        level = (
+            self.room.light
+            * (self.exposure_us * self.gain)
+            / (REFERENCE_EXPOSURE_US * REFERENCE_GAIN)
+        )
         return abs(math.log(level))
 
     def _loops(self) -> None:
@@ -133,13 +152,13 @@ class SimulatedSensor:
             want = REFERENCE_EXPOSURE_US * REFERENCE_GAIN / self.room.light
             total *= (want / total) ** LOOP_FRACTION
             # exposure first (up to a frame), then gain
-            self.exposure_us = min(max(total / REFERENCE_GAIN, MIN_EXPOSURE_US),
-                                   MAX_EXPOSURE_US)
+            self.exposure_us = min(max(total / REFERENCE_GAIN, MIN_EXPOSURE_US), MAX_EXPOSURE_US)
             self.gain = min(max(total / self.exposure_us, 1.0), MAX_GAIN)
         if self.awb_enable:
             gains = []
-            for current, neutral, cast in zip(self.colour_gains, NEUTRAL_GAINS, self.room.cast,
-                                              strict=True):
+            for current, neutral, cast in zip(
+                self.colour_gains, NEUTRAL_GAINS, self.room.cast, strict=True
+            ):
                 want = neutral / cast
                 gains.append(current * (want / current) ** LOOP_FRACTION)
             self.colour_gains = (gains[0], gains[1])

@@ -43,8 +43,10 @@ def simulate_config(config: Config) -> Config:
     from bermuda_hw.cli.run import SIM_CAMERA
 
     return dataclasses.replace(
-        config, sim=dataclasses.replace(config.sim, real_time_factor=0.0),
-        camera={**SIM_CAMERA, **dict(config.camera)})
+        config,
+        sim=dataclasses.replace(config.sim, real_time_factor=0.0),
+        camera={**SIM_CAMERA, **dict(config.camera)},
+    )
 
 
 def game_options(die: str | None = None) -> GameOptions | None:
@@ -92,8 +94,11 @@ class GameReport:
     def wrong(self) -> list[MoveCheck]:
         """Committed moves whose consequence differs from the legal move truly made (an
         illegal move journalled as legal is counted apart: `illegal_as_legal`)."""
-        return [c for c in self.checks if c.wrong and not c.illegal_as_legal
-                and not c.illegal_for_an_unseen_die]
+        return [
+            c
+            for c in self.checks
+            if c.wrong and not c.illegal_as_legal and not c.illegal_for_an_unseen_die
+        ]
 
     @property
     def illegal_as_legal(self) -> list[MoveCheck]:
@@ -134,14 +139,23 @@ def play_game(
     """Play one game on a fresh simulated table; see the module's docstring."""
     report = GameReport(players, seed, style=str(player_options.get("style", "obedient")))
     started = time.perf_counter()
-    with SimTable.build(config, board, state_dir, players=players, seed=seed, options=options,
-                        faults=faults, **player_options) as table:
+    with SimTable.build(
+        config,
+        board,
+        state_dir,
+        players=players,
+        seed=seed,
+        options=options,
+        faults=faults,
+        **player_options,
+    ) as table:
         controller, world, backend = table.controller, table.world, table.backend
         report.log = table.log
         table_players = table.players
         assert table_players is not None
-        watch = InvariantWatch(controller, world, lambda: (
-            backend.camera.camera if backend.camera is not None else None))
+        watch = InvariantWatch(
+            controller, world, lambda: backend.camera.camera if backend.camera is not None else None
+        )
         try:
             controller.start()
             # steps since the game last changed (a step in a fault reads no frame)
@@ -195,9 +209,14 @@ def play_game(
     return report
 
 
-def play_fresh(players: int, seed: int, die: str | None = None,
-               fault: tuple[float, FaultMode] | None = None,
-               max_rounds: int = MAX_ROUNDS, style: str = "obedient") -> GameReport:
+def play_fresh(
+    players: int,
+    seed: int,
+    die: str | None = None,
+    fault: tuple[float, FaultMode] | None = None,
+    max_rounds: int = MAX_ROUNDS,
+    style: str = "obedient",
+) -> GameReport:
     """One game on the default board and configuration of `run --simulate`, in a fresh state
     directory, with `fault` = (p, mode) frame faults if given and players of a style
     (`sim.players.styles_for`): a task a process pool can run (its arguments and its report
@@ -208,9 +227,20 @@ def play_fresh(players: int, seed: int, die: str | None = None,
     from bermuda_hw.rules.boardfile import load_board
 
     board = load_board()
-    faults = SceneFaults(board.ship_colors, fault[0], mode=fault[1],
-                         seed=seed) if fault is not None else None
+    faults = (
+        SceneFaults(board.ship_colors, fault[0], mode=fault[1], seed=seed)
+        if fault is not None
+        else None
+    )
     with tempfile.TemporaryDirectory() as state:
-        return play_game(board, simulate_config(load_config(None)), Path(state),
-                         players=players, seed=seed, options=game_options(die),
-                         faults=faults, max_rounds=max_rounds, style=style)
+        return play_game(
+            board,
+            simulate_config(load_config(None)),
+            Path(state),
+            players=players,
+            seed=seed,
+            options=game_options(die),
+            faults=faults,
+            max_rounds=max_rounds,
+            style=style,
+        )

@@ -73,6 +73,7 @@ class SimTable(TableParts):
             backend = SimBackend(config, world if world is not None else World(board))
         world = backend.rig.world
         if faults is not None:
+
             def wrapped(scene: Callable[[], Scene]) -> Callable[[], Scene]:
                 assert faults is not None
                 return faults.wrap(scene)
@@ -90,21 +91,41 @@ class SimTable(TableParts):
                 p.attach()
 
         parts = build_parts(
-            backend, board, config, journal, camera=parse_camera_config(config.camera,
-                                                                        config.source),
-            reader=reader, players=players, seed=seed, options=options, on_camera=on_camera,
+            backend,
+            board,
+            config,
+            journal,
+            camera=parse_camera_config(config.camera, config.source),
+            reader=reader,
+            players=players,
+            seed=seed,
+            options=options,
+            on_camera=on_camera,
         )
         table_players = None
         if with_players:
             player_options.setdefault("clock", backend.clock.monotonic)
             table_players = SimulatedPlayers(
-                parts.controller, world, WorldScene(world, board),
+                parts.controller,
+                world,
+                WorldScene(world, board),
                 backend.pin(config.controls.spin_button_pin),
-                seed=seed if seed is not None else 0, **player_options)
+                seed=seed if seed is not None else 0,
+                **player_options,
+            )
             acting.append(table_players)
             backend.virtual_clock.listeners.append(table_players.on_clock)
-        table = cls(parts.motion, parts.controller, board, config, world,
-                    backend, journal, table_players, state_dir)
+        table = cls(
+            parts.motion,
+            parts.controller,
+            board,
+            config,
+            world,
+            backend,
+            journal,
+            table_players,
+            state_dir,
+        )
         table.controller.listeners.append(table.log.append)
         return table
 

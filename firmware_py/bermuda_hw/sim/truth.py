@@ -134,16 +134,20 @@ class TruthLog:
                 out.write(text)
         except OSError as exc:
             self.unwritten = describe_os_error(exc)
-            log.warning("the simulated players' true moves are kept in memory only: %s",
-                        self.unwritten)
+            log.warning(
+                "the simulated players' true moves are kept in memory only: %s", self.unwritten
+            )
 
     @staticmethod
     def read(path: Path) -> list[TrueMove]:
         """The true moves stored in a file (none if it does not exist)."""
         if not path.exists():
             return []
-        return [TrueMove.from_json(line) for line in path.read_text("utf-8").splitlines()
-                if line.strip()]
+        return [
+            TrueMove.from_json(line)
+            for line in path.read_text("utf-8").splitlines()
+            if line.strip()
+        ]
 
 
 def true_move(game: Game, move: Move, die: int, illegal: str = "") -> TrueMove:
@@ -155,9 +159,16 @@ def true_move(game: Game, move: Move, die: int, illegal: str = "") -> TrueMove:
         if not short and move.end not in game.board.ports:
             bumps = tuple(s for s in game.ships_at(move.end) if s != move.ship)
     return TrueMove(
-        seq=len(game.journal), round=game.round, color=game.active, die=die, move=str(move),
-        ship=None if move.is_pass else move.ship, start=None if move.is_pass else move.start,
-        end=None if move.is_pass else move.end, bumps=bumps, legal=not illegal,
+        seq=len(game.journal),
+        round=game.round,
+        color=game.active,
+        die=die,
+        move=str(move),
+        ship=None if move.is_pass else move.ship,
+        start=None if move.is_pass else move.start,
+        end=None if move.is_pass else move.end,
+        bumps=bumps,
+        legal=not illegal,
         illegal=illegal,
     )
 
@@ -176,8 +187,9 @@ class Consequence:
 
     @classmethod
     def of(cls, game: Game) -> Consequence:
-        ships = sorted((s.color, s.location or "", s.previous_port, s.status.value)
-                       for s in game.ships())
+        ships = sorted(
+            (s.color, s.location or "", s.previous_port, s.status.value) for s in game.ships()
+        )
         return cls(
             ships=tuple((c, loc or None, prev, st) for c, loc, prev, st in ships),
             hands=tuple((c, game.hand(c)) for c in game.players),
@@ -227,14 +239,20 @@ class MoveCheck:
         return self.truth is not None and not self.truth.legal and self.die_unseen
 
     def __str__(self) -> str:
-        true = "no move made" if self.truth is None else \
-            f"{self.truth.move} (die {self.truth.die}{'' if self.truth.legal else ', illegal'})"
-        return (f"round {self.round}, {self.color}: committed {self.committed}, "
-                f"true {true}: {self.wrong or 'same consequence'}")
+        if self.truth is None:
+            true = "no move made"
+        else:
+            illegal = "" if self.truth.legal else ", illegal"
+            true = f"{self.truth.move} (die {self.truth.die}{illegal})"
+        return (
+            f"round {self.round}, {self.color}: committed {self.committed}, "
+            f"true {true}: {self.wrong or 'same consequence'}"
+        )
 
 
-def compare_moves(record: Mapping[str, Any], truths: Sequence[TrueMove],
-                  board: Board | None = None) -> list[MoveCheck]:
+def compare_moves(
+    record: Mapping[str, Any], truths: Sequence[TrueMove], board: Board | None = None
+) -> list[MoveCheck]:
     """Every move the journal commits, checked against the true move made from its position.
 
     The true move for the committed move at journal index j is the last one
@@ -256,8 +274,11 @@ def compare_moves(record: Mapping[str, Any], truths: Sequence[TrueMove],
         die_unseen = False
         after = Consequence.of(committed)
         rolled = index > 0 and entries[index - 1].get("engine") is True
-        forced = rolled and before.die is not None and before.legal_moves(before.die) == [
-            Move.pass_turn(color)]
+        forced = (
+            rolled
+            and before.die is not None
+            and before.legal_moves(before.die) == [Move.pass_turn(color)]
+        )
         if truth is None and forced and Move.parse(entry["move"]).is_pass:
             # the virtual die rolled a number that leaves no move: the controller passes at
             # the press that rolled it, before any player could make a move
@@ -269,7 +290,8 @@ def compare_moves(record: Mapping[str, Any], truths: Sequence[TrueMove],
             # the virtual die is rolled by the table (an engine roll): the referee knew it
             walk = Move.parse(truth.move)
             die_unseen = not rolled and any(
-                walk in before.legal_moves(die) for die in range(1, MAX_DIE + 1))
+                walk in before.legal_moves(die) for die in range(1, MAX_DIE + 1)
+            )
         else:
             alternative = before.copy()
             try:
@@ -279,8 +301,9 @@ def compare_moves(record: Mapping[str, Any], truths: Sequence[TrueMove],
                 wrong = f"the true move is not legal in the committed position: {exc}"
             else:
                 wrong = Consequence.of(alternative).differences(after)
-        checks.append(MoveCheck(index, before.round, color, entry["move"], truth, wrong,
-                                die_unseen))
+        checks.append(
+            MoveCheck(index, before.round, color, entry["move"], truth, wrong, die_unseen)
+        )
         previous = index
     return checks
 
@@ -291,12 +314,14 @@ def compare_moves(record: Mapping[str, Any], truths: Sequence[TrueMove],
 def world_places(world: World, board: Board) -> Counter[Place]:
     """Where the world's tokens truly stand, by colour (ships inside the cloud excluded)."""
     carried = set(world.carried)
-    return Counter((split_ship_id(sid)[0], place_of(board, point))
-                   for sid, point in world.ship_positions().items() if sid not in carried)
+    return Counter(
+        (split_ship_id(sid)[0], place_of(board, point))
+        for sid, point in world.ship_positions().items()
+        if sid not in carried
+    )
 
 
-def hidden_places(world: World, board: Board,
-                  camera: CameraModel | None = None) -> frozenset[str]:
+def hidden_places(world: World, board: Board, camera: CameraModel | None = None) -> frozenset[str]:
     """The spaces and ports the cloud hides from the camera where it truly is.
 
     The shared cover model (`rules.cover`) with the world's true cloud centre and,
@@ -331,8 +356,10 @@ class TableDifference:
     only_on_table: tuple[Place, ...]
 
     def __str__(self) -> str:
-        return (f"round {self.round} (journal {self.seq}, {self.mode}): game has "
-                f"{list(self.only_in_game)}, table has {list(self.only_on_table)}")
+        return (
+            f"round {self.round} (journal {self.seq}, {self.mode}): game has "
+            f"{list(self.only_in_game)}, table has {list(self.only_on_table)}"
+        )
 
 
 def _visible(places: Counter[Place], hidden: Iterable[str]) -> Counter[Place]:
@@ -340,21 +367,31 @@ def _visible(places: Counter[Place], hidden: Iterable[str]) -> Counter[Place]:
     return Counter({p: n for p, n in places.items() if p[1] is None or p[1] not in skip})
 
 
-def table_differences(world: World, game: Game, mode: str = "",
-                      camera: CameraModel | None = None) -> TableDifference | None:
+def table_differences(
+    world: World, game: Game, mode: str = "", camera: CameraModel | None = None
+) -> TableDifference | None:
     """The table invariant: None when the world's truth equals the game's placement
     (places the cloud hides from the camera excluded)."""
     board = game.board
     hidden = hidden_places(world, board, camera)
     truth = _visible(world_places(world, board), hidden)
-    expected = _visible(Counter((s.color, s.location) for s in game.ships()
-                                if s.location is not None and s.status is not ShipStatus.OUT),
-                        hidden)
+    expected = _visible(
+        Counter(
+            (s.color, s.location)
+            for s in game.ships()
+            if s.location is not None and s.status is not ShipStatus.OUT
+        ),
+        hidden,
+    )
     if truth == expected:
         return None
-    return TableDifference(game.round, len(game.journal), mode,
-                           tuple(sorted((expected - truth).elements(), key=_place_key)),
-                           tuple(sorted((truth - expected).elements(), key=_place_key)))
+    return TableDifference(
+        game.round,
+        len(game.journal),
+        mode,
+        tuple(sorted((expected - truth).elements(), key=_place_key)),
+        tuple(sorted((truth - expected).elements(), key=_place_key)),
+    )
 
 
 def _place_key(place: Place) -> tuple[str, str]:
@@ -370,8 +407,9 @@ class InvariantWatch:
 
     SETTLED = frozenset({"ready", "spin", "over"})
 
-    def __init__(self, controller: Any, world: World,
-                 camera: Callable[[], CameraModel | None] = lambda: None) -> None:
+    def __init__(
+        self, controller: Any, world: World, camera: Callable[[], CameraModel | None] = lambda: None
+    ) -> None:
         self.controller = controller
         self.world = world
         self.camera = camera  # the simulated camera's model, once it is open

@@ -89,14 +89,16 @@ class World:
         """Where the cloud's magnets are now."""
         if self.board is None:
             return []
-        return [polar_point(self.cloud_mm, magnet.radius_mm,
-                            magnet.angle_deg + self.cloud_heading_deg)
-                for magnet in self.board.cloud.magnets]
+        return [
+            polar_point(self.cloud_mm, magnet.radius_mm, magnet.angle_deg + self.cloud_heading_deg)
+            for magnet in self.board.cloud.magnets
+        ]
 
     # --- ships ------------------------------------------------------------------------
 
-    def place_ship(self, ship: str, x_mm: float, y_mm: float,
-                   heading_deg: float | None = None) -> None:
+    def place_ship(
+        self, ship: str, x_mm: float, y_mm: float, heading_deg: float | None = None
+    ) -> None:
         """Put a ship on the board (a player's move); it is picked up if a magnet is near.
 
         The ship put down last lies on top of any it touches: `ship_positions`
@@ -141,8 +143,9 @@ class World:
 
     def _move_carried(self) -> None:
         for ship, held in self.carried.items():
-            self._ships[ship] = polar_point(self.cloud_mm, held.radius_mm,
-                                            held.angle_deg + self.cloud_heading_deg)
+            self._ships[ship] = polar_point(
+                self.cloud_mm, held.radius_mm, held.angle_deg + self.cloud_heading_deg
+            )
 
     def _update_ships(self) -> None:
         self._checked = (self.carriage_x_mm, self.carriage_y_mm, self.cloud_heading_deg)

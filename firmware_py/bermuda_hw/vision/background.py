@@ -142,12 +142,19 @@ class BoardBackground:
             raise CalibrationError(file, None, "is not an 8-bit BGRA PNG of the learned board")
         if tuple(img.shape[:2]) != shape:
             raise CalibrationError(
-                file, None, f"is {img.shape[1]}x{img.shape[0]} px, the board needs "
-                f"{shape[1]}x{shape[0]}: calibrate again (bermuda-hw detect --calibrate)")
+                file,
+                None,
+                f"is {img.shape[1]}x{img.shape[0]} px, the board needs "
+                f"{shape[1]}x{shape[0]}: calibrate again (bermuda-hw detect --calibrate)",
+            )
         alpha = img[..., 3]
         known = alpha > 127
-        return cls(np.ascontiguousarray(img[..., :3]), known, px_per_mm,
-                   known & (np.abs(alpha.astype(np.int16) - SATURATED_ALPHA) < 16))
+        return cls(
+            np.ascontiguousarray(img[..., :3]),
+            known,
+            px_per_mm,
+            known & (np.abs(alpha.astype(np.int16) - SATURATED_ALPHA) < 16),
+        )
 
 
 class BackgroundLearner:
@@ -160,8 +167,9 @@ class BackgroundLearner:
         self.count = np.zeros(shape, np.float64)
         self.clipped = np.zeros(shape, bool)
 
-    def mask_for(self, ships_mm: Iterable[tuple[float, float]],
-                 blocked: Iterable[tuple[float, float, float]]) -> Mask:
+    def mask_for(
+        self, ships_mm: Iterable[tuple[float, float]], blocked: Iterable[tuple[float, float, float]]
+    ) -> Mask:
         """Pixels that show the empty board: away from the known ships and the cloud."""
         mask = np.ones(self.shape, np.uint8)
         s = self.px_per_mm
@@ -178,8 +186,9 @@ class BackgroundLearner:
         if clipped is not None:
             self.clipped |= usable & clipped
 
-    def result(self, previous: BoardBackground | None = None,
-               regions: npt.NDArray[np.int32] | None = None) -> BoardBackground:
+    def result(
+        self, previous: BoardBackground | None = None, regions: npt.NDArray[np.int32] | None = None
+    ) -> BoardBackground:
         """The background: the mean of what was seen, small holes filled from around them,
         and, where nothing was seen now, what an earlier background knew.
 
@@ -216,8 +225,9 @@ class BackgroundLearner:
             np.maximum.at(depth, parts.ravel(), dist.ravel())
             small = (hole > 0) & (depth[parts] <= FILL_MM * self.px_per_mm)
             if small.any():
-                filled = cv2.inpaint(mean, hole, max(3.0, FILL_MM * self.px_per_mm / 2),
-                                     cv2.INPAINT_TELEA)
+                filled = cv2.inpaint(
+                    mean, hole, max(3.0, FILL_MM * self.px_per_mm / 2), cv2.INPAINT_TELEA
+                )
                 mean[small] = filled[small]
                 known |= small
         return BoardBackground(mean, known, self.px_per_mm, saturated & known)
@@ -234,9 +244,14 @@ def weighted_distance(lab: Floats, ref: Floats) -> Floats:
 class BackgroundComparison:
     """One frame against the learned background: the expected look, and what is foreign."""
 
-    def __init__(self, background: BoardBackground, half: Image, usable: Mask,
-                 clipped: Mask | None = None,
-                 ceiling: Callable[[], Floats | None] | None = None) -> None:
+    def __init__(
+        self,
+        background: BoardBackground,
+        half: Image,
+        usable: Mask,
+        clipped: Mask | None = None,
+        ceiling: Callable[[], Floats | None] | None = None,
+    ) -> None:
         """`half`: the frame's normalised half-resolution BGR; `usable`: where it shows
         the board (not the cloud); `clipped`: its pixels the camera clipped; `ceiling`:
         gives the normalised value of a clipped pixel everywhere (called only when a
@@ -249,8 +264,7 @@ class BackgroundComparison:
         if last is not None and float(np.abs(last[0] - coef).max()) < LIGHT_STEP:
             self.expected = last[1]
         else:
-            expected = np.clip(background.bgr.astype(np.float32) * self._gain_field(coef),
-                               0, 255)
+            expected = np.clip(background.bgr.astype(np.float32) * self._gain_field(coef), 0, 255)
             top = ceiling() if ceiling is not None else None
             if top is not None:
                 # Where the camera clips (a lamp's side), the board looks no brighter than
@@ -276,8 +290,10 @@ class BackgroundComparison:
         lit = (channel_max(half) < CLIPPED) & (channel_min(half) > 8)
         known = (bg.fits_gain & usable & lit).astype(np.float32)
         h, w = bg.shape
-        blocks = (max(4, round(w / (DRIFT_BLOCK_MM * bg.px_per_mm))),
-                  max(4, round(h / (DRIFT_BLOCK_MM * bg.px_per_mm))))
+        blocks = (
+            max(4, round(w / (DRIFT_BLOCK_MM * bg.px_per_mm))),
+            max(4, round(h / (DRIFT_BLOCK_MM * bg.px_per_mm))),
+        )
         ratio = np.log((half.astype(np.float32) + 4.0) / (bg.bgr.astype(np.float32) + 4.0))
         sums = cv2.resize(ratio * known[..., None], blocks, interpolation=cv2.INTER_AREA)
         weight = cv2.resize(known, blocks, interpolation=cv2.INTER_AREA)
@@ -292,8 +308,9 @@ class BackgroundComparison:
         for _ in range(4):
             if keep.sum() < 12:
                 break
-            coef = np.linalg.lstsq(basis[keep].astype(np.float64),
-                                   mean[keep].astype(np.float64), rcond=None)[0]
+            coef = np.linalg.lstsq(
+                basis[keep].astype(np.float64), mean[keep].astype(np.float64), rcond=None
+            )[0]
             dist = np.abs(mean - basis @ coef).max(axis=2)
             limit = max(0.03, 2.5 * float(np.median(dist[keep])))
             keep = keep & (dist < limit)
@@ -321,8 +338,9 @@ class BackgroundComparison:
             out &= ~self.background.saturated
         return out
 
-    def at(self, rows: npt.NDArray[np.intp], cols: npt.NDArray[np.intp],
-           scale: int = 2) -> tuple[Floats, Mask]:
+    def at(
+        self, rows: npt.NDArray[np.intp], cols: npt.NDArray[np.intp], scale: int = 2
+    ) -> tuple[Floats, Mask]:
         """The expected L*a*b* and whether it is known, at pixels of a `scale` times finer
         image (the full-resolution rectified frame)."""
         h, w = self.background.shape
@@ -331,8 +349,14 @@ class BackgroundComparison:
         return self.expected[r, c], self.background.known[r, c]
 
 
-def veto_board_colours(labels: npt.NDArray[np.int8], lab: Floats, expected: Floats,
-                       known: Mask, centres: Floats, margin: float) -> None:
+def veto_board_colours(
+    labels: npt.NDArray[np.int8],
+    lab: Floats,
+    expected: Floats,
+    known: Mask,
+    centres: Floats,
+    margin: float,
+) -> None:
     """Drop ship labels (in place) of pixels that look like the board's own colour at their
     spot, or not nearer to the ship's colour than to it by `margin`.
 

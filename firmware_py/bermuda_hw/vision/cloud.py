@@ -63,7 +63,7 @@ def hidden_zone(
     pts = pose.to_board(corners_px)
     apparent = pts.mean(axis=0)
     sides = [float(np.linalg.norm(pts[(i + 1) % 4] - pts[i])) for i in range(4)]
-    scale = min(max(float(np.mean(sides)) / board.markers.cloud_size_mm, 1.0),
-                MAX_PARALLAX_SCALE)
-    return hidden_circles(board, (cloud.x_mm, cloud.y_mm),
-                          (float(apparent[0]), float(apparent[1])), scale)
+    scale = min(max(float(np.mean(sides)) / board.markers.cloud_size_mm, 1.0), MAX_PARALLAX_SCALE)
+    return hidden_circles(
+        board, (cloud.x_mm, cloud.y_mm), (float(apparent[0]), float(apparent[1])), scale
+    )

@@ -118,7 +118,8 @@ def default_calibration(colors: Iterable[str]) -> ColorCalibration:
     for name in colors:
         if name not in DEFAULT_LABS:
             raise CalibrationError(
-                None, dotted(("colors", name)),
+                None,
+                dotted(("colors", name)),
                 "no default profile for this colour: calibrate it (bermuda-hw detect "
                 "--calibrate) or give it in a calibration file",
             )
@@ -175,8 +176,9 @@ def parse_calibration(text: str, source: str, colors: Iterable[str]) -> ColorCal
     return calibration_from_table(parse_toml(text, source, CalibrationError), source, colors)
 
 
-def calibration_from_table(data: Mapping[str, Any], source: str, colors: Iterable[str]
-                           ) -> ColorCalibration:
+def calibration_from_table(
+    data: Mapping[str, Any], source: str, colors: Iterable[str]
+) -> ColorCalibration:
     """A parsed calibration file checked against the board's ship colours."""
     names = tuple(colors)
     written = check(_CalibrationFile, data, source, CalibrationError)
@@ -184,8 +186,10 @@ def calibration_from_table(data: Mapping[str, Any], source: str, colors: Iterabl
     for name, entry in written.colors.items():
         if name not in names:
             raise CalibrationError(
-                source, dotted(("colors", name)),
-                f"the board has no ship colour {name!r} (it has {', '.join(names)})")
+                source,
+                dotted(("colors", name)),
+                f"the board has no ship colour {name!r} (it has {', '.join(names)})",
+            )
         profiles[name] = ColorProfile(name, entry.lab, entry.tolerance)
     ignore = tuple(IgnoreZone(z.x_mm, z.y_mm, z.radius_mm) for z in written.ignore)
     image = written.background.image
@@ -194,24 +198,32 @@ def calibration_from_table(data: Mapping[str, Any], source: str, colors: Iterabl
     merged = tuple(profiles.get(n) or defaults.profile(n) for n in names)
     _check_distinct(merged, profiles, source)
     area = written.tokens.area_mm2
-    return ColorCalibration(merged, ignore, source, background_file=background_file,
-                            token_area_mm2=None if area is None else float(area))
+    return ColorCalibration(
+        merged,
+        ignore,
+        source,
+        background_file=background_file,
+        token_area_mm2=None if area is None else float(area),
+    )
 
 
-def _check_distinct(merged: tuple[ColorProfile, ...], written: Mapping[str, ColorProfile],
-                    source: str) -> None:
+def _check_distinct(
+    merged: tuple[ColorProfile, ...], written: Mapping[str, ColorProfile], source: str
+) -> None:
     """Refuse two profiles too close to tell their ships apart (a copy-paste, a bad frame)."""
     for i, a in enumerate(merged):
-        for b in merged[i + 1:]:
+        for b in merged[i + 1 :]:
             distance = math.dist(a.lab, b.lab)
             if distance < MIN_PROFILE_DISTANCE:
                 named = b if b.name in written else a
                 other = a if named is b else b
                 raise CalibrationError(
-                    source, dotted(("colors", named.name, "lab")),
+                    source,
+                    dotted(("colors", named.name, "lab")),
                     f"is {distance:.1f} from colors.{other.name} (less than "
                     f"{MIN_PROFILE_DISTANCE:g}): ships of the two colours cannot be told apart; "
-                    "measure them again from a frame of the start layout")
+                    "measure them again from a frame of the start layout",
+                )
 
 
 def load_calibration(path: str | Path | None, colors: Iterable[str]) -> ColorCalibration:
@@ -222,8 +234,7 @@ def load_calibration(path: str | Path | None, colors: Iterable[str]) -> ColorCal
     return calibration_from_table(read_toml(file, CalibrationError), str(file), colors)
 
 
-def calibration_to_toml(calibration: ColorCalibration, background_image: str | None = None
-                        ) -> str:
+def calibration_to_toml(calibration: ColorCalibration, background_image: str | None = None) -> str:
     """The text of a calibration file that `load_calibration` reads back; with
     `background_image`, the name (relative to the file) of the saved board look."""
     lines = ["# Ship colour profiles for bermuda-hw vision (L*a*b* after lighting normalisation)."]
@@ -235,8 +246,13 @@ def calibration_to_toml(calibration: ColorCalibration, background_image: str | N
             f"tolerance = {p.tolerance:.1f}",
         ]
     for z in calibration.ignore:
-        lines += ["", "[[ignore]]", f"x_mm = {z.x_mm:.1f}", f"y_mm = {z.y_mm:.1f}",
-                  f"radius_mm = {z.radius_mm:.1f}"]
+        lines += [
+            "",
+            "[[ignore]]",
+            f"x_mm = {z.x_mm:.1f}",
+            f"y_mm = {z.y_mm:.1f}",
+            f"radius_mm = {z.radius_mm:.1f}",
+        ]
     if background_image is not None:
         lines += ["", "[background]", f"image = {json.dumps(background_image)}"]
     if calibration.token_area_mm2 is not None:

@@ -75,8 +75,9 @@ def count_loglik(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
 class TokenCounter:
     """Counts tokens per place and colour in a layout's half-resolution labels."""
 
-    def __init__(self, layout: BoardLayout, colors: int,
-                 token_area_mm2: float | None = None) -> None:
+    def __init__(
+        self, layout: BoardLayout, colors: int, token_area_mm2: float | None = None
+    ) -> None:
         """`token_area_mm2`: one token's area measured at calibration; without it, each
         frame's median is used."""
         self.layout = layout
@@ -91,8 +92,9 @@ class TokenCounter:
             d = np.hypot(xs / s - x, ys / s - y)  # pixel (r, c) is at (c / s, r / s) mm
             cell[(d < best) & (d <= COUNT_RADIUS_MM)] = i
             best = np.minimum(best, d)
-        inland = cv2.resize(layout.land_inland.astype(np.uint8), (w, h),
-                            interpolation=cv2.INTER_NEAREST).astype(bool)
+        inland = cv2.resize(
+            layout.land_inland.astype(np.uint8), (w, h), interpolation=cv2.INTER_NEAREST
+        ).astype(bool)
         cell[inland] = -1
         self.cell = cell
         self.token_area_mm2 = token_area_mm2

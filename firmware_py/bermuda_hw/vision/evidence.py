@@ -53,34 +53,54 @@ def combine(items: Sequence[BoardEvidence]) -> BoardEvidence:
     w = np.array([e.frames for e in items], np.float64)
     total = float(w.sum())
     fractions = sum((e.fractions * e.frames for e in items), np.zeros_like(items[0].fractions))
-    background = sum((e.background * e.frames for e in items),
-                     np.zeros_like(items[0].background))
+    background = sum((e.background * e.frames for e in items), np.zeros_like(items[0].background))
     # a place hidden in any frame of the run stays as doubtful as its worst frame
     observable = np.min(np.stack([e.observable for e in items]), axis=0)
     reach = None
     if all(e.reach is not None for e in items):
-        reach = sum((e.reach * e.frames for e in items if e.reach is not None),
-                    np.zeros_like(fractions)) / total
+        reach = (
+            sum(
+                (e.reach * e.frames for e in items if e.reach is not None), np.zeros_like(fractions)
+            )
+            / total
+        )
     areas = None
     token = None
     if all(e.areas is not None and e.token_area_mm2 is not None for e in items):
-        areas = sum((e.areas * e.frames for e in items if e.areas is not None),
-                    np.zeros_like(fractions)) / total
+        areas = (
+            sum(
+                (e.areas * e.frames for e in items if e.areas is not None), np.zeros_like(fractions)
+            )
+            / total
+        )
         token = sum(float(e.token_area_mm2 or 0.0) * e.frames for e in items) / total
     first = items[0]
-    return BoardEvidence(first.places, first.colors, fractions / total, background / total,
-                         observable, int(total), reach, areas, token)
+    return BoardEvidence(
+        first.places,
+        first.colors,
+        fractions / total,
+        background / total,
+        observable,
+        int(total),
+        reach,
+        areas,
+        token,
+    )
 
 
 def place_observability(layout: BoardLayout, circles: Sequence[Circle]) -> Floats:
     """Observability of every place of a layout given the cloud's hidden circles."""
-    return np.array([observability(p.x_mm, p.y_mm, circles) for p in layout.places],
-                    np.float64)
+    return np.array([observability(p.x_mm, p.y_mm, circles) for p in layout.places], np.float64)
 
 
-def measure(finder: ShipFinder, rect: npt.NDArray[np.uint8], norm: Normalised,
-            circles: Sequence[Circle], half_labels: npt.NDArray[np.int8] | None = None,
-            counter: TokenCounter | None = None) -> BoardEvidence:
+def measure(
+    finder: ShipFinder,
+    rect: npt.NDArray[np.uint8],
+    norm: Normalised,
+    circles: Sequence[Circle],
+    half_labels: npt.NDArray[np.int8] | None = None,
+    counter: TokenCounter | None = None,
+) -> BoardEvidence:
     """One frame's evidence for every place of the finder's layout (with the whole board's
     half-resolution labels, the wider disks of the path spaces too, and with a counter
     the tokens' counts)."""
@@ -96,8 +116,7 @@ def measure(finder: ShipFinder, rect: npt.NDArray[np.uint8], norm: Normalised,
         labels = finder.classifier.labels(pix, norm.sea_lab)
         in_port = finder.in_port[use]
         if norm.port_lab is not None and in_port.any():
-            labels[in_port] = finder.classifier.labels(pix[in_port], norm.sea_lab,
-                                                       norm.port_lab)
+            labels[in_port] = finder.classifier.labels(pix[in_port], norm.sea_lab, norm.port_lab)
         valid = finder.valid[use]
         labels[~valid] = NONE
         disk = finder.valid_count[use].astype(np.float64)
@@ -111,5 +130,13 @@ def measure(finder: ShipFinder, rect: npt.NDArray[np.uint8], norm: Normalised,
     if counter is not None and half_labels is not None:
         areas = counter.areas(half_labels)
         token = counter.token_area(areas)
-    return BoardEvidence(places, tuple(finder.names), fractions, background, obs, reach=reach,
-                         areas=areas, token_area_mm2=token)
+    return BoardEvidence(
+        places,
+        tuple(finder.names),
+        fractions,
+        background,
+        obs,
+        reach=reach,
+        areas=areas,
+        token_area_mm2=token,
+    )

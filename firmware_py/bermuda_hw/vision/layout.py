@@ -61,8 +61,13 @@ class BoardLayout:
         for port in board.ports.values():
             xs = [b[0] for b in port.berths]
             ys = [b[1] for b in port.berths]
-            self._rect(printed, min(xs) - PORT_CLEAR_MM, min(ys) - PORT_CLEAR_MM - 6,
-                       max(xs) + PORT_CLEAR_MM, max(ys) + PORT_CLEAR_MM + 12)
+            self._rect(
+                printed,
+                min(xs) - PORT_CLEAR_MM,
+                min(ys) - PORT_CLEAR_MM - 6,
+                max(xs) + PORT_CLEAR_MM,
+                max(ys) + PORT_CLEAR_MM + 12,
+            )
         # The printed port areas, and inside them the paint away from the berths: the
         # colour an empty berth shows (it may be a ship's colour, like yellow sand).
         boxes = np.zeros(shape, np.uint8)
@@ -108,23 +113,27 @@ class BoardLayout:
         self.white_idx = np.nonzero(white)
         self.centre_ring = (grid.dot_mm(*grid.centre), CENTRE_RING_MM)
 
-    def _disk(self, img: npt.NDArray[np.uint8], centre: Point, radius_mm: float,
-              value: int = 1) -> None:
+    def _disk(
+        self, img: npt.NDArray[np.uint8], centre: Point, radius_mm: float, value: int = 1
+    ) -> None:
         s = self.px_per_mm
-        cv2.circle(img, (round(centre[0] * s), round(centre[1] * s)), round(radius_mm * s),
-                   value, -1)
+        cv2.circle(
+            img, (round(centre[0] * s), round(centre[1] * s)), round(radius_mm * s), value, -1
+        )
 
-    def _rect(self, img: npt.NDArray[np.uint8], x0: float, y0: float, x1: float, y1: float,
-              value: int = 1) -> None:
+    def _rect(
+        self, img: npt.NDArray[np.uint8], x0: float, y0: float, x1: float, y1: float, value: int = 1
+    ) -> None:
         s = self.px_per_mm
-        cv2.rectangle(img, (round(x0 * s), round(y0 * s)), (round(x1 * s), round(y1 * s)),
-                      value, -1)
+        cv2.rectangle(
+            img, (round(x0 * s), round(y0 * s)), (round(x1 * s), round(y1 * s)), value, -1
+        )
 
     def disk_offsets(self, radius_mm: float) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
         """Row and column offsets of the pixels within a radius of a centre pixel."""
         r = radius_mm * self.px_per_mm
         n = math.ceil(r)
-        dy, dx = np.mgrid[-n:n + 1, -n:n + 1]
+        dy, dx = np.mgrid[-n : n + 1, -n : n + 1]
         keep = dx * dx + dy * dy <= r * r
         return dy[keep].astype(np.intp), dx[keep].astype(np.intp)
 

@@ -82,8 +82,7 @@ class Normalised:
         out: Floats = (self.gain_half[..., None] * (255.0 * self.wb)).astype(np.float32)
         return out
 
-    def pixels(self, rect: Image, rows: npt.NDArray[np.intp],
-               cols: npt.NDArray[np.intp]) -> Image:
+    def pixels(self, rect: Image, rows: npt.NDArray[np.intp], cols: npt.NDArray[np.intp]) -> Image:
         """Normalised BGR of some full-resolution pixels."""
         work = rect[rows, cols].astype(np.float32) * (self.gain[rows, cols][..., None] * self.wb)
         return np.clip(work, 0, 255).astype(np.uint8)
@@ -100,15 +99,17 @@ class LightingNormaliser:
             max(4, round(layout.width_px / (BLOCK_MM * s))),
             max(4, round(layout.height_px / (BLOCK_MM * s))),
         )
-        sea_half = cv2.resize(layout.sea.astype(np.uint8), self.half_size,
-                              interpolation=cv2.INTER_NEAREST).astype(np.float32)
+        sea_half = cv2.resize(
+            layout.sea.astype(np.uint8), self.half_size, interpolation=cv2.INTER_NEAREST
+        ).astype(np.float32)
         self.sea_half = sea_half
         self.sea_small = cv2.resize(sea_half, self.blocks, interpolation=cv2.INTER_AREA)
         idx = np.nonzero(sea_half > 0)
         step = max(1, len(idx[0]) // 4000)
         self.sea_sample = (idx[0][::step], idx[1][::step])
-        land_half = cv2.resize(layout.land.astype(np.uint8), self.half_size,
-                               interpolation=cv2.INTER_NEAREST)
+        land_half = cv2.resize(
+            layout.land.astype(np.uint8), self.half_size, interpolation=cv2.INTER_NEAREST
+        )
         idx = np.nonzero(land_half)
         step = max(1, len(idx[0]) // 2000)
         self.land_sample = (idx[0][::step], idx[1][::step])
@@ -143,13 +144,15 @@ class LightingNormaliser:
         return np.asarray(ref / np.maximum(field, 1.0), np.float32)
 
     def normalise(self, rect: Image) -> Normalised:
-        half = np.asarray(cv2.resize(rect, self.half_size, interpolation=cv2.INTER_AREA),
-                          np.uint8)
+        half = np.asarray(cv2.resize(rect, self.half_size, interpolation=cv2.INTER_AREA), np.uint8)
         small = self.brightness_gain(half)
-        gain = np.asarray(cv2.resize(small, (rect.shape[1], rect.shape[0]),
-                                     interpolation=cv2.INTER_LINEAR), np.float32)
-        gain_half = np.asarray(cv2.resize(small, self.half_size, interpolation=cv2.INTER_LINEAR),
-                               np.float32)
+        gain = np.asarray(
+            cv2.resize(small, (rect.shape[1], rect.shape[0]), interpolation=cv2.INTER_LINEAR),
+            np.float32,
+        )
+        gain_half = np.asarray(
+            cv2.resize(small, self.half_size, interpolation=cv2.INTER_LINEAR), np.float32
+        )
         ys, xs = self.layout.white_idx
         white_ok = False
         wb = np.ones(3, np.float32)
@@ -169,11 +172,13 @@ class LightingNormaliser:
         sy, sx = self.sea_sample
         if not white_ok:
             # No usable white: keep the colour and bring the sea to a middle brightness.
-            level = float(np.median(half[sy, sx].astype(np.float32).sum(axis=1)
-                                    * gain_half[sy, sx]))
+            level = float(
+                np.median(half[sy, sx].astype(np.float32).sum(axis=1) * gain_half[sy, sx])
+            )
             wb = np.full(3, 3 * 150.0 / max(level, 1.0), np.float32)
-        scale = cv2.merge([gain_half * float(wb[0]), gain_half * float(wb[1]),
-                           gain_half * float(wb[2])])
+        scale = cv2.merge(
+            [gain_half * float(wb[0]), gain_half * float(wb[1]), gain_half * float(wb[2])]
+        )
         norm_half = np.asarray(cv2.multiply(half, scale, dtype=cv2.CV_8U), np.uint8)
         sea = bgr_to_lab(np.median(norm_half[sy, sx].astype(np.float32), axis=0))
         land: Lab | None = None
@@ -186,8 +191,9 @@ class LightingNormaliser:
             paint = rect[py, px].astype(np.float32) * (gain[py, px][:, None] * wb)
             port = bgr_to_lab(np.median(np.clip(paint, 0, 255), axis=0))
         clipped = channel_max(half) >= CLIPPED
-        return Normalised(gain, wb, norm_half, sea, land, white_ok, port, clipped, gain_half,
-                          white_raw)
+        return Normalised(
+            gain, wb, norm_half, sea, land, white_ok, port, clipped, gain_half, white_raw
+        )
 
 
 #: Light checks of a calibration frame (`light_problems`).
@@ -206,17 +212,21 @@ def light_problems(norm: Normalised) -> list[str]:
     out: list[str] = []
     clipped = 0.0 if norm.clipped is None else float(norm.clipped.mean())
     if clipped > MAX_CLIPPED:
-        out.append(f"{100 * clipped:.1f} % of the board is at the camera's top (clipped "
-                   "whites): dim the light or shorten the exposure ([camera] exposure_time_us) "
-                   "until "
-                   "the white paper around the markers is no longer pure white")
+        out.append(
+            f"{100 * clipped:.1f} % of the board is at the camera's top (clipped "
+            "whites): dim the light or shorten the exposure ([camera] exposure_time_us) "
+            "until "
+            "the white paper around the markers is no longer pure white"
+        )
     if norm.white_raw is not None:
         b, g, r = norm.white_raw
         top, low = max(b, g, r), max(min(b, g, r), 1.0)
         if top / low > MAX_CAST:
             tint = "warm (reddish)" if r > b else "cool (bluish)"
-            out.append(f"the white paper around the markers is {tint}, blue:green:red = "
-                       f"{b:.0f}:{g:.0f}:{r:.0f}: a strong colour cast; light the board with "
-                       "neutral white light (not a warm bulb or coloured daylight), or fix "
-                       "the camera's colour gains ([camera] colour_gains)")
+            out.append(
+                f"the white paper around the markers is {tint}, blue:green:red = "
+                f"{b:.0f}:{g:.0f}:{r:.0f}: a strong colour cast; light the board with "
+                "neutral white light (not a warm bulb or coloured daylight), or fix "
+                "the camera's colour gains ([camera] colour_gains)"
+            )
     return out

@@ -53,11 +53,13 @@ class OcclusionDetector:
         self.layout = layout
         self.settings = settings
         self.size = (layout.width_px // 2, layout.height_px // 2)
-        self.sea = cv2.resize(layout.sea.astype(np.uint8), self.size,
-                              interpolation=cv2.INTER_NEAREST).astype(bool)
-        self.land = cv2.resize(layout.land.astype(np.uint8), self.size,
-                               interpolation=cv2.INTER_NEAREST).astype(bool)
-        self.px_area_mm2 = 4.0 / (layout.px_per_mm ** 2)
+        self.sea = cv2.resize(
+            layout.sea.astype(np.uint8), self.size, interpolation=cv2.INTER_NEAREST
+        ).astype(bool)
+        self.land = cv2.resize(
+            layout.land.astype(np.uint8), self.size, interpolation=cv2.INTER_NEAREST
+        ).astype(bool)
+        self.px_area_mm2 = 4.0 / (layout.px_per_mm**2)
         self.blocks = (
             max(4, round(layout.width_px / BLOCK_MM)),
             max(4, round(layout.height_px / BLOCK_MM)),
@@ -81,7 +83,7 @@ class OcclusionDetector:
         ref = np.array(sea, np.float32)
         diff = mean - ref
         diff[..., 0] *= LIGHTNESS_WEIGHT
-        keep = (weight > 0.3) & (np.sqrt((diff ** 2).sum(axis=2)) < self.settings.sea_spread)
+        keep = (weight > 0.3) & (np.sqrt((diff**2).sum(axis=2)) < self.settings.sea_spread)
         bw, bh = self.blocks
         gy, gx = np.mgrid[0:bh, 0:bw].astype(np.float32)
         gx = gx / bw - 0.5
@@ -96,7 +98,7 @@ class OcclusionDetector:
             fit = basis @ coef
             res = mean - fit
             res[..., 0] *= LIGHTNESS_WEIGHT
-            dist = np.sqrt((res ** 2).sum(axis=2))
+            dist = np.sqrt((res**2).sum(axis=2))
             limit = max(8.0, 2.5 * float(np.median(dist[keep])))
             keep = keep & (dist < limit)
         if coef is None:
@@ -107,7 +109,10 @@ class OcclusionDetector:
         return np.asarray(out, np.float32)
 
     def largest_patch_mm2(
-        self, half: Image, codes: npt.NDArray[np.uint8], sea: Lab,
+        self,
+        half: Image,
+        codes: npt.NDArray[np.uint8],
+        sea: Lab,
         blocked: list[tuple[float, float, float]],
     ) -> float:
         """Area of the largest foreign patch, from the normalised half-resolution image.
@@ -128,14 +133,15 @@ class OcclusionDetector:
         lab = to_lab(half)
         diff = lab - self.sea_field(lab, sea)
         diff[..., 0] *= LIGHTNESS_WEIGHT
-        far_sea = (diff ** 2).sum(axis=2) > self.settings.distance ** 2
+        far_sea = (diff**2).sum(axis=2) > self.settings.distance**2
         glare = (lab[..., 0] > glare_lightness(sea)) & (
             np.abs(lab[..., 1]) + np.abs(lab[..., 2]) < GLARE_CHROMA
         )
         return self._largest((self.sea & far_sea & ~glare) | far_land, blocked)
 
-    def _largest(self, foreign: npt.NDArray[np.bool_],
-                 blocked: list[tuple[float, float, float]]) -> float:
+    def _largest(
+        self, foreign: npt.NDArray[np.bool_], blocked: list[tuple[float, float, float]]
+    ) -> float:
         mask = foreign.astype(np.uint8)
         if self.static is not None:
             mask[self.static > STATIC_LEVEL] = 0
@@ -155,7 +161,9 @@ class OcclusionDetector:
         self.static = None
 
     def largest_patch_against(
-        self, board: BackgroundComparison, blocked: list[tuple[float, float, float]],
+        self,
+        board: BackgroundComparison,
+        blocked: list[tuple[float, float, float]],
         glare_above: float,
     ) -> float:
         """Area of the largest patch that differs from the learned board's look."""
@@ -166,7 +174,10 @@ class OcclusionDetector:
         return self._largest(board.foreign(self.settings.distance) & ~glare, blocked)
 
     def occluded(
-        self, half: Image, codes: npt.NDArray[np.uint8], sea: Lab,
+        self,
+        half: Image,
+        codes: npt.NDArray[np.uint8],
+        sea: Lab,
         blocked: list[tuple[float, float, float]],
         board: BackgroundComparison | None = None,
     ) -> bool:

@@ -102,9 +102,7 @@ class BoardPose:
     def px_per_mm(self, x_mm: float, y_mm: float) -> float:
         """The image scale near a board point (pixels per mm)."""
         pts = self.to_image(np.array([[x_mm, y_mm], [x_mm + 10, y_mm], [x_mm, y_mm + 10]]))
-        return float(
-            (np.linalg.norm(pts[1] - pts[0]) + np.linalg.norm(pts[2] - pts[0])) / 20.0
-        )
+        return float((np.linalg.norm(pts[1] - pts[0]) + np.linalg.norm(pts[2] - pts[0])) / 20.0)
 
     def camera_nadir_mm(self) -> Point:
         """The board point straight below the camera's centre, estimated from the pose."""
@@ -179,9 +177,9 @@ class PoseTracker:
         self.pose = None
         self._patches = {}
 
-    def _windows(self, pose: BoardPose, shape: tuple[int, ...]) -> dict[
-        int, tuple[int, int, int, int]
-    ]:
+    def _windows(
+        self, pose: BoardPose, shape: tuple[int, ...]
+    ) -> dict[int, tuple[int, int, int, int]]:
         """The image window (x0, y0, x1, y1) around each corner marker under a pose."""
         hh, ww = shape[:2]
         out: dict[int, tuple[int, int, int, int]] = {}
@@ -299,15 +297,24 @@ class PoseTracker:
             self._checks += 1
             if self._checks < self.recheck_every and self._unchanged(gray):
                 self.last_detections = {}
-                return BoardPose(last.board_to_image, last.error_px, last.markers, size,
-                                 "steady", last._inverse, last._nadir)
+                return BoardPose(
+                    last.board_to_image,
+                    last.error_px,
+                    last.markers,
+                    size,
+                    "steady",
+                    last._inverse,
+                    last._nadir,
+                )
             self._checks = 0
             found = self._window_search(gray, last)
             corner_hits = {i: p for i, p in found.items() if i in self.corners_mm}
             if len(corner_hits) == len(self.corners_mm):
                 pose = self.fit(corner_hits, size)
-                if pose is not None and pose.error_px <= self.max_error_px and self._agrees(
-                    last, corner_hits
+                if (
+                    pose is not None
+                    and pose.error_px <= self.max_error_px
+                    and self._agrees(last, corner_hits)
                 ):
                     pose.source = "tracked"
                     self.pose = pose
@@ -315,18 +322,32 @@ class PoseTracker:
                     return pose
             elif corner_hits and self._agrees(last, corner_hits):
                 kept = BoardPose(
-                    last.board_to_image, last.error_px, tuple(sorted(corner_hits)), size,
-                    "kept", last._inverse, last._nadir,
+                    last.board_to_image,
+                    last.error_px,
+                    tuple(sorted(corner_hits)),
+                    size,
+                    "kept",
+                    last._inverse,
+                    last._nadir,
                 )
                 return kept
         found = self.full_search(gray)
         corner_hits = {i: p for i, p in found.items() if i in self.corners_mm}
-        if last is not None and last.image_size == size and corner_hits and len(
-            corner_hits
-        ) < len(self.corners_mm) and self._agrees(last, corner_hits):
+        if (
+            last is not None
+            and last.image_size == size
+            and corner_hits
+            and len(corner_hits) < len(self.corners_mm)
+            and self._agrees(last, corner_hits)
+        ):
             return BoardPose(
-                last.board_to_image, last.error_px, tuple(sorted(corner_hits)), size, "kept",
-                last._inverse, last._nadir,
+                last.board_to_image,
+                last.error_px,
+                tuple(sorted(corner_hits)),
+                size,
+                "kept",
+                last._inverse,
+                last._nadir,
             )
         pose = self.fit(corner_hits, size)
         if pose is None or pose.error_px > self.max_error_px:

@@ -82,18 +82,21 @@ class BoardReader:
         self.calibration = calibration or default_calibration(board.ship_colors)
         if self.calibration.names != tuple(board.ship_colors):
             raise CalibrationError(
-                self.calibration.source, "colors",
+                self.calibration.source,
+                "colors",
                 f"profiles {self.calibration.names} do not match the board's ship colours "
                 f"{tuple(board.ship_colors)}",
             )
         self.layout = BoardLayout(board, self.settings.px_per_mm)
         self.tracker = PoseTracker(board, max_error_px=self.settings.max_pose_error_px)
         self.normaliser = LightingNormaliser(self.layout)
-        self.ships = ShipFinder(self.layout, self.calibration, self.settings.ships,
-                                self.settings.occlusion.distance)
+        self.ships = ShipFinder(
+            self.layout, self.calibration, self.settings.ships, self.settings.occlusion.distance
+        )
         self.occlusion = OcclusionDetector(self.layout, self.settings.occlusion)
-        self.counter = TokenCounter(self.layout, len(self.calibration.names),
-                                    self.calibration.token_area_mm2)
+        self.counter = TokenCounter(
+            self.layout, len(self.calibration.names), self.calibration.token_area_mm2
+        )
         self._cloud_px: Matrix | None = None
         self._cloud: tuple[CloudReading, list[tuple[float, float, float]]] | None = None
         self._ignore = [(z.x_mm, z.y_mm, z.radius_mm) for z in self.calibration.ignore]
@@ -104,11 +107,15 @@ class BoardReader:
         self._half_shape = (self.layout.height_px // 2, self.layout.width_px // 2)
         self.background: BoardBackground | None = self.calibration.background
         if self.background is None and self.calibration.background_file is not None:
-            self.background = BoardBackground.load(self.calibration.background_file,
-                                                   self._half_shape, s / 2)
+            self.background = BoardBackground.load(
+                self.calibration.background_file, self._half_shape, s / 2
+            )
         if self.background is not None and self.background.shape != self._half_shape:
-            raise CalibrationError(self.calibration.source, "background",
-                                   "the learned board was measured at another scale")
+            raise CalibrationError(
+                self.calibration.source,
+                "background",
+                "the learned board was measured at another scale",
+            )
         # The last frame read: its normalised board and what the cloud hid.
         self._last: tuple[Normalised, list[tuple[float, float, float]]] | None = None
 
@@ -128,27 +135,41 @@ class BoardReader:
         if under.sum() < 20:
             return False
         lab = to_lab(norm.half[under])
-        far = np.array([lab_distance(norm.sea_lab, (float(p[0]), float(p[1]), float(p[2])))
-                        for p in lab[::4]])
+        far = np.array(
+            [lab_distance(norm.sea_lab, (float(p[0]), float(p[1]), float(p[2]))) for p in lab[::4]]
+        )
         return float((far > self.settings.occlusion.distance).mean()) > 0.5
 
     # ------------------------------------------------------------------ steps
 
     def rectify(self, frame: Image, pose: BoardPose) -> Rectified:
         m = pose.board_to_image @ np.linalg.inv(self._rect_from_board)
-        rect = np.asarray(cv2.warpPerspective(
-            frame, m, (self.layout.width_px, self.layout.height_px),
-            flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE,
-        ), np.uint8)
+        rect = np.asarray(
+            cv2.warpPerspective(
+                frame,
+                m,
+                (self.layout.width_px, self.layout.height_px),
+                flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                borderMode=cv2.BORDER_REPLICATE,
+            ),
+            np.uint8,
+        )
         return Rectified(pose, rect, self.normaliser.normalise(rect))
 
     def _board_box(self, pose: BoardPose, w: int, h: int) -> tuple[int, int, int, int]:
         """The image box (even-sized) around the board and a cloud's width beyond it."""
         b = self.board
         pad = b.cloud.footprint_radius_mm
-        corners = pose.to_image(np.array([[-pad, -pad], [b.width_mm + pad, -pad],
-                                          [b.width_mm + pad, b.height_mm + pad],
-                                          [-pad, b.height_mm + pad]]))
+        corners = pose.to_image(
+            np.array(
+                [
+                    [-pad, -pad],
+                    [b.width_mm + pad, -pad],
+                    [b.width_mm + pad, b.height_mm + pad],
+                    [-pad, b.height_mm + pad],
+                ]
+            )
+        )
         x0, y0 = np.floor(corners.min(axis=0)).astype(int)
         x1, y1 = np.ceil(corners.max(axis=0)).astype(int)
         xa, ya = max(int(x0), 0), max(int(y0), 0)
@@ -169,8 +190,9 @@ class BoardReader:
             xa, ya = max(int(x0 - pad), 0), max(int(y0 - pad), 0)
             xb, yb = min(int(x1 + pad) + 1, w), min(int(y1 + pad) + 1, h)
             if xb - xa > 12 and yb - ya > 12:
-                hits = detect_markers(self.tracker.detector,
-                                      np.ascontiguousarray(gray[ya:yb, xa:xb]), (xa, ya))
+                hits = detect_markers(
+                    self.tracker.detector, np.ascontiguousarray(gray[ya:yb, xa:xb]), (xa, ya)
+                )
                 if cloud_id in hits:
                     return hits[cloud_id]
         if pose.source == "detected":
@@ -180,12 +202,19 @@ class BoardReader:
         # resolution; the full frame as a last resort.
         h, w = gray.shape[:2]
         xa, ya, xb, yb = self._board_box(pose, w, h)
-        small = np.asarray(cv2.resize(gray[ya:yb, xa:xb], ((xb - xa) // 2, (yb - ya) // 2),
-                                      interpolation=cv2.INTER_AREA), np.uint8)
+        small = np.asarray(
+            cv2.resize(
+                gray[ya:yb, xa:xb], ((xb - xa) // 2, (yb - ya) // 2), interpolation=cv2.INTER_AREA
+            ),
+            np.uint8,
+        )
         hits = detect_markers(self._cloud_detector, small)
         if cloud_id in hits:
-            corners = (hits[cloud_id] * 2.0 + 0.5 + np.array([xa, ya])).astype(
-                np.float32).reshape(-1, 1, 2)
+            corners = (
+                (hits[cloud_id] * 2.0 + 0.5 + np.array([xa, ya]))
+                .astype(np.float32)
+                .reshape(-1, 1, 2)
+            )
             criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.05)
             refined = cv2.cornerSubPix(gray, corners, (4, 4), (-1, -1), criteria)
             return np.asarray(refined, np.float64).reshape(4, 2)
@@ -208,10 +237,13 @@ class BoardReader:
         pose = self.tracker.update(gray)
         if pose is None:
             self._cloud_px = None
-            seen = tuple(sorted(i for i in self.tracker.last_detections
-                                if i in self.tracker.corners_mm))
+            seen = tuple(
+                sorted(i for i in self.tracker.last_detections if i in self.tracker.corners_mm)
+            )
             return FrameReading(
-                False, markers_seen=seen, timestamp_s=timestamp_s,
+                False,
+                markers_seen=seen,
+                timestamp_s=timestamp_s,
                 error=f"board not found: {len(seen)} of {len(self.tracker.corners_mm)} corner "
                 "markers seen",
             )
@@ -250,11 +282,13 @@ class BoardReader:
         taken = [(h.x_mm, h.y_mm) for h in hits]
         codes = self.ships.classifier.codes(norm.half, norm.sea_lab, norm.land_lab)
         labels = self.ships.half_labels(norm, codes, board)
-        blobs = self.ships.search(labels, taken, blocked,
-                                  None if board is None else self._searchable(board, blocked))
+        blobs = self.ships.search(
+            labels, taken, blocked, None if board is None else self._searchable(board, blocked)
+        )
         ships = self.ships.readings(hits, blobs)
-        occluded = self.occlusion.occluded(norm.half, codes, norm.sea_lab,
-                                           blocked + self._ignore, board)
+        occluded = self.occlusion.occluded(
+            norm.half, codes, norm.sea_lab, blocked + self._ignore, board
+        )
         if board is not None and not occluded and not board.background.known.all():
             self._reveal(norm, blocked)
         evidence = measure(self.ships, rect.rect, norm, blocked, labels, self.counter)
@@ -271,8 +305,9 @@ class BoardReader:
             evidence=evidence,
         )
 
-    def compare(self, norm: Normalised, blocked: list[tuple[float, float, float]]
-                ) -> BackgroundComparison | None:
+    def compare(
+        self, norm: Normalised, blocked: list[tuple[float, float, float]]
+    ) -> BackgroundComparison | None:
         """This frame against the learned board (None before the board was learned)."""
         if self.background is None:
             return None
@@ -280,12 +315,17 @@ class BoardReader:
         s = self.layout.px_per_mm / 2
         for x, y, r in blocked:
             cv2.circle(usable, (round(x * s), round(y * s)), round(r * s), 0, -1)
-        return BackgroundComparison(self.background, norm.half, usable > 0, norm.clipped,
-                                    norm.ceiling if norm.clipped is not None
-                                    and norm.clipped.any() else None)
+        return BackgroundComparison(
+            self.background,
+            norm.half,
+            usable > 0,
+            norm.clipped,
+            norm.ceiling if norm.clipped is not None and norm.clipped.any() else None,
+        )
 
-    def _searchable(self, board: BackgroundComparison,
-                    blocked: list[tuple[float, float, float]]) -> npt.NDArray[np.bool_]:
+    def _searchable(
+        self, board: BackgroundComparison, blocked: list[tuple[float, float, float]]
+    ) -> npt.NDArray[np.bool_]:
         """Where to search for ships off their places with the learned board: all of it
         (land too: its colours are known), and where it was never seen the board file's
         sea, except next to the cloud (what it just uncovered is learned first)."""
@@ -326,8 +366,7 @@ class BoardReader:
         What the cloud hides stays as an earlier learning knew it. Raises
         CalibrationError when no frame shows the board.
         """
-        places = list(start_layout(self.board) if known_ship_places is None
-                      else known_ship_places)
+        places = list(start_layout(self.board) if known_ship_places is None else known_ship_places)
         ships_mm: list[tuple[float, float]] = []
         for space, berth in places:
             if berth is None and space in self.board.ports:
@@ -355,8 +394,9 @@ class BoardReader:
     def _paint_regions(self) -> npt.NDArray[np.int32]:
         """Each port's painted area at half resolution, away from its printed border."""
         half = (self._half_shape[1], self._half_shape[0])
-        box = cv2.resize(self.layout.port_box.astype(np.uint8), half,
-                         interpolation=cv2.INTER_NEAREST)
+        box = cv2.resize(
+            self.layout.port_box.astype(np.uint8), half, interpolation=cv2.INTER_NEAREST
+        )
         box = cv2.erode(box, np.ones((5, 5), np.uint8))
         _, labels = cv2.connectedComponents(box, connectivity=8)
         return np.asarray(labels, np.int32)
@@ -394,8 +434,7 @@ class BoardReader:
         for frame in [frames] if isinstance(frames, np.ndarray) else list(frames):
             rectified, blocked = self._settle(frame)
             if rectified is None:
-                raise CalibrationError(None, None,
-                                       "calibration frame: the board is not in view")
+                raise CalibrationError(None, None, "calibration frame: the board is not in view")
             shots.append(rectified)
             self._last = (rectified.norm, blocked)
             self.learn_background(None, layout)
@@ -423,38 +462,54 @@ class BoardReader:
             tol = float(np.clip(3.0 * math.hypot(spread[1], spread[2]) + 16.0, 18.0, 40.0))
             # A dull colour lies near the greys of ink and shadow: keep it tight.
             tol = min(tol, max(18.0, 0.8 * math.hypot(centre[1], centre[2]) + 8.0))
-            profiles.append(ColorProfile(
-                name, (float(centre[0]), float(centre[1]), float(centre[2])), round(tol, 1)
-            ))
+            profiles.append(
+                ColorProfile(
+                    name, (float(centre[0]), float(centre[1]), float(centre[2])), round(tol, 1)
+                )
+            )
         sea_lab = shots[0].norm.sea_lab
         for i, p in enumerate(profiles):
             # Against the frame's own sea, lightness counts in full (as in reading).
             if math.dist(p.lab, sea_lab) < 15.0:
                 raise CalibrationError(
-                    None, f"colors.{p.name}",
+                    None,
+                    f"colors.{p.name}",
                     "measured too close to the sea's colour: check the ships' start places "
                     "and the lighting",
                 )
-            for q in profiles[i + 1:]:
+            for q in profiles[i + 1 :]:
                 if lab_distance(p.lab, q.lab) < 20.0:
                     raise CalibrationError(
-                        None, f"colors.{p.name}",
+                        None,
+                        f"colors.{p.name}",
                         f"measured too close to {q.name}: check the ships' start places",
                     )
         # The board's own printing is in the learned look now: no ignore circles are added
         # (they would hide ships, and the cloud's footprint is no printing at all).
-        measured = ColorCalibration(tuple(profiles), tuple(self.calibration.ignore),
-                                    "<calibrated>", background=self.background)
+        measured = ColorCalibration(
+            tuple(profiles),
+            tuple(self.calibration.ignore),
+            "<calibrated>",
+            background=self.background,
+        )
         notes = dict.fromkeys(n for shot in shots for n in light_problems(shot.norm))
-        return replace(measured, token_area_mm2=self._token_area(measured, shots, layout),
-                       light_notes=tuple(notes))
+        return replace(
+            measured,
+            token_area_mm2=self._token_area(measured, shots, layout),
+            light_notes=tuple(notes),
+        )
 
-    def _token_area(self, calibration: ColorCalibration, shots: Sequence[Rectified],
-                    layout: dict[tuple[str, int | None], str]) -> float | None:
+    def _token_area(
+        self,
+        calibration: ColorCalibration,
+        shots: Sequence[Rectified],
+        layout: dict[tuple[str, int | None], str],
+    ) -> float | None:
         """One token's area (mm²) in calibration frames: the median over the layout's
         ships of their colour's area on their place (`vision.counts`)."""
-        finder = ShipFinder(self.layout, calibration, self.settings.ships,
-                            self.settings.occlusion.distance)
+        finder = ShipFinder(
+            self.layout, calibration, self.settings.ships, self.settings.occlusion.distance
+        )
         counter = TokenCounter(self.layout, len(calibration.names))
         found: list[float] = []
         for shot in shots:

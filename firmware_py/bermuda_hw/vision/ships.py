@@ -127,8 +127,9 @@ class ColorClassifier:
         # for them (a yellow ship may well match a yellow coast), only for hands.
         bg = np.minimum(self.neutral, d_sea_full)
         if paint is not None:
-            bg = np.minimum(bg, np.sqrt(((self.grid - np.array(paint, np.float32)) ** 2)
-                                        .sum(axis=1)))
+            bg = np.minimum(
+                bg, np.sqrt(((self.grid - np.array(paint, np.float32)) ** 2).sum(axis=1))
+            )
         far_land = np.zeros(len(bg), bool)
         if land is not None:
             land_w = _weighted(np.array([land], np.float32))[0]
@@ -144,8 +145,9 @@ class ColorClassifier:
         self._luts.append((key, out))
         return out
 
-    def codes(self, bgr: Image, sea: Lab, land: Lab | None,
-              paint: Lab | None = None) -> npt.NDArray[np.uint8]:
+    def codes(
+        self, bgr: Image, sea: Lab, land: Lab | None, paint: Lab | None = None
+    ) -> npt.NDArray[np.uint8]:
         """The lookup-table code of every pixel."""
         out: npt.NDArray[np.uint8] = self.lut(sea, land, paint)[lut_index(bgr)]
         return out
@@ -199,28 +201,35 @@ class ShipFinder:
         # Disk pixels on a port's paint are judged against that paint too.
         self.in_port = layout.port_box[rows, cols]
 
-        self.port_half = cv2.resize(layout.port_box.astype(np.uint8),
-                                    (layout.width_px // 2, layout.height_px // 2),
-                                    interpolation=cv2.INTER_NEAREST).astype(bool)
+        self.port_half = cv2.resize(
+            layout.port_box.astype(np.uint8),
+            (layout.width_px // 2, layout.height_px // 2),
+            interpolation=cv2.INTER_NEAREST,
+        ).astype(bool)
         half = (layout.width_px // 2, layout.height_px // 2)
-        self.marker_half = cv2.resize(layout.marker_zone.astype(np.uint8), half,
-                                      interpolation=cv2.INTER_NEAREST).astype(bool)
-        inland_half = cv2.resize(layout.land_inland.astype(np.uint8), half,
-                                 interpolation=cv2.INTER_NEAREST).astype(bool)
+        self.marker_half = cv2.resize(
+            layout.marker_zone.astype(np.uint8), half, interpolation=cv2.INTER_NEAREST
+        ).astype(bool)
+        inland_half = cv2.resize(
+            layout.land_inland.astype(np.uint8), half, interpolation=cv2.INTER_NEAREST
+        ).astype(bool)
         self.search_allowed = ~(self.marker_half | inland_half)
         # Every path space's wider disk in the half-resolution labels (inland never counts).
         h = s / 2
         n = math.ceil(settings.reach_radius_mm * h)
-        ry, rx = np.mgrid[-n:n + 1, -n:n + 1]
+        ry, rx = np.mgrid[-n : n + 1, -n : n + 1]
         disk = rx * rx + ry * ry <= (settings.reach_radius_mm * h) ** 2
         ry, rx = ry[disk], rx[disk]
-        self.reach_places = np.array([i for i, p in enumerate(layout.places)
-                                      if p.berth is None], np.intp)
+        self.reach_places = np.array(
+            [i for i, p in enumerate(layout.places) if p.berth is None], np.intp
+        )
         xy = layout.place_xy[self.reach_places]
-        self.reach_rows = np.clip(np.round(xy[:, 1] * h).astype(np.intp)[:, None] + ry[None, :],
-                                  0, half[1] - 1)
-        self.reach_cols = np.clip(np.round(xy[:, 0] * h).astype(np.intp)[:, None] + rx[None, :],
-                                  0, half[0] - 1)
+        self.reach_rows = np.clip(
+            np.round(xy[:, 1] * h).astype(np.intp)[:, None] + ry[None, :], 0, half[1] - 1
+        )
+        self.reach_cols = np.clip(
+            np.round(xy[:, 0] * h).astype(np.intp)[:, None] + rx[None, :], 0, half[0] - 1
+        )
         self.reach_valid = ~inland_half[self.reach_rows, self.reach_cols]
         self.reach_count = np.maximum(self.reach_valid.sum(axis=1), 1)
         self._pixels: tuple[Image, npt.NDArray[np.intp], Image] | None = None
@@ -232,7 +241,10 @@ class ShipFinder:
         ]
 
     def sample_places(
-        self, rect: Image, norm: Normalised, skip: npt.NDArray[np.bool_],
+        self,
+        rect: Image,
+        norm: Normalised,
+        skip: npt.NDArray[np.bool_],
         board: BackgroundComparison | None = None,
     ) -> list[PlaceHit]:
         """Read the disk around every place that is not skipped (hidden by the cloud);
@@ -249,8 +261,7 @@ class ShipFinder:
             labels[in_port] = self.classifier.labels(pix[in_port], norm.sea_lab, norm.port_lab)
         if board is not None:
             expected, known = board.at(self.rows[use], self.cols[use])
-            veto_board_colours(labels, to_lab(pix), expected, known, self.classifier.centres,
-                               0.0)
+            veto_board_colours(labels, to_lab(pix), expected, known, self.classifier.centres, 0.0)
         labels[~self.valid[use]] = NONE
         k = len(self.names)
         counts = np.stack([(labels == c).sum(axis=1) for c in range(k)], axis=1)
@@ -290,17 +301,28 @@ class ShipFinder:
             out[self.reach_places, c] = (wide == c).sum(axis=1) / self.reach_count
         return out
 
-    def half_labels(self, norm: Normalised, codes: npt.NDArray[np.uint8],
-                    board: BackgroundComparison | None = None) -> Labels:
+    def half_labels(
+        self,
+        norm: Normalised,
+        codes: npt.NDArray[np.uint8],
+        board: BackgroundComparison | None = None,
+    ) -> Labels:
         """Half-resolution labels of the whole board; in the ports, against their paint,
         or, with the learned board, against the board's own colour at every pixel."""
         labels = colour_labels(codes)
         if norm.port_lab is not None and board is None:
             labels[self.port_half] = self.classifier.labels(
-                norm.half[self.port_half], norm.sea_lab, norm.port_lab)
+                norm.half[self.port_half], norm.sea_lab, norm.port_lab
+            )
         if board is not None:
-            veto_board_colours(labels, board.lab, board.expected, board.background.known,
-                               self.classifier.centres, 0.0)
+            veto_board_colours(
+                labels,
+                board.lab,
+                board.expected,
+                board.background.known,
+                self.classifier.centres,
+                0.0,
+            )
         return labels
 
     def search(
@@ -320,8 +342,9 @@ class ShipFinder:
         # around found ships, blocked places and printed spots: not searched (drawn as 0)
         keep = np.ones(allowed.shape, np.uint8)
         for x, y in taken:
-            cv2.circle(keep, (round(x * s), round(y * s)), round(self.settings.clear_mm * s),
-                       0, cv2.FILLED)
+            cv2.circle(
+                keep, (round(x * s), round(y * s)), round(self.settings.clear_mm * s), 0, cv2.FILLED
+            )
         for x, y, r in [*blocked, *self.ignore]:
             cv2.circle(keep, (round(x * s), round(y * s)), round(r * s), 0, cv2.FILLED)
         allowed &= keep.view(bool)
@@ -360,8 +383,16 @@ class ShipFinder:
         used = {h.place for h in hits}
         for h in hits:
             place = self.layout.places[h.place]
-            out.append(ShipReading(self.names[h.color], place.space, h.x_mm, h.y_mm,
-                                   h.confidence, berth=place.berth))
+            out.append(
+                ShipReading(
+                    self.names[h.color],
+                    place.space,
+                    h.x_mm,
+                    h.y_mm,
+                    h.confidence,
+                    berth=place.berth,
+                )
+            )
         xy = self.layout.place_xy
         for color, x, y, conf in blobs:
             d = np.hypot(xy[:, 0] - x, xy[:, 1] - y)
@@ -369,8 +400,9 @@ class ShipFinder:
             if d[i] <= self.settings.snap_mm and i not in used:
                 used.add(i)
                 place = self.layout.places[i]
-                out.append(ShipReading(self.names[color], place.space, x, y, conf,
-                                       berth=place.berth))
+                out.append(
+                    ShipReading(self.names[color], place.space, x, y, conf, berth=place.berth)
+                )
             else:
                 out.append(ShipReading(self.names[color], None, x, y, conf))
         return out

@@ -16,7 +16,6 @@ from bermuda_hw.vision.counts import COUNTS, count_loglik
 Floats = npt.NDArray[np.float64]
 
 
-
 @dataclass(frozen=True)
 class ShipReading:
     """A ship seen (or known hidden) on the board.
@@ -112,8 +111,12 @@ class FrameReading:
 
     def state_key(self) -> tuple[tuple[tuple[str, str | None], ...], tuple[int, int, int] | None]:
         """What must agree between frames for a stable reading: ships by place, cloud pose."""
-        ships = tuple(sorted(((s.color, s.space) for s in self.ships if not s.hidden),
-                             key=lambda item: (item[0], item[1] or "")))
+        ships = tuple(
+            sorted(
+                ((s.color, s.space) for s in self.ships if not s.hidden),
+                key=lambda item: (item[0], item[1] or ""),
+            )
+        )
         cloud = (self.cloud.col, self.cloud.row, self.cloud.letter) if self.cloud else None
         return ships, cloud
 
@@ -230,8 +233,7 @@ class BoardEvidence:
         Raises ValueError when the counts were not measured."""
         if self.areas is None or self.token_area_mm2 is None:
             raise ValueError("token counts were not measured")
-        out: Floats = count_loglik(self.areas[i] / self.token_area_mm2) * float(
-            self.observable[i])
+        out: Floats = count_loglik(self.areas[i] / self.token_area_mm2) * float(self.observable[i])
         return out
 
     def counts(self, i: int) -> dict[str, tuple[int, float]]:
@@ -260,13 +262,17 @@ class BoardEvidence:
                 "space": space,
                 "observability": round(float(self.observable[i]), 3),
                 "background": round(float(self.background[i]), 3),
-                "colors": {c: round(float(f), 3) for c, f in
-                           zip(self.colors, self.fractions[i], strict=True)},
+                "colors": {
+                    c: round(float(f), 3)
+                    for c, f in zip(self.colors, self.fractions[i], strict=True)
+                },
             }
             if berth is not None:
                 item["berth"] = berth
             if self.areas is not None:
-                item["counts"] = {c: {"count": n, "probability": round(p, 3)}
-                                  for c, (n, p) in self.counts(i).items()}
+                item["counts"] = {
+                    c: {"count": n, "probability": round(p, 3)}
+                    for c, (n, p) in self.counts(i).items()
+                }
             out.append(item)
         return out

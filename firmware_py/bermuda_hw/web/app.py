@@ -69,7 +69,7 @@ STATIC = {
 }
 SECURITY_HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
-                               "style-src 'self' 'unsafe-inline'",
+    "style-src 'self' 'unsafe-inline'",
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
 }
@@ -119,8 +119,10 @@ def host_problem(host_header: str | None, names: frozenset[str]) -> str | None:
         pass
     if hostname.rstrip(".") in names:
         return None
-    return (f"the page is not known as {hostname[:80]!r} (add it to [web] hosts if it is "
-            f"the table's name on this network)")
+    return (
+        f"the page is not known as {hostname[:80]!r} (add it to [web] hosts if it is "
+        f"the table's name on this network)"
+    )
 
 
 def origin_problem(request: Request) -> str | None:
@@ -136,9 +138,12 @@ def origin_problem(request: Request) -> str | None:
         ours = urlsplit("//" + request.headers.get("host", ""))
         default = DEFAULT_PORTS.get(theirs.scheme)
         # the scheme is not compared: behind a TLS proxy the page is https, we see http
-        same = (default is not None and theirs.hostname is not None
-                and theirs.hostname == ours.hostname
-                and (theirs.port or default) == (ours.port or default))
+        same = (
+            default is not None
+            and theirs.hostname is not None
+            and theirs.hostname == ours.hostname
+            and (theirs.port or default) == (ours.port or default)
+        )
     except ValueError:
         same = False
     if not same:
@@ -146,9 +151,16 @@ def origin_problem(request: Request) -> str | None:
     return None
 
 
-def create_app(*, hub: Hub, board: Board, token: str, submit: Submit,
-               camera: CameraEncoder | None = None, public_view: bool = False,
-               hosts: Iterable[str] = ()) -> ASGIApp:
+def create_app(
+    *,
+    hub: Hub,
+    board: Board,
+    token: str,
+    submit: Submit,
+    camera: CameraEncoder | None = None,
+    public_view: bool = False,
+    hosts: Iterable[str] = (),
+) -> ASGIApp:
     """The page and its API over a hub (reads) and a submit function (queued writes)."""
     svg = board_svg(board)
     board_doc = board_to_json(board)
@@ -169,37 +181,50 @@ def create_app(*, hub: Hub, board: Board, token: str, submit: Submit,
         if not token_needed or paired(request):
             return None
         if presented(request):
-            return error(403, "wrong token: pair this device again with the QR code "
-                              "from `bermuda-hw token`")
-        return error(401, "this device is not paired: open the pairing URL from "
-                          "`bermuda-hw token` (or send the X-Bermuda-Token header)")
+            return error(
+                403, "wrong token: pair this device again with the QR code from `bermuda-hw token`"
+            )
+        return error(
+            401,
+            "this device is not paired: open the pairing URL from "
+            "`bermuda-hw token` (or send the X-Bermuda-Token header)",
+        )
 
     def shows_table(handler: Handler) -> Handler:
         """A read of the table: the token (unless the view is public), our Host and Origin."""
+
         @functools.wraps(handler)
         async def checked(request: Request) -> Response:
             return refusal(request, token_needed=not public_view) or await handler(request)
+
         return checked
 
     async def index(request: Request) -> Response:
-        return Response(_static("index.html"), media_type=STATIC["index.html"],
-                        headers={**SECURITY_HEADERS, "Cache-Control": "no-store"})
+        return Response(
+            _static("index.html"),
+            media_type=STATIC["index.html"],
+            headers={**SECURITY_HEADERS, "Cache-Control": "no-store"},
+        )
 
     async def static(request: Request) -> Response:
         name = request.path_params["name"]
         if name not in STATIC:
             return error(404, f"no such file: {name[:80]!r}")
-        return Response(_static(name), media_type=STATIC[name],
-                        headers={"Cache-Control": "no-cache"})
+        return Response(
+            _static(name), media_type=STATIC[name], headers={"Cache-Control": "no-cache"}
+        )
 
     async def pair(request: Request) -> Response:
         given = request.query_params.get("token")
         if not token_matches(given, token):
-            return PlainTextResponse("wrong or missing token: scan the QR code that "
-                                     "`bermuda-hw token` prints\n", status_code=403)
+            return PlainTextResponse(
+                "wrong or missing token: scan the QR code that `bermuda-hw token` prints\n",
+                status_code=403,
+            )
         response = RedirectResponse("/", status_code=303)
-        response.set_cookie(COOKIE, token, max_age=400 * 24 * 3600, httponly=True,
-                            samesite="strict", path="/")
+        response.set_cookie(
+            COOKIE, token, max_age=400 * 24 * 3600, httponly=True, samesite="strict", path="/"
+        )
         return response
 
     async def whoami(request: Request) -> Response:
@@ -230,19 +255,32 @@ def create_app(*, hub: Hub, board: Board, token: str, submit: Submit,
         raw = request.query_params.get("since", "0")
         since = parse_seq(raw)
         if since is None:
-            return error(400, f"since must be a journal sequence number (0 or more), "
-                              f"not {raw[:40]!r}{'...' if len(raw) > 40 else ''}")
+            return error(
+                400,
+                f"since must be a journal sequence number (0 or more), "
+                f"not {raw[:40]!r}{'...' if len(raw) > 40 else ''}",
+            )
         current = latest_state()
-        return JSONResponse({"game_id": current["game_id"], "seq": current["seq"],
-                             "events": hub.history.since(since)})
+        return JSONResponse(
+            {
+                "game_id": current["game_id"],
+                "seq": current["seq"],
+                "events": hub.history.since(since),
+            }
+        )
 
     async def record(request: Request) -> Response:
         snapshot = hub.latest
         if snapshot is None or snapshot.record is None:
             return error(404, "no current game")
-        return Response(json.dumps(snapshot.record, indent=1), media_type="application/json",
-                        headers={"Content-Disposition": f'attachment; filename="bermuda-game-'
-                                                        f'{snapshot.game_id}.json"'})
+        return Response(
+            json.dumps(snapshot.record, indent=1),
+            media_type="application/json",
+            headers={
+                "Content-Disposition": f'attachment; filename="bermuda-game-'
+                f'{snapshot.game_id}.json"'
+            },
+        )
 
     async def board_json(request: Request) -> Response:
         return JSONResponse(board_doc)
@@ -253,9 +291,11 @@ def create_app(*, hub: Hub, board: Board, token: str, submit: Submit,
     async def stream(request: Request) -> Response:
         last = request.headers.get("last-event-id") or request.query_params.get("since", "")
         since = parse_seq(last)  # anything else: the whole history, as for a new client
-        return StreamingResponse(_sse(request, since), media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-store",
-                                          "X-Accel-Buffering": "no"})
+        return StreamingResponse(
+            _sse(request, since),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+        )
 
     async def _sse(request: Request, since: int | None) -> AsyncIterator[str]:
         yield "retry: 1000\n\n"
@@ -267,12 +307,18 @@ def create_app(*, hub: Hub, board: Board, token: str, submit: Submit,
             if current is not None and current["version"] != sent_version:
                 sent_version = current["version"]
                 seq = int(current["seq"])
-                reset = (client_seq is None or client_seq > seq
-                         or (client_game is not None and client_game != current["game_id"]))
+                reset = (
+                    client_seq is None
+                    or client_seq > seq
+                    or (client_game is not None and client_game != current["game_id"])
+                )
                 if reset or (client_seq is not None and seq > client_seq):
                     start = 0 if reset else int(client_seq or 0)
-                    history = {"game_id": current["game_id"], "reset": reset,
-                               "events": hub.history.since(start)}
+                    history = {
+                        "game_id": current["game_id"],
+                        "reset": reset,
+                        "events": hub.history.since(start),
+                    }
                     yield f"event: history\nid: {seq}\ndata: {json.dumps(history)}\n\n"
                 client_seq, client_game = seq, int(current["game_id"])
                 yield f"event: state\nid: {seq}\ndata: {json.dumps(current)}\n\n"
@@ -309,13 +355,20 @@ def create_app(*, hub: Hub, board: Board, token: str, submit: Submit,
                     continue
                 data = await asyncio.to_thread(encoder.jpeg, fix_places(_status_or_none()))
                 if data is not None:
-                    yield (b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: "
-                           + str(len(data)).encode() + b"\r\n\r\n" + data + b"\r\n")
+                    yield (
+                        b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: "
+                        + str(len(data)).encode()
+                        + b"\r\n\r\n"
+                        + data
+                        + b"\r\n"
+                    )
                 await asyncio.sleep(1.0 / encoder.max_fps)
 
-        return StreamingResponse(frames(),
-                                 media_type="multipart/x-mixed-replace; boundary=frame",
-                                 headers={"Cache-Control": "no-store"})
+        return StreamingResponse(
+            frames(),
+            media_type="multipart/x-mixed-replace; boundary=frame",
+            headers={"Cache-Control": "no-store"},
+        )
 
     async def action(request: Request) -> Response:
         name = request.path_params["action"]
@@ -323,8 +376,11 @@ def create_app(*, hub: Hub, board: Board, token: str, submit: Submit,
         if refused is not None:
             return refused
         declared = request.headers.get("content-length", "0")
-        if not (declared.isascii() and declared.isdigit()) or len(declared) > 9 \
-                or int(declared) > MAX_BODY_BYTES:
+        if (
+            not (declared.isascii() and declared.isdigit())
+            or len(declared) > 9
+            or int(declared) > MAX_BODY_BYTES
+        ):
             return error(413, f"request body over {MAX_BODY_BYTES} bytes")
         body = b""
         async for chunk in request.stream():  # a chunked body is cut off at the limit too
@@ -349,14 +405,18 @@ def create_app(*, hub: Hub, board: Board, token: str, submit: Submit,
         future: Future[str] | None = None
         try:
             future = submit(name, args)
-            reply = await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(future)),
-                                           ACTION_TIMEOUT_S)
+            reply = await asyncio.wait_for(
+                asyncio.shield(asyncio.wrap_future(future)), ACTION_TIMEOUT_S
+            )
         except ActionRefused as exc:
             return error(exc.status, str(exc))
         except TimeoutError:
             if future is not None and future.cancel():
-                return error(503, f"{name}: the controller did not take it within "
-                                  f"{ACTION_TIMEOUT_S:g} s; nothing was done")
+                return error(
+                    503,
+                    f"{name}: the controller did not take it within "
+                    f"{ACTION_TIMEOUT_S:g} s; nothing was done",
+                )
             return error(503, f"{name}: no reply within {ACTION_TIMEOUT_S:g} s")
         return JSONResponse({"ok": True, "message": reply})
 
@@ -394,10 +454,17 @@ def create_app(*, hub: Hub, board: Board, token: str, submit: Submit,
         Route("/api/camera.mjpeg", shows_table(camera_mjpeg)),
         Route("/api/actions/{action}", action, methods=["POST"]),
     ]
-    return Shielded(Starlette(routes=routes, exception_handlers={
-        404: not_found, 405: method_not_allowed, HTTPException: http_error,
-        Exception: crashed,
-    }))
+    return Shielded(
+        Starlette(
+            routes=routes,
+            exception_handlers={
+                404: not_found,
+                405: method_not_allowed,
+                HTTPException: http_error,
+                Exception: crashed,
+            },
+        )
+    )
 
 
 class Shielded:
@@ -428,9 +495,14 @@ class Shielded:
             elif message["type"] == "http.response.body" and held is not None:
                 # logged before the client has any of the reply: the line is there when
                 # the client reads it
-                log.warning("web: %d %s %s from %s: %s", held["status"], scope["method"],
-                            scope["path"][:200], (scope.get("client") or ("?",))[0],
-                            _reason(bytes(message.get("body", b""))))
+                log.warning(
+                    "web: %d %s %s from %s: %s",
+                    held["status"],
+                    scope["method"],
+                    scope["path"][:200],
+                    (scope.get("client") or ("?",))[0],
+                    _reason(bytes(message.get("body", b""))),
+                )
                 await send(held)
                 held = None
             await send(message)
@@ -443,14 +515,22 @@ class Shielded:
             tb = exc.__traceback__
             while tb is not None and tb.tb_next is not None:
                 tb = tb.tb_next
-            where = "" if tb is None else \
-                f" (at {tb.tb_frame.f_code.co_filename.rpartition('/')[2]}:{tb.tb_lineno})"
-            log.error("web: %s %s: %s: %s%s", scope["method"], scope["path"][:200],
-                      type(exc).__name__, str(exc)[:200], where)
+            where = (
+                ""
+                if tb is None
+                else f" (at {tb.tb_frame.f_code.co_filename.rpartition('/')[2]}:{tb.tb_lineno})"
+            )
+            log.error(
+                "web: %s %s: %s: %s%s",
+                scope["method"],
+                scope["path"][:200],
+                type(exc).__name__,
+                str(exc)[:200],
+                where,
+            )
             if not started:
                 with contextlib.suppress(Exception):
-                    await error(500, f"internal error: {type(exc).__name__}")(
-                        scope, receive, send)
+                    await error(500, f"internal error: {type(exc).__name__}")(scope, receive, send)
             return
 
 

@@ -26,8 +26,14 @@ FIX_BGR = (0, 140, 255)
 class CameraEncoder:
     """Annotated JPEGs of the controller's latest frame, made on demand and shared."""
 
-    def __init__(self, board: Board, view: Callable[[], Any], *, max_fps: float = MAX_FPS,
-                 max_width_px: int = MAX_WIDTH_PX) -> None:
+    def __init__(
+        self,
+        board: Board,
+        view: Callable[[], Any],
+        *,
+        max_fps: float = MAX_FPS,
+        max_width_px: int = MAX_WIDTH_PX,
+    ) -> None:
         self.board = board
         self.view = view  # returns the controller's CameraView (or None)
         self.max_fps = max_fps
@@ -67,12 +73,16 @@ class CameraEncoder:
                     continue
                 c = view.pose.to_image(np.array([[space.x_mm, space.y_mm]], np.float64))[0]
                 r = max(8, round(view.pose.px_per_mm(space.x_mm, space.y_mm) * 16))
-                cv2.circle(image, (round(float(c[0])), round(float(c[1]))), r, FIX_BGR, 3,
-                           cv2.LINE_AA)
+                cv2.circle(
+                    image, (round(float(c[0])), round(float(c[1]))), r, FIX_BGR, 3, cv2.LINE_AA
+                )
         h, w = image.shape[:2]
         if w > self.max_width_px:
-            image = cv2.resize(image, (self.max_width_px, round(h * self.max_width_px / w)),
-                               interpolation=cv2.INTER_AREA)
+            image = cv2.resize(
+                image,
+                (self.max_width_px, round(h * self.max_width_px / w)),
+                interpolation=cv2.INTER_AREA,
+            )
         ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 75])
         if not ok:  # pragma: no cover - OpenCV encodes any BGR image
             raise RuntimeError("JPEG encoding failed")

@@ -12,8 +12,9 @@ from bermuda_hw.errors import StateError
 from bermuda_hw.web.pairing import read_token, running_daemon
 
 TIMEOUT_S = 15.0
-NO_TOKEN = ("the daemon runs, but its web token cannot be read (run as the service's user, "
-            "or with sudo)")
+NO_TOKEN = (
+    "the daemon runs, but its web token cannot be read (run as the service's user, or with sudo)"
+)
 
 
 class DaemonClient:
@@ -61,8 +62,10 @@ class DaemonClient:
         if self.token is None:
             raise StateError(NO_TOKEN)
         request = urllib.request.Request(
-            f"{self.url}/api/actions/{action}", data=json.dumps(args or {}).encode(),
-            method="POST", headers={"Content-Type": "application/json",
-                                    "X-Bermuda-Token": self.token})
+            f"{self.url}/api/actions/{action}",
+            data=json.dumps(args or {}).encode(),
+            method="POST",
+            headers={"Content-Type": "application/json", "X-Bermuda-Token": self.token},
+        )
         reply = self._call(request)
         return str(reply.get("message", ""))

@@ -48,18 +48,26 @@ class History:
             self._key = key
             self._entries = []
             self.items = []
-            self._game = Game.new(setup["players"], seed=setup["seed"], board=self.board,
-                                  options=GameOptions(**setup["options"]),
-                                  first_player=setup["first_player"])
+            self._game = Game.new(
+                setup["players"],
+                seed=setup["seed"],
+                board=self.board,
+                options=GameOptions(**setup["options"]),
+                first_player=setup["first_player"],
+            )
         game = self._game
         assert game is not None
-        for entry in entries[len(self._entries):]:
+        for entry in entries[len(self._entries) :]:
             seq = len(self._entries) + 1
             try:
                 item = self._apply(game, entry, seq)
             except BermudaError as exc:  # never expected: the controller's engine took it
-                item = {"seq": seq, "round": game.round, "entry": dict(entry),
-                        "text": [f"(not shown: {exc})"]}
+                item = {
+                    "seq": seq,
+                    "round": game.round,
+                    "entry": dict(entry),
+                    "text": [f"(not shown: {exc})"],
+                }
             self.items.append(item)
             self._entries.append(entry)
 
@@ -88,8 +96,12 @@ class History:
                 "leaves_board": path.leaves_board,
             }
         elif "set-ship" in entry:
-            game.set_ship(entry["set-ship"], entry["location"], entry["previous-port"],
-                          status=ShipStatus(entry["status"]))
+            game.set_ship(
+                entry["set-ship"],
+                entry["location"],
+                entry["previous-port"],
+                status=ShipStatus(entry["status"]),
+            )
             texts = [f"{entry['set-ship']} set to {entry['location'] or entry['status']}"]
         elif "set-cloud" in entry:
             col, row, letter = entry["set-cloud"]
@@ -104,7 +116,7 @@ class History:
         return item
 
     def since(self, seq: int) -> list[dict[str, Any]]:
-        return self.items[max(0, seq):]
+        return self.items[max(0, seq) :]
 
     def last_spin(self) -> dict[str, Any] | None:
         for item in reversed(self.items):

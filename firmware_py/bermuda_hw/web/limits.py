@@ -61,9 +61,11 @@ HEADROOM_FDS = 64
 BACKLOG = 128  # asyncio accepts up to this many connections per turn, before any is checked
 LISTEN_BACKLOG = 1024  # connections the kernel queues before accept() (capped by somaxconn)
 GRACE_S = 0.05  # a new connection's request, sent with it, has been read by then
-REFUSED = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
-           b"Connection: close\r\nContent-Length: 42\r\n\r\n"
-           b"the table's page is busy: try again later\n")
+REFUSED = (
+    b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+    b"Connection: close\r\nContent-Length: 42\r\n\r\n"
+    b"the table's page is busy: try again later\n"
+)
 ACCEPT_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
 
 
@@ -114,8 +116,13 @@ class Tally(logging.Filter):
     (a record's own `burst` attribute, from `extra=`, may say fewer), then counted; the
     count is logged when the interval ends. No traceback ever passes."""
 
-    def __init__(self, interval_s: float = LOG_INTERVAL_S, burst: int = LOG_BURST, *,
-                 monotonic: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        interval_s: float = LOG_INTERVAL_S,
+        burst: int = LOG_BURST,
+        *,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
         super().__init__()
         self.interval_s = interval_s
         self.burst = burst
@@ -154,8 +161,12 @@ class Tally(logging.Filter):
         for code in ("%s", "%d", "%g", "%r"):
             fmt = fmt.replace(code, "...")
         logging.getLogger(name).warning(
-            "web: %d more like \"%s\" within %g s (not shown one by one)", kind[1] - kind[2],
-            fmt, self.interval_s, extra={"tally": True})
+            'web: %d more like "%s" within %g s (not shown one by one)',
+            kind[1] - kind[2],
+            fmt,
+            self.interval_s,
+            extra={"tally": True},
+        )
         kind[1] = kind[2]
 
 
@@ -182,20 +193,28 @@ class Guard:
         """
         mine = self.clients.setdefault(conn.peer, {})
         margin = self.limits.ceiling_margin
-        over = (self.total >= self.limits.max_connections + margin
-                or len(mine) >= self.limits.max_per_client + margin)
+        over = (
+            self.total >= self.limits.max_connections + margin
+            or len(mine) >= self.limits.max_per_client + margin
+        )
         if over:  # the hard ceiling: make room now, or refuse
             self.trim(hard=True)
-            if (self.total >= self.limits.max_connections + margin
-                    or len(mine) >= self.limits.max_per_client + margin):
+            if (
+                self.total >= self.limits.max_connections + margin
+                or len(mine) >= self.limits.max_per_client + margin
+            ):
                 if not mine:
                     del self.clients[conn.peer]
-                return self._refuse(conn, f"{self.total} connections open, {len(mine)} from "
-                                          f"{conn.peer}, none of them idle")
+                return self._refuse(
+                    conn,
+                    f"{self.total} connections open, {len(mine)} from "
+                    f"{conn.peer}, none of them idle",
+                )
         mine[conn] = None
         self.total += 1
-        if (self._trim is None and (self.total > self.limits.max_connections
-                                    or len(mine) > self.limits.max_per_client)):
+        if self._trim is None and (
+            self.total > self.limits.max_connections or len(mine) > self.limits.max_per_client
+        ):
             self._trim = conn.loop.call_later(self.limits.grace_s, self.trim)
         return True
 
@@ -251,22 +270,32 @@ class Guard:
 
     def too_slow(self, conn: GuardedH11Protocol) -> None:
         self.slow += 1
-        log.warning("web: closed a connection from %s: no whole request within %g s",
-                    conn.peer, self.limits.header_timeout_s)
+        log.warning(
+            "web: closed a connection from %s: no whole request within %g s",
+            conn.peer,
+            self.limits.header_timeout_s,
+        )
         conn.close()
 
     def stuck(self, conn: GuardedH11Protocol) -> None:
         self.stuck_writing += 1
-        log.warning("web: closed a connection from %s: it read nothing of its response for "
-                    "%g s", conn.peer, self.limits.write_timeout_s)
+        log.warning(
+            "web: closed a connection from %s: it read nothing of its response for %g s",
+            conn.peer,
+            self.limits.write_timeout_s,
+        )
         conn.close()
         conn.transport.abort()  # its unsent response goes too: close() would wait for it
 
     def _push_out(self, victim: GuardedH11Protocol) -> None:
         self.pushed_out += 1
-        log.warning("web: closed a waiting connection from %s to make room (at most %d "
-                    "connections, %d per client)", victim.peer, self.limits.max_connections,
-                    self.limits.max_per_client)
+        log.warning(
+            "web: closed a waiting connection from %s to make room (at most %d "
+            "connections, %d per client)",
+            victim.peer,
+            self.limits.max_connections,
+            self.limits.max_per_client,
+        )
         if victim.requests == 0 and not victim.transport.is_closing():
             victim.transport.write(REFUSED)  # a new client is told why; an idle one is not
         victim.close()
@@ -276,18 +305,22 @@ class Guard:
         log.warning("web: refused a connection from %s: %s", conn.peer, why)
         return False
 
-    def exception_handler(self, loop: asyncio.AbstractEventLoop,
-                          context: dict[str, Any]) -> None:
+    def exception_handler(self, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
         """The event loop's handler: accept errors as one counted line, the rest as asyncio does."""
         exc = context.get("exception")
         if isinstance(exc, OSError) and exc.errno in ACCEPT_ERRNOS and "socket" in context:
             # asyncio stops listening for a second and tries again: only say so
-            log.warning("web: cannot accept a connection: %s (%d open; the file limit is %s)",
-                        os.strerror(exc.errno or 0), self.total, file_limit() or "unlimited",
-                        extra={"burst": 1})  # once an interval: the next ones are the same
+            log.warning(
+                "web: cannot accept a connection: %s (%d open; the file limit is %s)",
+                os.strerror(exc.errno or 0),
+                self.total,
+                file_limit() or "unlimited",
+                extra={"burst": 1},
+            )  # once an interval: the next ones are the same
             return
         if isinstance(exc, (ValueError, OSError)) and "_start_serving" in str(
-                context.get("message", "")):
+            context.get("message", "")
+        ):
             # asyncio's retry of accept() a second after an accept error, run after the
             # server has closed its socket (a stop while out of descriptors): nothing to say
             return
@@ -302,8 +335,13 @@ class GuardedH11Protocol(H11Protocol):
 
     guard: Guard
 
-    def __init__(self, config: Config, server_state: ServerState, app_state: dict[str, Any],
-                 _loop: asyncio.AbstractEventLoop | None = None) -> None:
+    def __init__(
+        self,
+        config: Config,
+        server_state: ServerState,
+        app_state: dict[str, Any],
+        _loop: asyncio.AbstractEventLoop | None = None,
+    ) -> None:
         super().__init__(config, server_state, app_state, _loop)
         # uvicorn's own messages ("Invalid HTTP request received.", an app's exception)
         # go through the page's logger and its tally: one line each, never a traceback
@@ -346,8 +384,7 @@ class GuardedH11Protocol(H11Protocol):
         """The client reads no more: its response may wait `write_timeout_s`, then it goes."""
         super().pause_writing()
         if self._stalled is None:
-            self._stalled = self.loop.call_later(self.guard.limits.write_timeout_s,
-                                                 self._stuck)
+            self._stalled = self.loop.call_later(self.guard.limits.write_timeout_s, self._stuck)
 
     def resume_writing(self) -> None:
         super().resume_writing()
@@ -386,8 +423,7 @@ class GuardedH11Protocol(H11Protocol):
             return
         awaited = self.conn.their_state in (h11.IDLE, h11.SEND_BODY)
         if awaited and self._deadline is None:
-            self._deadline = self.loop.call_later(self.guard.limits.header_timeout_s,
-                                                  self._expired)
+            self._deadline = self.loop.call_later(self.guard.limits.header_timeout_s, self._expired)
             self.guard.wait(self)
         elif not awaited and self._deadline is not None:
             self._disarm()
@@ -407,5 +443,7 @@ class GuardedH11Protocol(H11Protocol):
 
 def guarded_protocol(guard: Guard) -> type[GuardedH11Protocol]:
     """A protocol class bound to one server's guard, for `uvicorn.Config(http=...)`."""
-    return cast(type[GuardedH11Protocol],
-                type("BermudaH11Protocol", (GuardedH11Protocol,), {"guard": guard}))
+    return cast(
+        type[GuardedH11Protocol],
+        type("BermudaH11Protocol", (GuardedH11Protocol,), {"guard": guard}),
+    )

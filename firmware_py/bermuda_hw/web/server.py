@@ -45,8 +45,9 @@ GRACEFUL_S = 1.0
 class WebServer:
     """Serve an app on host:port in a daemon thread; `start()`, `url`, `stop()`."""
 
-    def __init__(self, app: ASGIApp, hub: Hub, host: str, port: int,
-                 limits: Limits | None = None) -> None:
+    def __init__(
+        self, app: ASGIApp, hub: Hub, host: str, port: int, limits: Limits | None = None
+    ) -> None:
         self.app = app
         self.hub = hub
         self.host = host
@@ -66,10 +67,14 @@ class WebServer:
             sock.bind((self.host, self.port))
         except OSError as exc:
             sock.close()
-            why = "the port is in use" if exc.errno == errno.EADDRINUSE else (
-                exc.strerror or str(exc))
-            raise ConfigError(None, "web.bind", f"cannot listen on {self.host}:{self.port}: "
-                                                f"{why}") from None
+            why = (
+                "the port is in use"
+                if exc.errno == errno.EADDRINUSE
+                else (exc.strerror or str(exc))
+            )
+            raise ConfigError(
+                None, "web.bind", f"cannot listen on {self.host}:{self.port}: {why}"
+            ) from None
         sock.listen(BACKLOG)
         sock.set_inheritable(True)
         return sock
@@ -90,26 +95,38 @@ class WebServer:
         self.port = int(self._socket.getsockname()[1])
         budget = connection_budget(self.limits.max_connections)
         if budget < self.limits.max_connections:
-            log.warning("web: at most %d connections (not %d): the file limit is %s open "
-                        "files (LimitNOFILE= in the service)", budget,
-                        self.limits.max_connections, file_limit())
+            log.warning(
+                "web: at most %d connections (not %d): the file limit is %s open "
+                "files (LimitNOFILE= in the service)",
+                budget,
+                self.limits.max_connections,
+                file_limit(),
+            )
         limits = dataclasses.replace(
-            self.limits, max_connections=budget,
-            max_per_client=min(self.limits.max_per_client, budget))
+            self.limits,
+            max_connections=budget,
+            max_per_client=min(self.limits.max_per_client, budget),
+        )
         tally = Tally(limits.log_interval_s)
         for name in LOGGERS:
             logging.getLogger(name).addFilter(tally)
         self._tally = tally
         guard = self.guard = Guard(limits)
         config = uvicorn.Config(
-            self.app, log_level="warning", lifespan="off",
-            timeout_graceful_shutdown=int(GRACEFUL_S) or 1, access_log=False,
-            http=guarded_protocol(guard), ws="none", backlog=BACKLOG,
+            self.app,
+            log_level="warning",
+            lifespan="off",
+            timeout_graceful_shutdown=int(GRACEFUL_S) or 1,
+            access_log=False,
+            http=guarded_protocol(guard),
+            ws="none",
+            backlog=BACKLOG,
             # after a response: an idle connection is closed (uvicorn's keep-alive timer);
             # before one, the guard's deadline does it (uvicorn has none)
             timeout_keep_alive=limits.idle_timeout_s,
             # a request line and headers over 16 KiB are a 400 from h11 (its default, stated)
-            h11_max_incomplete_event_size=16 * 1024)
+            h11_max_incomplete_event_size=16 * 1024,
+        )
         # no limit_concurrency: it answers 503 only once a whole request is in, and the
         # guard already holds the connections to `budget`
         server = uvicorn.Server(config)
@@ -142,8 +159,9 @@ class WebServer:
         while not server.started and self._thread.is_alive() and time.monotonic() < deadline:
             time.sleep(0.01)
         if not server.started:
-            raise ConfigError(None, "web.bind", f"the web server did not start on "
-                                                f"{self.host}:{self.port}")
+            raise ConfigError(
+                None, "web.bind", f"the web server did not start on {self.host}:{self.port}"
+            )
         # asyncio uses one number for the kernel's queue of connections not yet accepted
         # (listen) and for the connections it accepts per turn before any is checked;
         # the second is kept at BACKLOG (file descriptors), the first made longer: a

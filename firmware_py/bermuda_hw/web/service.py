@@ -53,8 +53,15 @@ class Page:
         remove_daemon_file(self.state_dir)
 
 
-def start_page(controller: Served, board: Board, config: WebConfig, state_dir: Path, *,
-               simulate: bool, address: tuple[str, int] | None = None) -> Page:
+def start_page(
+    controller: Served,
+    board: Board,
+    config: WebConfig,
+    state_dir: Path,
+    *,
+    simulate: bool,
+    address: tuple[str, int] | None = None,
+) -> Page:
     """Serve the page for a controller; writes `daemon.json` with the pid and the URL."""
     token = ensure_token(state_dir)
     hub = Hub(board)
@@ -62,11 +69,19 @@ def start_page(controller: Served, board: Board, config: WebConfig, state_dir: P
     if controller.snapshot is not None:
         hub.publish(controller.snapshot)
     camera = CameraEncoder(board, lambda: controller.camera_view)
-    app = create_app(hub=hub, board=board, token=token, submit=controller.commands.submit,
-                     camera=camera, public_view=config.public_view, hosts=config.hosts)
+    app = create_app(
+        hub=hub,
+        board=board,
+        token=token,
+        submit=controller.commands.submit,
+        camera=camera,
+        public_view=config.public_view,
+        hosts=config.hosts,
+    )
     host, port = address or config.address(simulate)
-    limits = Limits(max_connections=config.max_connections,
-                    max_per_client=config.max_connections_per_client)
+    limits = Limits(
+        max_connections=config.max_connections, max_per_client=config.max_connections_per_client
+    )
     server = WebServer(app, hub, host, port, limits)
     try:
         url = server.start()

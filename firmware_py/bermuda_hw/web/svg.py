@@ -42,8 +42,10 @@ def board_svg(board: Board) -> str:
                 continue
             drawn.add(pair)
             sa, sb = board.spaces[a], board.spaces[b]
-            out.append(f'<line x1="{_f(sa.x_mm)}" y1="{_f(sa.y_mm)}" x2="{_f(sb.x_mm)}" '
-                       f'y2="{_f(sb.y_mm)}"/>')
+            out.append(
+                f'<line x1="{_f(sa.x_mm)}" y1="{_f(sa.y_mm)}" x2="{_f(sb.x_mm)}" '
+                f'y2="{_f(sb.y_mm)}"/>'
+            )
     out.append("</g>")
     grid = board.grid
     out.append('<g class="dots">')
@@ -63,13 +65,15 @@ def board_svg(board: Board) -> str:
             f'<g class="place space" id="place-{escape(space.id)}" data-place="{escape(space.id)}"'
             f' transform="translate({_f(space.x_mm)} {_f(space.y_mm)})">'
             f'<ellipse rx="6" ry="13" transform="rotate({_f(heading)})"/>'
-            f'<text class="label" y="22">{escape(space.id)}</text></g>')
+            f'<text class="label" y="22">{escape(space.id)}</text></g>'
+        )
     for port in board.ports.values():
         out.append(
             f'<g class="place port" id="place-{escape(port.id)}" data-place="{escape(port.id)}">'
             f'<circle cx="{_f(port.x_mm)}" cy="{_f(port.y_mm)}" r="30"/>'
             f'<text class="port-label" x="{_f(port.x_mm)}" y="{_f(port.y_mm - 33)}">'
-            f'{escape(port.id)}</text>')
+            f"{escape(port.id)}</text>"
+        )
         for bx, by in port.berths:
             out.append(f'<circle class="berth" cx="{_f(bx)}" cy="{_f(by)}" r="4"/>')
         out.append("</g>")

@@ -47,8 +47,12 @@ def _draw_board(board: Board, palette: Palette) -> Image:
     img[:] = np.clip(
         img.astype(np.float32) + cv2.resize(wood, (width, height))[..., None], 0, 255
     ).astype(np.uint8)
-    corners = [(0.0, 0.0), (board.width_mm, 0.0), (board.width_mm, board.height_mm),
-               (0.0, board.height_mm)]
+    corners = [
+        (0.0, 0.0),
+        (board.width_mm, 0.0),
+        (board.width_mm, board.height_mm),
+        (0.0, board.height_mm),
+    ]
     fill(img, corners, palette.sea)
     # Soft waves in the printed sea.
     waves_rng = np.random.default_rng(11)
@@ -64,8 +68,9 @@ def _draw_board(board: Board, palette: Palette) -> Image:
         fill(img, list(poly), palette.land)
         outline(img, list(poly), (60, 110, 120), 0.8)
     # A printed title and compass lines on the sea, as on a real board.
-    text(img, "BERMUDA TRIANGLE", (board.width_mm * 0.62, board.height_mm * 0.93), 9.0,
-          (150, 90, 30))
+    text(
+        img, "BERMUDA TRIANGLE", (board.width_mm * 0.62, board.height_mm * 0.93), 9.0, (150, 90, 30)
+    )
     mid = (board.width_mm * 0.22, board.height_mm * 0.70)
     for angle in range(0, 360, 45):
         end = oriented(mid[0], mid[1], angle, [(22.0 if angle % 90 == 0 else 12.0, 0.0)])[0]
@@ -94,8 +99,12 @@ def _draw_board(board: Board, palette: Palette) -> Image:
     for port in board.ports.values():
         xs = [b[0] for b in port.berths]
         ys = [b[1] for b in port.berths]
-        box = [(min(xs) - 17, min(ys) - 19), (max(xs) + 17, min(ys) - 19),
-               (max(xs) + 17, max(ys) + 19), (min(xs) - 17, max(ys) + 19)]
+        box = [
+            (min(xs) - 17, min(ys) - 19),
+            (max(xs) + 17, min(ys) - 19),
+            (max(xs) + 17, max(ys) + 19),
+            (min(xs) - 17, max(ys) + 19),
+        ]
         fill(img, box, palette.printing.paint_of(port.id, palette.port))
         outline(img, box, palette.ink, 0.8)
         for bx, by in port.berths:
@@ -103,8 +112,9 @@ def _draw_board(board: Board, palette: Palette) -> Image:
         text(img, port.product.upper(), (port.x_mm, max(ys) + 24), 5.0, palette.ink)
 
     for marker in board.markers.corners:
-        _paste_marker(img, board.markers.dictionary, marker.id, marker.x_mm, marker.y_mm,
-                      marker.size_mm)
+        _paste_marker(
+            img, board.markers.dictionary, marker.id, marker.x_mm, marker.y_mm, marker.size_mm
+        )
     img.setflags(write=False)
     return img
 
@@ -122,13 +132,21 @@ def _paste_marker(
     img: Image, dictionary: str, marker_id: int, x_mm: float, y_mm: float, size_mm: float
 ) -> None:
     half = size_mm / 2 + QUIET_ZONE_MM
-    fill(img, [(x_mm - half, y_mm - half), (x_mm + half, y_mm - half),
-                (x_mm + half, y_mm + half), (x_mm - half, y_mm + half)], (250, 250, 250))
+    fill(
+        img,
+        [
+            (x_mm - half, y_mm - half),
+            (x_mm + half, y_mm - half),
+            (x_mm + half, y_mm + half),
+            (x_mm - half, y_mm + half),
+        ],
+        (250, 250, 250),
+    )
     side = round(size_mm * TEXTURE_PX_PER_MM)
     marker = marker_image(dictionary, marker_id, side)
     x0 = round((x_mm - size_mm / 2 + TABLE_MARGIN_MM) * TEXTURE_PX_PER_MM)
     y0 = round((y_mm - size_mm / 2 + TABLE_MARGIN_MM) * TEXTURE_PX_PER_MM)
-    img[y0:y0 + side, x0:x0 + side] = np.clip(marker.astype(np.int16) + 10, 0, 250)[..., None]
+    img[y0 : y0 + side, x0 : x0 + side] = np.clip(marker.astype(np.int16) + 10, 0, 250)[..., None]
 
 
 def cloud_canvas(board: Board, palette: Palette) -> tuple[Image, npt.NDArray[np.float32]]:
@@ -164,15 +182,28 @@ def _draw_cloud(board: Board, palette: Palette) -> tuple[Image, npt.NDArray[np.f
         at = polar_point((c, c), radius * 0.78 * k, angle_deg)
         scale = 0.9
         (w, h), _ = cv2.getTextSize(letter, cv2.FONT_HERSHEY_SIMPLEX, scale, 2)
-        cv2.putText(img, letter, (round(at[0] - w / 2), round(at[1] + h / 2)),
-                    cv2.FONT_HERSHEY_SIMPLEX, scale, (60, 50, 50), 2, cv2.LINE_AA)
+        cv2.putText(
+            img,
+            letter,
+            (round(at[0] - w / 2), round(at[1] + h / 2)),
+            cv2.FONT_HERSHEY_SIMPLEX,
+            scale,
+            (60, 50, 50),
+            2,
+            cv2.LINE_AA,
+        )
     # The marker on a white plate in the middle, its top edge (corners 0->1) north.
     msize = board.markers.cloud_size_mm
     plate = (msize / 2 + QUIET_ZONE_MM * 0.7) * k
-    cv2.rectangle(img, (round(c - plate), round(c - plate)), (round(c + plate), round(c + plate)),
-                  (250, 250, 250), -1)
+    cv2.rectangle(
+        img,
+        (round(c - plate), round(c - plate)),
+        (round(c + plate), round(c + plate)),
+        (250, 250, 250),
+        -1,
+    )
     side = round(msize * k)
     marker = marker_image(board.markers.dictionary, board.markers.cloud_id, side)
     x0 = round(c - side / 2)
-    img[x0:x0 + side, x0:x0 + side] = np.clip(marker.astype(np.int16) + 10, 0, 250)[..., None]
+    img[x0 : x0 + side, x0 : x0 + side] = np.clip(marker.astype(np.int16) + 10, 0, 250)[..., None]
     return img, alpha.astype(np.float32) / 255.0

@@ -63,10 +63,12 @@ def draw_scene(board: Board, scene: Scene, camera: CameraModel, palette: Palette
     shadow = np.zeros(tex.shape[:2], np.uint8)
     style = palette.ship_style
     hull = ship_outline(style.length_mm, style.beam_mm, style.bow)
-    cabin = [(-style.length_mm * 0.3, -style.beam_mm * 0.25),
-             (style.length_mm * 0.05, -style.beam_mm * 0.25),
-             (style.length_mm * 0.05, style.beam_mm * 0.25),
-             (-style.length_mm * 0.3, style.beam_mm * 0.25)]
+    cabin = [
+        (-style.length_mm * 0.3, -style.beam_mm * 0.25),
+        (style.length_mm * 0.05, -style.beam_mm * 0.25),
+        (style.length_mm * 0.05, style.beam_mm * 0.25),
+        (-style.length_mm * 0.3, style.beam_mm * 0.25),
+    ]
 
     def draw_covers(low: bool) -> None:
         for cover in scene.covers:
@@ -81,8 +83,11 @@ def draw_scene(board: Board, scene: Scene, camera: CameraModel, palette: Palette
     for ship in scene.ships:
         bgr = palette.ship_bgr(ship.color)
         (px, py), s = camera.parallax(ship.x_mm, ship.y_mm, SHIP_HEIGHT_MM)
-        fill(shadow, oriented(ship.x_mm + 2.5, ship.y_mm + 2.5, ship.heading_deg, hull),
-              (150, 150, 150))
+        fill(
+            shadow,
+            oriented(ship.x_mm + 2.5, ship.y_mm + 2.5, ship.heading_deg, hull),
+            (150, 150, 150),
+        )
         pts = oriented(px, py, ship.heading_deg, hull, s)
         fill(tex, pts, bgr)
         outline(tex, pts, tuple(int(v * 0.55) for v in bgr), 0.6)  # type: ignore[arg-type]
@@ -94,9 +99,11 @@ def draw_scene(board: Board, scene: Scene, camera: CameraModel, palette: Palette
         radius = board.cloud.footprint_radius_mm
         circle(shadow, (cloud.x_mm + 6, cloud.y_mm + 6), radius, (170, 170, 170))
         circle(tex, (cloud.x_mm, cloud.y_mm), radius * 1.02, (90, 90, 95))
-        notch = [(cloud.x_mm - 6, cloud.y_mm - radius * 1.02),
-                 (cloud.x_mm + 6, cloud.y_mm - radius * 1.02),
-                 (cloud.x_mm, cloud.y_mm - radius * 1.02 - 9)]
+        notch = [
+            (cloud.x_mm - 6, cloud.y_mm - radius * 1.02),
+            (cloud.x_mm + 6, cloud.y_mm - radius * 1.02),
+            (cloud.x_mm, cloud.y_mm - radius * 1.02 - 9),
+        ]
         fill(tex, notch, (90, 90, 95))
         canvas, alpha = cloud_canvas(board, palette)
         centre, s = camera.parallax(cloud.x_mm, cloud.y_mm, CLOUD_HEIGHT_MM)
@@ -135,14 +142,22 @@ def _draw_hand(tex: Image, shadow: Image, board: Board, hand: Hand, camera: Came
     fill(shadow, shadow_arm, (200, 200, 200))
     fill(tex, arm, hand.sleeve)
     pts = cv2.ellipse2Poly((0, 0), (45, 38), 0, 0, 360, 20)
-    palm_pts = [raised(p) for p in oriented(palm_centre[0], palm_centre[1], heading,
-                                             [(float(u), float(v)) for u, v in pts])]
+    palm_pts = [
+        raised(p)
+        for p in oriented(
+            palm_centre[0], palm_centre[1], heading, [(float(u), float(v)) for u, v in pts]
+        )
+    ]
     fill(shadow, [(p[0] + 25, p[1] + 25) for p in palm_pts], (200, 200, 200))
     fill(tex, palm_pts, hand.skin)
     for offset in (-24.0, -8.0, 8.0, 24.0):
         base = oriented(palm_centre[0], palm_centre[1], heading, [(35.0, offset)])[0]
-        finger = [raised(p) for p in oriented(base[0], base[1], heading,
-                                               [(-5, -7), (28, -6), (30, 0), (28, 6), (-5, 7)])]
+        finger = [
+            raised(p)
+            for p in oriented(
+                base[0], base[1], heading, [(-5, -7), (28, -6), (30, 0), (28, 6), (-5, 7)]
+            )
+        ]
         fill(tex, finger, hand.skin)
 
 
@@ -160,8 +175,14 @@ def render(
     rng = np.random.default_rng(seed)
     tex = draw_scene(board, scene, camera, palette)
     map_x, map_y = remap_tables(board, camera)
-    frame = cv2.remap(tex, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                      borderValue=(40, 45, 50))
+    frame = cv2.remap(
+        tex,
+        map_x,
+        map_y,
+        cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=(40, 45, 50),
+    )
     if camera.blur_px > 0:
         frame = cv2.GaussianBlur(frame, (0, 0), camera.blur_px)
     light = light_field(board, camera)

@@ -43,9 +43,7 @@ def oriented(
     """Local (forward, starboard) mm points turned to a heading and placed at a centre."""
     fx, fy = heading_vector(heading_deg)
     sx, sy = -fy, fx  # starboard: a quarter turn clockwise of forward
-    return [
-        (cx + scale * (u * fx + v * sx), cy + scale * (u * fy + v * sy)) for u, v in local
-    ]
+    return [(cx + scale * (u * fx + v * sx), cy + scale * (u * fy + v * sy)) for u, v in local]
 
 
 def ship_outline(length_mm: float, beam_mm: float, bow: str) -> list[Point]:
@@ -79,8 +77,13 @@ def outline(img: Image, points: list[Point], color: BGR, width_mm: float) -> Non
 def circle(img: Image, centre: Point, radius_mm: float, color: BGR, width_mm: float = -1) -> None:
     thickness = -1 if width_mm < 0 else max(1, round(width_mm * TEXTURE_PX_PER_MM))
     cv2.circle(
-        img, tex_point(centre), round(radius_mm * TEXTURE_PX_PER_MM * 16), color, thickness,
-        cv2.LINE_AA, 4,
+        img,
+        tex_point(centre),
+        round(radius_mm * TEXTURE_PX_PER_MM * 16),
+        color,
+        thickness,
+        cv2.LINE_AA,
+        4,
     )
 
 
@@ -89,8 +92,14 @@ def text(img: Image, text: str, at: Point, height_mm: float, color: BGR) -> None
     (w, h), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, 2)
     x, y = tex_point(at)
     cv2.putText(
-        img, text, (x // 16 - w // 2, y // 16 + h // 2), cv2.FONT_HERSHEY_SIMPLEX, scale, color,
-        max(1, round(scale * 2)), cv2.LINE_AA,
+        img,
+        text,
+        (x // 16 - w // 2, y // 16 + h // 2),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        scale,
+        color,
+        max(1, round(scale * 2)),
+        cv2.LINE_AA,
     )
 
 

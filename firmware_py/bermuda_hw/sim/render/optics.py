@@ -19,7 +19,6 @@ _REMAPS = Cache(16)
 _LIGHTS = Cache(16)
 
 
-
 @dataclass(frozen=True)
 class CameraModel:
     """A pinhole camera above the board, with its lens, light and sensor.
@@ -154,9 +153,18 @@ def distort(xu: float, yu: float, barrel: float) -> Point:
 
 
 def _geometry_key(camera: CameraModel) -> tuple[float, ...]:
-    return (camera.width_px, camera.height_px, camera.x_mm, camera.y_mm, camera.height_mm,
-            camera.target_x_mm, camera.target_y_mm, camera.roll_deg, camera.focal_px,
-            camera.barrel)
+    return (
+        camera.width_px,
+        camera.height_px,
+        camera.x_mm,
+        camera.y_mm,
+        camera.height_mm,
+        camera.target_x_mm,
+        camera.target_y_mm,
+        camera.roll_deg,
+        camera.focal_px,
+        camera.barrel,
+    )
 
 
 def remap_tables(
@@ -191,9 +199,7 @@ def _make_remap(camera: CameraModel) -> tuple[npt.NDArray[np.float32], npt.NDArr
 def light_field(board: Board, camera: CameraModel) -> npt.NDArray[np.float32]:
     """Per-pixel, per-channel gain: exposure, gradient, vignetting, soft shadows and the
     light's colour (height x width x 3)."""
-    out: npt.NDArray[np.float32] = _LIGHTS.get(
-        board, camera, lambda: _make_light(board, camera)
-    )
+    out: npt.NDArray[np.float32] = _LIGHTS.get(board, camera, lambda: _make_light(board, camera))
     return out
 
 
@@ -211,12 +217,11 @@ def _make_light(board: Board, camera: CameraModel) -> npt.NDArray[np.float32]:
     for sx, sy, sr, depth in camera.shadows:
         d2 = ((bx - sx) ** 2 + (by - sy) ** 2) / (sr * sr)
         gain = gain * (1.0 - depth * np.exp(-d2 * 2.0))
-    tint = np.array(camera.tint, np.float32) + np.array(
-        camera.tint_gradient, np.float32) * along[..., None].astype(np.float32)
+    tint = np.array(camera.tint, np.float32) + np.array(camera.tint_gradient, np.float32) * along[
+        ..., None
+    ].astype(np.float32)
     colour = gain[..., None].astype(np.float32) * tint
-    out = np.asarray(
-        cv2.resize(colour, (w, h), interpolation=cv2.INTER_CUBIC), np.float32
-    )
+    out = np.asarray(cv2.resize(colour, (w, h), interpolation=cv2.INTER_CUBIC), np.float32)
     out.setflags(write=False)
     return out
 

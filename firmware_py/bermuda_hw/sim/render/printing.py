@@ -77,8 +77,7 @@ class Printing:
             for _ in range(100):
                 x = rng.uniform(margin_mm, board.width_mm - margin_mm)
                 y = rng.uniform(margin_mm, board.height_mm - margin_mm)
-                if all(math.dist((x, y), (m.x_mm, m.y_mm)) > keep
-                       for m in board.markers.corners):
+                if all(math.dist((x, y), (m.x_mm, m.y_mm)) > keep for m in board.markers.corners):
                     return (x, y)
             return (board.width_mm / 2, board.height_mm / 2)
 
@@ -89,8 +88,10 @@ class Printing:
             r = rng.uniform(18.0, 40.0)
             n = rng.randint(7, 12)
             pts = tuple(
-                (cx + r * rng.uniform(0.6, 1.3) * math.sin(2 * math.pi * k / n),
-                 cy - r * rng.uniform(0.6, 1.3) * math.cos(2 * math.pi * k / n))
+                (
+                    cx + r * rng.uniform(0.6, 1.3) * math.sin(2 * math.pi * k / n),
+                    cy - r * rng.uniform(0.6, 1.3) * math.cos(2 * math.pi * k / n),
+                )
                 for k in range(n)
             )
             land.append(LandShape(pts, near(rng.choice(greens), 12)))
@@ -99,15 +100,21 @@ class Printing:
         titles = []
         for _ in range(rng.randint(1, 3)):
             x, y = spot(60.0)
-            titles.append(Title(rng.choice(words), x, y, rng.uniform(6.0, 14.0),
-                                near(rng.choice(inks), 15)))
+            titles.append(
+                Title(rng.choice(words), x, y, rng.uniform(6.0, 14.0), near(rng.choice(inks), 15))
+            )
         roses = []
         for _ in range(rng.randint(0, 2)):
             x, y = spot(45.0)
             roses.append(Rose(x, y, rng.uniform(15.0, 35.0), near(rng.choice(inks), 15)))
         # Sand, salmon, stone, brick: near yellow and red, yet a ship on it stands out.
-        paints = ((120, 195, 225), (90, 150, 215), (120, 200, 200), (110, 130, 210),
-                  (150, 210, 235))
+        paints = (
+            (120, 195, 225),
+            (90, 150, 215),
+            (120, 200, 200),
+            (110, 130, 210),
+            (150, 210, 235),
+        )
         port_paint = tuple(
             (pid, near(rng.choice(paints), 12)) for pid in board.ports if rng.random() < 0.7
         )
@@ -118,8 +125,11 @@ def draw_printing(img: Image, printing: Printing) -> None:
     """Draw the land, titles and roses (port paint is drawn with the ports)."""
     for shape in printing.land:
         fill(img, list(shape.points), shape.color)
-        dark: BGR = (int(shape.color[0] * 0.6), int(shape.color[1] * 0.6),
-                     int(shape.color[2] * 0.6))
+        dark: BGR = (
+            int(shape.color[0] * 0.6),
+            int(shape.color[1] * 0.6),
+            int(shape.color[2] * 0.6),
+        )
         outline(img, list(shape.points), dark, 0.8)
     for title in printing.titles:
         text(img, title.text, (title.x_mm, title.y_mm), title.height_mm, title.color)
@@ -130,6 +140,5 @@ def draw_printing(img: Image, printing: Printing) -> None:
             long = angle % 90 == 0
             reach = rose.radius_mm if long else rose.radius_mm * 0.6
             half = 4.0 if long else 2.5
-            star = oriented(rose.x_mm, rose.y_mm, angle, [(reach, 0.0), (0.0, half),
-                                                           (0.0, -half)])
+            star = oriented(rose.x_mm, rose.y_mm, angle, [(reach, 0.0), (0.0, half), (0.0, -half)])
             fill(img, star, rose.color)

@@ -38,9 +38,11 @@ def random_scene(
     if cloud:
         col, row = rng.randrange(grid.cols), rng.randrange(grid.rows)
         cx, cy = grid.dot_mm(col, row)
-        cloud_state = CloudState(cx + rng.uniform(-2, 2), cy + rng.uniform(-2, 2),
-                                 wrap_deg(CLASSIC_LETTER_HEADINGS_DEG[rng.randrange(8)]
-                                          + rng.uniform(-3, 3)))
+        cloud_state = CloudState(
+            cx + rng.uniform(-2, 2),
+            cy + rng.uniform(-2, 2),
+            wrap_deg(CLASSIC_LETTER_HEADINGS_DEG[rng.randrange(8)] + rng.uniform(-3, 3)),
+        )
     radius = board.cloud.footprint_radius_mm
 
     def allowed(x: float, y: float) -> bool:
@@ -68,9 +70,13 @@ def random_scene(
                 y = rng.uniform(50, board.height_mm - 50)
                 near = min(math.dist((x, y), (p[0], p[1])) for p in places)
                 dot = grid.dot_mm(*grid.nearest_dot(x, y))
-                if (near > 30 and math.dist((x, y), dot) > 8 and allowed(x, y)
-                        and _free((x, y), taken, 30.0)
-                        and not any(inside(poly, (x, y), 14.0) for poly in board.land)):
+                if (
+                    near > 30
+                    and math.dist((x, y), dot) > 8
+                    and allowed(x, y)
+                    and _free((x, y), taken, 30.0)
+                    and not any(inside(poly, (x, y), 14.0) for poly in board.land)
+                ):
                     tokens.append(ShipToken(color, x, y, rng.uniform(0, 360)))
                     taken.append((x, y))
                     break
@@ -78,19 +84,28 @@ def random_scene(
         while places:
             x, y, heading = places.pop()
             if allowed(x, y) and _free((x, y), taken, 20.0):
-                tokens.append(ShipToken(
-                    color, x + rng.uniform(-jitter_mm, jitter_mm),
-                    y + rng.uniform(-jitter_mm, jitter_mm), heading + rng.uniform(-8, 8),
-                ))
+                tokens.append(
+                    ShipToken(
+                        color,
+                        x + rng.uniform(-jitter_mm, jitter_mm),
+                        y + rng.uniform(-jitter_mm, jitter_mm),
+                        heading + rng.uniform(-8, 8),
+                    )
+                )
                 taken.append((x, y))
                 break
     hand_state: Hand | None = None
     if hand:
         hand_state = Hand(
-            rng.uniform(130, board.width_mm - 130), rng.uniform(130, board.height_mm - 130),
-            rng.choice(("N", "E", "S", "W")), rng.uniform(50, 160),
-            skin=(clip8(rng.uniform(60, 150)), clip8(rng.uniform(90, 175)),
-                  clip8(rng.uniform(140, 230))),
+            rng.uniform(130, board.width_mm - 130),
+            rng.uniform(130, board.height_mm - 130),
+            rng.choice(("N", "E", "S", "W")),
+            rng.uniform(50, 160),
+            skin=(
+                clip8(rng.uniform(60, 150)),
+                clip8(rng.uniform(90, 175)),
+                clip8(rng.uniform(140, 230)),
+            ),
             sleeve=(rng.randrange(256), rng.randrange(256), rng.randrange(256)),
         )
     return Scene(tuple(tokens), cloud_state, hand_state)
