@@ -178,6 +178,25 @@ def test_a_simulated_game_on_the_page(browser: Browser, serve: Callable[..., Ser
     assert all(w in page.inner_text("#winner") for w in outcome.winners)
     assert fixed == 1 and undone == 1 and spins >= 1
     page.screenshot(path=str(SCREENSHOTS / "phone-over.png"), full_page=True)
+    # the game is kept among the finished games, and replays to the board it ended on
+    game_id = controller.game_id
+    finished = page.locator(f"#finished li[data-game='{game_id}']")
+    finished.wait_for(timeout=10_000)
+    assert all(w in finished.inner_text() for w in outcome.winners)
+    finished.locator("button").click()
+    page.wait_for_function("() => !document.getElementById('replay').hidden")
+    steps = int(page.get_attribute("#replay-slider", "max") or "0")
+    assert steps == len(game.journal)
+    assert page.inner_text("#replay-step").startswith(f"Step 0 of {steps}")
+    page.click("#replay-next")
+    assert page.inner_text("#replay-step").startswith(f"Step 1 of {steps}")
+    page.evaluate(f"""() => {{ const s = document.getElementById('replay-slider');
+        s.value = '{steps}'; s.dispatchEvent(new Event('input')); }}""")
+    assert page.is_disabled("#replay-next")
+    assert_ships_as_engine(page, served)  # the last step is the board the game ended on
+    page.screenshot(path=str(SCREENSHOTS / "phone-replay.png"))
+    page.click("#replay-close")
+    assert page.is_hidden("#replay")
     page.set_viewport_size(TABLET)  # type: ignore[arg-type]
     page.screenshot(path=str(SCREENSHOTS / "tablet-over.png"), full_page=True)
     assert not page.errors  # type: ignore[attr-defined]

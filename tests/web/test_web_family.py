@@ -48,10 +48,11 @@ DRAWN_TEXT = """() => {
   return out;
 }"""
 
-# The controls a visitor can use that would change the table (read controls are the camera
-# panel and the record's download).
+# The controls a visitor can use that would change the table (the controls that only read are
+# marked `data-reads`: a replay's; the camera panel and the record's download are no controls).
 WRITING_CONTROLS = """() => [...document.querySelectorAll(
-    "button, input, select, textarea, #new-game summary")].filter((c) =>
+    "button:not([data-reads]), input:not([data-reads]), select, textarea, #new-game summary"
+    )].filter((c) =>
     c.checkVisibility({ checkVisibilityCSS: true }) && !c.disabled).map((c) =>
     c.id || c.name || c.textContent.trim())"""
 

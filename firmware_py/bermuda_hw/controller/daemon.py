@@ -86,6 +86,7 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 import threading
 from collections import Counter
 from collections.abc import Callable, Mapping
@@ -109,6 +110,7 @@ from bermuda_hw.controller.consequences import (
     taken_by_track,
     unseen_sweep,
 )
+from bermuda_hw.controller.history import History
 from bermuda_hw.controller.homing import (
     HomeRefused,
     homing_route,
@@ -144,6 +146,7 @@ from bermuda_hw.controller.snapshot import Snapshot, change_key, take
 from bermuda_hw.controller.status import NONE_OF_THESE, NOT_YET, Mode, Question, Status
 from bermuda_hw.controller.wording import dice_text, either, press_hint
 from bermuda_hw.errors import (
+    BermudaError,
     CalibrationError,
     CameraError,
     EmergencyStopError,
@@ -449,6 +452,7 @@ class Controller:
         controller in FAULT mode, waiting for the spin button, not raised.
         """
         self._board_may_hold_ships = self._load_game()
+        self._keep_history(lambda history: history.record_missing(self.board))
         self.controls.spin_button.when_pressed = self._on_pressed
         self.controls.spin_button.hold_time = 2.0
         self.controls.spin_button.when_held = self._held.set
@@ -1886,7 +1890,10 @@ class Controller:
                 "and a spin cannot be taken back"
             )
         count = 2 if "move" in last and len(entries) >= 2 and "roll" in entries[-2] else 1
+        was_over = game.is_over()
         undone = self.journal.undo(self.game_id, count)
+        if was_over:  # the game is open again: it leaves the finished games' history
+            self._keep_history(lambda history: history.forget(self.game_id))
         stored = self.journal.stored(self.game_id)
         self.game = replay(stored.record(), self.board)
         what = next((e["move"] for e in undone if "move" in e), None) or ", ".join(
@@ -2161,6 +2168,15 @@ class Controller:
         else:
             self._set(Mode.SETUP, f"round {game.round}: checking the board", Pattern.FIX)
 
+    def _keep_history(self, change: Callable[[History], object]) -> None:
+        """Keep the finished games' history (controller.history) beside the journal. The
+        history is for the page's list and replays: a failure to write it is said, and the
+        game goes on."""
+        try:
+            change(History(self.journal))
+        except (BermudaError, sqlite3.Error) as exc:
+            self.say(f"the history of finished games was not updated: {exc}")
+
     def _announce_over(self) -> None:
         game = self.game
         assert game is not None
@@ -2168,6 +2184,7 @@ class Controller:
         self.status.outcome = str(outcome)
         if self.status.mode is not Mode.OVER:
             self._set(Mode.OVER, f"game over: {outcome}", Pattern.OVER)
+            self._keep_history(lambda history: history.record(self.game_id, self.board))
             for line in describe_standings(game):
                 self.say(line)
             self.say(

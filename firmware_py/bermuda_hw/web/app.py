@@ -45,9 +45,11 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bermuda_hw.controller.commands import ActionRefused
+from bermuda_hw.errors import StateError
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.boardfile import board_to_json
 from bermuda_hw.web.camera import CameraEncoder, fix_places
+from bermuda_hw.web.finished import FinishedGames
 from bermuda_hw.web.hub import Hub
 from bermuda_hw.web.pairing import token_matches
 from bermuda_hw.web.svg import board_svg
@@ -160,6 +162,7 @@ def create_app(
     camera: CameraEncoder | None = None,
     public_view: bool = False,
     hosts: Iterable[str] = (),
+    finished: FinishedGames | None = None,
 ) -> ASGIApp:
     """The page and its API over a hub (reads) and a submit function (queued writes)."""
     svg = board_svg(board)
@@ -420,6 +423,27 @@ def create_app(
             return error(503, f"{name}: no reply within {ACTION_TIMEOUT_S:g} s")
         return JSONResponse({"ok": True, "message": reply})
 
+    async def finished_games(request: Request) -> Response:
+        if finished is None:
+            return JSONResponse({"games": [], "by_colour": {}, "by_player": {}})
+        try:
+            data = await asyncio.to_thread(finished.listing)
+        except StateError as exc:
+            return error(503, f"the finished games cannot be read: {exc}")
+        return JSONResponse(data, headers={"Cache-Control": "no-store"})
+
+    async def finished_game(request: Request) -> Response:
+        raw = request.path_params["game_id"]
+        if not (raw.isascii() and raw.isdigit() and len(raw) <= 9):
+            return error(400, f"a game is named by its number, not {raw[:20]!r}")
+        if finished is None:
+            return error(404, f"no finished game {raw}")
+        try:
+            data = await asyncio.to_thread(finished.replay, int(raw))
+        except StateError as exc:
+            return error(404, str(exc))
+        return JSONResponse(data)
+
     async def not_found(request: Request, exc: Exception) -> Response:
         if isinstance(exc, HTTPException):
             return error(exc.status_code, str(exc.detail))
@@ -447,6 +471,8 @@ def create_app(
         Route("/api/danger", shows_table(danger)),
         Route("/api/events", shows_table(events)),
         Route("/api/record", shows_table(record)),
+        Route("/api/games", shows_table(finished_games)),
+        Route("/api/games/{game_id}", shows_table(finished_game)),
         Route("/api/board", board_json),
         Route("/api/board.svg", board_image),
         Route("/api/stream", shows_table(stream)),

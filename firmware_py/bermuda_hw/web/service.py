@@ -14,6 +14,7 @@ from bermuda_hw.errors import ConfigError
 from bermuda_hw.rules.board import Board
 from bermuda_hw.web.app import create_app
 from bermuda_hw.web.camera import CameraEncoder
+from bermuda_hw.web.finished import FinishedGames
 from bermuda_hw.web.hub import Hub
 from bermuda_hw.web.limits import Limits
 from bermuda_hw.web.pairing import ensure_token, remove_daemon_file, write_daemon_file
@@ -77,6 +78,7 @@ def start_page(
         camera=camera,
         public_view=config.public_view,
         hosts=config.hosts,
+        finished=FinishedGames(state_dir, board),
     )
     host, port = address or config.address(simulate)
     limits = Limits(

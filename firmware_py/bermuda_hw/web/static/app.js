@@ -254,10 +254,17 @@ function render(state) {
   $("btn-pause").hidden = !!s.paused;
   $("btn-resume").hidden = !s.paused;
   $("btn-rehome").hidden = s.mode !== "fault";
-  drawFix(s);
-  drawShips(state);
   const spin = state.last_spin;
-  drawSpinPath(spin);
+  if (!page.replay) {  // a replay has the board until it is closed
+    drawFix(s);
+    drawShips(state);
+    drawSpinPath(spin);
+  }
+  const finishedKey = `${state.game_id}:${outcome ? "over" : "on"}`;
+  if (finishedKey !== page.finishedKey) {
+    page.finishedKey = finishedKey;
+    loadFinished();
+  }
   if (spin && spin.seq !== page.spinSeq) {
     if (page.spinSeq !== null || page.history.length) animateSpin(spin);
     page.spinSeq = spin.seq;
@@ -359,6 +366,93 @@ function addHistory(events, reset) {
   }
 }
 
+// --- finished games and their replays -----------------------------------------------------
+
+function dateOf(utc) { return String(utc || "").slice(0, 10); }
+
+async function loadFinished() {
+  const response = await fetch("/api/games");
+  if (!response.ok) return;
+  const data = await response.json();
+  page.finished = data;
+  const list = $("finished");
+  list.textContent = "";
+  $("finished-empty").hidden = data.games.length > 0;
+  for (const g of data.games) {
+    const li = document.createElement("li");
+    li.setAttribute("data-game", g.game_id);
+    const scores = g.players.map((c) => `${g.names[c] || c} ${usd(g.totals[c])}`).join(", ");
+    const text = document.createElement("span");
+    text.textContent = `Game ${g.game_id}, ${dateOf(g.finished_utc)}: ` +
+      `${g.winners.join(" and ")} won (${scores}); ${g.rounds} rounds`;
+    const button = document.createElement("button");
+    button.textContent = `Replay game ${g.game_id}`;
+    button.setAttribute("data-reads", "");
+    button.addEventListener("click", () => startReplay(g.game_id));
+    li.append(text, button);
+    list.appendChild(li);
+  }
+  const body = $("totals").querySelector("tbody");
+  body.textContent = "";
+  $("totals").hidden = !Object.keys(data.by_colour).length;
+  for (const [color, t] of Object.entries(data.by_colour)) {
+    const tr = document.createElement("tr");
+    for (const text of [color, String(t.games), String(t.wins), usd(t.usd)]) {
+      const td = document.createElement("td");
+      td.textContent = text;
+      tr.appendChild(td);
+    }
+    body.appendChild(tr);
+  }
+}
+
+function entryText(entry) {
+  if (!entry) return "the ships set out in their ports";
+  if (entry.move) return `move ${entry.move}`;
+  if (entry.roll !== undefined) return `die rolled: ${entry.roll}`;
+  if (entry.cloud) return `spin ${entry.cloud}: the cloud moves`;
+  if (entry.pass !== undefined) return "a pass";
+  return Object.keys(entry).join(", ");
+}
+
+async function startReplay(gameId) {
+  const response = await fetch(`/api/games/${gameId}`);
+  if (!response.ok) return;
+  const data = await response.json();
+  page.replay = { data, step: 0 };
+  const slider = $("replay-slider");
+  slider.max = String(data.steps.length - 1);
+  $("replay").hidden = false;
+  $("replay-title").textContent = `Replay of game ${gameId}: ` +
+    `${data.game.winners.join(" and ")} won`;
+  showStep(0);
+  $("replay").scrollIntoView({ block: "nearest" });
+}
+
+function showStep(k) {
+  const replay = page.replay;
+  if (!replay) return;
+  const steps = replay.data.steps;
+  replay.step = Math.max(0, Math.min(steps.length - 1, k));
+  const step = steps[replay.step];
+  $("replay-slider").value = String(replay.step);
+  $("replay-step").textContent = `Step ${replay.step} of ${steps.length - 1}, round ` +
+    `${step.round}: ${entryText(step.entry)}; ` +
+    Object.entries(step.totals).map(([c, v]) => `${c} ${usd(v)}`).join(", ");
+  $("replay-prev").disabled = replay.step === 0;
+  $("replay-next").disabled = replay.step === steps.length - 1;
+  drawFix({ fix: null });
+  drawSpinPath(null);
+  drawShips({ game: { ships: step.ships, cloud: step.cloud }, positions: step.positions,
+              danger: null, status: { fix: null } });
+}
+
+function stopReplay() {
+  page.replay = null;
+  $("replay").hidden = true;
+  if (page.state) render(page.state);
+}
+
 // --- actions -----------------------------------------------------------------------------
 
 async function act(action, args) {
@@ -391,6 +485,10 @@ function wire() {
     if (f.seed.value.trim()) args.seed = Number(f.seed.value);
     act("new-game", args);
   });
+  $("replay-prev").addEventListener("click", () => showStep(page.replay.step - 1));
+  $("replay-next").addEventListener("click", () => showStep(page.replay.step + 1));
+  $("replay-slider").addEventListener("input", (e) => showStep(Number(e.target.value)));
+  $("replay-close").addEventListener("click", stopReplay);
   const panel = $("camera-panel"), img = $("camera");
   panel.addEventListener("toggle", () => {
     // frames are encoded only while someone watches
