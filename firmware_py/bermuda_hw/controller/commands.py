@@ -18,7 +18,17 @@ from typing import Any
 
 from bermuda_hw.errors import BermudaError
 
-ACTIONS = ("spin", "pass", "undo", "new-game", "pause", "resume", "rehome", "answer")
+ACTIONS = (
+    "spin",
+    "pass",
+    "undo",
+    "new-game",
+    "pause",
+    "resume",
+    "rehome",
+    "answer",
+    "hints",
+)
 
 
 class ActionRefused(BermudaError, ValueError):

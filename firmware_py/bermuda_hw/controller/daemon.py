@@ -514,7 +514,10 @@ class Controller:
         game = Game.new(self.players, seed=seed, board=self.board, options=self.options)
         self.game = game
         self.game_id = self.journal.start(game)
-        self.status = Status(seq=len(game.journal))
+        kept = self.status.hints  # who asked for hints keeps them in the next game
+        self.status = Status(
+            seq=len(game.journal), hints=tuple(c for c in game.players if c in kept)
+        )
         self._provisional = []
         self._unsaid.clear()
         self._bumped = None
@@ -1854,6 +1857,7 @@ class Controller:
             "resume": self._do_resume,
             "rehome": self._do_rehome,
             "answer": self._do_answer,
+            "hints": self._do_hints,
         }
         return handlers[command.action](command.args)
 
@@ -1937,6 +1941,19 @@ class Controller:
         self.players, self.seed, self.options = players, seed, options
         self.new_game()
         return f"game {old} archived; new game {self.game_id} with {players} players"
+
+    def _do_hints(self, args: Mapping[str, Any]) -> str:
+        """Hints on or off for one player (`{"color": "blue", "on": true}`)."""
+        game = self.game
+        color, on = args.get("color"), args.get("on")
+        if set(args) - {"color", "on"} or not isinstance(on, bool):
+            raise ActionRefused('hints: send {"color": COLOUR, "on": true or false}', status=400)
+        if game is None or color not in game.players:
+            players = ", ".join(game.players) if game is not None else "none"
+            raise ActionRefused(f"hints: {color!r} does not play (players: {players})", status=400)
+        chosen = set(self.status.hints) | {color} if on else set(self.status.hints) - {color}
+        self.status.hints = tuple(c for c in game.players if c in chosen)
+        return f"hints {'on' if on else 'off'} for {color}"
 
     def _do_pause(self, args: Mapping[str, Any]) -> str:
         self.status.paused = True

@@ -83,6 +83,9 @@ class Status:
     # mode READY: the active player answered "not yet": their move is under way and the
     # board may differ from the game until they finish it
     unfinished: bool = False
+    # the players who asked the page for hints (their legal moves once the virtual die is
+    # rolled, each with what it does); off for everyone at first
+    hints: tuple[str, ...] = ()
 
 
 class ControllerView(Protocol):

@@ -23,6 +23,7 @@ from bermuda_hw.rules.cloud import CloudPose, Spin, letter_index, plan_spin
 from bermuda_hw.rules.danger import spinner_outcomes, sweep_odds
 from bermuda_hw.rules.events import Event
 from bermuda_hw.rules.game import Game, GameOptions, Phase, ShipStatus
+from bermuda_hw.rules.hints import move_hints
 from bermuda_hw.rules.moves import Move
 
 
@@ -126,6 +127,34 @@ class History:
         return None
 
 
+def hints_json(snapshot: Snapshot) -> list[dict[str, Any]] | None:
+    """The rolled player's legal moves with what each does, if that player asked for hints
+    (the virtual die only: the table's own die is not known before the move)."""
+    game = snapshot.engine
+    asked = snapshot.status.get("hints") or ()
+    if (
+        game is None
+        or game.is_over()
+        or game.phase is not Phase.SHIPS
+        or game.options.die != "virtual"
+        or game.position.die is None
+        or game.active not in asked
+    ):
+        return None
+    return [
+        {
+            "move": str(h.move),
+            "card": h.card,
+            "card_usd": h.card_usd,
+            "bumps": [list(b) for b in h.bumps],
+            "danger": None if h.danger is None else float(h.danger),
+            "danger_exact": None if h.danger is None else str(h.danger),
+            "short": h.short,
+        }
+        for h in move_hints(game)
+    ]
+
+
 def danger_json(game: Game | None) -> dict[str, Any] | None:
     if game is None:
         return None
@@ -215,6 +244,7 @@ class Hub:
             "cards": snapshot.cards,
             "positions": {k: list(v) for k, v in snapshot.positions.items()},
             "danger": self._danger_of(snapshot),
+            "hints": hints_json(snapshot),
             "last_spin": self.history.last_spin(),
             "history_length": len(self.history.items),
         }

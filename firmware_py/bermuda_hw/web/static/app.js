@@ -275,6 +275,7 @@ function render(state) {
   }
   renderScores(state);
   renderDanger(state);
+  renderHints(state);
   page.updates.push({ version: state.version, mode: s.mode, seq: state.seq, at: Date.now(),
                      taken: state.taken_unix * 1000 });
   if (page.updates.length > 2000) page.updates.splice(0, 1000);
@@ -326,6 +327,42 @@ function renderScores(state) {
   }
   $("piles").textContent = "Piles: " + Object.entries(cards.piles)
     .map(([p, left]) => `${p} ${left.length}`).join(", ") + `; bonus cards left ${cards.bonus_left}`;
+}
+
+function renderHints(state) {
+  const toggles = $("hint-toggles"), game = state.game;
+  const asked = new Set(state.status.hints || []);
+  const players = game ? game.players : [];
+  if (toggles.getAttribute("data-players") !== players.join(",")) {
+    toggles.textContent = "";
+    toggles.setAttribute("data-players", players.join(","));
+    for (const color of players) {
+      const b = document.createElement("button");
+      b.setAttribute("data-color", color);
+      b.addEventListener("click", () => act("hints", { color,
+        on: b.getAttribute("aria-pressed") !== "true" }));
+      toggles.appendChild(b);
+    }
+  }
+  for (const b of toggles.querySelectorAll("button")) {
+    const color = b.getAttribute("data-color"), on = asked.has(color);
+    b.setAttribute("aria-pressed", on ? "true" : "false");
+    b.textContent = `Hints for ${color}: ${on ? "on" : "off"}`;
+  }
+  const list = $("hints");
+  list.textContent = "";
+  list.hidden = !state.hints;
+  for (const h of state.hints || []) {
+    const li = document.createElement("li");
+    li.setAttribute("data-move", h.move);
+    const card = h.card ? `takes ${h.card === "home" ? "a Home Port bonus" : "a " + h.card} card ` +
+      `(${usd(h.card_usd)})` : "no card";
+    const bumps = h.bumps.length
+      ? `; sends ${h.bumps.map(([s, p]) => `${s} back to ${p}`).join(", ")}` : "";
+    const danger = h.danger === null ? "" : `; swept by the next spin ${(100 * h.danger).toFixed(1)} %`;
+    li.textContent = `${h.move}: ${card}${bumps}${danger}${h.short ? " (a short move)" : ""}`;
+    list.appendChild(li);
+  }
 }
 
 function renderDanger(state) {
