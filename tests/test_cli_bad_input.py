@@ -266,3 +266,37 @@ def test_a_board_with_a_cloud_marker_wider_than_the_cloud_is_refused() -> None:
     with pytest.raises(BoardFileError) as caught:
         parse_board(CLASSIC.replace(line, line.replace("40.0", "940.0")), "board.toml")
     assert caught.value.key == "markers.cloud.size_mm"
+
+
+@pytest.mark.parametrize(
+    "argv, named",
+    [
+        (["run", "--simulate", "--no-web", "--computer", "purple"], "'purple' is not a colour"),
+        (["run", "--simulate", "--no-web", "--computer", "blue=hard"], "easy or best"),
+        (["run", "--simulate", "--no-web", "--players", "2", "--computer", "red"], "red does"),
+        (["game", "new", "--players", "3", "--computer", "red=easy"], "red does not play"),
+    ],
+)
+def test_a_computer_seat_that_cannot_be_is_refused_before_anything_starts(
+    argv: list[str], named: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = tmp_path / "state"
+    code, _, err = run_cli([*argv, "--state-dir", str(state)], capsys)
+    assert_one_line_error(code, err, named)
+    assert not state.exists()  # nothing started, nothing written
+
+
+def test_game_new_with_computer_seats_keeps_them_with_the_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bermuda_hw.controller.journal import Journal
+
+    state = tmp_path / "state"
+    argv = ["game", "new", "--players", "3", "--computer", "green=easy", "--computer", "blue"]
+    code, out, err = run_cli([*argv, "--state-dir", str(state), "--seed", "4"], capsys)
+    assert code == 0, err
+    assert "3 players" in out
+    with Journal.in_state_dir(state) as journal:
+        loaded = journal.load(load_board())
+    assert loaded is not None
+    assert loaded[1].options.computer == (("blue", "best"), ("green", "easy"))

@@ -36,6 +36,9 @@ def test_only_the_important_sentences_are_spoken() -> None:
     assert is_important("round 2: every player has moved; press spin")
     assert is_important("fix the board: a red ship is missing at S04")
     assert is_important("game over: blue wins (reached the target)")
+    # a computer seat's move and the die it asks for are said aloud for the person who makes it
+    assert is_important("yellow, the table's seat, rolls 4: yellow-2 from OIL to S14")
+    assert is_important("green is the table's seat: roll the die for it, then press spin")
     assert not is_important("homing the gantry")
     assert not is_important("totals: blue $20,000, red $0")
     assert spoken("blue-3 captured, $20,000") == "blue 3 captured, 20 thousand dollars"

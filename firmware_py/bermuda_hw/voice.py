@@ -28,7 +28,8 @@ SPEAK_TIMEOUT_S = 30.0
 # What is worth saying aloud: whose turn, press spin, what to fix, captures, the end.
 IMPORTANT = re.compile(
     r"to move\b|press spin|fix the board|set the board|set up the ships|captured|"
-    r"out of the game|game over|\bwins?\b|fault|undone|cannot pass|put it back",
+    r"out of the game|game over|\bwins?\b|fault|undone|cannot pass|put it back|"
+    r"the table's seat",
     re.IGNORECASE,
 )
 

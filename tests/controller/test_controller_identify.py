@@ -361,3 +361,22 @@ def test_a_port_with_more_ships_than_berths_shows_one_per_berth(board: Board) ->
     gone = places[source].pop()
     seen = camera.game(game, places)
     assert difference(game, seen).missing == ((gone, source),)
+
+
+def test_a_move_of_the_right_count_against_another_rule_is_explained_in_the_rules_words(
+    board: Board,
+) -> None:
+    game = Game.new(2, seed=1, board=board, first_player="blue")
+    assert "S34" in game.blocked  # under the cloud at the start
+    under = difference(game, observation(board, moved(placement(game), "blue", "OIL", "S34")))
+    assert explain(game, under, frozenset({4})) == (
+        "blue: OIL to S34: S34 is under the cloud; no walk enters or crosses it (ruling 6): "
+        "put the ship back on OIL"
+    )
+    # the die unknown: the count a die can show, and the rule that forbids it
+    full = difference(game, observation(board, moved(placement(game), "blue", "OIL", "LUMBER")))
+    assert explain(game, full) == (
+        "blue ship OIL -> LUMBER: LUMBER is full: 2 ships for 2 players (ruling 4): put it back"
+    )
+    # a wrong count is still named as such
+    assert explain(game, under, frozenset({3})).startswith("blue: OIL to S34 is 4 spaces; the die")

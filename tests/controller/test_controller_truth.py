@@ -92,6 +92,33 @@ def test_two_players_seed_3_record_every_docking_as_made(
     assert [c for c in report.checks if c.round == 19 and c.wrong] == [], _why(report)
 
 
+@pytest.mark.slow
+def test_two_computer_seats_and_two_people_finish_with_no_wrong_consequence(
+    board: Board, sim_config: Config, table_dir: Path
+) -> None:
+    """The table plays blue ("best") and green ("easy") with the virtual die: it rolls,
+    chooses and says each move, a simulated person makes it, and the referee checks it."""
+    from bermuda_hw.rules.game import GameOptions
+
+    seats = (("blue", "best"), ("green", "easy"))
+    report = play_game(
+        board,
+        sim_config,
+        table_dir,
+        players=4,
+        seed=3,
+        options=GameOptions(die="virtual", computer=seats),
+    )
+    assert report.finished, _why(report)
+    assert report.wrong == [] and report.violations == [], _why(report)
+    followed = [a for a in report.actions if "makes the table's move" in a]
+    assert {a.split()[0] for a in followed} == {"blue", "green"}
+    # every move of a computer seat is the one the table said
+    said = [line for line in report.log if ", the table's seat, rolls" in line]
+    assert len(said) >= len(followed) > 10
+    assert not [line for line in report.log if "not the move the table's seat chose" in line]
+
+
 # --- a short game with the truth recorded ---------------------------------------------
 
 

@@ -473,7 +473,7 @@ def sim_config() -> Config:
 
 @pytest.mark.slow
 def test_a_whole_game_with_people_runs_to_its_end(
-    board: Board, sim_config: Config, tmp_path: Path
+    board: Board, sim_config: Config, table_dir: Path
 ) -> None:
     from bermuda_hw.rules.game import GameOptions
     from bermuda_hw.sim.session import play_game
@@ -481,7 +481,7 @@ def test_a_whole_game_with_people_runs_to_its_end(
     report = play_game(
         board,
         sim_config,
-        tmp_path,
+        table_dir,
         players=2,
         seed=1,
         style="people",

@@ -275,3 +275,31 @@ def test_closed_ports_are_the_ports_a_colour_may_not_enter(
     assert three.closed_ports("green") == bit["SUGAR"]
     with pytest.raises(RulesError, match="not a player"):
         three.closed_ports("red")
+
+
+def test_computer_seats_are_a_setup_option_kept_with_the_game() -> None:
+    options = GameOptions(computer={"yellow": "easy", "blue": "best"})  # type: ignore[arg-type]
+    assert options.computer == (("blue", "best"), ("yellow", "easy"))
+    game = Game.new(2, seed=9, options=options)
+    assert game.setup["options"]["computer"] == {"blue": "best", "yellow": "easy"}
+    # through JSON (the journal's setup) and back: the same options
+    import json
+
+    again = GameOptions(**json.loads(json.dumps(game.setup["options"])))
+    assert again == options and hash(again) == hash(options)
+    # no seats: the setup is as it always was
+    assert "computer" not in Game.new(2, seed=9).setup["options"]
+
+
+@pytest.mark.parametrize(
+    ("seats", "players", "reason"),
+    [
+        ({"blue": "hard"}, 2, "easy or best, not 'hard'"),
+        ({"red": "best"}, 2, "'red' does not play"),
+        ([["blue", "best"], ["blue", "easy"]], 2, "named twice"),
+        (5, 2, "must map colours to levels"),
+    ],
+)
+def test_computer_seats_that_cannot_be_are_refused(seats: Any, players: int, reason: str) -> None:
+    with pytest.raises(RulesError, match=reason):
+        Game.new(players, seed=1, options=GameOptions(computer=seats))

@@ -15,6 +15,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from bermuda_hw.cli.options import computer_seats, new_game_options
 from bermuda_hw.cli.play import _players
 from bermuda_hw.cli.run import (
     add_common,
@@ -26,6 +27,7 @@ from bermuda_hw.controller.journal import DB_NAME, Journal
 from bermuda_hw.controller.snapshot import game_json
 from bermuda_hw.controller.statedir import StateLock, StateLockedError
 from bermuda_hw.errors import StateError
+from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.game import Game, GameOptions
 from bermuda_hw.rules.play import describe_standings
@@ -73,6 +75,7 @@ def register(subparsers: Any) -> None:
         metavar="P",
         help="house rule: chance that a swept ship is captured (default 1.0)",
     )
+    computer_seats(new)
     new.set_defaults(func=run_new)
     undo = commands.add_parser("undo", help="take back the last move (recorded as an undo)")
     add_common(undo)
@@ -157,13 +160,18 @@ def _print_json_game(data: dict[str, Any], url: str) -> None:
         )
 
 
-def _options(args: argparse.Namespace) -> GameOptions:
-    try:
-        return GameOptions(
-            digital_ledger=args.digital_ledger, capture_probability=args.capture_probability
+def _options(args: argparse.Namespace, board: Board) -> GameOptions:
+    if not 0.0 <= args.capture_probability <= 1.0:
+        raise StateError(
+            f"--capture-probability: must be from 0 to 1, not {args.capture_probability}"
         )
-    except ValueError as exc:
-        raise StateError(f"--capture-probability: {exc}") from None
+    return new_game_options(
+        args.players,
+        board,
+        computer=args.computer,
+        digital_ledger=args.digital_ledger,
+        capture_probability=args.capture_probability,
+    )
 
 
 def _writer_lock(state_dir: Path, command: str, instead: str) -> StateLock:
@@ -182,7 +190,8 @@ def _writer_lock(state_dir: Path, command: str, instead: str) -> StateLock:
 
 
 def run_new(args: argparse.Namespace) -> int:
-    options = _options(args)
+    board = load_board(args.board)
+    options = _options(args, board)
     state_dir = args.state_dir or state_dir_default()
     client = DaemonClient.find(state_dir)
     if client is not None:
@@ -191,7 +200,6 @@ def run_new(args: argparse.Namespace) -> int:
             request["seed"] = args.seed
         print(client.act("new-game", request))
         return 0
-    board = load_board(args.board)
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(4), "big")
     state_dir = prepare_state_dir(state_dir, write=True)
     lock = _writer_lock(

@@ -17,7 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 from bermuda_hw.backends import create_backend
 from bermuda_hw.camera_config import CameraConfig, parse_camera_config
-from bermuda_hw.cli.options import EXIT_INTERRUPTED, number, whole
+from bermuda_hw.cli.options import (
+    EXIT_INTERRUPTED,
+    computer_seats,
+    new_game_options,
+    number,
+    whole,
+)
 from bermuda_hw.cli.play import _players
 from bermuda_hw.clock import Clock
 from bermuda_hw.config import DEFAULT_CONFIG_PATH, Config, load_config
@@ -154,6 +160,7 @@ def register(subparsers: Any) -> None:
         help="who rolls in a new game: the table's physical die (default), "
         "or a virtual die rolled by a press of the spin button",
     )
+    computer_seats(parser)
     parser.add_argument(
         "--simulate",
         action="store_true",
@@ -284,6 +291,7 @@ def _run(args: argparse.Namespace, early_stop: threading.Event) -> int:
     config = _config(args, simulate)
     camera_config = parse_camera_config(config.camera, config.source)
     board = load_board(args.board)
+    options = new_game_options(args.players or 4, board, die=args.die, computer=args.computer)
     state_dir = args.state_dir
     if state_dir is None and simulate:
         # the simulated table never writes into the real table's journal
@@ -299,7 +307,9 @@ def _run(args: argparse.Namespace, early_stop: threading.Event) -> int:
         with contextlib.suppress(OSError):
             pointer.write_text(f"{state_dir.resolve()}\n", encoding="utf-8")
     try:
-        return _run_locked(args, simulate, config, camera_config, board, state_dir, early_stop)
+        return _run_locked(
+            args, simulate, config, camera_config, board, options, state_dir, early_stop
+        )
     finally:
         if pointer is not None:
             with contextlib.suppress(OSError):
@@ -314,6 +324,7 @@ def _run_locked(
     config: Config,
     camera_config: CameraConfig,
     board: Board,
+    options: GameOptions,
     state_dir: Path,
     early_stop: threading.Event,
 ) -> int:
@@ -332,7 +343,7 @@ def _run_locked(
         _logged(backend.clock, simulate),
         contextlib.ExitStack() as parts_closed,
     ):
-        players, options = args.players or 4, GameOptions(die=args.die)
+        players = args.players or 4
         if simulate:
             from bermuda_hw.backends.sim import SimBackend
             from bermuda_hw.sim.table import SimTable
@@ -367,11 +378,13 @@ def _run_locked(
         parts_closed.callback(parts.close)
         controller = parts.controller
         current = journal.current()
-        if current is not None and (args.players is not None or args.seed is not None):
+        if current is not None and (
+            args.players is not None or args.seed is not None or args.computer
+        ):
             controller.say(
                 f"{state_dir}: game {current.id} is in the journal and resumes as "
-                "it is: --players and --seed apply only to a new game (`bermuda-hw "
-                "game new`)"
+                "it is: --players, --seed and --computer apply only to a new game "
+                "(`bermuda-hw game new`)"
             )
 
         # the controller's steps since the game last changed (a step in a fault reads no

@@ -28,6 +28,7 @@ ACTIONS = (
     "rehome",
     "answer",
     "hints",
+    "die",
 )
 
 

@@ -143,7 +143,14 @@ from bermuda_hw.controller.referee import (
 from bermuda_hw.controller.seams import Controls, Mover
 from bermuda_hw.controller.signals import Pattern, TableSignals
 from bermuda_hw.controller.snapshot import Snapshot, change_key, take
-from bermuda_hw.controller.status import NONE_OF_THESE, NOT_YET, Mode, Question, Status
+from bermuda_hw.controller.status import (
+    NONE_OF_THESE,
+    NOT_YET,
+    Mode,
+    Question,
+    Status,
+    Suggestion,
+)
 from bermuda_hw.controller.wording import dice_text, either, press_hint
 from bermuda_hw.errors import (
     BermudaError,
@@ -159,6 +166,7 @@ from bermuda_hw.planning.route import HomingApproach
 from bermuda_hw.rules.board import LETTERS, Board, Point
 from bermuda_hw.rules.candidates import Bump, Candidate, Consequence, contents
 from bermuda_hw.rules.cloud import CloudPose, Spin
+from bermuda_hw.rules.computer import TABLE_SEAT, ComputerPlayer, describe_move
 from bermuda_hw.rules.events import (
     CloudMoved,
     CloudRemoved,
@@ -321,6 +329,7 @@ class Controller:
         self._presses = 0  # presses counted towards an answer
         self._last_press_s = 0.0
         self._answer: int | None = None  # an answer given through `answer()`
+        self._die_given: int | None = None  # a computer seat's die, given on the page
         self._tied: tuple[Group, ...] = ()  # the groups the pending question chooses between
         self._asked_s = 0.0  # when the pending question was last put to the table
         # the board the table answered "not yet" for: not asked about again until it changes
@@ -734,6 +743,8 @@ class Controller:
         if self.status.mode is Mode.ASK:
             self._answer_step()
             return
+        if self._computer_step():
+            return
         if self._pressed.is_set():
             self._pressed.clear()
             with self._press_lock:
@@ -948,8 +959,9 @@ class Controller:
         could not tell that bump, its ship put back at once, from another move of the die)."""
         game = self.game
         assert game is not None
-        if self.die_mode != "virtual" or game.die is None or game.phase is not Phase.SHIPS:
-            return ()
+        if game.die is None or game.phase is not Phase.SHIPS:
+            return ()  # (the table's physical die is known before the move only for a
+            # computer seat: its die is told to the table)
         return tuple(sorted(same_board_bumps(game, game.die)))
 
     def _known_dice(self) -> frozenset[int] | None:
@@ -1076,9 +1088,31 @@ class Controller:
         self.status.question = None
         self._tied = ()
         self.status.hold = ()
-        events = game.push(candidate.move, provisional=provisional)
+        chosen = self._suggested()
+        self.status.suggestion = None
+        made = candidate.move
+        if (
+            chosen is not None
+            and not made.is_pass
+            and (made.start, made.end)
+            == (
+                chosen.start,
+                chosen.end,
+            )
+        ):
+            # the board cannot tell two ships of one colour on one place apart, nor two walks
+            # to the same place: the person made the move the table named
+            named = Move(chosen.ship, chosen.path)
+            if named in game.legal_moves(candidate.die):
+                made = named
+        elif chosen is not None:
+            self.say(
+                f"{color} moved {made}, not the move {TABLE_SEAT} chose "
+                f"({chosen.ship} from {chosen.start} to {chosen.end}): taken as made"
+            )
+        events = game.push(made, provisional=provisional)
         if provisional:
-            self._provisional.append(Provisional(count, str(candidate.move), provisional))
+            self._provisional.append(Provisional(count, str(made), provisional))
             self.status.provisional = tuple(p.move for p in self._provisional)
         committed = self._commit()
         self.status.die = None
@@ -1092,7 +1126,7 @@ class Controller:
             ),
         ]
         self._bumped = (
-            _Bumped(game, len(game.journal), candidate.move.end or "", candidate.bumped)
+            _Bumped(game, len(game.journal), made.end or "", candidate.bumped)
             if candidate.bumped
             else None
         )
@@ -1858,6 +1892,7 @@ class Controller:
             "rehome": self._do_rehome,
             "answer": self._do_answer,
             "hints": self._do_hints,
+            "die": self._do_die,
         }
         return handlers[command.action](command.args)
 
@@ -1933,10 +1968,21 @@ class Controller:
         raw = args.get("options") or {}
         if not isinstance(raw, Mapping):
             raise ActionRefused("new-game: options must be an object", status=400)
+        raw = dict(raw)
+        if "die" not in raw and self.game is not None:
+            raw["die"] = self.game.options.die  # the die of the game before, unless named
         try:
-            options = GameOptions(**dict(raw))
+            options = GameOptions(**raw)
         except (TypeError, ValueError) as exc:
             raise ActionRefused(f"new-game: options: {exc}", status=400) from None
+        playing = self.board.ship_colors[:players]
+        for color, _ in options.computer:
+            if color not in playing:
+                raise ActionRefused(
+                    f"new-game: computer: {color} does not play in a game of {players} "
+                    f"({', '.join(playing)})",
+                    status=400,
+                )
         old = self.game_id
         self.players, self.seed, self.options = players, seed, options
         self.new_game()
@@ -1954,6 +2000,17 @@ class Controller:
         chosen = set(self.status.hints) | {color} if on else set(self.status.hints) - {color}
         self.status.hints = tuple(c for c in game.players if c in chosen)
         return f"hints {'on' if on else 'off'} for {color}"
+
+    def _do_die(self, args: Mapping[str, Any]) -> str:
+        """The die rolled at the table for a computer seat (`{"value": 4}`), when asked."""
+        value = args.get("value")
+        if set(args) - {"value"} or isinstance(value, bool) or value not in range(1, 7):
+            raise ActionRefused('die: send {"value": N}, N from 1 to 6', status=400)
+        color = self.status.die_for
+        if color is None or self.status.mode is not Mode.READY:
+            raise ActionRefused(f"the table asks for no die now; {self._now()}")
+        self._die_given = value
+        return f"die {value} for {color}"
 
     def _do_pause(self, args: Mapping[str, Any]) -> str:
         self.status.paused = True
@@ -1995,6 +2052,124 @@ class Controller:
         self.answer(k)
         return f"answered: {question.options[k - 1]}"
 
+    # --- computer seats -----------------------------------------------------------------
+
+    def _seat(self) -> str | None:
+        """The level the table plays the active player at, if it is a computer seat's turn
+        to move (None otherwise)."""
+        game = self.game
+        if game is None or game.phase is not Phase.SHIPS or game.is_over():
+            return None
+        return dict(game.options.computer).get(game.active)
+
+    def _suggested(self) -> Suggestion | None:
+        """The computer seat's chosen move, if it still stands for this very turn."""
+        game, chosen = self.game, self.status.suggestion
+        if (
+            game is None
+            or chosen is None
+            or chosen.seq != len(game.journal)
+            or chosen.color != (game.active if game.phase is Phase.SHIPS else "")
+            or chosen.die != game.die
+        ):
+            return None
+        return chosen
+
+    def _computer_step(self) -> bool:
+        """A computer seat's turn, once the board shows the game (mode READY): the table
+        rolls the virtual die for it, or asks for the die rolled at the table; then chooses
+        its move (`rules.computer`), says and shows it, and waits for a person to make it.
+        True when it took the button's presses (as the die's pips)."""
+        status, game = self.status, self.game
+        level = self._seat()
+        if level is None or status.mode is not Mode.READY or game is None:
+            status.die_for = None
+            self._die_given = None
+            return False
+        if game.die is None and self.die_mode == "virtual":
+            self._roll()  # (a roll with no move passes: the next player is to move)
+            level = self._seat()
+        elif game.die is None:
+            return self._die_from_table(game.active)
+        if (
+            level is not None
+            and game.die is not None
+            and status.mode is Mode.READY
+            and self._suggested() is None
+        ):
+            self._choose(level)
+        return False
+
+    def _die_from_table(self, color: str) -> bool:
+        """The table's physical die, rolled for a computer seat: told by presses (one per
+        pip, taken once the button rests) or on the page."""
+        status = self.status
+        if status.die_for != color:
+            status.die_for = color
+            self._die_given = None
+            with self._press_lock:
+                self._presses = 0
+            self._pressed.clear()
+            self._set(
+                Mode.READY,
+                f"{color} is {TABLE_SEAT}: roll the die for it, then press spin once for "
+                "each pip (or choose the number on the page)",
+                Pattern.READY,
+            )
+            return True
+        value, self._die_given = self._die_given, None
+        if value is None:
+            with self._press_lock:
+                count = self._presses
+                if count and self.clock.monotonic() - self._last_press_s >= ANSWER_QUIET_S:
+                    self._presses, value = 0, count
+            self._pressed.clear()
+        if value is None:
+            return True
+        if not 1 <= value <= 6:
+            self.say(f"{value} presses: a die shows 1 to 6; press spin once for each pip")
+            return True
+        game = self.game
+        assert game is not None
+        game.set_die(value)
+        if not self._commit():
+            return True
+        status.die_for = None
+        self.status.die = value
+        self.signals.count(value)
+        if game.legal_moves(value) == [Move.pass_turn(color)]:
+            self._pass()
+            return True
+        level = self._seat()
+        assert level is not None
+        self._choose(level)
+        return True
+
+    def _choose(self, level: str) -> None:
+        """Choose the computer seat's move for the rolled die, say it and show it."""
+        game = self.game
+        assert game is not None and game.die is not None
+        # seeded by the game and the turn: a resumed or undone turn chooses the same move
+        seat = ComputerPlayer(level, seed=f"{game.seed}:{len(game.journal)}")
+        move = seat.choose(game)
+        if move.is_pass:
+            self._pass()
+            return
+        chosen = Suggestion(
+            game.active,
+            level,
+            game.die,
+            move.ship,
+            move.start,
+            move.end,
+            move.walk,
+            len(game.journal),
+            describe_move(game, move),
+        )
+        self.status.suggestion = chosen
+        self.status.hold = self._hold()
+        self._set(Mode.READY, self._to_move(), Pattern.READY)
+
     def _roll(self) -> None:
         """The virtual die: roll for the active player; a roll with no move passes."""
         game = self.game
@@ -2022,7 +2197,11 @@ class Controller:
         assert game is not None
         if game.die is None:
             return f"{game.active} to move"
-        message = f"{game.active} to move (die {game.die})"
+        chosen = self._suggested()
+        if chosen is not None:
+            message = f"{chosen.describe()}; move it for the table"
+        else:
+            message = f"{game.active} to move (die {game.die})"
         if self.status.hold:
             message += (
                 f": if you land on your ship at {either(self.status.hold)}, set "

@@ -128,7 +128,8 @@ def summarize(
     """The history's row for a finished game: `game` is `stored` replayed.
 
     A player without a name is called by the colour; a computer seat without
-    one, "table (LEVEL)".
+    one, "table (LEVEL)". The computer seats default to the game's own
+    (`GameOptions.computer`).
     """
     outcome = game.outcome()
     if outcome is None:
@@ -140,7 +141,8 @@ def summarize(
             f"game {stored.id} is over by its moves but the journal has not marked it finished"
         )
     names = dict(names or {})
-    computer = dict(computer or {})
+    # the seats the table played are in the game's own options unless given
+    computer = dict(computer if computer is not None else game.options.computer)
     for what, given in (("names", names), ("computer", computer)):
         strays = sorted(set(given) - set(game.players))
         if strays:

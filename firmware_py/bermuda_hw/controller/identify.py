@@ -14,7 +14,9 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
+from bermuda_hw.errors import RulesError
 from bermuda_hw.rules.game import Game, Phase
+from bermuda_hw.rules.hints import why_illegal
 from bermuda_hw.rules.moves import MAX_DIE
 from bermuda_hw.vision.types import BoardObservation
 
@@ -166,12 +168,26 @@ def explain(game: Game, diff: Difference, dice: frozenset[int] | None = None) ->
         )
         if color == game.active and steps is not None:
             (die,) = dice
+            assert start is not None and end is not None
+            reason = _rules_reason(game, start, end, die) if steps == die else None
+            if reason is not None:
+                # the right count, against another rule: the engine's own words
+                return f"{color}: {start} to {end}: {reason}: put the ship back on {start}"
             counted = f"{steps} space{'s' if steps != 1 else ''}"
             return (
                 f"{color}: {start} to {end} is {counted}; the die says {die}: put the "
                 f"ship back on {start} and move {die}"
             )
     return _why(game, diff)
+
+
+def _rules_reason(game: Game, start: str, end: str, die: int) -> str | None:
+    """Why the rules forbid taking an own ship from `start` to `end` with `die`
+    (`rules.hints.why_illegal`), or None if they do not."""
+    try:
+        return why_illegal(game, start, end, die)
+    except RulesError:
+        return None
 
 
 def _why(game: Game, diff: Difference) -> str:
@@ -185,6 +201,15 @@ def _why(game: Game, diff: Difference) -> str:
         if end is None:
             return f"a {active} ship left {start} and is off every space: put it on a space"
         reasons = [f"{active} ship {start} -> {end} is not a legal move with any die"]
+        steps = game.board.distance(start, end) if start is not None else None
+        reason = (
+            _rules_reason(game, start, end, steps)
+            if start is not None and steps is not None and 1 <= steps <= MAX_DIE
+            else None
+        )
+        if reason is not None:
+            # the count a die can show, against another rule: the engine's own words
+            return f"{active} ship {start} -> {end}: {reason}: put it back"
         if end in game.board.ports:
             reasons.append(
                 f"(a port takes fewer than {game.port_capacity()} ships, and at "

@@ -48,6 +48,25 @@ class Question:
     color: str = ""
 
 
+@dataclass(frozen=True)
+class Suggestion:
+    """A computer seat's move (`rules.computer`), said and shown at the table: a person
+    moves the token for it, and the referee checks that move like any other."""
+
+    color: str
+    level: str  # "easy" or "best"
+    die: int
+    ship: str
+    start: str
+    end: str
+    path: tuple[str, ...]  # every place the ship passes, from start to end
+    seq: int  # the journal's length when it was chosen: it stands for that turn only
+    said: str  # in words, with what it takes and bumps (`rules.computer.describe_move`)
+
+    def describe(self) -> str:
+        return self.said
+
+
 @dataclass
 class Status:
     """The controller's public state: what a status page (or a simulated player) reads."""
@@ -86,6 +105,11 @@ class Status:
     # the players who asked the page for hints (their legal moves once the virtual die is
     # rolled, each with what it does); off for everyone at first
     hints: tuple[str, ...] = ()
+    # a computer seat's turn: the move the table chose for it (a person moves the token)
+    suggestion: Suggestion | None = None
+    # a computer seat's turn with the table's physical die: whose die the table asks for
+    # (rolled at the table, then told by presses of spin, one per pip, or on the page)
+    die_for: str | None = None
 
 
 class ControllerView(Protocol):

@@ -45,6 +45,7 @@ from bermuda_hw.rules.cloud import CloudPose
 from bermuda_hw.rules.danger import place_odds
 from bermuda_hw.rules.events import BonusTaken, Bumped, CardTaken, Event, PileEmpty, usd
 from bermuda_hw.rules.game import (
+    COMPUTER_LEVELS,
     SHIPS_PER_PLAYER,
     Game,
     Phase,
@@ -54,7 +55,7 @@ from bermuda_hw.rules.game import (
 from bermuda_hw.rules.moves import MAX_DIE, Move, walk_table
 from bermuda_hw.rules.play import Chooser
 
-LEVELS = ("easy", "best")
+LEVELS = COMPUTER_LEVELS
 #: The chance that "easy" plays a random legal move instead of the best one.
 EASY_RANDOM_SHARE = 0.5
 #: What "the table's seat" is called when a computer seat's move is said.

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Any, NamedTuple, TypeVar
@@ -67,6 +67,8 @@ SHIPS_PER_PLAYER = 4
 MAX_PLAYERS = 4
 MAX_SHIPS_PER_PORT = 2
 DIE_MODES = ("table", "virtual")
+#: How well a computer seat plays (`rules.computer`).
+COMPUTER_LEVELS = ("easy", "best")
 
 _T = TypeVar("_T")
 
@@ -104,8 +106,25 @@ class GameOptions:
     #: Who rolls the die: "table" (a physical die; the referee may ask what it showed)
     #: or "virtual" (a press of the spin button rolls for the active player).
     die: str = "table"
+    #: The seats the table plays itself: (colour, level) pairs, a level being one of
+    #: `COMPUTER_LEVELS`. Given as pairs or as a mapping of colour to level.
+    computer: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
+        seats = self.computer
+        pairs = seats.items() if isinstance(seats, Mapping) else seats
+        try:
+            normal = tuple(sorted((str(c), str(level)) for c, level in pairs))
+        except (TypeError, ValueError):
+            raise RulesError(f"computer must map colours to levels, not {seats!r}") from None
+        for color, level in normal:
+            if level not in COMPUTER_LEVELS:
+                raise RulesError(
+                    f"computer: {color} plays {' or '.join(COMPUTER_LEVELS)}, not {level!r}"
+                )
+        if len({c for c, _ in normal}) != len(normal):
+            raise RulesError(f"computer: a colour is named twice in {seats!r}")
+        object.__setattr__(self, "computer", normal)
         if not 0.0 <= self.capture_probability <= 1.0:
             raise RulesError(
                 f"capture_probability must be between 0 and 1, not {self.capture_probability}"
@@ -114,6 +133,17 @@ class GameOptions:
             raise RulesError(f"target_usd must be positive, not {self.target_usd}")
         if self.die not in DIE_MODES:
             raise RulesError(f"die must be one of {', '.join(DIE_MODES)}, not {self.die!r}")
+
+
+def _options_json(options: GameOptions) -> dict[str, Any]:
+    """The options as the setup records them: plain JSON data (computer seats as a mapping
+    of colour to level, left out when there are none)."""
+    data = asdict(options)
+    if options.computer:
+        data["computer"] = dict(options.computer)
+    else:
+        del data["computer"]
+    return data
 
 
 @dataclass(frozen=True)
@@ -280,6 +310,11 @@ class Game:
         game._legal = None
         starts = [board.port_for(p).id for p in CARD_PRODUCTS]
         locations = tuple(starts[i % SHIPS_PER_PLAYER] for i in range(len(game._ids)))
+        for color, _ in options.computer:
+            if color not in game.players:
+                raise RulesError(
+                    f"computer: {color!r} does not play (players: {', '.join(game.players)})"
+                )
         if first_player is None:
             first, game.setup_rolls = roll_for_first(game.players, game.rng)
         else:
@@ -309,7 +344,7 @@ class Game:
         game.setup = {
             "players": players,
             "seed": seed,
-            "options": asdict(options),
+            "options": _options_json(options),
             "first_player": first_player,
         }
         return game

@@ -35,10 +35,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bermuda_hw.controller.status import NONE_OF_THESE, ControllerView, Mode, Question
+from bermuda_hw.controller.status import (
+    NONE_OF_THESE,
+    ControllerView,
+    Mode,
+    Question,
+)
 from bermuda_hw.errors import ConfigError, RulesError
 from bermuda_hw.geometry import heading_vector
 from bermuda_hw.rules.board import Board, Point
+from bermuda_hw.rules.computer import TABLE_SEAT
 from bermuda_hw.rules.game import Game, ShipStatus
 from bermuda_hw.rules.moves import MAX_DIE, Move, split_ship_id, walk_table
 from bermuda_hw.sim.render import Hand
@@ -289,6 +295,7 @@ class SimulatedPlayers:
         self._deferred: dict[tuple[str, int, str], float] = {}
         self._fault_since_s: float | None = None  # when the players saw the table's fault
         self._illegal_at = -1  # the journal's length at the last illegal move made
+        self._told_die = -1  # the journal's length when a computer seat's die was told
         self._redo: tuple[int, int] | None = None  # (journal length, die) to move again with
         self._asked: Question | None = None
         self._answer_due_s = 0.0
@@ -680,7 +687,13 @@ class SimulatedPlayers:
         status = self.controller.status
         color = game.active
         at = len(game.journal)
-        if game.options.die == "virtual":
+        if color in dict(game.options.computer):
+            followed = self._table_seat(game, at)
+            if followed is None:
+                return
+            die, move = followed
+            illegal = ""
+        elif game.options.die == "virtual":
             if status.die is None:
                 self.actions.append(f"{game.active} presses spin to roll")
                 self._press()
@@ -690,15 +703,16 @@ class SimulatedPlayers:
             die = self._redo[1]  # moving again after an illegal move: the same roll
         else:
             die = self.rng.randint(1, MAX_DIE)
+        if color not in dict(game.options.computer):
+            moves = game.legal_moves(die)
+            move = moves[0] if len(moves) == 1 else self.rng.choice(moves)
+            illegal = ""
+            if self._illegal_at != at and not (self._redo is not None and self._redo[0] == at):
+                wrong = self._illegal_move(game, die)
+                if wrong is not None:
+                    move, illegal = wrong
+                    self._illegal_at, self._redo = at, (at, die)
         self._roll = die
-        moves = game.legal_moves(die)
-        move = moves[0] if len(moves) == 1 else self.rng.choice(moves)
-        illegal = ""
-        if self._illegal_at != at and not (self._redo is not None and self._redo[0] == at):
-            wrong = self._illegal_move(game, die)
-            if wrong is not None:
-                move, illegal = wrong
-                self._illegal_at, self._redo = at, (at, die)
         if move.is_pass:
             self.truth.record(true_move(game, move, die))
             self.actions.append(f"{game.active} rolls {die}: pass (spin button)")
@@ -735,6 +749,36 @@ class SimulatedPlayers:
             )
             return
         self._set_down(held)
+
+    def _table_seat(self, game: Game, at: int) -> tuple[int, Move] | None:
+        """A computer seat's turn: the players roll the table's die for it when asked (and
+        tell it by presses, one per pip), then make the move the table chose; None while
+        the table has not chosen."""
+        status = self.controller.status
+        color = game.active
+        if status.die_for == color:
+            if self._told_die != at:
+                die = self.rng.randint(1, MAX_DIE)
+                self._told_die = at
+                self.actions.append(f"{color} ({TABLE_SEAT}): rolls {die}, told by presses")
+                for _ in range(die):
+                    self._press()
+            return None
+        chosen = status.suggestion
+        if chosen is None or chosen.seq != at or chosen.color != color:
+            return None  # the table rolls, or chooses, first
+        move = next(
+            (
+                m
+                for m in game.legal_moves(chosen.die)
+                if m.ship == chosen.ship and m.walk == chosen.path
+            ),
+            None,
+        )
+        if move is None:
+            return None
+        self.actions.append(f"{color} ({TABLE_SEAT}): makes the table's move {move}")
+        return chosen.die, move
 
     def _set_down(self, held: _Held) -> None:
         """The move's token set down where its player means it to go, then what follows."""

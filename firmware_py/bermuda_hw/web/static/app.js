@@ -149,6 +149,20 @@ function drawFix(status) {
   }
 }
 
+function drawSuggestion(status) {
+  // a computer seat's move: its path from start to end, and a ring where it stops
+  const chosen = status && status.suggestion;
+  if (!chosen) return;
+  const layer = $("layer-fix");
+  const points = chosen.path.map(place).filter((p) => p);
+  if (points.length < 2) return;
+  const line = el("polyline", { points: points.map((p) => p.join(",")).join(" "), class: "suggested-path",
+                                "data-ship": chosen.ship, "data-start": chosen.start, "data-end": chosen.end }, layer);
+  el("title", {}, line).textContent = chosen.text;
+  const end = points[points.length - 1];
+  el("circle", { cx: end[0], cy: end[1], r: 22, class: "suggested-end" }, layer);
+}
+
 function drawShips(state) {
   const layer = $("layer-ships"), cloudLayer = $("layer-cloud"), heat = $("layer-heat");
   clear(layer); clear(cloudLayer); clear(heat);
@@ -246,6 +260,7 @@ function render(state) {
       box.appendChild(b);
     }
   }
+  renderDieFor(s);
   const outcome = game && game.outcome;
   show("winner", outcome ? `${outcome.winners.join(" and ")} win${outcome.winners.length > 1 ? "" : "s"} (${outcome.reason})` : "");
   $("btn-spin").disabled = s.mode !== "spin" || s.paused;
@@ -257,6 +272,7 @@ function render(state) {
   const spin = state.last_spin;
   if (!page.replay) {  // a replay has the board until it is closed
     drawFix(s);
+    drawSuggestion(s);
     drawShips(state);
     drawSpinPath(spin);
   }
@@ -279,6 +295,61 @@ function render(state) {
   page.updates.push({ version: state.version, mode: s.mode, seq: state.seq, at: Date.now(),
                      taken: state.taken_unix * 1000 });
   if (page.updates.length > 2000) page.updates.splice(0, 1000);
+}
+
+function renderDieFor(s) {
+  // a computer seat's turn with the table's die: the die rolled for it is told here
+  const box = $("die-for");
+  box.hidden = !s.die_for;
+  if (!s.die_for) return;
+  $("die-for-text").textContent = `${s.die_for} is the table's seat: roll the die for it, ` +
+    (page.paired ? "then press the number it shows." : "then press spin on the table once for each pip.");
+  const options = $("die-options");
+  if (options.childElementCount !== 6) {
+    options.textContent = "";
+    for (let n = 1; n <= 6; n += 1) {
+      const b = document.createElement("button");
+      b.textContent = String(n);
+      b.setAttribute("aria-label", `the die shows ${n}`);
+      b.addEventListener("click", () => act("die", { value: n }));
+      options.appendChild(b);
+    }
+  }
+  for (const b of options.querySelectorAll("button")) b.disabled = !page.paired;
+}
+
+function seatChoices() {
+  // the new-game form: a person or the table (easy or best) for each colour that plays
+  const box = $("seats"), form = $("new-game-form");
+  const colors = (page.board && page.board.ship_colors) || Object.keys(COLORS);
+  const players = Number(form.players.value);
+  for (const [i, color] of colors.entries()) {
+    let label = box.querySelector(`label[data-color="${color}"]`);
+    if (!label) {
+      label = document.createElement("label");
+      label.setAttribute("data-color", color);
+      const select = document.createElement("select");
+      select.name = `seat-${color}`;
+      for (const [value, text] of [["", "a person"], ["easy", "the table (easy)"], ["best", "the table (best)"]]) {
+        const option = document.createElement("option");
+        option.value = value;
+        option.textContent = text;
+        select.appendChild(option);
+      }
+      label.append(`${color}: `, select);
+      box.appendChild(label);
+    }
+    label.hidden = i >= players;
+  }
+}
+
+function chosenSeats(form) {
+  const seats = {};
+  for (const label of $("seats").querySelectorAll("label[data-color]")) {
+    const level = label.querySelector("select").value;
+    if (!label.hidden && level) seats[label.getAttribute("data-color")] = level;
+  }
+  return seats;
 }
 
 function turnLine(state) {
@@ -518,10 +589,14 @@ function wire() {
     const args = { players: Number(f.players.value),
                    options: { digital_ledger: f.digital_ledger.checked,
                               capture_probability: Number(f.capture_probability.value),
-                              target_usd: Number(f.target_usd.value) } };
+                              target_usd: Number(f.target_usd.value),
+                              computer: chosenSeats(f) } };
     if (f.seed.value.trim()) args.seed = Number(f.seed.value);
+    if (f.die.value) args.options.die = f.die.value;
     act("new-game", args);
   });
+  $("new-game-form").players.addEventListener("change", seatChoices);
+  seatChoices();
   $("replay-prev").addEventListener("click", () => showStep(page.replay.step - 1));
   $("replay-next").addEventListener("click", () => showStep(page.replay.step + 1));
   $("replay-slider").addEventListener("input", (e) => showStep(Number(e.target.value)));
