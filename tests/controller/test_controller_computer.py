@@ -146,9 +146,10 @@ def test_with_the_table_die_the_table_asks_for_it_and_takes_presses_or_the_page(
     make_it(table, Move(suggestion.ship, suggestion.path))
     # the next seat: its die told on the page
     table.run_until(lambda: c.status.die_for is not None, limit=400)
-    with pytest.raises(ActionRefused) as info:
-        ask(table, "die", {"value": 7})
-    assert info.value.status == 400
+    for wrong in (7, 0, 3.0, True, "3"):
+        with pytest.raises(ActionRefused) as info:
+            ask(table, "die", {"value": wrong})
+        assert info.value.status == 400, wrong
     asked = c.status.die_for
     assert ask(table, "die", {"value": 5}) == f"die 5 for {asked}"
     table.run_until(lambda: c.status.suggestion is not None, limit=50)
@@ -202,3 +203,41 @@ def test_undo_of_a_finished_game_forgets_its_history_row(
     assert [g.game_id for g in again] == [c.game_id]
     assert dict(again[0].computer) == BOTH
     assert again[0].names["blue"] == "table (best)"
+
+
+def test_undo_takes_back_the_persons_move_not_only_the_roll_the_table_made_after_it(
+    make_table: Callable[..., Table],
+) -> None:
+    # blue is the table's seat; yellow is a person (moved by hand here)
+    table = make_table(
+        options=GameOptions(die="virtual", computer=(("blue", "best"),)), with_players=False
+    )
+    c = table.controller
+    set_out(table)
+    table.run_until(lambda: c.status.mode is Mode.READY, limit=400)
+    game = c.game
+    assert game is not None
+    if game.active == "blue":  # the table's seat first: its move made as it says
+        suggestion = chosen(table)
+        make_it(table, Move(suggestion.ship, suggestion.path))
+        table.run_until(lambda: c.game is not None and c.game.active == "yellow", limit=200)
+        table.run_until(lambda: c.status.mode is Mode.READY, limit=200)
+    game = c.game
+    assert game is not None and game.active == "yellow"
+    table.press()  # yellow rolls
+    table.run_until(lambda: game.die is not None, limit=50)
+    before = list(game.journal)
+    move = next(m for m in game.legal_moves() if not m.is_pass)
+    make_it(table, move)
+    # the move is taken, and at once the table rolls for blue and names its move
+    table.run_until(lambda: c.status.suggestion is not None, limit=200)
+    assert c.game is not None and c.game.journal[-1].get("engine") is True
+    reply = ask(table, "undo")
+    assert str(move) in reply
+    assert c.game is not None and c.game.journal == before[:-1]  # yellow's roll went too
+    assert c.status.suggestion is None and c.status.mode is Mode.SETUP
+    # the board put back as it was: yellow is to move again, and no roll is made for it
+    set_out(table)
+    table.run_until(lambda: c.status.mode is Mode.READY, limit=200)
+    table.steps(20)
+    assert c.game.active == "yellow" and c.game.journal == before[:-1]

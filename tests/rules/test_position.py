@@ -70,10 +70,10 @@ def _play(game: Game, plies: int, rng: random.Random) -> None:
 
 
 def _fixed_parts(game: Game) -> dict[str, Any]:
-    """Every attribute of a game but its position, journal, random source and legal-move cache."""
-    return {
-        k: v for k, v in vars(game).items() if k not in ("_position", "journal", "rng", "_legal")
-    }
+    """Every attribute of a game but its position, journal (with the game before each entry,
+    for `Game.pop`), random source and legal-move cache."""
+    changing = ("_position", "journal", "_before", "rng", "_legal")
+    return {k: v for k, v in vars(game).items() if k not in changing}
 
 
 # ------------------------------------------------------------ one value
@@ -243,3 +243,42 @@ def test_a_saved_state_with_a_broken_position_names_the_field(classic_board: Boa
     data["turn"] = 7
     with pytest.raises(StateError, match="turn 7"):
         from_json(json.dumps(data), classic_board)
+
+
+# ------------------------------------------------------------ taking entries back
+
+
+@SETTINGS
+@given(games, st.integers(0, 150), st.integers(0, 150), st.integers(0, 40))
+def test_pop_takes_entries_back_as_a_replay_of_the_shorter_journal_would(
+    classic_board: Board, spec: tuple[int, int, GameOptions], plies: int, back: int, more: int
+) -> None:
+    seed, players, options = spec
+    game = Game.new(players, seed=seed, board=classic_board, options=options)
+    _play(game, plies, random.Random(seed))
+    back = min(back, len(game.journal))
+    kept = game.journal[: len(game.journal) - back]
+    taken = game.journal[len(game.journal) - back :]
+    assert game.pop(back) == taken
+    assert game.journal == kept
+    replayed = replay({**game_record(game), "journal": kept}, classic_board)
+    assert game.position == replayed.position
+    # the dice to come are the replay's too: both play on alike
+    _play(game, more, random.Random(seed + 1))
+    _play(replayed, more, random.Random(seed + 1))
+    assert game.journal == replayed.journal and game.position == replayed.position
+
+
+def test_pop_refuses_more_than_the_journal_and_a_restored_game(classic_board: Board) -> None:
+    game = Game.new(2, seed=3, board=classic_board)
+    _play(game, 12, random.Random(3))
+    with pytest.raises(RulesError, match="journal holds 12"):
+        game.pop(13)
+    assert len(game.journal) == 12
+    restored = from_json(to_json(game), classic_board)
+    with pytest.raises(RulesError, match="restored from a saved position"):
+        restored.pop(1)
+    assert restored.journal == game.journal
+    # a replay of its record plays every entry again: it can take any back
+    replayed = replay(game_record(restored), classic_board)
+    assert len(replayed.pop(12)) == 12 and replayed.journal == []

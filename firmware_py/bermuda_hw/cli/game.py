@@ -29,7 +29,7 @@ from bermuda_hw.controller.statedir import StateLock, StateLockedError
 from bermuda_hw.errors import StateError
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.boardfile import load_board
-from bermuda_hw.rules.game import Game, GameOptions
+from bermuda_hw.rules.game import DIE_MODES, Game, GameOptions
 from bermuda_hw.rules.play import describe_standings
 from bermuda_hw.web.client import DaemonClient
 
@@ -74,6 +74,14 @@ def register(subparsers: Any) -> None:
         default=1.0,
         metavar="P",
         help="house rule: chance that a swept ship is captured (default 1.0)",
+    )
+    new.add_argument(
+        "--die",
+        choices=DIE_MODES,
+        default=None,
+        help="who rolls: the table's physical die, or a virtual die rolled by a press of "
+        "spin (default: through the running daemon, the die of the game before; "
+        "otherwise the physical die)",
     )
     computer_seats(new)
     new.set_defaults(func=run_new)
@@ -168,6 +176,7 @@ def _options(args: argparse.Namespace, board: Board) -> GameOptions:
     return new_game_options(
         args.players,
         board,
+        die=args.die or "table",
         computer=args.computer,
         digital_ledger=args.digital_ledger,
         capture_probability=args.capture_probability,
@@ -195,7 +204,10 @@ def run_new(args: argparse.Namespace) -> int:
     state_dir = args.state_dir or state_dir_default()
     client = DaemonClient.find(state_dir)
     if client is not None:
-        request: dict[str, Any] = {"players": args.players, "options": asdict(options)}
+        sent = asdict(options)
+        if args.die is None:
+            del sent["die"]  # the daemon keeps the die of the game before
+        request: dict[str, Any] = {"players": args.players, "options": sent}
         if args.seed is not None:
             request["seed"] = args.seed
         print(client.act("new-game", request))

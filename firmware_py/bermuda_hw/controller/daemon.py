@@ -179,8 +179,7 @@ from bermuda_hw.rules.events import (
 from bermuda_hw.rules.game import Game, GameOptions, Phase, ShipStatus
 from bermuda_hw.rules.moves import Move, split_ship_id
 from bermuda_hw.rules.play import describe_standings
-from bermuda_hw.rules.record import record as game_record
-from bermuda_hw.rules.record import replay
+from bermuda_hw.rules.record import played_on, rewound
 from bermuda_hw.vision.reader import BoardReader
 from bermuda_hw.vision.stability import ObservationStream, StabilitySettings
 from bermuda_hw.vision.types import BoardObservation, FrameReading
@@ -1603,8 +1602,7 @@ class Controller:
         places = set(item.places)
         extra = Counter(e for e in seen.extra if e[1] in places)
         missing = Counter(m for m in seen.missing if m[1] in places)
-        record = game_record(game)
-        entries = list(record["journal"])
+        entries = list(game.journal)
         if (
             not (extra or missing)
             or item.count >= len(entries)
@@ -1613,7 +1611,7 @@ class Controller:
             return False
         entry = entries[item.count]
         try:
-            before = replay({**record, "journal": entries[: item.count]}, self.board)
+            before = rewound(game, item.count)
         except (RulesError, StateError):
             return False
         captured = set(entry["captured"])
@@ -1641,13 +1639,7 @@ class Controller:
         corrected = {k: v for k, v in entry.items() if k != "provisional"}
         corrected["captured"] = [s for s in before.ship_ids if s in captured]
         try:
-            fixed = replay(
-                {
-                    **record,
-                    "journal": [*entries[: item.count], corrected, *entries[item.count + 1 :]],
-                },
-                self.board,
-            )
+            fixed = played_on(before, [corrected, *entries[item.count + 1 :]])
         except (RulesError, StateError) as exc:
             log.info("the captures of %s cannot be corrected: %s", item.move, exc)
             return False
@@ -1701,8 +1693,7 @@ class Controller:
         now = difference(game, observation)
         if not any(c == color for c, _ in now.extra):
             return False
-        record = game_record(game)
-        entries = list(record["journal"])
+        entries = list(game.journal)
         made = next((i for i in range(item.count, len(entries)) if "move" in entries[i]), None)
         if (
             made is None
@@ -1714,7 +1705,7 @@ class Controller:
         if any(set(e) - {"roll", "engine", "move"} for e in rest):
             return False  # a cloud phase, an edit or another move out of sight since
         try:
-            before = replay({**record, "journal": entries[: item.count]}, self.board)
+            before = rewound(game, item.count)
         except (RulesError, StateError):
             return False
         if (
@@ -1736,17 +1727,7 @@ class Controller:
             if head.die is None:
                 head.set_die(other.die)
             events = head.push(other.move)
-            fixed = replay(
-                {
-                    **record,
-                    "journal": [
-                        *entries[: item.count],
-                        *game_record(head)["journal"][item.count :],
-                        *rest,
-                    ],
-                },
-                self.board,
-            )
+            fixed = played_on(head, rest)
         except (RulesError, StateError, ValueError):
             return False
         if fixed.is_over():
@@ -1793,7 +1774,7 @@ class Controller:
         except JournalWriteError as exc:
             self._fault(str(exc))
             return
-        self.game = replay(self.journal.stored(self.game_id).record(), self.board)
+        self.game = rewound(game, item.count)
         self._provisional = [p for p in self._provisional if p.count < item.count]
         self.status.provisional = tuple(p.move for p in self._provisional)
         self.status.seq = len(self.game.journal)
@@ -1919,22 +1900,12 @@ class Controller:
         game = self.game
         if game is None or self.status.mode in (Mode.MOVING, Mode.AFTER_SPIN, Mode.STARTING):
             raise ActionRefused(f"nothing can be undone while the cloud moves; {self._now()}")
-        entries = game.journal
-        if not entries:
-            raise ActionRefused("nothing to undo: no move has been made in this game")
-        last = entries[-1]
-        if "cloud" in last:
-            raise ActionRefused(
-                "the last action is a spin: the cloud has moved and captured, "
-                "and a spin cannot be taken back"
-            )
-        count = 2 if "move" in last and len(entries) >= 2 and "roll" in entries[-2] else 1
+        count = self._undo_count(game)
         was_over = game.is_over()
         undone = self.journal.undo(self.game_id, count)
         if was_over:  # the game is open again: it leaves the finished games' history
             self._keep_history(lambda history: history.forget(self.game_id))
-        stored = self.journal.stored(self.game_id)
-        self.game = replay(stored.record(), self.board)
+        self.game = rewound(game, len(game.journal) - count)
         what = next((e["move"] for e in undone if "move" in e), None) or ", ".join(
             sorted(str(k) for e in undone for k in e)
         )
@@ -1944,12 +1915,46 @@ class Controller:
         self._provisional = []
         self.status.provisional = ()
         self.status.question = None
+        self.status.suggestion, self.status.die_for, self._die_given = None, None, None
         self._tied = ()
         self._bumped = None
         self._reset_stream()
         text = f"undone: {what}; set the board as it was before it"
         self._set(Mode.SETUP, text, Pattern.FIX)
         return text
+
+    def _undo_count(self, game: Game) -> int:
+        """How many journal entries an undo takes back: the last move with its roll (or the
+        last roll, hand edit or told die), and before it what the table did on its own for
+        a computer seat since (a virtual roll, a pass with it), which it would do again at
+        once. A spin is never taken back."""
+        seats = dict(game.options.computer)
+        trial, count = game, 0
+        while True:
+            entries = trial.journal
+            if not entries:
+                if count:
+                    break
+                raise ActionRefused("nothing to undo: no move has been made in this game")
+            last = entries[-1]
+            if "cloud" in last:
+                raise ActionRefused(
+                    "the last action is a spin: the cloud has moved and captured, "
+                    "and a spin cannot be taken back"
+                )
+            n = 2 if "move" in last and len(entries) >= 2 and "roll" in entries[-2] else 1
+            trial = rewound(trial, len(entries) - n)
+            count += n
+            by_the_table = (
+                trial.options.die == "virtual"
+                and trial.phase is Phase.SHIPS
+                and trial.active in seats
+                and entries[-n].get("engine") is True  # the roll the table made itself
+                and (n == 1 or str(last.get("move", "")).endswith(" pass"))
+            )
+            if not by_the_table:
+                break
+        return count
 
     def _do_new_game(self, args: Mapping[str, Any]) -> str:
         if self.status.mode is Mode.FAULT:
@@ -2004,7 +2009,12 @@ class Controller:
     def _do_die(self, args: Mapping[str, Any]) -> str:
         """The die rolled at the table for a computer seat (`{"value": 4}`), when asked."""
         value = args.get("value")
-        if set(args) - {"value"} or isinstance(value, bool) or value not in range(1, 7):
+        if (
+            set(args) - {"value"}
+            or not isinstance(value, int)
+            or isinstance(value, bool)
+            or not 1 <= value <= 6
+        ):
             raise ActionRefused('die: send {"value": N}, N from 1 to 6', status=400)
         color = self.status.die_for
         if color is None or self.status.mode is not Mode.READY:
@@ -2082,10 +2092,11 @@ class Controller:
         True when it took the button's presses (as the die's pips)."""
         status, game = self.status, self.game
         level = self._seat()
-        if level is None or status.mode is not Mode.READY or game is None:
-            status.die_for = None
-            self._die_given = None
+        if level is None or game is None:
+            status.die_for, self._die_given = None, None
             return False
+        if status.mode is not Mode.READY:
+            return False  # (a die given on the page is kept for when the board is settled)
         if game.die is None and self.die_mode == "virtual":
             self._roll()  # (a roll with no move passes: the next player is to move)
             level = self._seat()
@@ -2110,12 +2121,7 @@ class Controller:
             with self._press_lock:
                 self._presses = 0
             self._pressed.clear()
-            self._set(
-                Mode.READY,
-                f"{color} is {TABLE_SEAT}: roll the die for it, then press spin once for "
-                "each pip (or choose the number on the page)",
-                Pattern.READY,
-            )
+            self._set(Mode.READY, self._to_move(), Pattern.READY)
             return True
         value, self._die_given = self._die_given, None
         if value is None:
@@ -2195,6 +2201,11 @@ class Controller:
         landed on must stay for now."""
         game = self.game
         assert game is not None
+        if game.die is None and self._seat() is not None and self.die_mode == "table":
+            return (
+                f"{game.active} is {TABLE_SEAT}: roll the die for it, then press spin once "
+                "for each pip (or choose the number on the page)"
+            )
         if game.die is None:
             return f"{game.active} to move"
         chosen = self._suggested()
@@ -2395,6 +2406,7 @@ class Controller:
         if self._stop.is_set():
             return  # stopping on request (SIGTERM): the move it interrupted is no fault
         self.status.fault = message
+        self.status.die_for, self._die_given = None, None  # asked again once it has recovered
         self._spin_waits = False
         self._pressed.clear()
         self._set(

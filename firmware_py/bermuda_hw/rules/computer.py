@@ -279,7 +279,7 @@ def score_moves(
         trial.position = base
         trial.push(move)
         scored.append(MoveScore(move, _relative(evaluate(trial, weights), color)))
-        del trial.journal[held:]
+        trial.pop(len(trial.journal) - held)
     return scored
 
 

@@ -17,12 +17,13 @@ Everything that changes as the game is played is one `Position` value
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from enum import StrEnum
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, Concatenate, NamedTuple, ParamSpec, TypeVar
 
 from bermuda_hw.errors import IllegalMoveError, RulesError
 from bermuda_hw.rules.board import LETTERS, Board, Point
@@ -71,6 +72,24 @@ DIE_MODES = ("table", "virtual")
 COMPUTER_LEVELS = ("easy", "best")
 
 _T = TypeVar("_T")
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _journalled(method: Callable[Concatenate[Game, _P], _R]) -> Callable[Concatenate[Game, _P], _R]:
+    """A method of `Game` that adds one entry to the journal: the game as it was before is
+    kept beside the entry, so that `Game.pop` can take the entry back."""
+
+    @functools.wraps(method)
+    def journalled(game: Game, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        count, position, dice = len(game.journal), game._position, game.rng.getstate()
+        result = method(game, *args, **kwargs)
+        if len(game.journal) == count + 1 and len(game._before) == count:
+            game._before.append((position, dice))
+        return result
+
+    return journalled
+
 
 #: What a caller may pass to decide captures: the captured ship ids, or a
 #: function from the swept ship ids to the captured ones.
@@ -341,6 +360,7 @@ class Game:
             pose=pose,
         ).with_statuses(game._table.blocked(pose))
         game.journal = []
+        game._before = []
         game.setup = {
             "players": players,
             "seed": seed,
@@ -360,9 +380,46 @@ class Game:
         other.rng = random.Random()
         other.rng.setstate(self.rng.getstate())
         other.journal = list(self.journal)
+        other._before = list(self._before)
         other.setup = dict(self.setup)
         other.setup_rolls = list(self.setup_rolls)
         return other
+
+    def pop(self, count: int = 1) -> list[dict[str, Any]]:
+        """Take back the last `count` journal entries: the game is as it was before them,
+        its position and its dice to come (the random source) alike. The entries taken
+        back, oldest first.
+
+        A game restored from a saved position (`record.from_dict`) holds only the
+        entries played since: the rest is taken back by replaying its record.
+
+        >>> game = Game.new(2, seed=5)
+        >>> before = game.copy()
+        >>> die = game.roll_die()
+        >>> move = game.push(game.legal_moves()[0])
+        >>> [sorted(e) for e in game.pop(2)]
+        [['engine', 'roll'], ['move']]
+        >>> game.position == before.position and game.roll_die() == die
+        True
+        """
+        if not 0 <= count <= len(self.journal):
+            raise RulesError(
+                f"cannot take back {count} entries: the journal holds {len(self.journal)}"
+            )
+        if len(self._before) != len(self.journal):
+            raise RulesError(
+                "this game was restored from a saved position: replay its record to take "
+                "entries back"
+            )
+        if count == 0:
+            return []
+        position, dice = self._before[-count]
+        taken = self.journal[-count:]
+        del self.journal[-count:]
+        del self._before[-count:]
+        self._position = position
+        self.rng.setstate(dice)
+        return taken
 
     # --------------------------------------------------------------- position
 
@@ -498,6 +555,7 @@ class Game:
 
     # ------------------------------------------------------------------- dice
 
+    @_journalled
     def roll_die(self) -> int:
         """Roll the die with the game's random source for the active player."""
         self._need_phase(Phase.SHIPS)
@@ -506,6 +564,7 @@ class Game:
         self.journal.append({"roll": die, "engine": True})
         return die
 
+    @_journalled
     def set_die(self, die: int) -> None:
         """Record a die rolled at the table for the active player."""
         self._need_phase(Phase.SHIPS)
@@ -595,6 +654,7 @@ class Game:
     def is_legal(self, move: Move, die: int | None = None) -> bool:
         return move in self.legal_moves(die)
 
+    @_journalled
     def push(self, move: Move | str, *, provisional: Sequence[str] = ()) -> list[Event]:
         """Make the active player's move with the rolled die; return what it caused.
 
@@ -769,6 +829,7 @@ class Game:
 
     # ------------------------------------------------------------------ cloud
 
+    @_journalled
     def cloud_phase(
         self,
         spin: Spin | str | None = None,
@@ -903,6 +964,7 @@ class Game:
 
     # ----------------------------------------------------------- position edits
 
+    @_journalled
     def set_ship(
         self,
         ship: str,
@@ -950,6 +1012,7 @@ class Game:
             }
         )
 
+    @_journalled
     def set_cloud(self, pose: CloudPose) -> None:
         """Put the cloud at a pose (to set up a position, or to follow the table)."""
         if not self.board.grid.contains(pose.col, pose.row):
@@ -957,6 +1020,7 @@ class Game:
         self._position = self._position._replace(pose=pose).with_statuses(self._table.blocked(pose))
         self.journal.append({"set-cloud": [pose.col, pose.row, LETTERS[pose.letter]]})
 
+    @_journalled
     def set_turn(self, color: str, phase: Phase = Phase.SHIPS) -> None:
         """Make it `color`'s turn (to set up a position)."""
         if self._position.outcome is not None:
@@ -1014,6 +1078,8 @@ class Game:
     _position: Position
     #: The legal moves last computed: for which position (the very value) and die.
     _legal: tuple[Position, int, tuple[Move, ...]] | None
+    #: Per journal entry, the game before it: its position and its random source's state.
+    _before: list[tuple[Position, tuple[Any, ...]]]
 
 
 def _classic_board() -> Board:

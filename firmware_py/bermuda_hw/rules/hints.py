@@ -65,7 +65,8 @@ def move_hints(game: Game, die: int | None = None) -> list[MoveHint]:
     for move in moves:
         trial.position = base
         events = trial.push(move)
-        del trial.journal[held:]
+        over = trial.is_over()
+        trial.pop(len(trial.journal) - held)
         card: str | None = None
         value = 0
         bumps = []
@@ -83,11 +84,7 @@ def move_hints(game: Game, die: int | None = None) -> list[MoveHint]:
                 card_usd=value,
                 bumps=tuple(bumps),
                 # a move that ends the game leaves no spin to come
-                danger=None
-                if move.is_pass
-                else Fraction(0)
-                if trial.is_over()
-                else swept[move.end],
+                danger=None if move.is_pass else Fraction(0) if over else swept[move.end],
                 short=not move.is_pass
                 and move.end not in game.board.ports
                 and rolled is not None

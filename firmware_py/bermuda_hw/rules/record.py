@@ -27,7 +27,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from bermuda_hw.errors import StateError
+from bermuda_hw.errors import RulesError, StateError
 from bermuda_hw.rules.board import LETTERS, Board
 from bermuda_hw.rules.cards import CARD_PRODUCTS
 from bermuda_hw.rules.cloud import CloudPose, Spin, letter_index
@@ -139,6 +139,40 @@ def _replay(
             raise
         raise StateError(f"cannot replay the journal: {exc}") from exc
     return game
+
+
+def rewound(game: Game, count: int) -> Game:
+    """A copy of `game` holding only its first `count` journal entries: the rest taken back
+    with `Game.pop` (a game restored from a saved position is replayed from its record).
+
+    >>> from bermuda_hw.rules.play import simulate_game
+    >>> game = simulate_game(players=2, seed=3).game
+    >>> cut = {**record(game), "journal": game.journal[:10]}
+    >>> rewound(game, 10).position == replay(cut).position
+    True
+    """
+    if not 0 <= count <= len(game.journal):
+        raise StateError(f"cannot go back to entry {count}: the journal holds {len(game.journal)}")
+    back = game.copy()
+    try:
+        back.pop(len(back.journal) - count)
+    except RulesError:
+        return replay({**record(game), "journal": game.journal[:count]}, game.board)
+    return back
+
+
+def played_on(game: Game, entries: Sequence[Mapping[str, Any]]) -> Game:
+    """A copy of `game` with `entries` played after its journal, as a replay plays them
+    (a roll or a spin the seed does not give is a StateError)."""
+    on = game.copy()
+    try:
+        for entry in entries:
+            apply_entry(on, entry)
+    except (KeyError, TypeError, ValueError) as exc:
+        if isinstance(exc, StateError):
+            raise
+        raise StateError(f"cannot play the entries on: {exc}") from exc
+    return on
 
 
 def apply_entry(game: Game, entry: Mapping[str, Any]) -> None:

@@ -152,7 +152,8 @@ function drawFix(status) {
 function drawSuggestion(status) {
   // a computer seat's move: its path from start to end, and a ring where it stops
   const chosen = status && status.suggestion;
-  if (!chosen) return;
+  // shown while its move is awaited: not while the table asks a question or is in a fault
+  if (!chosen || !["ready", "fix"].includes(status.mode)) return;
   const layer = $("layer-fix");
   const points = chosen.path.map(place).filter((p) => p);
   if (points.length < 2) return;
