@@ -9,7 +9,7 @@ from typing import Any, cast
 from bermuda_hw.controller.status import Status
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.game import Game
-from bermuda_hw.sim.players import SimulatedPlayers
+from bermuda_hw.sim.players import NUDGE_AFTER, SimulatedPlayers
 from bermuda_hw.sim.world import World
 
 
@@ -39,6 +39,25 @@ def test_a_misread_fix_moves_no_token(board: Board) -> None:
     players._fix(((yellow, port),), ((blue, port),))
     assert dict(world.ship_positions()) == before
     assert players.actions == []
+
+
+def test_a_ship_asked_for_again_where_it_stands_is_straightened(board: Board) -> None:
+    game, world, players = _table(board)
+    yellow = game.players[0]
+    place = game.ship(f"{yellow}-1").location
+    assert place is not None
+    before = dict(world.ship_positions())
+    players._fix(((yellow, place),), ())  # asked once: the camera may yet see it
+    assert dict(world.ship_positions()) == before and players.actions == []
+    players.controller.status.fix_attempts = NUDGE_AFTER  # asked again and again
+    players._fix(((yellow, place),), ())
+    assert players.actions == [f"straighten: {yellow}-1 on {place} (the table misses it)"]
+    assert world.ship_positions().keys() == before.keys()
+    # set down again on its own place, turned anew; no other token moved
+    assert world.heading_of(f"{yellow}-1") is not None
+    assert {k: v for k, v in world.ship_positions().items() if k != f"{yellow}-1"} == {
+        k: v for k, v in before.items() if k != f"{yellow}-1"
+    }
 
 
 def test_a_true_fix_is_made(board: Board) -> None:

@@ -76,6 +76,11 @@ _NAMED_SHIP = re.compile(r"([a-z]+-\d+)|the ([a-z]+) ship at \((-?\d+), (-?\d+)\
 Range = tuple[float, float]
 
 
+#: A fix asked this many times for a ship that stands where it is asked for: a person
+#: straightens it (the camera may read it so, off centre or turned, as another colour)
+NUDGE_AFTER = 2
+
+
 @dataclass(frozen=True)
 class PlayerStyle:
     """How one player at the simulated table behaves: chances per occasion, ranges of
@@ -913,6 +918,16 @@ class SimulatedPlayers:
         expected: Counter[tuple[str, str | None]] = Counter(
             (s.color, s.location) for s in game.ships() if s.location is not None
         )
+        unseen = [m for m in missing if m[1] is not None and truth[m] >= expected[m]]
+        if unseen and self.controller.status.fix_attempts >= NUDGE_AFTER:
+            # asked again for a ship that stands there: a person straightens it on its place
+            for color, space in unseen:
+                assert space is not None
+                standing = self._token_at(color, space)
+                if standing is not None:
+                    point = self._spot(space, standing)
+                    self.world.place_ship(standing, *point, heading_deg=self.rng.uniform(0, 360))
+                    self.actions.append(f"straighten: {standing} on {space} (the table misses it)")
         missing = tuple(m for m in missing if truth[m] < expected[m])
         spare = [e for e in extra if truth[e] > expected[e]]
         for color, space in missing:
