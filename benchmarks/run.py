@@ -55,6 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     if args:
         files = [f for f in files if any(n in f.stem for n in args)]
     started_utc = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    commit = _commit()
     sections = []
     for path in files:
         spec = importlib.util.spec_from_file_location(path.stem, path)
@@ -71,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"   ({seconds:.1f} s, {_load()})", flush=True)
         sections.append((path.stem, tee.kept.getvalue(), seconds, _load()))
     if report is not None and sections:
-        _write(report, sections, args, started_utc)
+        _write(report, sections, args, started_utc, commit)
     return 0
 
 
@@ -80,15 +81,25 @@ def _takes_argv(module: Any) -> bool:
     return bool(inspect.signature(module.main).parameters)
 
 
+def _commit() -> str:
+    """The commit benchmarked, read when the run starts (and a word if the tree differs)."""
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], capture_output=True, text=True, cwd=ROOT)
+        return done.stdout.strip()
+
+    commit = git("rev-parse", "--short", "HEAD") or "unknown"
+    changed = git("status", "--porcelain", "--untracked-files=no")
+    return f"{commit}, with uncommitted changes" if changed else commit
+
+
 def _write(
-    path: Path, sections: list[tuple[str, str, float, str]], names: list[str], started_utc: str
+    path: Path,
+    sections: list[tuple[str, str, float, str]],
+    names: list[str],
+    started_utc: str,
+    commit: str,
 ) -> None:
-    commit = (
-        subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
-        ).stdout.strip()
-        or "unknown"
-    )
     command = "make bench" if not names else f"python benchmarks/run.py {' '.join(names)}"
     lines = [
         "# The benchmarks: the last run",

@@ -87,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     started_utc = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    commit = source_commit()
     parts = (
         set(args.only.split(","))
         if args.only
@@ -153,8 +154,22 @@ def main(argv: list[str] | None = None) -> int:
             notes,
             sys.argv[1:] if argv is None else argv,
             started_utc,
+            commit,
         )
     return 1 if failed else 0
+
+
+def source_commit() -> str:
+    """The commit the campaign runs, read when it starts: its short hash, and a word when
+    the working tree differs from it (the processes run the files as they are)."""
+
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], capture_output=True, text=True, cwd=ROOT)
+        return done.stdout.strip()
+
+    commit = git("rev-parse", "--short", "HEAD") or "unknown"
+    changed = git("status", "--porcelain", "--untracked-files=no")
+    return f"{commit}, with uncommitted changes" if changed else commit
 
 
 def write_report(
@@ -164,15 +179,10 @@ def write_report(
     notes: list[str],
     argv: list[str] | None,
     started_utc: str,
+    commit: str,
 ) -> None:
     """The campaign's figures as a page of the documentation, dated, with the commit and the
     machine's load: written by the run, never copied by hand."""
-    commit = (
-        subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT
-        ).stdout.strip()
-        or "unknown"
-    )
     command = " ".join(["make chaos", *(['ARGS="' + " ".join(argv) + '"'] if argv else [])])
     text = [
         "# The chaos campaign: the last full run",
