@@ -76,3 +76,26 @@ def test_double_interrupt_smoke(table_dir: Path) -> None:
 def test_clock_jump_smoke(table_dir: Path) -> None:
     row = campaign.clock_jumps(1, seed=4)
     assert row.passed == row.cases == 1, row.notes
+
+
+def test_the_report_names_the_commit_the_load_and_every_failure(tmp_path: Path) -> None:
+    from chaos import run
+
+    rows = [
+        campaign.Row("power cut", "10/10 copies resume", 10, 10, 2.0),
+        campaign.Row("kill -9", "4/4 games", 4, 3, 9.0, ["game 2: stalled in round 5"]),
+    ]
+    path = tmp_path / "chaos.md"
+    notes = ["- **kill -9**: 1 failed", "    - game 2: stalled in round 5"]
+    run.write_report(
+        path, rows, "total 11 s; load average 1.0", notes, ["--only", "kill"], "now", "abc1234"
+    )
+    text = path.read_text(encoding="utf-8")
+    assert "| kill -9 | 4/4 games | 4 | 3 | 1 | 9 s |" in text
+    assert "| power cut | 10/10 copies resume | 10 | 10 | 0 | 2 s |" in text
+    assert "commit `abc1234`" in text and "load average 1.0" in text
+    assert "game 2: stalled in round 5" in text
+    assert 'make chaos ARGS="--only kill"' in text
+    # the commit is read from git, with a word when the tree differs from it
+    commit = run.source_commit()
+    assert commit.split(",")[0].isalnum()
