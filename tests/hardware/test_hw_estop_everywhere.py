@@ -216,7 +216,10 @@ def test_calibrate_writes_a_relative_config_where_it_was_named(
     here, elsewhere = tmp_path / "here", tmp_path / "lg_wd"
     here.mkdir()
     elsewhere.mkdir()
-    (here / "rig.toml").write_text("[camera]\nheight_mm = 760.0\n")
+    # quarter microsteps: the same calibration with fewer steps to simulate
+    (here / "rig.toml").write_text(
+        "[camera]\nheight_mm = 760.0\n[gantry.x]\nmicrosteps = 4\n[gantry.y]\nmicrosteps = 4\n"
+    )
     real = calibrate.create_backend
 
     def create(config: Config, simulate: bool, **kwargs: Any) -> Any:
