@@ -376,7 +376,11 @@ def kill_runs(games: int, seed: int = 0, kills: int = 5, max_rounds: int | None 
         except Exception:
             game.problems.append(traceback.format_exc(limit=-3))
         finally:
-            shutil.rmtree(folder, ignore_errors=True)
+            if game.problems:
+                # a failed game's state directory (journal, truth log) is kept to replay it
+                game.problems.append(f"its state directory is kept: {state}")
+            else:
+                shutil.rmtree(folder, ignore_errors=True)
         for problem in game.problems:
             row.fail(f"game {g} ({players} players, {die} die, seed {game.seed}): {problem}")
         row.passed += not game.problems
