@@ -171,7 +171,10 @@ def test_run_says_that_a_journalled_game_resumes(
         == 0
     )
     out = capsys.readouterr().out
-    assert "resumes as it is" in out and "--players and --seed apply only to a new game" in out
+    assert (
+        "resumes as it is" in out
+        and "--players, --seed and --computer apply only to a new game" in out
+    )
 
 
 def test_options_before_the_subcommand_are_not_silently_ignored(

@@ -559,7 +559,9 @@ def test_ctrl_c_during_a_move_is_an_emergency_stop(
 ) -> None:
     mover, backend = rig_mover
     at_centre(mover, board)
-    backend.virtual_clock.real_time_factor = 0.02
+    # a tenth of real time: the move lasts long enough for the pressing thread to run on a
+    # loaded machine
+    backend.virtual_clock.real_time_factor = 0.1
     x_model = backend.rig.axes["x"]
     start = x_model.accepted_steps
 

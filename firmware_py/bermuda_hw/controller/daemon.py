@@ -2390,8 +2390,9 @@ class Controller:
         outcome = game.outcome()
         self.status.outcome = str(outcome)
         if self.status.mode is not Mode.OVER:
-            self._set(Mode.OVER, f"game over: {outcome}", Pattern.OVER)
+            # kept before the end is published: a page that sees the end lists the game
             self._keep_history(lambda history: history.record(self.game_id, self.board))
+            self._set(Mode.OVER, f"game over: {outcome}", Pattern.OVER)
             for line in describe_standings(game):
                 self.say(line)
             self.say(
