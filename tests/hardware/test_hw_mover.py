@@ -571,6 +571,9 @@ def test_ctrl_c_during_a_move_is_an_emergency_stop(
             time.sleep(0.001)
         os.kill(os.getpid(), signal.SIGINT)
 
+    # Python's own Ctrl-C, whatever an earlier test in this process left installed (a
+    # library's event loop may keep a handler of its own)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     helper = threading.Thread(target=press_ctrl_c)
     helper.start()
     try:
@@ -578,6 +581,7 @@ def test_ctrl_c_during_a_move_is_an_emergency_stop(
             mover.goto_dot(0, 4)
     finally:
         helper.join()
+        signal.signal(signal.SIGINT, previous)
         backend.virtual_clock.real_time_factor = 0.0
     assert mover.stopped and not mover.homed
     assert mover.estop_reason == "interrupted"
