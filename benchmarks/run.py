@@ -14,7 +14,6 @@ import importlib.util
 import inspect
 import io
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -23,6 +22,10 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 REPORT = ROOT / "docs" / "measurements" / "bench.md"
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from chaos.report import source_commit  # noqa: E402
 
 
 class _Tee(io.TextIOBase):
@@ -55,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     if args:
         files = [f for f in files if any(n in f.stem for n in args)]
     started_utc = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    commit = _commit()
+    commit = source_commit(ROOT)
     sections = []
     for path in files:
         spec = importlib.util.spec_from_file_location(path.stem, path)
@@ -79,18 +82,6 @@ def main(argv: list[str] | None = None) -> int:
 def _takes_argv(module: Any) -> bool:
     """Whether a benchmark's `main` takes its arguments (else it reads none)."""
     return bool(inspect.signature(module.main).parameters)
-
-
-def _commit() -> str:
-    """The commit benchmarked, read when the run starts (and a word if the tree differs)."""
-
-    def git(*args: str) -> str:
-        done = subprocess.run(["git", *args], capture_output=True, text=True, cwd=ROOT)
-        return done.stdout.strip()
-
-    commit = git("rev-parse", "--short", "HEAD") or "unknown"
-    changed = git("status", "--porcelain", "--untracked-files=no")
-    return f"{commit}, with uncommitted changes" if changed else commit
 
 
 def _write(

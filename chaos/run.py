@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -25,6 +24,7 @@ REPORT = ROOT / "docs" / "measurements" / "chaos.md"
 sys.path[:0] = [str(ROOT), str(ROOT / "firmware_py")]
 
 from chaos import campaign, fuzz, process  # noqa: E402
+from chaos.report import source_commit  # noqa: E402
 
 
 def table(rows: list[campaign.Row]) -> str:
@@ -87,7 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     started_utc = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    commit = source_commit()
+    commit = source_commit(ROOT)
     parts = (
         set(args.only.split(","))
         if args.only
@@ -157,19 +157,6 @@ def main(argv: list[str] | None = None) -> int:
             commit,
         )
     return 1 if failed else 0
-
-
-def source_commit() -> str:
-    """The commit the campaign runs, read when it starts: its short hash, and a word when
-    the working tree differs from it (the processes run the files as they are)."""
-
-    def git(*args: str) -> str:
-        done = subprocess.run(["git", *args], capture_output=True, text=True, cwd=ROOT)
-        return done.stdout.strip()
-
-    commit = git("rev-parse", "--short", "HEAD") or "unknown"
-    changed = git("status", "--porcelain", "--untracked-files=no")
-    return f"{commit}, with uncommitted changes" if changed else commit
 
 
 def write_report(

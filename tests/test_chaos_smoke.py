@@ -97,5 +97,5 @@ def test_the_report_names_the_commit_the_load_and_every_failure(tmp_path: Path) 
     assert "game 2: stalled in round 5" in text
     assert 'make chaos ARGS="--only kill"' in text
     # the commit is read from git, with a word when the tree differs from it
-    commit = run.source_commit()
+    commit = run.source_commit(ROOT)
     assert commit.split(",")[0].isalnum()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 from bermuda_hw.controller.status import Mode
@@ -66,3 +67,20 @@ def put_in_port(table: Any, ship: str, port: str) -> None:
 def taken_moves(c: Any) -> list[str]:
     """The moves the controller's journal holds, in order."""
     return [str(e["move"]) for e in c.game.journal if "move" in e]
+
+
+def ask(table: Any, action: str, args: dict[str, Any] | None = None) -> str:
+    """Submit from another thread (as the web server does), then let the controller step."""
+    box: dict[str, Any] = {}
+
+    def submit() -> None:
+        box["future"] = table.controller.commands.submit(action, args)
+
+    thread = threading.Thread(target=submit)
+    thread.start()
+    thread.join()
+    table.controller.step()
+    future = box["future"]
+    assert future.done()
+    result: str = future.result()
+    return result

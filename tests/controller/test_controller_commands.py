@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Callable
-from typing import Any
 
 import pytest
+from table_helpers import ask
 
 from bermuda_hw.controller.commands import ActionRefused, CommandQueue
 from bermuda_hw.controller.journal import Journal
@@ -17,23 +16,6 @@ from bermuda_hw.rules.game import Phase
 from bermuda_hw.rules.record import replay, to_dict
 
 from .conftest import Table
-
-
-def ask(table: Table, action: str, args: dict[str, Any] | None = None) -> str:
-    """Submit from another thread (as the web server does), then let the controller step."""
-    box: dict[str, Any] = {}
-
-    def submit() -> None:
-        box["future"] = table.controller.commands.submit(action, args)
-
-    thread = threading.Thread(target=submit)
-    thread.start()
-    thread.join()
-    table.controller.step()
-    future = box["future"]
-    assert future.done()
-    result: str = future.result()
-    return result
 
 
 def first_move(table: Table) -> None:

@@ -3,18 +3,16 @@ shows the move, a person makes it, and the referee checks it like any other."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
-from typing import Any
 
 import pytest
-from table_helpers import set_out, taken_moves
+from table_helpers import ask, set_out, taken_moves
 
 from bermuda_hw.controller.commands import ActionRefused
 from bermuda_hw.controller.history import History
 from bermuda_hw.controller.status import Mode, Suggestion
 from bermuda_hw.rules.computer import TABLE_SEAT, ComputerPlayer
-from bermuda_hw.rules.game import GameOptions
+from bermuda_hw.rules.game import Game, GameOptions
 from bermuda_hw.rules.moves import Move
 
 from .conftest import Table
@@ -23,26 +21,24 @@ BOTH = {"blue": "best", "yellow": "easy"}
 SEATS = tuple(BOTH.items())
 
 
-def ask(table: Table, action: str, args: dict[str, Any] | None = None) -> str:
-    """Submit from another thread (as the web server does), then let the controller step."""
-    box: dict[str, Any] = {}
-
-    def submit() -> None:
-        box["future"] = table.controller.commands.submit(action, args)
-
-    thread = threading.Thread(target=submit)
-    thread.start()
-    thread.join()
-    table.controller.step()
-    result: str = box["future"].result()
-    return result
-
-
 def chosen(table: Table) -> Suggestion:
     table.run_until(lambda: table.controller.status.suggestion is not None, limit=400)
     suggestion = table.controller.status.suggestion
     assert suggestion is not None
     return suggestion
+
+
+def seats_first_choice(make_table: Callable[..., Table]) -> tuple[Table, Suggestion, Game]:
+    """Both seats the table's, the virtual die, seed 3: the board set out and the first
+    seat's move chosen."""
+    table = make_table(
+        options=GameOptions(die="virtual", computer=SEATS), with_players=False, seed=3
+    )
+    set_out(table)
+    suggestion = chosen(table)
+    game = table.controller.game
+    assert game is not None
+    return table, suggestion, game
 
 
 def make_it(table: Table, move: Move) -> None:
@@ -62,14 +58,8 @@ def make_it(table: Table, move: Move) -> None:
 def test_with_the_virtual_die_the_table_rolls_for_its_seat_and_names_its_choice(
     make_table: Callable[..., Table],
 ) -> None:
-    table = make_table(
-        options=GameOptions(die="virtual", computer=SEATS), with_players=False, seed=3
-    )
+    table, suggestion, game = seats_first_choice(make_table)
     c = table.controller
-    set_out(table)
-    suggestion = chosen(table)
-    game = c.game
-    assert game is not None
     # no press: the table rolled its seat's die itself, with the game's own random source
     assert game.journal[-1] == {"roll": suggestion.die, "engine": True}
     assert game.die == suggestion.die == c.status.die
@@ -96,14 +86,8 @@ def test_with_the_virtual_die_the_table_rolls_for_its_seat_and_names_its_choice(
 def test_a_different_legal_move_is_taken_as_made_and_said(
     make_table: Callable[..., Table],
 ) -> None:
-    table = make_table(
-        options=GameOptions(die="virtual", computer=SEATS), with_players=False, seed=3
-    )
+    table, suggestion, game = seats_first_choice(make_table)
     c = table.controller
-    set_out(table)
-    suggestion = chosen(table)
-    game = c.game
-    assert game is not None
     other = next(
         m
         for m in game.legal_moves()

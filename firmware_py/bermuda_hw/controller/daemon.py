@@ -1405,18 +1405,24 @@ class Controller:
         self._answer = None
         self._set(Mode.ASK, f"{text} ({press_hint(options)})", Pattern.ASK)
 
+    def _counted_presses(self) -> int | None:
+        """The presses of spin since the last count, once the button has rested
+        `ANSWER_QUIET_S` (an answer's option, a die's pips); None while none are done."""
+        with self._press_lock:
+            count = self._presses
+            if count and self.clock.monotonic() - self._last_press_s >= ANSWER_QUIET_S:
+                self._presses = 0
+            else:
+                count = 0
+        self._pressed.clear()
+        return count or None
+
     def _answer_step(self) -> None:
         """In mode ASK: take an answer from the page, or from presses once the button rests.
         Unanswered, the question is said again every `REPEAT_S` while the game waits."""
         option = self._answer
         if option is None:
-            with self._press_lock:
-                count = self._presses
-                rested = self.clock.monotonic() - self._last_press_s >= ANSWER_QUIET_S
-                if count and rested:
-                    self._presses = 0
-                    option = count
-            self._pressed.clear()
+            option = self._counted_presses()
         question = self.status.question
         if option is None:
             if question is not None and self.clock.monotonic() - self._asked_s >= REPEAT_S:
@@ -2125,11 +2131,7 @@ class Controller:
             return True
         value, self._die_given = self._die_given, None
         if value is None:
-            with self._press_lock:
-                count = self._presses
-                if count and self.clock.monotonic() - self._last_press_s >= ANSWER_QUIET_S:
-                    self._presses, value = 0, count
-            self._pressed.clear()
+            value = self._counted_presses()
         if value is None:
             return True
         if not 1 <= value <= 6:

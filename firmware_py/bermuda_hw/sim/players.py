@@ -692,7 +692,8 @@ class SimulatedPlayers:
         status = self.controller.status
         color = game.active
         at = len(game.journal)
-        if color in dict(game.options.computer):
+        table_seat = color in dict(game.options.computer)
+        if table_seat:
             followed = self._table_seat(game, at)
             if followed is None:
                 return
@@ -708,7 +709,7 @@ class SimulatedPlayers:
             die = self._redo[1]  # moving again after an illegal move: the same roll
         else:
             die = self.rng.randint(1, MAX_DIE)
-        if color not in dict(game.options.computer):
+        if not table_seat:
             moves = game.legal_moves(die)
             move = moves[0] if len(moves) == 1 else self.rng.choice(moves)
             illegal = ""
