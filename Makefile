@@ -32,9 +32,10 @@ docs: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 # the fast tier, between two edits: lint, types, layers and every test that builds no whole
-# simulated table and opens no browser (the markers follow the fixtures: tests/conftest.py)
+# simulated table, draws no camera frame and opens no browser (the markers follow the
+# fixtures and the renderers a test uses: tests/conftest.py)
 check: lint typecheck layers docs
-	$(BIN)/python -m pytest -n 2 -m "not table and not browser" --durations=15
+	$(BIN)/python -m pytest -n 2 -m "not table and not browser and not frames" --durations=15
 
 # Debian packages for the browser tests and the voice: chromium, espeak-ng
 apt:

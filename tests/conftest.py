@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from types import CodeType, FunctionType, ModuleType
 
 import pytest
 from hypothesis import settings
@@ -17,21 +20,78 @@ settings.register_profile("bermuda", deadline=None)
 settings.load_profile("bermuda")
 
 # The tiers of the suite, marked from the fixtures a test uses (directly or through another
-# fixture): `make check` deselects them, `make test` runs everything.
+# fixture) and from the renderers its module draws with: `make check` deselects them,
+# `make test` runs everything.
 TIER_FIXTURES = {
     "make_table": "table",  # tests/controller/conftest.py: a whole simulated table
     "table_dir": "table",  # below: a whole simulated table that the test runs itself
     "whole_game": "table",  # tests/controller/test_controller_truth.py: whole games
     "browser": "browser",  # tests/web/test_web_browser.py: Debian's Chromium
+    "shoot": "frames",  # tests/vision/conftest.py: a rendered camera frame
 }
+#: The camera frames' renderers: the simulator's and the tests' independent one. A test that
+#: draws with either (itself, or through a helper of the tests that does) is `frames`: a frame
+#: takes 0.1-1 s to draw and read, a rules test 0.01 s.
+RENDERERS = ("bermuda_hw.sim.render", "independent_render")
+TESTS = Path(__file__).resolve().parent
+
+
+def _is_renderer(name: str) -> bool:
+    return any(name == r or name.startswith(r + ".") or name.endswith("." + r) for r in RENDERERS)
+
+
+def _in_tests(module_name: str) -> bool:
+    path = getattr(sys.modules.get(module_name), "__file__", None)
+    return path is not None and TESTS in Path(path).resolve().parents
+
+
+def _names(code: CodeType) -> Iterator[str]:
+    """The global names a function's code (and the code nested in it) refers to."""
+    yield from code.co_names
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            yield from _names(const)
+
+
+def _draws(value: object, seen: dict[int, bool]) -> bool:
+    """Whether a test function, or a helper of the tests that it calls, draws a frame."""
+    if value is None:
+        return False
+    if isinstance(value, ModuleType):
+        return _is_renderer(value.__name__)
+    key = id(value)
+    if key in seen:
+        return seen[key]
+    seen[key] = False  # a cycle of helpers draws nothing by itself
+    owner = getattr(value, "__module__", None) or ""
+    found = _is_renderer(owner)
+    if not found and isinstance(value, FunctionType) and (_in_tests(owner) or owner == "__main__"):
+        scope = value.__globals__
+        used = [scope[n] for n in set(_names(value.__code__)) if n in scope]
+        used += [cell.cell_contents for cell in value.__closure__ or ()]  # a wrapper's own
+        # the test inside a decorator: functools.wraps' and Hypothesis' @given
+        used += [getattr(value, "__wrapped__", None)]
+        used += [getattr(getattr(value, "hypothesis", None), "inner_test", None)]
+        found = any(_draws(v, seen) for v in used)
+    elif not found and isinstance(value, type) and _in_tests(owner):
+        found = any(_draws(v, seen) for v in vars(value).values() if isinstance(v, FunctionType))
+    seen[key] = found
+    return found
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    seen: dict[int, bool] = {}
     for item in items:
         uses = set(getattr(item, "fixturenames", ()))
         for fixture, marker in TIER_FIXTURES.items():
             if fixture in uses:
                 item.add_marker(marker)
+        # the test's own function and the fixtures it uses
+        info = getattr(item, "_fixtureinfo", None)
+        fixtures = info.name2fixturedefs.values() if info is not None else ()
+        functions = [getattr(item, "function", None)] + [d.func for ds in fixtures for d in ds]
+        if any(f is not None and _draws(f, seen) for f in functions):
+            item.add_marker("frames")
 
 
 @pytest.fixture(scope="session")

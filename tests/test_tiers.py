@@ -43,8 +43,10 @@ def test_the_markers_follow_the_fixtures() -> None:
     table_file = "tests/controller/test_controller_table.py"  # make_table
     truth = "tests/controller/test_controller_truth.py"  # whole_game, table_dir, neither
     browser_file = "tests/web/test_web_browser.py"  # browser, and serve (a table)
-    plain = "tests/controller/test_controller_identify.py"  # no table
-    marks = markers(table_file, truth, browser_file, plain)
+    plain = "tests/controller/test_belief.py"  # no table, no frame: synthetic evidence
+    helper = "tests/controller/test_controller_referee_tokens.py"  # frames via referee_helpers
+    shot = "tests/vision/test_vision_counts.py"  # frames via `shoot` and independent_render
+    marks = markers(table_file, truth, browser_file, plain, helper, shot)
 
     def of(file: str) -> list[set[str]]:
         found = [m for node, m in marks.items() if node.startswith(file + "::")]
@@ -53,14 +55,20 @@ def test_the_markers_follow_the_fixtures() -> None:
 
     assert all("table" in m for m in of(table_file))
     assert all({"table", "browser"} <= m for m in of(browser_file))
-    assert all(not {"table", "browser"} & m for m in of(plain))
+    assert all(not {"table", "browser", "frames"} & m for m in of(plain))
+    # the frames tier: a test that draws, itself, through a fixture or through a helper
+    drawn = [m for node, m in marks.items() if node.startswith((helper, shot))]
+    assert sum("frames" in m for m in drawn) == len(drawn) - 2
+    assert not {"table", "browser"} & set().union(*drawn)
+    assert "frames" in marks[f"{helper}::test_a_ship_left_as_it_stood_is_untouched"]  # helper
+    assert "frames" in marks[f"{helper}::test_a_second_token_beside_the_first_is_seen"]  # fixture
+    assert "frames" not in marks[f"{helper}::test_the_same_board_is_known_from_the_die"]
+    assert "frames" not in marks[f"{shot}::test_the_likeliest_count_follows_the_area"]
     assert "table" in marks[f"{truth}::test_the_table_invariant_holds_through_a_whole_game"]
     assert (
         "table"
         in marks[f"{truth}::test_a_short_game_commits_the_true_moves_and_keeps_the_table_invariant"]
     )
-    # a rendered frame, no table: the fast tier
-    assert (
-        not {"table", "browser"}
-        & marks[f"{truth}::test_a_fault_flips_or_drops_one_visible_ship_in_the_rendered_frame"]
-    )
+    # a rendered frame, no table: the frames tier
+    rendered = marks[f"{truth}::test_a_fault_flips_or_drops_one_visible_ship_in_the_rendered_frame"]
+    assert "frames" in rendered and not {"table", "browser"} & rendered

@@ -209,11 +209,11 @@ def test_a_line_the_running_service_holds_is_named_with_what_to_do(
 
 def test_calibrate_writes_a_relative_config_where_it_was_named(
     monkeypatch: pytest.MonkeyPatch,
-    tmp_path: Path,
+    table_dir: Path,
 ) -> None:
     from bermuda_hw.cli import calibrate
 
-    here, elsewhere = tmp_path / "here", tmp_path / "lg_wd"
+    here, elsewhere = table_dir / "here", table_dir / "lg_wd"
     here.mkdir()
     elsewhere.mkdir()
     # quarter microsteps: the same calibration with fewer steps to simulate
