@@ -389,7 +389,7 @@ class _PageClients:
         self.page = start_page(
             PageSource(),
             board,
-            WebConfig(True, "127.0.0.1:0"),
+            WebConfig(enabled=True, bind="127.0.0.1:0"),
             Path(self._state.name),
             simulate=True,
         )

@@ -195,7 +195,11 @@ def step_edges_with_clients() -> None:
 
     with tempfile.TemporaryDirectory() as state:
         page = start_page(
-            Controller(), board, WebConfig(True, "127.0.0.1:0"), Path(state), simulate=True
+            Controller(),
+            board,
+            WebConfig(enabled=True, bind="127.0.0.1:0"),
+            Path(state),
+            simulate=True,
         )
         stop = threading.Event()
         received = [0] * CLIENTS

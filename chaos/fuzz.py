@@ -31,7 +31,6 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bermuda_hw.camera_config import parse_camera_config
 from bermuda_hw.config import default_config_text, load_config
 from bermuda_hw.controller.journal import Journal
 from bermuda_hw.errors import BermudaError, ConfigError
@@ -303,7 +302,6 @@ def _fuzz_file(
 def _use_config(path: Path) -> None:
     """Read a config as `run` does before anything moves."""
     config = load_config(path)
-    parse_camera_config(config.camera, config.source)
     board = load_board()
     limits = SoftLimits.for_grid(GantryKinematics.from_config(config.gantry), board.grid)
     limits.check_rig(config.source, config.gantry.park_dot, board.grid)

@@ -188,7 +188,7 @@ def served_table(folder: Path) -> Iterator[tuple[str, int, str]]:
             page = start_page(
                 table.controller,
                 table.board,
-                WebConfig(True, "127.0.0.1:0"),
+                WebConfig(enabled=True, bind="127.0.0.1:0"),
                 table.state_dir,
                 simulate=True,
             )

@@ -6,7 +6,6 @@ microsteps, 640x480 frames, two stable frames.
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from pathlib import Path
 
@@ -104,4 +103,4 @@ def _nearest_place(board: Board, x_mm: float, y_mm: float) -> str | None:
 
 
 def with_camera(config: Config, **camera: object) -> Config:
-    return dataclasses.replace(config, camera={**dict(config.camera), **camera})
+    return config.model_copy(update={"camera": config.camera.model_copy(update=camera)})

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from types import MappingProxyType
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
-from bermuda_hw.camera_config import CameraFile
+from bermuda_hw.camera_config import CameraConfig
 from bermuda_hw.checked import (
     Flag,
     Integer,
@@ -76,198 +75,6 @@ class SwitchWiring:
         return not self.closed_level
 
 
-@dataclass(frozen=True)
-class AxisConfig:
-    """One gantry axis: pins, mechanics, travel, calibration and homing."""
-
-    name: str
-    step_pin: int
-    dir_pin: int
-    invert_dir: bool
-    belt_pitch_mm: float
-    pulley_teeth: int
-    full_steps_per_rev: int
-    microsteps: int
-    travel_mm: float
-    board_offset_mm: float
-    endstop_pin: int
-    endstop: SwitchWiring
-    home_speed_mm_s: float
-    home_slow_speed_mm_s: float
-    home_backoff_mm: float
-    home_margin_mm: float
-    measured_steps_per_mm: float = 0.0  # `steps_per_mm` as calibrated; 0: from the mechanics
-
-    @property
-    def nominal_steps_per_mm(self) -> float:
-        """Steps per millimetre from the belt, the pulley and the microstepping."""
-        return self.full_steps_per_rev * self.microsteps / (self.belt_pitch_mm * self.pulley_teeth)
-
-    @property
-    def steps_per_mm(self) -> float:
-        """Motor (micro)steps per millimetre of carriage travel (the calibrated value if set)."""
-        if self.measured_steps_per_mm > 0:
-            return self.measured_steps_per_mm
-        return self.nominal_steps_per_mm
-
-
-@dataclass(frozen=True)
-class GantryConfig:
-    """The two-axis gantry and its motion limits."""
-
-    enable_pin: int
-    enable_active_high: bool
-    min_pulse_us: float
-    max_step_rate_hz: float
-    max_speed_mm_s: float
-    accel_mm_s2: float
-    jerk_mm_s3: float
-    park_dot: tuple[int, int]
-    idle_disable: bool
-    x: AxisConfig
-    y: AxisConfig
-    skew_deg: float = 0.0  # the y axis leans east by this angle as it runs south
-
-    @property
-    def axes(self) -> tuple[AxisConfig, AxisConfig]:
-        return (self.x, self.y)
-
-
-@dataclass(frozen=True)
-class StepperRotationConfig:
-    """A geared four-coil stepper (28BYJ-48 through a ULN2003) on four PCA9685 channels."""
-
-    channels: tuple[int, int, int, int]
-    pwm_frequency_hz: float
-    half_steps_per_rev: float  # need not be whole: a 28BYJ-48 is about 4075.77
-    gear_ratio: float
-    step_rate_hz: float
-    invert: bool
-    zero_offset_steps: int
-
-    @property
-    def half_steps_per_cloud_rev(self) -> float:
-        return self.half_steps_per_rev * self.gear_ratio
-
-
-@dataclass(frozen=True)
-class ServoRotationConfig:
-    """A positional servo on one PCA9685 channel, with its calibrated pulse range."""
-
-    channel: int
-    pwm_frequency_hz: float
-    min_pulse_us: int
-    max_pulse_us: int
-    actuation_range_deg: float
-    cloud_deg_per_servo_deg: float
-    settle_s: float
-
-
-@dataclass(frozen=True)
-class RotationConfig:
-    """The actuator that turns the cloud."""
-
-    kind: Literal["stepper", "servo"]
-    i2c_address: int
-    stepper: StepperRotationConfig
-    servo: ServoRotationConfig
-
-    @property
-    def channels(self) -> tuple[int, ...]:
-        return self.stepper.channels if self.kind == "stepper" else (self.servo.channel,)
-
-
-@dataclass(frozen=True)
-class ControlsConfig:
-    """The table's controls: spin button, status LED, optional buzzer and e-stop."""
-
-    spin_button_pin: int
-    spin_button: SwitchWiring
-    status_led_pin: int
-    buzzer_pin: int | None
-    estop_pin: int | None
-    estop: SwitchWiring
-    # the motor supply's relay: closed while the gantry may move, open on every fault
-    supply_relay_pin: int | None = None
-    supply_relay_active_high: bool = True
-
-
-@dataclass(frozen=True)
-class SimConfig:
-    """The simulated table's physics and pace."""
-
-    real_time_factor: float
-    start_x_mm: float
-    start_y_mm: float
-    pull_out_speed_mm_s: float
-    motor_accel_mm_s2: float
-    rotor_pull_out_hz: float
-    # the simulated rig's true mechanics: another configuration file ("": this one)
-    rig: str = ""
-    # faults to rehearse, at the device interface
-    dead_endstop: str = ""  # "x" or "y": that endstop never closes
-    missing_pca9685: bool = False  # nothing answers at the PCA9685's address
-    covered_marker: int = -1  # the ArUco marker with this id is covered on the table
-
-
-@dataclass(frozen=True)
-class BackendConfig:
-    """Which backend runs, and how the real one reaches the GPIO and I2C devices."""
-
-    kind: Literal["real", "sim"]
-    pin_factory: PinFactoryName
-    gpio_chip: int | None  # /dev/gpiochipN; None: the Pi's own (0, or 4 on a Pi 5 kernel)
-    i2c_bus: int  # /dev/i2c-N of the PCA9685
-
-
-@dataclass(frozen=True)
-class WebConfig:
-    """The table's page: served or not, where ("" chooses by backend), who may read it."""
-
-    enabled: bool
-    bind: str  # "host:port"; "" is 0.0.0.0:8080 on the rig, 127.0.0.1:8080 simulated
-    public_view: bool = False  # the state, record and camera readable without the token
-    hosts: tuple[str, ...] = ()  # names the page is reached by, besides addresses and this host's
-    max_connections: int = 256  # in total (lowered at start to fit the file limit)
-    max_connections_per_client: int = 32  # from one address
-
-    def address(self, simulate: bool) -> tuple[str, int]:
-        """The host and port to listen on."""
-        text = self.bind or ("127.0.0.1:8080" if simulate else "0.0.0.0:8080")
-        host, _, port = text.rpartition(":")
-        return host.strip("[]"), int(port)
-
-
-@dataclass(frozen=True)
-class VoiceConfig:
-    """Spoken announcements through espeak-ng."""
-
-    enabled: bool
-    voice: str
-    words_per_minute: int
-
-
-@dataclass(frozen=True)
-class Config:
-    """The whole configuration; `source` is the file it came from (None: built-in)."""
-
-    source: str | None
-    backend: Literal["real", "sim"]
-    gantry: GantryConfig
-    rotation: RotationConfig
-    controls: ControlsConfig
-    sim: SimConfig
-    web: WebConfig = WebConfig(True, "")
-    voice: VoiceConfig = VoiceConfig(False, "en", 160)
-    camera: Mapping[str, object] = field(default_factory=lambda: MappingProxyType({}))
-    backend_settings: BackendConfig = field(
-        default_factory=lambda: BackendConfig("real", "lgpio", None, 1)
-    )
-
-
-# --- the file as written: declared types and bounds ------------------------------------------
-
-
 def _pin(pin: int) -> int:
     if pin not in _USABLE_BCM:
         raise ValueError(f"BCM pin {pin} is not a usable GPIO (2..27)")
@@ -293,14 +100,17 @@ Channel = Annotated[int, Field(strict=True, ge=0, le=15)]
 Dot = Annotated[int, Field(strict=True, ge=0, le=99)]
 
 
-class _BackendFile(Strict):
-    kind: Literal["real", "sim"]
-    pin_factory: PinFactoryName
-    gpio_chip: Annotated[int, Field(strict=True, ge=0, le=64)] | None = None
-    i2c_bus: Integer = Field(ge=0, le=255)
+# Each section below is defined once: the keys the file may hold, their types and bounds, and
+# what the rest of the program reads from them (properties). Every value is checked when the
+# file is read; the objects are frozen. `model_copy(update=...)` makes a changed copy (the
+# simulated table's pace, a test's rig) without checking again.
 
 
-class _AxisFile(Strict):
+class AxisConfig(Strict):
+    """One gantry axis (`[gantry.x]`, `[gantry.y]`): pins, mechanics, travel, calibration and
+    homing. `name` is its table's name, filled in by the gantry."""
+
+    name: Literal["x", "y"]
     step_pin: OutputPin
     dir_pin: OutputPin
     invert_dir: Flag
@@ -308,7 +118,8 @@ class _AxisFile(Strict):
     pulley_teeth: Integer = Field(ge=5, le=200)
     full_steps_per_rev: Integer = Field(ge=4, le=2000)
     microsteps: Integer = Field(ge=1, le=256)
-    steps_per_mm: Number = Field(ge=0.0, le=100_000.0)
+    # `steps_per_mm` as calibrated (`calibrate gantry` writes it); 0: from the mechanics
+    measured_steps_per_mm: Number = Field(alias="steps_per_mm", ge=0.0, le=100_000.0)
     travel_mm: Positive = Field(le=5000.0)
     board_offset_mm: Number = Field(ge=-5000.0, le=5000.0)
     endstop_pin: Pin
@@ -320,7 +131,7 @@ class _AxisFile(Strict):
     home_margin_mm: NonNegative
 
     @model_validator(mode="after")
-    def _consistent(self) -> _AxisFile:
+    def _consistent(self) -> AxisConfig:
         if self.microsteps & (self.microsteps - 1):
             raise KeyProblem("microsteps", f"must be a power of two, not {self.microsteps}")
         if self.home_slow_speed_mm_s > self.home_speed_mm_s:
@@ -329,29 +140,26 @@ class _AxisFile(Strict):
             raise KeyProblem("home_backoff_mm", "must be shorter than travel_mm")
         return self
 
-    def typed(self, name: str) -> AxisConfig:
-        return AxisConfig(
-            name=name,
-            step_pin=self.step_pin,
-            dir_pin=self.dir_pin,
-            invert_dir=self.invert_dir,
-            belt_pitch_mm=self.belt_pitch_mm,
-            pulley_teeth=self.pulley_teeth,
-            full_steps_per_rev=self.full_steps_per_rev,
-            microsteps=self.microsteps,
-            travel_mm=self.travel_mm,
-            board_offset_mm=self.board_offset_mm,
-            endstop_pin=self.endstop_pin,
-            endstop=SwitchWiring(self.endstop_contact, self.endstop_pull),
-            home_speed_mm_s=self.home_speed_mm_s,
-            home_slow_speed_mm_s=self.home_slow_speed_mm_s,
-            home_backoff_mm=self.home_backoff_mm,
-            home_margin_mm=self.home_margin_mm,
-            measured_steps_per_mm=self.steps_per_mm,
-        )
+    @property
+    def endstop(self) -> SwitchWiring:
+        return SwitchWiring(self.endstop_contact, self.endstop_pull)
+
+    @property
+    def nominal_steps_per_mm(self) -> float:
+        """Steps per millimetre from the belt, the pulley and the microstepping."""
+        return self.full_steps_per_rev * self.microsteps / (self.belt_pitch_mm * self.pulley_teeth)
+
+    @property
+    def steps_per_mm(self) -> float:
+        """Motor (micro)steps per millimetre of carriage travel (the calibrated value if set)."""
+        if self.measured_steps_per_mm > 0:
+            return self.measured_steps_per_mm
+        return self.nominal_steps_per_mm
 
 
-class _GantryFile(Strict):
+class GantryConfig(Strict):
+    """The two-axis gantry and its motion limits (`[gantry]`)."""
+
     enable_pin: Pin
     enable_active_high: Flag
     min_pulse_us: Positive = Field(le=1000.0)
@@ -361,51 +169,56 @@ class _GantryFile(Strict):
     jerk_mm_s3: NonNegative
     park_dot: tuple[Dot, Dot]
     idle_disable: Flag
-    skew_deg: Number = Field(ge=-10.0, le=10.0)
-    x: _AxisFile
-    y: _AxisFile
+    skew_deg: Number = Field(ge=-10.0, le=10.0)  # the y axis leans east as it runs south
+    x: AxisConfig
+    y: AxisConfig
+
+    @model_validator(mode="before")
+    @classmethod
+    def _axis_names(cls, data: Any) -> Any:
+        """Each axis is named by its table; a `name` key written in one is unknown."""
+        if isinstance(data, Mapping):
+            data = dict(data)
+            for name in ("x", "y"):
+                table = data.get(name)
+                if isinstance(table, Mapping):
+                    if "name" in table:
+                        raise KeyProblem(f"{name}.name", "unknown key")
+                    data[name] = {**table, "name": name}
+        return data
 
     @model_validator(mode="after")
-    def _reachable(self) -> _GantryFile:
+    def _reachable(self) -> GantryConfig:
         period_us = 1e6 / self.max_step_rate_hz
         if 2 * self.min_pulse_us > period_us:
             raise KeyProblem(
                 "max_step_rate_hz",
                 f"a step period of {period_us:.1f} us cannot hold a {self.min_pulse_us:g} us pulse",
             )
-        for name, axis in (("x", self.x.typed("x")), ("y", self.y.typed("y"))):
+        for axis in self.axes:
             needed_hz = self.max_speed_mm_s * axis.steps_per_mm
             if needed_hz > self.max_step_rate_hz:
                 raise KeyProblem(
                     "max_speed_mm_s",
-                    f"{self.max_speed_mm_s:g} mm/s needs {needed_hz:.0f} steps/s on axis {name}, "
-                    f"above max_step_rate_hz = {self.max_step_rate_hz:g}",
+                    f"{self.max_speed_mm_s:g} mm/s needs {needed_hz:.0f} steps/s on axis "
+                    f"{axis.name}, above max_step_rate_hz = {self.max_step_rate_hz:g}",
                 )
             for key in ("home_speed_mm_s", "home_slow_speed_mm_s"):
                 if getattr(axis, key) > self.max_speed_mm_s:
-                    raise KeyProblem(f"{name}.{key}", "must not exceed gantry.max_speed_mm_s")
+                    raise KeyProblem(f"{axis.name}.{key}", "must not exceed gantry.max_speed_mm_s")
         return self
 
-    def typed(self) -> GantryConfig:
-        return GantryConfig(
-            enable_pin=self.enable_pin,
-            enable_active_high=self.enable_active_high,
-            min_pulse_us=self.min_pulse_us,
-            max_step_rate_hz=self.max_step_rate_hz,
-            max_speed_mm_s=self.max_speed_mm_s,
-            accel_mm_s2=self.accel_mm_s2,
-            jerk_mm_s3=self.jerk_mm_s3,
-            park_dot=self.park_dot,
-            idle_disable=self.idle_disable,
-            x=self.x.typed("x"),
-            y=self.y.typed("y"),
-            skew_deg=self.skew_deg,
-        )
+    @property
+    def axes(self) -> tuple[AxisConfig, AxisConfig]:
+        return (self.x, self.y)
 
 
-class _StepperFile(Strict):
+class StepperRotationConfig(Strict):
+    """A geared four-coil stepper (28BYJ-48 through a ULN2003) on four PCA9685 channels."""
+
     channels: tuple[Channel, Channel, Channel, Channel]
     pwm_frequency_hz: Number = Field(ge=1500.0, le=1526.0 * 1.1)
+    # need not be whole: a 28BYJ-48 is about 4075.77
     half_steps_per_rev: Number = Field(ge=8.0, le=1_000_000.0)
     gear_ratio: Positive = Field(le=100.0)
     step_rate_hz: Positive = Field(le=2000.0)
@@ -419,8 +232,14 @@ class _StepperFile(Strict):
             raise ValueError("must be four different channels")
         return channels
 
+    @property
+    def half_steps_per_cloud_rev(self) -> float:
+        return self.half_steps_per_rev * self.gear_ratio
 
-class _ServoFile(Strict):
+
+class ServoRotationConfig(Strict):
+    """A positional servo on one PCA9685 channel, with its calibrated pulse range."""
+
     channel: Channel
     pwm_frequency_hz: Number = Field(ge=24.0, le=1526.0)
     min_pulse_us: Integer = Field(ge=100, le=5000)
@@ -430,7 +249,7 @@ class _ServoFile(Strict):
     settle_s: Number = Field(ge=0.0, le=10.0)
 
     @model_validator(mode="after")
-    def _pulses(self) -> _ServoFile:
+    def _pulses(self) -> ServoRotationConfig:
         if self.max_pulse_us <= self.min_pulse_us:
             raise KeyProblem("max_pulse_us", "must be greater than min_pulse_us")
         if self.max_pulse_us * self.pwm_frequency_hz > 1e6:
@@ -438,14 +257,16 @@ class _ServoFile(Strict):
         return self
 
 
-class _RotationFile(Strict):
+class RotationConfig(Strict):
+    """The actuator that turns the cloud (`[rotation]`)."""
+
     kind: Literal["stepper", "servo"]
     i2c_address: Integer = Field(ge=0x08, le=0x77)
-    stepper: _StepperFile
-    servo: _ServoFile
+    stepper: StepperRotationConfig
+    servo: ServoRotationConfig
 
     @model_validator(mode="after")
-    def _letter_h(self) -> _RotationFile:
+    def _letter_h(self) -> RotationConfig:
         servo = self.servo
         # the classic cloud's last letter, H, is the furthest turn from A
         needed = max(CLASSIC_LETTER_HEADINGS_DEG) / servo.cloud_deg_per_servo_deg
@@ -455,16 +276,15 @@ class _RotationFile(Strict):
             )
         return self
 
-    def typed(self) -> RotationConfig:
-        return RotationConfig(
-            kind=self.kind,
-            i2c_address=self.i2c_address,
-            stepper=StepperRotationConfig(**self.stepper.model_dump()),
-            servo=ServoRotationConfig(**self.servo.model_dump()),
-        )
+    @property
+    def channels(self) -> tuple[int, ...]:
+        return self.stepper.channels if self.kind == "stepper" else (self.servo.channel,)
 
 
-class _ControlsFile(Strict):
+class ControlsConfig(Strict):
+    """The table's controls (`[controls]`): spin button, status LED, optional buzzer, e-stop
+    and the motor supply's relay (closed while the gantry may move, open on every fault)."""
+
     spin_button_pin: Pin
     spin_button_contact: Contact
     spin_button_pull: Pull
@@ -476,43 +296,61 @@ class _ControlsFile(Strict):
     supply_relay_pin: Pin | None = None
     supply_relay_active_high: Flag = True
 
-    def typed(self) -> ControlsConfig:
-        return ControlsConfig(
-            spin_button_pin=self.spin_button_pin,
-            spin_button=SwitchWiring(self.spin_button_contact, self.spin_button_pull),
-            status_led_pin=self.status_led_pin,
-            buzzer_pin=self.buzzer_pin,
-            estop_pin=self.estop_pin,
-            estop=SwitchWiring(self.estop_contact, self.estop_pull),
-            supply_relay_pin=self.supply_relay_pin,
-            supply_relay_active_high=self.supply_relay_active_high,
-        )
+    @property
+    def spin_button(self) -> SwitchWiring:
+        return SwitchWiring(self.spin_button_contact, self.spin_button_pull)
+
+    @property
+    def estop(self) -> SwitchWiring:
+        return SwitchWiring(self.estop_contact, self.estop_pull)
 
 
-class _SimFile(Strict):
+class SimConfig(Strict):
+    """The simulated table's physics and pace (`[sim]`)."""
+
     real_time_factor: Number = Field(ge=0.0, le=1000.0)
     start_x_mm: Number = Field(ge=-1000.0, le=5000.0)
     start_y_mm: Number = Field(ge=-1000.0, le=5000.0)
     pull_out_speed_mm_s: Positive
     motor_accel_mm_s2: Positive
     rotor_pull_out_hz: Positive
+    # the simulated rig's true mechanics: another configuration file ("": this one)
     rig: Text
+    # faults to rehearse, at the device interface: an endstop ("x" or "y") that never closes,
+    # nothing answering at the PCA9685's address, the ArUco marker with this id covered
     dead_endstop: Literal["", "x", "y"]
     missing_pca9685: Flag
     covered_marker: Integer = Field(ge=-1, le=1000)
 
 
-class _WebFile(Strict):
+class BackendConfig(Strict):
+    """Which backend runs, and how the real one reaches the GPIO and I2C devices
+    (`[backend]`)."""
+
+    kind: Literal["real", "sim"]
+    pin_factory: PinFactoryName
+    # /dev/gpiochipN; None: the Pi's own (0, or 4 on a Pi 5 kernel)
+    gpio_chip: Annotated[int, Field(strict=True, ge=0, le=64)] | None = None
+    i2c_bus: Integer = Field(ge=0, le=255)  # /dev/i2c-N of the PCA9685
+
+
+class WebConfig(Strict):
+    """The table's page (`[web]`): served or not, where ("" chooses by backend), who may
+    read it."""
+
     enabled: Flag
+    # "host:port"; "" is 0.0.0.0:8080 on the rig, 127.0.0.1:8080 simulated
     bind: Text
-    public_view: Flag
-    hosts: list[Text]
-    max_connections: Integer = Field(ge=8, le=65536)
-    max_connections_per_client: Integer = Field(ge=2, le=65536)
+    public_view: Flag = False  # the state, record and camera readable without the token
+    # names the page is reached by, besides addresses and this host's own
+    hosts: tuple[Text, ...] = ()
+    # in total (lowered at start to fit the file limit), and from one address
+    max_connections: Integer = Field(default=256, ge=8, le=65536)
+    max_connections_per_client: Integer = Field(default=32, ge=2, le=65536)
 
     @field_validator("hosts")
     @classmethod
-    def _host_names(cls, hosts: list[str]) -> list[str]:
+    def _host_names(cls, hosts: tuple[str, ...]) -> tuple[str, ...]:
         for name in hosts:
             labels = name.rstrip(".").split(".")
             if (
@@ -527,10 +365,10 @@ class _WebFile(Strict):
                 )
             ):
                 raise ValueError(f'must be host names such as "bermuda.lan", not {name!r}')
-        return [name.rstrip(".").lower() for name in hosts]
+        return tuple(name.rstrip(".").lower() for name in hosts)
 
     @model_validator(mode="after")
-    def _caps(self) -> _WebFile:
+    def _caps(self) -> WebConfig:
         if self.max_connections_per_client > self.max_connections:
             raise KeyProblem("max_connections_per_client", "must not exceed max_connections")
         return self
@@ -544,8 +382,16 @@ class _WebFile(Strict):
                 raise ValueError(f"must be host:port (port 0-65535), not {bind!r}")
         return bind
 
+    def address(self, simulate: bool) -> tuple[str, int]:
+        """The host and port to listen on."""
+        text = self.bind or ("127.0.0.1:8080" if simulate else "0.0.0.0:8080")
+        host, _, port = text.rpartition(":")
+        return host.strip("[]"), int(port)
 
-class _VoiceFile(Strict):
+
+class VoiceConfig(Strict):
+    """Spoken announcements through espeak-ng (`[voice]`)."""
+
     enabled: Flag
     voice: Text
     words_per_minute: Integer = Field(ge=80, le=450)
@@ -558,17 +404,19 @@ class _VoiceFile(Strict):
         return voice
 
 
-class _ConfigFile(Strict):
-    """The whole file, once the built-in defaults have filled what it leaves out."""
+class Config(Strict):
+    """The whole file, once the built-in defaults have filled what it leaves out; `source`
+    is the file it came from (None: built-in), set by `parse_config`."""
 
-    backend: _BackendFile
-    gantry: _GantryFile
-    rotation: _RotationFile
-    controls: _ControlsFile
-    sim: _SimFile
-    web: _WebFile
-    voice: _VoiceFile
-    camera: CameraFile = Field(default_factory=CameraFile)
+    source: str | None = None
+    backend: BackendConfig
+    gantry: GantryConfig
+    rotation: RotationConfig
+    controls: ControlsConfig
+    sim: SimConfig
+    web: WebConfig
+    voice: VoiceConfig
+    camera: CameraConfig = Field(default_factory=CameraConfig)
 
 
 # --- reading -----------------------------------------------------------------------------
@@ -621,8 +469,10 @@ def parse_config(
     `written` holds the dotted keys the file itself sets: a clash of pins is
     reported at the key the owner wrote.
     """
+    if "source" in data:  # where the configuration came from is not a key of it
+        raise ConfigError(file, "source", "unknown key")
     try:
-        checked = check(_ConfigFile, data, file, ConfigError)
+        config = check(Config, data, file, ConfigError)
     except ConfigError as exc:
         if exc.problem == "unknown key" and exc.key and exc.key.endswith("_active_low"):
             stem = exc.key.rpartition(".")[2].removesuffix("_active_low")
@@ -634,19 +484,7 @@ def parse_config(
                 f'internal pull-up is {stem}_pull = "up"',
             ) from None
         raise
-    camera_raw = data.get("camera", {})
-    config = Config(
-        source=str(file) if file is not None else None,
-        backend=checked.backend.kind,
-        gantry=checked.gantry.typed(),
-        rotation=checked.rotation.typed(),
-        controls=checked.controls.typed(),
-        sim=SimConfig(**checked.sim.model_dump()),
-        web=WebConfig(**{**checked.web.model_dump(), "hosts": tuple(checked.web.hosts)}),
-        voice=VoiceConfig(**checked.voice.model_dump()),
-        camera=MappingProxyType(dict(camera_raw)),
-        backend_settings=BackendConfig(**checked.backend.model_dump()),
-    )
+    config = config.model_copy(update={"source": str(file) if file is not None else None})
     _check_pins(config, file, written or set())
     return config
 

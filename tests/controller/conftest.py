@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -106,4 +105,4 @@ def make_table(
 
 
 def shared_config(config: Config, **camera: Any) -> Config:
-    return dataclasses.replace(config, camera={**dict(config.camera), **camera})
+    return config.model_copy(update={"camera": config.camera.model_copy(update=camera)})

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -64,10 +63,8 @@ def test_homing_waits_for_a_clear_board_when_the_cloud_cannot_be_seen(
     make_table: MakeTable,
 ) -> None:
     first, game, ships = _set_up_game(make_table)
-    covered = dataclasses.replace(
-        first.config,
-        sim=dataclasses.replace(first.config.sim, covered_marker=first.board.markers.cloud_id),
-    )
+    sim = first.config.sim.model_copy(update={"covered_marker": first.board.markers.cloud_id})
+    covered = first.config.model_copy(update={"sim": sim})
     second = make_table(
         seed=3, world=first.world, state_dir=first.state_dir, with_players=False, config=covered
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -33,8 +32,8 @@ def config() -> Config:
 
 def _tweak(config: Config, section: str, **changes: Any) -> Config:
     """A copy of the configuration with some fields of one section changed."""
-    part = dataclasses.replace(getattr(config, section), **changes)
-    return dataclasses.replace(config, **{section: part})
+    part = getattr(config, section).model_copy(update=changes)
+    return config.model_copy(update={section: part})
 
 
 @pytest.fixture

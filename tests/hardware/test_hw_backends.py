@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import os
 import subprocess
@@ -43,7 +42,10 @@ def test_create_backend_chooses_once(config: Config) -> None:
 
 
 def test_configured_sim_backend(config: Config) -> None:
-    backend = create_backend(dataclasses.replace(config, backend="sim"), simulate=False)
+    backend = create_backend(
+        config.model_copy(update={"backend": config.backend.model_copy(update={"kind": "sim"})}),
+        simulate=False,
+    )
     assert backend.name == "sim"
     backend.close()
 
@@ -147,8 +149,8 @@ def test_a_pin_factory_that_cannot_start_is_fatal_and_names_itself(
     # no silent fallback: RPi.GPIO is used only when configured, and fails by its own name
     monkeypatch.setitem(sys.modules, "RPi", None)
     monkeypatch.setitem(sys.modules, "RPi.GPIO", None)
-    rpi = dataclasses.replace(
-        config, backend_settings=dataclasses.replace(config.backend_settings, pin_factory="rpigpio")
+    rpi = config.model_copy(
+        update={"backend": config.backend.model_copy(update={"pin_factory": "rpigpio"})}
     )
     backend = RealBackend(rpi)
     with pytest.raises(HardwareError, match=r"GPIO pin factory 'rpigpio'.*ModuleNotFoundError"):
@@ -185,9 +187,7 @@ def test_the_i2c_probe_names_bus_and_address(
     with pytest.raises(BusError, match="nothing answers at address 0x40 on /dev/i2c-1"):
         backend.i2c()
     backend.close()
-    other = dataclasses.replace(
-        config, backend_settings=dataclasses.replace(config.backend_settings, i2c_bus=3)
-    )
+    other = config.model_copy(update={"backend": config.backend.model_copy(update={"i2c_bus": 3})})
     backend = RealBackend(other)
     with pytest.raises(HardwareError, match=r"no /dev/i2c-3: enable I2C"):
         backend.i2c()

@@ -36,7 +36,9 @@ def test_a_file_overrides_only_what_it_names(tmp_path: Path) -> None:
 
 def test_the_camera_table_goes_through_the_same_checks(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, '[camera]\nsource = "usb:0"\nwidth_px = 640\n'))
-    assert dict(config.camera) == {"source": "usb:0", "width_px": 640}
+    camera = config.camera
+    assert (camera.source, camera.width_px, camera.height_px) == ("usb:0", 640, 960)
+    assert camera.model_fields_set == {"source", "width_px"}  # the keys the file wrote
     for text, key, problem in (
         ('[camera]\nkind = "usb"\n', "camera.kind", "unknown key"),
         ("[camera]\nwidth_px = 10\n", "camera.width_px", "at least 64"),
@@ -161,10 +163,10 @@ def test_step_and_dir_refuse_pins_pulled_high_at_boot(tmp_path: Path, key: str) 
 
 
 def test_backend_keys(tmp_path: Path) -> None:
-    settings = load_config().backend_settings
+    settings = load_config().backend
     assert (settings.pin_factory, settings.gpio_chip, settings.i2c_bus) == ("lgpio", None, 1)
     path = write(tmp_path, '[backend]\npin_factory = "rpigpio"\ngpio_chip = 4\ni2c_bus = 3\n')
-    settings = load_config(path).backend_settings
+    settings = load_config(path).backend
     assert (settings.pin_factory, settings.gpio_chip, settings.i2c_bus) == ("rpigpio", 4, 3)
     with pytest.raises(ConfigError, match=r"backend\.pin_factory: must be one of lgpio, rpigpio"):
         load_config(write(tmp_path, '[backend]\npin_factory = "native"\n'))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 from gpiozero.pins.mock import MockFactory
 
@@ -34,7 +32,7 @@ def test_stepper_axis_direction_sense(mock_factory: MockFactory, config: Config)
     assert mock_factory.pin(config.gantry.x.dir_pin).state is False
     axis.close()
     inverted = StepperAxis(
-        dataclasses.replace(config.gantry.x, invert_dir=True), pin_factory=mock_factory
+        config.gantry.x.model_copy(update={"invert_dir": True}), pin_factory=mock_factory
     )
     inverted.set_direction(+1)
     assert mock_factory.pin(config.gantry.x.dir_pin).state is False
@@ -93,7 +91,7 @@ def test_every_wiring_reads_pressed_at_the_pin_level(
 
 
 def test_table_controls_and_the_estop_callback(mock_factory: MockFactory, config: Config) -> None:
-    controls_config = dataclasses.replace(config.controls, estop_pin=4, buzzer_pin=12)
+    controls_config = config.controls.model_copy(update={"estop_pin": 4, "buzzer_pin": 12})
     calls: list[str] = []
     with TableControls(controls_config, pin_factory=mock_factory) as controls:
         # the built-in e-stop is normally closed to ground: unwired, it reads pressed

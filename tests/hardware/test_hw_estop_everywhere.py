@@ -132,8 +132,8 @@ def test_a_rig_without_an_estop_input_is_refused_before_anything_moves(
     make_backend: Callable[..., SimBackend],
 ) -> None:
     config = load_config()
-    config = dataclasses.replace(
-        config, controls=dataclasses.replace(config.controls, estop_pin=None)
+    config = config.model_copy(
+        update={"controls": config.controls.model_copy(update={"estop_pin": None})}
     )
     backend = make_backend(config)
     with pytest.raises(ConfigError, match=r"controls\.estop_pin") as caught:
@@ -154,8 +154,8 @@ def test_the_commands_that_move_refuse_a_rig_without_an_estop_input(
 
     module = importlib.import_module(f"bermuda_hw.cli.{command}")
     config = load_config()
-    without = dataclasses.replace(
-        config, controls=dataclasses.replace(config.controls, estop_pin=None)
+    without = config.model_copy(
+        update={"controls": config.controls.model_copy(update={"estop_pin": None})}
     )
     monkeypatch.setattr(module, "load_config", lambda path: without)
     monkeypatch.setattr(module, "DEFAULT_CONFIG_PATH", tmp_path / "none.toml")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 import os
@@ -233,7 +232,7 @@ def test_the_uln2003_channels_in_phase_order_do_not_turn_the_cloud(
 ) -> None:
     """IN1..IN4 on channels 0..3: AIN1, AIN2, BIN1, BIN2 must be 0, 2, 1, 3 (the default)."""
     assert fast_config.rotation.stepper.channels == (0, 2, 1, 3)
-    stepper = dataclasses.replace(fast_config.rotation.stepper, channels=(0, 1, 2, 3))
+    stepper = fast_config.rotation.stepper.model_copy(update={"channels": (0, 1, 2, 3)})
     mover, backend = make_mover(tweak(fast_config, "rotation", stepper=stepper))
     at_centre(mover, board)
     mover.turn_to(2)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 
 import pytest
@@ -18,9 +17,9 @@ TRUE_28BYJ48 = 4075.7728395  # 64 half steps per motor turn x its 63.68395:1 gea
 
 
 def _with_rotation(config: Config, **changes: float) -> Config:
-    stepper = dataclasses.replace(config.rotation.stepper, **changes)
-    rotation = dataclasses.replace(config.rotation, stepper=stepper)
-    return dataclasses.replace(config, rotation=rotation)
+    stepper = config.rotation.stepper.model_copy(update=changes)
+    rotation = config.rotation.model_copy(update={"stepper": stepper})
+    return config.model_copy(update={"rotation": rotation})
 
 
 def test_the_config_accepts_the_true_ratio(tmp_path: object) -> None:

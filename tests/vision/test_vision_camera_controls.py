@@ -143,16 +143,13 @@ def test_settle_and_lock_holds_what_auto_exposure_found(fake_picamera2: list[Any
 
 def test_the_real_backend_hands_the_camera_keys_to_picamera2(fake_picamera2: list[Any]) -> None:
     """`[camera]` controls reach picamera2 on the rig, not only in a test of the source."""
-    import dataclasses
 
     from bermuda_hw.backends.real import RealBackend
     from bermuda_hw.config import load_config
     from bermuda_hw.rules.boardfile import load_board
 
-    config = dataclasses.replace(
-        load_config(),
-        camera={"source": "picamera2", "width_px": 64, "height_px": 64, "exposure_time_us": 8000},
-    )
+    camera_keys = {"source": "picamera2", "width_px": 64, "height_px": 64, "exposure_time_us": 8000}
+    config = load_config().model_copy(update={"camera": parse_camera_config(camera_keys)})
     camera = RealBackend(config).open_camera(load_board())
     assert isinstance(camera, Picamera2Source)
     with camera as cam:

@@ -133,7 +133,7 @@ def serve(make_table: Callable[..., Table]) -> Iterator[Callable[..., Served]]: 
         page = start_page(
             table.controller,
             table.board,
-            web or WebConfig(True, "127.0.0.1:0"),
+            web or WebConfig(enabled=True, bind="127.0.0.1:0"),
             table.state_dir,
             simulate=True,
         )

@@ -95,7 +95,9 @@ def test_the_table_is_shown_only_to_paired_devices(serve: Callable[..., Served])
 def test_a_public_view_shows_the_table_but_actions_still_need_the_token(
     serve: Callable[..., Served],
 ) -> None:
-    served = serve(web=WebConfig(True, "127.0.0.1:0", public_view=True), with_players=False)
+    served = serve(
+        web=WebConfig(enabled=True, bind="127.0.0.1:0", public_view=True), with_players=False
+    )
     ready(served)
     for path in TABLE_READS:
         assert served.get(path, token=None).status == 200, path
@@ -134,7 +136,9 @@ def test_actions_from_another_page_are_refused(
 
 
 def test_reads_by_a_strangers_name_are_refused(serve: Callable[..., Served]) -> None:
-    served = serve(web=WebConfig(True, "127.0.0.1:0", hosts=("bermuda.lan",)), with_players=False)
+    served = serve(
+        web=WebConfig(enabled=True, bind="127.0.0.1:0", hosts=("bermuda.lan",)), with_players=False
+    )
     ready(served)
     port = served.page.server.port
     for host in (

@@ -146,7 +146,9 @@ def test_a_question_on_a_phone_and_a_desktop(
 def test_a_read_only_visitor_sees_no_control_that_writes(
     browser: Browser, serve: Callable[..., Served]
 ) -> None:
-    served = serve(web=WebConfig(True, "127.0.0.1:0", public_view=True), with_players=False)
+    served = serve(
+        web=WebConfig(enabled=True, bind="127.0.0.1:0", public_view=True), with_players=False
+    )
     controller = served.table.controller
     served.run_until(lambda: served.table.mode() is Mode.SETUP)
     for name, viewport in VIEWPORTS.items():

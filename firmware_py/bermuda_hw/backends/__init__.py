@@ -108,7 +108,7 @@ def create_backend(config: Config, simulate: bool, *, board: Board | None = None
 
     `board`: the simulated table's board (its world needs it before the camera opens).
     """
-    if simulate or config.backend == "sim":
+    if simulate or config.backend.kind == "sim":
         from bermuda_hw.backends.sim import SimBackend
 
         return SimBackend(config, board=board)

@@ -104,13 +104,13 @@ class RealBackend(Backend):
     @property
     def pin_factory(self) -> Any:
         if self._factory is None:
-            self._factory = build_pin_factory(self.config.backend_settings)
+            self._factory = build_pin_factory(self.config.backend)
         return self._factory
 
     def i2c(self) -> I2CBus:
         """/dev/i2c-N (backend.i2c_bus), probed at the PCA9685's address when first opened."""
         if self._i2c is None:
-            bus = SMBusI2C(self.config.backend_settings.i2c_bus)
+            bus = SMBusI2C(self.config.backend.i2c_bus)
             try:
                 bus.probe(self.config.rotation.i2c_address)
             except BermudaError:
@@ -125,10 +125,9 @@ class RealBackend(Backend):
         from pathlib import Path
 
         from bermuda_hw.backends import camera as sources
-        from bermuda_hw.camera_config import parse_camera_config
 
         if camera is None:
-            camera = parse_camera_config(self.config.camera, self.config.source)
+            camera = self.config.camera
         spec = camera.source
         if spec == "picamera2":
             return sources.Picamera2Source(

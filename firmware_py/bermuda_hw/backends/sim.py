@@ -83,14 +83,13 @@ class SimBackend(Backend):
 
         The world learns the board (for the cloud's magnets) if it was made without one.
         """
-        from bermuda_hw.camera_config import parse_camera_config
         from bermuda_hw.sim.camera import SimulatedCamera
         from bermuda_hw.sim.render import CameraModel
         from bermuda_hw.sim.scene import WorldScene
         from bermuda_hw.sim.sensor import SimulatedSensor
 
         if camera is None:
-            camera = parse_camera_config(self.config.camera, self.config.source)
+            camera = self.config.camera
         world = self.rig.world
         if world.board is None:
             world.board = board

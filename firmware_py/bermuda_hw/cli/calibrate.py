@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from bermuda_hw.backends import create_backend
-from bermuda_hw.camera_config import parse_camera_config
 from bermuda_hw.cli.selftest import add_rig_arguments, config_path, make_owner
 from bermuda_hw.config import load_config
 from bermuda_hw.errors import ConfigError
@@ -69,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
                 with camera:
                     mover.pause_during_moves(camera)
                     if args.what == "gantry":
-                        height = parse_camera_config(config.camera, config.source).height_mm
+                        height = config.camera.height_mm
                         if height <= 0:
                             print(
                                 "[camera] height_mm is not set: the marker's apparent size "

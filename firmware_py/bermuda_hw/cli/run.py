@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import logging
 import os
 import signal
@@ -16,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from bermuda_hw.backends import create_backend
-from bermuda_hw.camera_config import CameraConfig, parse_camera_config
+from bermuda_hw.camera_config import CameraConfig
 from bermuda_hw.cli.options import (
     EXIT_INTERRUPTED,
     computer_seats,
@@ -244,9 +243,11 @@ def _config(args: argparse.Namespace, simulate: bool) -> Config:
     config = load_config(path)
     if simulate:
         factor = 0.0 if args.speed == 0 else 1.0 / args.speed
-        camera = {**SIM_CAMERA, **dict(config.camera)}
-        config = dataclasses.replace(
-            config, sim=dataclasses.replace(config.sim, real_time_factor=factor), camera=camera
+        config = config.model_copy(
+            update={
+                "sim": config.sim.model_copy(update={"real_time_factor": factor}),
+                "camera": config.camera.unless_written(SIM_CAMERA),
+            }
         )
     return config
 
@@ -264,7 +265,7 @@ def _start_page(
 
     web = config.web
     if bind is not None:
-        web = dataclasses.replace(web, bind=_bind(bind))
+        web = web.model_copy(update={"bind": _bind(bind)})
     page = start_page(controller, board, web, state_dir, simulate=simulate)
     shown = "read-only" if web.public_view else "shows nothing before pairing"
     controller.say(
@@ -289,7 +290,7 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace, early_stop: threading.Event) -> int:
     simulate = bool(getattr(args, "simulate", False))
     config = _config(args, simulate)
-    camera_config = parse_camera_config(config.camera, config.source)
+    camera_config = config.camera
     board = load_board(args.board)
     options = new_game_options(args.players or 4, board, die=args.die, computer=args.computer)
     state_dir = args.state_dir

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -89,14 +88,15 @@ REFERENCE_BUZZER_PIN = 12
 def reference_rig(config: Config) -> Config:
     """The built-in configuration with the reference rig's e-stop and buzzer wired."""
     controls = config.controls
-    return dataclasses.replace(
-        config,
-        controls=dataclasses.replace(
-            controls,
-            estop_pin=REFERENCE_ESTOP_PIN if controls.estop_pin is None else controls.estop_pin,
-            buzzer_pin=REFERENCE_BUZZER_PIN if controls.buzzer_pin is None else controls.buzzer_pin,
-        ),
+    wired = controls.model_copy(
+        update={
+            "estop_pin": REFERENCE_ESTOP_PIN if controls.estop_pin is None else controls.estop_pin,
+            "buzzer_pin": (
+                REFERENCE_BUZZER_PIN if controls.buzzer_pin is None else controls.buzzer_pin
+            ),
+        }
     )
+    return config.model_copy(update={"controls": wired})
 
 
 def make_owner(backend: Backend, config: Config, simulate: bool) -> Owner:
@@ -163,7 +163,7 @@ def run_timing(args: argparse.Namespace, config: Config, simulate: bool) -> int:
     """`selftest --timing`: the STEP edges read back on a second GPIO, against the plan."""
     from bermuda_hw.rigcheck.timing import measure_step_timing
 
-    if simulate or config.backend == "sim":
+    if simulate or config.backend.kind == "sim":
         print(
             CheckLine(
                 "step edge timing",

@@ -15,7 +15,6 @@ pauses. Missed steps are counted; the carriage does not move for them.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 import threading
 from collections.abc import Callable
@@ -307,12 +306,13 @@ class SimRig:
         sim = config.sim
         self.axes: dict[str, AxisModel] = {}
         for wired, axis in zip(config.gantry.axes, self.truth.gantry.axes, strict=True):
-            axis = dataclasses.replace(
-                axis,
-                step_pin=wired.step_pin,
-                dir_pin=wired.dir_pin,
-                endstop_pin=wired.endstop_pin,
-                invert_dir=wired.invert_dir,
+            axis = axis.model_copy(
+                update={
+                    "step_pin": wired.step_pin,
+                    "dir_pin": wired.dir_pin,
+                    "endstop_pin": wired.endstop_pin,
+                    "invert_dir": wired.invert_dir,
+                }
             )
             spm = axis.steps_per_mm
             model = AxisModel(

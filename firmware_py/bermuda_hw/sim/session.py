@@ -42,10 +42,11 @@ def simulate_config(config: Config) -> Config:
     """`config` as `bermuda-hw run --simulate` runs it: as fast as it can, with small frames."""
     from bermuda_hw.cli.run import SIM_CAMERA
 
-    return dataclasses.replace(
-        config,
-        sim=dataclasses.replace(config.sim, real_time_factor=0.0),
-        camera={**SIM_CAMERA, **dict(config.camera)},
+    return config.model_copy(
+        update={
+            "sim": config.sim.model_copy(update={"real_time_factor": 0.0}),
+            "camera": config.camera.unless_written(SIM_CAMERA),
+        }
     )
 
 

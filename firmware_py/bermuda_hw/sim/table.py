@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any, Self
 
 from bermuda_hw.backends.sim import SimBackend
-from bermuda_hw.camera_config import parse_camera_config
 from bermuda_hw.config import Config
 from bermuda_hw.controller.journal import Journal
 from bermuda_hw.controller.status import Mode
@@ -95,7 +94,7 @@ class SimTable(TableParts):
             board,
             config,
             journal,
-            camera=parse_camera_config(config.camera, config.source),
+            camera=config.camera,
             reader=reader,
             players=players,
             seed=seed,
