@@ -42,7 +42,9 @@ def test_sigterm_smoke(table_dir: Path) -> None:
 
 def test_kill_smoke(table_dir: Path) -> None:
     row = process.kill_runs(1, seed=2, kills=2, max_rounds=3)
-    assert row.passed == row.cases == 1, row.notes
+    # every kill is made, in a second game if the first (3 rounds) ended before both
+    assert row.passed == row.cases and row.cases in (1, 2), row.notes
+    assert row.notes[0].startswith(f"2 kills in {row.cases} games"), row.notes
 
 
 def test_power_cut_of_run_smoke(table_dir: Path) -> None:
