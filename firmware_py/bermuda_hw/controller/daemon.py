@@ -96,6 +96,13 @@ from typing import Any
 
 from bermuda_hw.backends.camera import CameraSource, Frame
 from bermuda_hw.clock import Clock
+from bermuda_hw.controller.actions import (
+    answer_request,
+    die_request,
+    hints_request,
+    new_game_request,
+    undo_count,
+)
 from bermuda_hw.controller.belief import Belief, Explanation, weigh
 from bermuda_hw.controller.commands import ActionRefused, Command, CommandQueue
 from bermuda_hw.controller.consequences import (
@@ -1906,7 +1913,7 @@ class Controller:
         game = self.game
         if game is None or self.status.mode in (Mode.MOVING, Mode.AFTER_SPIN, Mode.STARTING):
             raise ActionRefused(f"nothing can be undone while the cloud moves; {self._now()}")
-        count = self._undo_count(game)
+        count = undo_count(game)
         was_over = game.is_over()
         undone = self.journal.undo(self.game_id, count)
         if was_over:  # the game is open again: it leaves the finished games' history
@@ -1929,99 +1936,29 @@ class Controller:
         self._set(Mode.SETUP, text, Pattern.FIX)
         return text
 
-    def _undo_count(self, game: Game) -> int:
-        """How many journal entries an undo takes back: the last move with its roll (or the
-        last roll, hand edit or told die), and before it what the table did on its own for
-        a computer seat since (a virtual roll, a pass with it), which it would do again at
-        once. A spin is never taken back."""
-        seats = dict(game.options.computer)
-        trial, count = game, 0
-        while True:
-            entries = trial.journal
-            if not entries:
-                if count:
-                    break
-                raise ActionRefused("nothing to undo: no move has been made in this game")
-            last = entries[-1]
-            if "cloud" in last:
-                raise ActionRefused(
-                    "the last action is a spin: the cloud has moved and captured, "
-                    "and a spin cannot be taken back"
-                )
-            n = 2 if "move" in last and len(entries) >= 2 and "roll" in entries[-2] else 1
-            trial = rewound(trial, len(entries) - n)
-            count += n
-            by_the_table = (
-                trial.options.die == "virtual"
-                and trial.phase is Phase.SHIPS
-                and trial.active in seats
-                and entries[-n].get("engine") is True  # the roll the table made itself
-                and (n == 1 or str(last.get("move", "")).endswith(" pass"))
-            )
-            if not by_the_table:
-                break
-        return count
-
     def _do_new_game(self, args: Mapping[str, Any]) -> str:
         if self.status.mode is Mode.FAULT:
             raise ActionRefused("re-home after the fault first")
         if self.status.paused:
             raise ActionRefused("motion is paused: resume it first (a new game moves the cloud)")
-        unknown = sorted(set(args) - {"players", "seed", "options"})
-        if unknown:
-            raise ActionRefused(f"new-game: unknown field {unknown[0]!r}", status=400)
-        players = args.get("players", self.players)
-        if not isinstance(players, int) or isinstance(players, bool) or not 2 <= players <= 4:
-            raise ActionRefused("new-game: players must be a whole number from 2 to 4", status=400)
-        seed = args.get("seed")
-        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
-            raise ActionRefused("new-game: seed must be a whole number, at least 0", status=400)
-        raw = args.get("options") or {}
-        if not isinstance(raw, Mapping):
-            raise ActionRefused("new-game: options must be an object", status=400)
-        raw = dict(raw)
-        if "die" not in raw and self.game is not None:
-            raw["die"] = self.game.options.die  # the die of the game before, unless named
-        try:
-            options = GameOptions(**raw)
-        except (TypeError, ValueError) as exc:
-            raise ActionRefused(f"new-game: options: {exc}", status=400) from None
-        playing = self.board.ship_colors[:players]
-        for color, _ in options.computer:
-            if color not in playing:
-                raise ActionRefused(
-                    f"new-game: computer: {color} does not play in a game of {players} "
-                    f"({', '.join(playing)})",
-                    status=400,
-                )
+        before = self.game.options if self.game is not None else None
+        asked = new_game_request(args, self.board.ship_colors, self.players, before)
         old = self.game_id
-        self.players, self.seed, self.options = players, seed, options
+        self.players, self.seed, self.options = asked.players, asked.seed, asked.options
         self.new_game()
-        return f"game {old} archived; new game {self.game_id} with {players} players"
+        return f"game {old} archived; new game {self.game_id} with {asked.players} players"
 
     def _do_hints(self, args: Mapping[str, Any]) -> str:
         """Hints on or off for one player (`{"color": "blue", "on": true}`)."""
-        game = self.game
-        color, on = args.get("color"), args.get("on")
-        if set(args) - {"color", "on"} or not isinstance(on, bool):
-            raise ActionRefused('hints: send {"color": COLOUR, "on": true or false}', status=400)
-        if game is None or color not in game.players:
-            players = ", ".join(game.players) if game is not None else "none"
-            raise ActionRefused(f"hints: {color!r} does not play (players: {players})", status=400)
+        players = self.game.players if self.game is not None else ()
+        color, on = hints_request(args, players)
         chosen = set(self.status.hints) | {color} if on else set(self.status.hints) - {color}
-        self.status.hints = tuple(c for c in game.players if c in chosen)
+        self.status.hints = tuple(c for c in players if c in chosen)
         return f"hints {'on' if on else 'off'} for {color}"
 
     def _do_die(self, args: Mapping[str, Any]) -> str:
         """The die rolled at the table for a computer seat (`{"value": 4}`), when asked."""
-        value = args.get("value")
-        if (
-            set(args) - {"value"}
-            or not isinstance(value, int)
-            or isinstance(value, bool)
-            or not 1 <= value <= 6
-        ):
-            raise ActionRefused('die: send {"value": N}, N from 1 to 6', status=400)
+        value = die_request(args)
         color = self.status.die_for
         if color is None or self.status.mode is not Mode.READY:
             raise ActionRefused(f"the table asks for no die now; {self._now()}")
@@ -2050,21 +1987,7 @@ class Controller:
         question = self.status.question
         if question is None or self.status.mode is not Mode.ASK:
             raise ActionRefused("there is no question to answer")
-        option = args.get("option")
-        if isinstance(option, str) and option in question.options:
-            k = question.options.index(option) + 1
-        elif (
-            isinstance(option, int)
-            and not isinstance(option, bool)
-            and (1 <= option <= len(question.options))
-        ):
-            k = option
-        else:
-            raise ActionRefused(
-                "answer: option must be one of the question's options (its "
-                f"text, or its number from 1 to {len(question.options)})",
-                status=400,
-            )
+        k = answer_request(args, question.options)
         self.answer(k)
         return f"answered: {question.options[k - 1]}"
 
