@@ -484,7 +484,10 @@ def _check_cut(
         return None  # cut before the journal was made: nothing to keep
     shown = _cli("game", "show", "--state-dir", str(copy), "--json")
     if shown.returncode != 0:
-        if "Traceback" in shown.stderr or "no game" not in shown.stderr:
+        # a cut after the database was made and before the first game was written: nothing
+        # to keep, said as such
+        empty = "no game" in shown.stderr or "no current game" in shown.stderr
+        if "Traceback" in shown.stderr or not empty:
             return f"game show: {shown.stderr.strip()[-300:]}"
         return None
     game_id, log = _log(copy)
