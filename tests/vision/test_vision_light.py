@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,9 +15,9 @@ from printing_trial import RENDERERS, score, start_ships, visible_truth
 
 from bermuda_hw.cli import main
 from bermuda_hw.rules.board import Board
-from bermuda_hw.sim.render import Scene, random_scene
+from bermuda_hw.sim.render import CloudState, Scene, random_scene
 from bermuda_hw.vision.background import BackgroundComparison, BackgroundLearner, BoardBackground
-from bermuda_hw.vision.reader import BoardReader
+from bermuda_hw.vision.reader import BoardReader, start_layout
 
 
 def _frames(
@@ -125,3 +126,24 @@ def test_detect_calibrate_warns_of_clipped_whites(
     err = capsys.readouterr().err
     assert "warning: the calibration light" in err and "exposure_time_us" in err
     assert (tmp_path / "colors.toml").is_file()
+
+
+@pytest.mark.parametrize("light", ["warmer", "cooler"])
+def test_ships_keep_their_colours_under_a_tinted_light(classic_board: Board, light: str) -> None:
+    """A warm or cool light changes every paint by a gain per channel: the places' colours
+    are read with that change divided out (the learned board's fit), so each ship of the
+    start layout is read on its place in its own colour by a fresh reader, as
+    `detect --calibration` reads. (Seed 7's second printing under the warm light reads
+    the red ship in SUGAR as no ship when the change is not divided out.)"""
+    board = classic_board
+    rng = random.Random(7)
+    want = Counter((color, port) for (port, _), color in start_layout(board).items())
+    for _ in range(2):
+        shoot = RENDERERS["project renderer"](board, rng)
+        ships = start_ships(board)
+        calibration = BoardReader(board).calibrate(shoot(Scene(ships), 11))
+        away = CloudState(*board.grid.dot_mm(6, 4))
+        reading = BoardReader(board, calibration).read(shoot(Scene(ships, away), 12, light))
+        got = Counter((s.color, s.space) for s in reading.ships if s.space is not None)
+        assert not reading.occluded
+        assert want - got == Counter(), f"not read under the {light} light"

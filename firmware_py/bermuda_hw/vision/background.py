@@ -44,6 +44,10 @@ SHIP_MASK_MM = 15.0  # around a known ship's place, nothing is learned
 DRIFT_BLOCK_MM = 24.0
 WEIGHT_L = 0.35  # lightness weight of the distances (as in vision.colors)
 LIGHT_STEP = 0.004  # log gain: a light change smaller than this reuses the last expectation
+#: log gain (about 4 %): a light changed more than this since learning is divided out of the
+#: frame before its colours are read (ship colours were measured under the learned light);
+#: below it, the frame is read as it is (the camera's own noise and drift)
+RELIGHT_STEP = 0.04
 SAME_AS_BOARD = 8.0  # a pixel this near to the board's look there is the board
 CLIPPED = 245  # a channel this bright may be clipped
 SATURATED_ALPHA = 192  # the saved PNG's alpha of a learned pixel the camera clipped
@@ -260,6 +264,8 @@ class BackgroundComparison:
         self.clipped = clipped
         self.lab = to_lab(half)
         coef = self._light_change(half, usable)
+        #: the light's change since learning: log gain per channel (BGR) of every block
+        self.light_change = coef
         last = background.last_light
         if last is not None and float(np.abs(last[0] - coef).max()) < LIGHT_STEP:
             self.expected = last[1]
@@ -318,6 +324,17 @@ class BackgroundComparison:
             return np.zeros((bh, bw, 3), np.float32)
         out: Floats = (basis @ coef).astype(np.float32)
         return out
+
+    def light_field(self) -> Floats:
+        """The light's change since learning as a gain per channel at every pixel of the
+        half-resolution board (1: as learned)."""
+        return self._gain_field(self.light_change)
+
+    @property
+    def light_changed(self) -> bool:
+        """Whether the light differs from the learned light by more than `RELIGHT_STEP` at
+        some block, in some channel."""
+        return float(np.abs(self.light_change).max()) > RELIGHT_STEP
 
     def _gain_field(self, blocks: Floats) -> Floats:
         """The gain at every pixel from the blocks' log gains (interpolated between the

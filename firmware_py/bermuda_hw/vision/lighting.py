@@ -10,7 +10,7 @@ colour means the same under warm or cold light.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -73,6 +73,9 @@ class Normalised:
     #: the white paper around the corner markers as the camera gives it (BGR, before any
     #: normalisation; None: not seen)
     white_raw: tuple[float, float, float] | None = None
+    #: a per-channel gain (BGR) at every half-resolution pixel that brings the frame back
+    #: to the light the board was learned under (None: 1 everywhere)
+    relight: Floats | None = None
 
     def ceiling(self) -> Floats | None:
         """The normalised value (BGR) a clipped camera value takes at every half-resolution
@@ -80,11 +83,16 @@ class Normalised:
         if self.gain_half is None:
             return None
         out: Floats = (self.gain_half[..., None] * (255.0 * self.wb)).astype(np.float32)
+        if self.relight is not None:
+            out *= self.relight
         return out
 
     def pixels(self, rect: Image, rows: npt.NDArray[np.intp], cols: npt.NDArray[np.intp]) -> Image:
         """Normalised BGR of some full-resolution pixels."""
         work = rect[rows, cols].astype(np.float32) * (self.gain[rows, cols][..., None] * self.wb)
+        if self.relight is not None:
+            h, w = self.relight.shape[:2]
+            work *= self.relight[np.clip(rows // 2, 0, h - 1), np.clip(cols // 2, 0, w - 1)]
         return np.clip(work, 0, 255).astype(np.uint8)
 
 
@@ -194,6 +202,26 @@ class LightingNormaliser:
         return Normalised(
             gain, wb, norm_half, sea, land, white_ok, port, clipped, gain_half, white_raw
         )
+
+    def relit(self, norm: Normalised, field: Floats) -> Normalised:
+        """A frame under the light the board was learned under: `field` is the light's
+        change since learning (a gain per channel at every half-resolution pixel, as the
+        learned board's comparison fits it), divided out of every colour."""
+        inverse = (1.0 / np.maximum(field, 1e-3)).astype(np.float32)
+        half = np.clip(norm.half.astype(np.float32) * inverse, 0, 255).astype(np.uint8)
+        sy, sx = self.sea_sample
+        sea = bgr_to_lab(np.median(half[sy, sx].astype(np.float32), axis=0))
+        land = norm.land_lab
+        if len(self.land_sample[0]):
+            ly, lx = self.land_sample
+            land = bgr_to_lab(np.median(half[ly, lx].astype(np.float32), axis=0))
+        port = norm.port_lab
+        py, px = self.layout.port_ring_idx
+        if len(py):
+            h, w = half.shape[:2]
+            ring = half[np.clip(py // 2, 0, h - 1), np.clip(px // 2, 0, w - 1)]
+            port = bgr_to_lab(np.median(ring.astype(np.float32), axis=0))
+        return replace(norm, half=half, sea_lab=sea, land_lab=land, port_lab=port, relight=inverse)
 
 
 #: Light checks of a calibration frame (`light_problems`).

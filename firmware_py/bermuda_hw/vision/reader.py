@@ -276,9 +276,17 @@ class BoardReader:
             hidden |= np.hypot(xy[:, 0] - x, xy[:, 1] - y) <= r
         hidden_spaces = frozenset(self.layout.places[i].space for i in np.nonzero(hidden)[0])
 
-        self._last = (norm, blocked)
         board = self.compare(norm, blocked)
-        hits = self.ships.sample_places(rect.rect, norm, hidden, board)
+        self._last = (norm, blocked)
+        # The places' colours are read under the light the board was learned under (the
+        # ships' colours were measured under it): a changed light is divided out there. The
+        # search for ships off their places and for hands compares the frame with the
+        # learned look relit as the light is now.
+        at_places, places_board = norm, board
+        if board is not None and board.light_changed:
+            at_places = self.normaliser.relit(norm, board.light_field())
+            places_board = self.compare(at_places, blocked)
+        hits = self.ships.sample_places(rect.rect, at_places, hidden, places_board)
         taken = [(h.x_mm, h.y_mm) for h in hits]
         codes = self.ships.classifier.codes(norm.half, norm.sea_lab, norm.land_lab)
         labels = self.ships.half_labels(norm, codes, board)
@@ -291,7 +299,7 @@ class BoardReader:
         )
         if board is not None and not occluded and not board.background.known.all():
             self._reveal(norm, blocked)
-        evidence = measure(self.ships, rect.rect, norm, blocked, labels, self.counter)
+        evidence = measure(self.ships, rect.rect, at_places, blocked, labels, self.counter)
         return FrameReading(
             True,
             occluded=occluded,
