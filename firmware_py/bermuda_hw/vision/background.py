@@ -75,7 +75,8 @@ class BoardBackground:
         self._fits: Mask | None = None
         self.lab: Floats = to_lab(self.bgr)
         # The expected look under the last light change seen (a steady light costs nothing).
-        self.last_light: tuple[Floats, Floats] | None = None
+        # (one per way of reading: the frame as lit, or relit to the learned light)
+        self.last_light: dict[str, tuple[Floats, Floats]] = {}
         # Pixels never seen: for how many calm frames in a row, and how they looked first.
         self._seen = np.zeros(self.shape, np.int32)
         self._first = np.zeros((*self.shape, 3), np.float32)
@@ -118,7 +119,7 @@ class BoardBackground:
             self._fits = None
             self.lab[done] = to_lab(self.bgr[done])
             self._seen[done] = 0
-            self.last_light = None
+            self.last_light = {}
         return count
 
     def save(self, path: str | Path) -> None:
@@ -255,18 +256,20 @@ class BackgroundComparison:
         usable: Mask,
         clipped: Mask | None = None,
         ceiling: Callable[[], Floats | None] | None = None,
+        kind: str = "lit",
     ) -> None:
         """`half`: the frame's normalised half-resolution BGR; `usable`: where it shows
         the board (not the cloud); `clipped`: its pixels the camera clipped; `ceiling`:
         gives the normalised value of a clipped pixel everywhere (called only when a
-        new expected look is worked out)."""
+        new expected look is worked out); `kind`: which way of reading the frame this is
+        ("lit", "relit"), each with its own last expected look."""
         self.background = background
         self.clipped = clipped
         self.lab = to_lab(half)
         coef = self._light_change(half, usable)
         #: the light's change since learning: log gain per channel (BGR) of every block
         self.light_change = coef
-        last = background.last_light
+        last = background.last_light.get(kind)
         if last is not None and float(np.abs(last[0] - coef).max()) < LIGHT_STEP:
             self.expected = last[1]
         else:
@@ -277,7 +280,7 @@ class BackgroundComparison:
                 # the clipped value: a pale paint turns the lamp's colour.
                 np.minimum(expected, top, out=expected)
             self.expected = to_lab(np.round(expected).astype(np.uint8))
-            background.last_light = (coef, self.expected)
+            background.last_light[kind] = (coef, self.expected)
         self.distance = weighted_distance(self.lab, self.expected)
 
     def _light_change(self, half: Image, usable: Mask) -> Floats:

@@ -285,7 +285,7 @@ class BoardReader:
         at_places, places_board = norm, board
         if board is not None and board.light_changed:
             at_places = self.normaliser.relit(norm, board.light_field())
-            places_board = self.compare(at_places, blocked)
+            places_board = self.compare(at_places, blocked, "relit")
         hits = self.ships.sample_places(rect.rect, at_places, hidden, places_board)
         taken = [(h.x_mm, h.y_mm) for h in hits]
         codes = self.ships.classifier.codes(norm.half, norm.sea_lab, norm.land_lab)
@@ -314,7 +314,7 @@ class BoardReader:
         )
 
     def compare(
-        self, norm: Normalised, blocked: list[tuple[float, float, float]]
+        self, norm: Normalised, blocked: list[tuple[float, float, float]], kind: str = "lit"
     ) -> BackgroundComparison | None:
         """This frame against the learned board (None before the board was learned)."""
         if self.background is None:
@@ -329,6 +329,7 @@ class BoardReader:
             usable > 0,
             norm.clipped,
             norm.ceiling if norm.clipped is not None and norm.clipped.any() else None,
+            kind,
         )
 
     def _searchable(
