@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import importlib
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -53,6 +55,34 @@ def _names(code: CodeType) -> Iterator[str]:
             yield from _names(const)
 
 
+@functools.cache
+def _module_files() -> frozenset[str]:
+    """The names of the tests' own modules (their files' stems)."""
+    return frozenset(path.stem for path in TESTS.rglob("*.py"))
+
+
+def _test_helper(name: str) -> ModuleType | None:
+    """A helper module of the tests by its name (imported if no test has imported it yet),
+    or None."""
+    if name not in sys.modules:
+        if name not in _module_files():
+            return None
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            return None
+    return sys.modules[name] if _in_tests(name) else None
+
+
+def _defined_in(value: object, module: str) -> bool:
+    return isinstance(value, FunctionType | type) and value.__module__ == module
+
+
+def _remember(seen: dict[int, bool], key: int, found: bool) -> bool:
+    seen[key] = found
+    return found
+
+
 def _draws(value: object, seen: dict[int, bool]) -> bool:
     """Whether a test function, or a helper of the tests that it calls, draws a frame."""
     if value is None:
@@ -67,7 +97,16 @@ def _draws(value: object, seen: dict[int, bool]) -> bool:
     found = _is_renderer(owner)
     if not found and isinstance(value, FunctionType) and (_in_tests(owner) or owner == "__main__"):
         scope = value.__globals__
-        used = [scope[n] for n in set(_names(value.__code__)) if n in scope]
+        names = set(_names(value.__code__))
+        used = [scope[n] for n in names if n in scope]
+        # modules imported inside the function: a renderer, or a helper of the tests
+        # (all of it: which of its names the function takes is not followed)
+        for name in names - set(scope):
+            if _is_renderer(name):
+                return _remember(seen, key, True)
+            module = _test_helper(name)
+            if module is not None:
+                used += [v for v in vars(module).values() if _defined_in(v, name)]
         used += [cell.cell_contents for cell in value.__closure__ or ()]  # a wrapper's own
         # the test inside a decorator: functools.wraps' and Hypothesis' @given
         used += [getattr(value, "__wrapped__", None)]

@@ -1,6 +1,6 @@
-"""The suite's tiers: a test is marked `table` or `browser` from the fixtures it uses
-(tests/conftest.py), so `make check` leaves out exactly the tests that build a whole
-simulated table or open a browser."""
+"""The suite's tiers: a test is marked `table` or `browser` from the fixtures it uses, and
+`frames` from the renderers it draws with (tests/conftest.py), so `make check` leaves out
+the tests that build a whole simulated table, draw camera frames or open a browser."""
 
 from __future__ import annotations
 
@@ -64,6 +64,12 @@ def test_the_markers_follow_the_fixtures() -> None:
     assert "frames" in marks[f"{helper}::test_a_second_token_beside_the_first_is_seen"]  # fixture
     assert "frames" not in marks[f"{helper}::test_the_same_board_is_known_from_the_die"]
     assert "frames" not in marks[f"{shot}::test_the_likeliest_count_follows_the_area"]
+    # a helper imported inside the test
+    local = "tests/controller/test_controller_identify.py"
+    assert (
+        "frames"
+        in markers(local)[f"{local}::test_a_port_with_more_ships_than_berths_shows_one_per_berth"]
+    )
     assert "table" in marks[f"{truth}::test_the_table_invariant_holds_through_a_whole_game"]
     assert (
         "table"

@@ -257,20 +257,28 @@ class BackgroundComparison:
         clipped: Mask | None = None,
         ceiling: Callable[[], Floats | None] | None = None,
         kind: str = "lit",
+        relit_from: Floats | None = None,
     ) -> None:
         """`half`: the frame's normalised half-resolution BGR; `usable`: where it shows
         the board (not the cloud); `clipped`: its pixels the camera clipped; `ceiling`:
         gives the normalised value of a clipped pixel everywhere (called only when a
         new expected look is worked out); `kind`: which way of reading the frame this is
-        ("lit", "relit"), each with its own last expected look."""
+        ("lit", "relit"), each with its own last expected look; `relit_from`: for a
+        relit frame, the light change divided out of it (its expected look, capped where
+        the camera clips, follows that change too)."""
         self.background = background
         self.clipped = clipped
         self.lab = to_lab(half)
         coef = self._light_change(half, usable)
         #: the light's change since learning: log gain per channel (BGR) of every block
         self.light_change = coef
+        key = coef if relit_from is None else np.concatenate([coef, relit_from], axis=-1)
         last = background.last_light.get(kind)
-        if last is not None and float(np.abs(last[0] - coef).max()) < LIGHT_STEP:
+        if (
+            last is not None
+            and last[0].shape == key.shape
+            and float(np.abs(last[0] - key).max()) < LIGHT_STEP
+        ):
             self.expected = last[1]
         else:
             expected = np.clip(background.bgr.astype(np.float32) * self._gain_field(coef), 0, 255)
@@ -280,7 +288,7 @@ class BackgroundComparison:
                 # the clipped value: a pale paint turns the lamp's colour.
                 np.minimum(expected, top, out=expected)
             self.expected = to_lab(np.round(expected).astype(np.uint8))
-            background.last_light[kind] = (coef, self.expected)
+            background.last_light[kind] = (key, self.expected)
         self.distance = weighted_distance(self.lab, self.expected)
 
     def _light_change(self, half: Image, usable: Mask) -> Floats:
@@ -297,6 +305,8 @@ class BackgroundComparison:
         bg = self.background
         # Clipped or black pixels tell nothing of a gain.
         lit = (channel_max(half) < CLIPPED) & (channel_min(half) > 8)
+        if self.clipped is not None:
+            lit &= ~self.clipped  # (a relit frame's clipped pixels fall below CLIPPED)
         known = (bg.fits_gain & usable & lit).astype(np.float32)
         h, w = bg.shape
         blocks = (

@@ -285,7 +285,7 @@ class BoardReader:
         at_places, places_board = norm, board
         if board is not None and board.light_changed:
             at_places = self.normaliser.relit(norm, board.light_field())
-            places_board = self.compare(at_places, blocked, "relit")
+            places_board = self.compare(at_places, blocked, board)
         hits = self.ships.sample_places(rect.rect, at_places, hidden, places_board)
         taken = [(h.x_mm, h.y_mm) for h in hits]
         codes = self.ships.classifier.codes(norm.half, norm.sea_lab, norm.land_lab)
@@ -299,7 +299,14 @@ class BoardReader:
         )
         if board is not None and not occluded and not board.background.known.all():
             self._reveal(norm, blocked)
-        evidence = measure(self.ships, rect.rect, at_places, blocked, labels, self.counter)
+        place_labels = labels
+        if at_places is not norm:
+            # the evidence's colours (fill, reach, areas) all read under the learned light
+            place_codes = self.ships.classifier.codes(
+                at_places.half, at_places.sea_lab, at_places.land_lab
+            )
+            place_labels = self.ships.half_labels(at_places, place_codes, places_board)
+        evidence = measure(self.ships, rect.rect, at_places, blocked, place_labels, self.counter)
         return FrameReading(
             True,
             occluded=occluded,
@@ -314,7 +321,10 @@ class BoardReader:
         )
 
     def compare(
-        self, norm: Normalised, blocked: list[tuple[float, float, float]], kind: str = "lit"
+        self,
+        norm: Normalised,
+        blocked: list[tuple[float, float, float]],
+        relit_from: BackgroundComparison | None = None,
     ) -> BackgroundComparison | None:
         """This frame against the learned board (None before the board was learned)."""
         if self.background is None:
@@ -329,7 +339,8 @@ class BoardReader:
             usable > 0,
             norm.clipped,
             norm.ceiling if norm.clipped is not None and norm.clipped.any() else None,
-            kind,
+            "lit" if relit_from is None else "relit",
+            None if relit_from is None else relit_from.light_change,
         )
 
     def _searchable(
