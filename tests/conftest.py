@@ -78,11 +78,6 @@ def _defined_in(value: object, module: str) -> bool:
     return isinstance(value, FunctionType | type) and value.__module__ == module
 
 
-def _remember(seen: dict[int, bool], key: int, found: bool) -> bool:
-    seen[key] = found
-    return found
-
-
 def _draws(value: object, seen: dict[int, bool]) -> bool:
     """Whether a test function, or a helper of the tests that it calls, draws a frame."""
     if value is None:
@@ -95,15 +90,15 @@ def _draws(value: object, seen: dict[int, bool]) -> bool:
     seen[key] = False  # a cycle of helpers draws nothing by itself
     owner = getattr(value, "__module__", None) or ""
     found = _is_renderer(owner)
-    if not found and isinstance(value, FunctionType) and (_in_tests(owner) or owner == "__main__"):
+    if not found and isinstance(value, FunctionType) and _in_tests(owner):
         scope = value.__globals__
         names = set(_names(value.__code__))
         used = [scope[n] for n in names if n in scope]
         # modules imported inside the function: a renderer, or a helper of the tests
         # (all of it: which of its names the function takes is not followed)
-        for name in names - set(scope):
-            if _is_renderer(name):
-                return _remember(seen, key, True)
+        local = names - set(scope)
+        found = any(_is_renderer(name) for name in local)
+        for name in local:
             module = _test_helper(name)
             if module is not None:
                 used += [v for v in vars(module).values() if _defined_in(v, name)]
@@ -111,7 +106,7 @@ def _draws(value: object, seen: dict[int, bool]) -> bool:
         # the test inside a decorator: functools.wraps' and Hypothesis' @given
         used += [getattr(value, "__wrapped__", None)]
         used += [getattr(getattr(value, "hypothesis", None), "inner_test", None)]
-        found = any(_draws(v, seen) for v in used)
+        found = found or any(_draws(v, seen) for v in used)
     elif not found and isinstance(value, type) and _in_tests(owner):
         found = any(_draws(v, seen) for v in vars(value).values() if isinstance(v, FunctionType))
     seen[key] = found

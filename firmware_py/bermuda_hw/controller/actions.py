@@ -13,11 +13,9 @@ from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 from bermuda_hw.controller.commands import ActionRefused
-from bermuda_hw.rules.game import Game, GameOptions, Phase
+from bermuda_hw.rules.game import MAX_PLAYERS, MIN_PLAYERS, Game, GameOptions, Phase
 from bermuda_hw.rules.moves import MAX_DIE
 from bermuda_hw.rules.record import rewound
-
-MIN_PLAYERS, MAX_PLAYERS = 2, 4
 
 
 def _whole(value: object) -> TypeGuard[int]:
@@ -48,7 +46,10 @@ def new_game_request(
         raise ActionRefused(f"new-game: unknown field {unknown[0]!r}", status=400)
     players = args.get("players", players_before)
     if not _whole(players) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
-        raise ActionRefused("new-game: players must be a whole number from 2 to 4", status=400)
+        raise ActionRefused(
+            f"new-game: players must be a whole number from {MIN_PLAYERS} to {MAX_PLAYERS}",
+            status=400,
+        )
     seed = args.get("seed")
     if seed is not None and (not _whole(seed) or seed < 0):
         raise ActionRefused("new-game: seed must be a whole number, at least 0", status=400)

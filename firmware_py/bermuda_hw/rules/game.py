@@ -65,6 +65,7 @@ from bermuda_hw.rules.events import (
 from bermuda_hw.rules.moves import MAX_DIE, Move, WalkTable, ship_id, split_ship_id, walk_table
 
 SHIPS_PER_PLAYER = 4
+MIN_PLAYERS = 2
 MAX_PLAYERS = 4
 MAX_SHIPS_PER_PORT = 2
 DIE_MODES = ("table", "virtual")
@@ -309,7 +310,7 @@ class Game:
         """
         board = board if board is not None else _classic_board()
         options = options or GameOptions()
-        if not 2 <= players <= min(MAX_PLAYERS, len(board.ship_colors)):
+        if not MIN_PLAYERS <= players <= min(MAX_PLAYERS, len(board.ship_colors)):
             raise RulesError(
                 f"{players} players: the game is for 2 to "
                 f"{min(MAX_PLAYERS, len(board.ship_colors))}"

@@ -256,23 +256,25 @@ class BackgroundComparison:
         usable: Mask,
         clipped: Mask | None = None,
         ceiling: Callable[[], Floats | None] | None = None,
-        kind: str = "lit",
         relit_from: Floats | None = None,
     ) -> None:
         """`half`: the frame's normalised half-resolution BGR; `usable`: where it shows
         the board (not the cloud); `clipped`: its pixels the camera clipped; `ceiling`:
         gives the normalised value of a clipped pixel everywhere (called only when a
-        new expected look is worked out); `kind`: which way of reading the frame this is
-        ("lit", "relit"), each with its own last expected look; `relit_from`: for a
-        relit frame, the light change divided out of it (its expected look, capped where
-        the camera clips, follows that change too)."""
+        new expected look is worked out); `relit_from`: for a frame relit to the learned
+        light, the light change divided out of it (its expected look, capped where the
+        camera clips, follows that change too; it is kept apart from the frame's as lit)."""
         self.background = background
         self.clipped = clipped
         self.lab = to_lab(half)
         coef = self._light_change(half, usable)
         #: the light's change since learning: log gain per channel (BGR) of every block
         self.light_change = coef
-        key = coef if relit_from is None else np.concatenate([coef, relit_from], axis=-1)
+        kind, key = (
+            ("lit", coef)
+            if relit_from is None
+            else ("relit", np.concatenate([coef, relit_from], axis=-1))
+        )
         last = background.last_light.get(kind)
         if (
             last is not None

@@ -188,11 +188,7 @@ class LightingNormaliser:
             [gain_half * float(wb[0]), gain_half * float(wb[1]), gain_half * float(wb[2])]
         )
         norm_half = np.asarray(cv2.multiply(half, scale, dtype=cv2.CV_8U), np.uint8)
-        sea = bgr_to_lab(np.median(norm_half[sy, sx].astype(np.float32), axis=0))
-        land: Lab | None = None
-        if len(self.land_sample[0]):
-            ly, lx = self.land_sample
-            land = bgr_to_lab(np.median(norm_half[ly, lx].astype(np.float32), axis=0))
+        sea, land = self._sea_and_land(norm_half)
         port: Lab | None = None
         py, px = self.layout.port_ring_idx
         if len(py):
@@ -203,18 +199,23 @@ class LightingNormaliser:
             gain, wb, norm_half, sea, land, white_ok, port, clipped, gain_half, white_raw
         )
 
+    def _sea_and_land(self, half: Image) -> tuple[Lab, Lab | None]:
+        """The sea's and the land's colours in a normalised half-resolution board (the
+        medians of their samples; None: a board without land)."""
+        sy, sx = self.sea_sample
+        sea = bgr_to_lab(np.median(half[sy, sx].astype(np.float32), axis=0))
+        if not len(self.land_sample[0]):
+            return sea, None
+        ly, lx = self.land_sample
+        return sea, bgr_to_lab(np.median(half[ly, lx].astype(np.float32), axis=0))
+
     def relit(self, norm: Normalised, field: Floats) -> Normalised:
         """A frame under the light the board was learned under: `field` is the light's
         change since learning (a gain per channel at every half-resolution pixel, as the
         learned board's comparison fits it), divided out of every colour."""
         inverse = (1.0 / np.maximum(field, 1e-3)).astype(np.float32)
         half = np.clip(norm.half.astype(np.float32) * inverse, 0, 255).astype(np.uint8)
-        sy, sx = self.sea_sample
-        sea = bgr_to_lab(np.median(half[sy, sx].astype(np.float32), axis=0))
-        land = norm.land_lab
-        if len(self.land_sample[0]):
-            ly, lx = self.land_sample
-            land = bgr_to_lab(np.median(half[ly, lx].astype(np.float32), axis=0))
+        sea, land = self._sea_and_land(half)
         port = norm.port_lab
         py, px = self.layout.port_ring_idx
         if len(py):

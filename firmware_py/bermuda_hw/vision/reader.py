@@ -339,7 +339,6 @@ class BoardReader:
             usable > 0,
             norm.clipped,
             norm.ceiling if norm.clipped is not None and norm.clipped.any() else None,
-            "lit" if relit_from is None else "relit",
             None if relit_from is None else relit_from.light_change,
         )
 
