@@ -90,7 +90,7 @@ import sqlite3
 import threading
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
@@ -104,18 +104,25 @@ from bermuda_hw.controller.actions import (
     undo_count,
 )
 from bermuda_hw.controller.belief import Belief, Explanation, weigh
+from bermuda_hw.controller.cloud_phase import (
+    AfterSpin,
+    Captures,
+    GiveUp,
+    PendingSpin,
+    Turn,
+    after_spin,
+    place_again,
+    plan_spin,
+)
 from bermuda_hw.controller.commands import ActionRefused, Command, CommandQueue
 from bermuda_hw.controller.consequences import (
     Provisional,
     back_board,
     bump_left_over,
-    captured_ships,
     difference_after,
     hand_edits,
     left_over,
     provisional_moves,
-    taken_by_track,
-    unseen_sweep,
 )
 from bermuda_hw.controller.history import History
 from bermuda_hw.controller.homing import (
@@ -145,9 +152,9 @@ from bermuda_hw.controller.referee import (
     observation_evidence,
     place_observability,
     putback_tells,
-    same_board_bumps,
 )
 from bermuda_hw.controller.seams import Controls, Mover
+from bermuda_hw.controller.seats import hold_spaces, seat_level, standing, suggest, to_move
 from bermuda_hw.controller.signals import Pattern, TableSignals
 from bermuda_hw.controller.snapshot import Snapshot, change_key, take
 from bermuda_hw.controller.status import (
@@ -172,15 +179,11 @@ from bermuda_hw.errors import (
 from bermuda_hw.planning.route import HomingApproach
 from bermuda_hw.rules.board import LETTERS, Board, Point
 from bermuda_hw.rules.candidates import Bump, Candidate, Consequence, contents
-from bermuda_hw.rules.cloud import CloudPose, Spin
-from bermuda_hw.rules.computer import TABLE_SEAT, ComputerPlayer, describe_move
+from bermuda_hw.rules.cloud import CloudPose
+from bermuda_hw.rules.computer import TABLE_SEAT
 from bermuda_hw.rules.events import (
-    CloudMoved,
     CloudRemoved,
-    Event,
     GameOver,
-    Spun,
-    Swept,
     usd,
 )
 from bermuda_hw.rules.game import Game, GameOptions, Phase, ShipStatus
@@ -198,8 +201,6 @@ CLEAR_BOARD_TIMEOUT_S = 30.0  # how long a homing waits for hands to leave the b
 NO_BOARD_S = 5.0  # a camera that has not seen the board this long is told to the table
 REPEAT_S = 60.0  # a board-fix message said again unchanged only after this long
 SETTLE_BEFORE_HOMING_S = 0.5  # after a stop at speed, the carriage comes to rest first
-MAX_POSE_RETRIES = 2  # re-homings to bring the cloud where the plan has it, then a fault
-MAX_LETTER_RETRIES = 2  # turns to correct the letter the camera sees, then a fault
 ANSWER_QUIET_S = 2.0  # an answer by presses is taken once the button has rested this long
 ACCEPT_AFTER_ATTEMPTS = 3  # after this many asks for a fix, a long press accepts the board
 CONFIRM_OBSERVABILITY = 0.9  # a provisional move is checked once its places are seen this well
@@ -234,21 +235,6 @@ class _FrameTap:
         frame = self.source.read(timeout_s)
         self.last = frame
         return frame
-
-
-@dataclass
-class _PendingSpin:
-    spin: Spin
-    swept: frozenset[str]
-    end: tuple[int, int]
-    leaves_board: bool
-    #: the ships seen before the spin where they stood within the magnets' track: by
-    #: (colour, place), for the places the camera saw then (`taken_from`)
-    taken: Counter[tuple[str, str | None]] = field(default_factory=Counter)
-    taken_from: frozenset[str] = frozenset()
-    events: list[Event] = field(default_factory=list)
-    pose_retries: int = 0
-    letter_retries: int = 0
 
 
 @dataclass
@@ -327,7 +313,7 @@ class Controller:
         self.camera: CameraSource | None = None
         self.stream: ObservationStream | None = None
         self.last_observation: BoardObservation | None = None
-        self._pending: _PendingSpin | None = None
+        self._pending: PendingSpin | None = None
         self._aligned = False
         self._pressed = threading.Event()
         self._held = threading.Event()
@@ -959,17 +945,6 @@ class Controller:
             return frozenset()
         return frozenset(self.status.hold)
 
-    def _hold(self) -> tuple[str, ...]:
-        """With the virtual die rolled: the landing spaces where a ship the active player
-        lands on must stay beside theirs until they are asked to put it back (the camera
-        could not tell that bump, its ship put back at once, from another move of the die)."""
-        game = self.game
-        assert game is not None
-        if game.die is None or game.phase is not Phase.SHIPS:
-            return ()  # (the table's physical die is known before the move only for a
-            # computer seat: its die is told to the table)
-        return tuple(sorted(same_board_bumps(game, game.die)))
-
     def _known_dice(self) -> frozenset[int] | None:
         game = self.game
         assert game is not None
@@ -1079,7 +1054,7 @@ class Controller:
                 Pattern.PRESS_SPIN,
             )
         else:
-            self.status.hold = self._hold()
+            self.status.hold = hold_spaces(game)
             self._set(Mode.READY, self._to_move(), Pattern.READY)
 
     def _apply(self, candidate: Candidate, provisional: tuple[str, ...] = ()) -> bool:
@@ -1994,25 +1969,10 @@ class Controller:
     # --- computer seats -----------------------------------------------------------------
 
     def _seat(self) -> str | None:
-        """The level the table plays the active player at, if it is a computer seat's turn
-        to move (None otherwise)."""
-        game = self.game
-        if game is None or game.phase is not Phase.SHIPS or game.is_over():
-            return None
-        return dict(game.options.computer).get(game.active)
+        return seat_level(self.game)
 
     def _suggested(self) -> Suggestion | None:
-        """The computer seat's chosen move, if it still stands for this very turn."""
-        game, chosen = self.game, self.status.suggestion
-        if (
-            game is None
-            or chosen is None
-            or chosen.seq != len(game.journal)
-            or chosen.color != (game.active if game.phase is Phase.SHIPS else "")
-            or chosen.die != game.die
-        ):
-            return None
-        return chosen
+        return standing(self.game, self.status.suggestion)
 
     def _computer_step(self) -> bool:
         """A computer seat's turn, once the board shows the game (mode READY): the table
@@ -2079,26 +2039,13 @@ class Controller:
     def _choose(self, level: str) -> None:
         """Choose the computer seat's move for the rolled die, say it and show it."""
         game = self.game
-        assert game is not None and game.die is not None
-        # seeded by the game and the turn: a resumed or undone turn chooses the same move
-        seat = ComputerPlayer(level, seed=f"{game.seed}:{len(game.journal)}")
-        move = seat.choose(game)
-        if move.is_pass:
+        assert game is not None
+        chosen = suggest(game, level)
+        if chosen is None:
             self._pass()
             return
-        chosen = Suggestion(
-            game.active,
-            level,
-            game.die,
-            move.ship,
-            move.start,
-            move.end,
-            move.walk,
-            len(game.journal),
-            describe_move(game, move),
-        )
         self.status.suggestion = chosen
-        self.status.hold = self._hold()
+        self.status.hold = hold_spaces(game)
         self._set(Mode.READY, self._to_move(), Pattern.READY)
 
     def _roll(self) -> None:
@@ -2118,57 +2065,28 @@ class Controller:
         if game.legal_moves(die) == [Move.pass_turn(game.active)]:
             self._pass()
             return
-        self.status.hold = self._hold()
+        self.status.hold = hold_spaces(game)
         self._set(Mode.READY, self._to_move())
 
     def _to_move(self) -> str:
-        """The line for the active player's turn: the die when it is known, and where a ship
-        landed on must stay for now."""
         game = self.game
         assert game is not None
-        if game.die is None and self._seat() is not None and self.die_mode == "table":
-            return (
-                f"{game.active} is {TABLE_SEAT}: roll the die for it, then press spin once "
-                "for each pip (or choose the number on the page)"
-            )
-        if game.die is None:
-            return f"{game.active} to move"
-        chosen = self._suggested()
-        if chosen is not None:
-            message = f"{chosen.describe()}; move it for the table"
-        else:
-            message = f"{game.active} to move (die {game.die})"
-        if self.status.hold:
-            message += (
-                f": if you land on your ship at {either(self.status.hold)}, set "
-                "yours down beside it and leave both there until you are asked to "
-                "put one back"
-            )
-        return message
+        return to_move(game, self.die_mode, self._suggested(), self.status.hold)
 
     # --- the cloud ----------------------------------------------------------------------
 
     def _spin(self) -> None:
         game = self.game
         assert game is not None
-        preview = game.copy()
-        events = preview.cloud_phase(None, capture=())
-        spin = next(e.spin for e in events if isinstance(e, Spun))
-        moved = next(e for e in events if isinstance(e, CloudMoved))
-        swept = next((frozenset(e.ships) for e in events if isinstance(e, Swept)), frozenset())
-        leaves = any(isinstance(e, CloudRemoved) for e in events)
-        taken, seen = taken_by_track(game, spin, self.last_observation)
-        self._pending = _PendingSpin(
-            spin, swept, (moved.end.col, moved.end.row), leaves, taken, seen
-        )
-        self.status.last_spin = str(spin)
-        self._set(Mode.MOVING, f"spin: {spin}", Pattern.BUSY)
+        pending = self._pending = plan_spin(game, self.last_observation)
+        self.status.last_spin = str(pending.spin)
+        self._set(Mode.MOVING, f"spin: {pending.spin}", Pattern.BUSY)
         try:
-            self.mover.execute_spin(spin)
+            self.mover.execute_spin(pending.spin)
         except StepTimingError as exc:
             # the move was aborted, not interrupted: home and finish it
             self.say(f"{exc}")
-            if not self._replace_cloud(self._pending, "the move was aborted"):
+            if not self._carry_out(place_again(pending, "the move was aborted")):
                 return
         except HardwareError as exc:
             self._pending = None
@@ -2177,22 +2095,23 @@ class Controller:
         self._reset_stream()
         self._set(Mode.AFTER_SPIN, "looking for captures", Pattern.BUSY)
 
-    def _replace_cloud(self, pending: _PendingSpin | None, why: str) -> bool:
-        """Home, then put the cloud where the spin's plan has it; False if it faulted."""
-        assert pending is not None
-        pending.pose_retries += 1
-        if pending.pose_retries > MAX_POSE_RETRIES:
+    def _carry_out(self, decided: tuple[PendingSpin, AfterSpin]) -> bool:
+        """Carry out a decision on the cloud's pose after a spin (`cloud_phase`): place the
+        cloud again or turn it; False if that faulted (or the decision was to give up)."""
+        pending, decision = decided
+        self._pending = pending
+        if isinstance(decision, Captures):
+            return True
+        if isinstance(decision, GiveUp):
             self._pending = None
-            self._fault(
-                f"{why}, and homing {MAX_POSE_RETRIES} times did not bring the cloud "
-                f"to dot {pending.end}: check the belts, pulleys and endstops"
-            )
+            self._fault(str(decision))
             return False
-        self.say(
-            f"{why}: homing and placing the cloud at dot {pending.end} again "
-            f"(attempt {pending.pose_retries} of {MAX_POSE_RETRIES})"
-        )
+        self.say(str(decision))
         try:
+            if isinstance(decision, Turn):
+                self.mover.assume_letter(decision.seen)
+                self.mover.turn_to(decision.wanted)
+                return True
             # from where a fresh frame sees the cloud, clear of the ships (not of those the
             # spin swept: they are on its magnets, or captured)
             self._wait_for_clear_board("the gantry homes")
@@ -2200,42 +2119,10 @@ class Controller:
             self.mover.home(approach)
             if approach is not None:
                 self.mover.goto_mm(*approach.last_mm)
-            self._place_cloud(CloudPose(*pending.end, pending.spin.letter), pending.swept)
+            self._place_cloud(pending.goal, pending.swept)
         except HardwareError as exc:
             self._pending = None
-            self._fault(f"{exc}")
-            return False
-        return True
-
-    def _check_cloud_pose(self, pending: _PendingSpin, observation: BoardObservation) -> bool:
-        """Close the loop on the camera: True once the cloud is where the plan has it."""
-        cloud = observation.cloud
-        if cloud is None:
-            self._replace_cloud(pending, "the camera does not see the cloud's marker")
-            return False
-        if (cloud.col, cloud.row) != pending.end:
-            self._replace_cloud(
-                pending,
-                f"the cloud is seen at dot ({cloud.col}, {cloud.row}), not at dot {pending.end}",
-            )
-            return False
-        if cloud.letter != pending.spin.letter:
-            pending.letter_retries += 1
-            seen, wanted = LETTERS[cloud.letter], LETTERS[pending.spin.letter]
-            if pending.letter_retries > MAX_LETTER_RETRIES:
-                self._pending = None
-                self._fault(
-                    f"the cloud still shows letter {seen}, not {wanted}, after "
-                    f"{MAX_LETTER_RETRIES} corrections: check the rotation's coupling"
-                )
-                return False
-            self.say(f"the cloud shows letter {seen}, not {wanted}: turning it to {wanted}")
-            self.mover.assume_letter(cloud.letter)
-            try:
-                self.mover.turn_to(pending.spin.letter)
-            except HardwareError as exc:
-                self._pending = None
-                self._fault(f"rotation fault: {exc}")
+            self._fault(f"rotation fault: {exc}" if isinstance(decision, Turn) else f"{exc}")
             return False
         return True
 
@@ -2243,13 +2130,12 @@ class Controller:
         game = self.game
         pending = self._pending
         assert game is not None and pending is not None
-        if not self._check_cloud_pose(pending, observation):
+        decided = after_spin(game, pending, observation)
+        if not isinstance(decided[1], Captures):
+            self._carry_out(decided)
             self._reset_stream()  # decide on a fresh observation of the corrected cloud
             return
-        captured = captured_ships(
-            game, pending.swept, observation, pending.taken, pending.taken_from
-        )
-        unseen = unseen_sweep(game, pending.swept, observation)
+        captured, unseen = decided[1].captured, decided[1].unseen
         count, round_ = len(game.journal), game.round
         # the captures from places the cloud covers are the camera's best guess
         events = game.cloud_phase(None, capture=captured, provisional=unseen)
