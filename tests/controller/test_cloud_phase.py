@@ -16,8 +16,9 @@ from bermuda_hw.controller.cloud_phase import (
     GiveUp,
     PendingSpin,
     Replace,
-    Turn,
+    TurnTo,
     after_spin,
+    capture_lines,
     place_again,
     plan_spin,
 )
@@ -135,7 +136,7 @@ def test_a_wrong_letter_is_turned_then_faults(spun: tuple[Game, PendingSpin]) ->
     state = pending
     for _ in range(MAX_LETTER_RETRIES):
         state, decision = after_spin(game, state, turned)
-        assert decision == Turn(other, pending.spin.letter)
+        assert decision == TurnTo(other, pending.spin.letter)
     _, decision = after_spin(game, state, turned)
     assert isinstance(decision, GiveUp)
     assert "coupling" in str(decision)
@@ -143,3 +144,19 @@ def test_a_wrong_letter_is_turned_then_faults(spun: tuple[Game, PendingSpin]) ->
     state, decision = after_spin(game, state, observation)
     assert isinstance(decision, Captures)
     assert state.letter_retries == MAX_LETTER_RETRIES
+
+
+def test_the_table_is_told_the_captures_the_survivors_and_what_waits(
+    spun: tuple[Game, PendingSpin],
+) -> None:
+    game, pending = spun
+    taken = frozenset(sorted(pending.swept)[:1])
+    left = sorted(pending.swept - taken)
+    events = game.copy().cloud_phase(None, capture=taken)
+    lines = capture_lines(events, pending, Captures(taken, ("S9",)))
+    assert lines[0].startswith("cloud: ")
+    assert any("S9" in line and "checked when it has left" in line for line in lines)
+    assert any(", ".join(left) in line for line in lines if "still on the board" in line) == bool(
+        left
+    )
+    assert any("outside dot" in line for line in lines) == pending.leaves_board

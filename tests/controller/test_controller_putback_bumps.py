@@ -146,7 +146,7 @@ def test_own_ships_that_a_wrong_port_could_swap_are_asked_about_at_once(
     assert not c.status.putback
     question = c.status.question
     assert question is not None and set(question.options[:-2]) == {str(onto_b), str(onto_d)}
-    assert not putback_tells(c.game, c._tied)
+    assert not putback_tells(c.game, c._turn.tied)
 
 
 def test_the_move_taken_back_ends_the_request(make_table: MakeTable) -> None:

@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 from table_helpers import put_in_port, set_down_under, set_out, set_out_ready, taken_moves
 
-from bermuda_hw.controller.daemon import PUTBACK_GIVE_UP_S, PUTBACK_WAIT_S, _Request
+from bermuda_hw.controller.daemon import PUTBACK_GIVE_UP_S, PUTBACK_WAIT_S
 from bermuda_hw.controller.status import NONE_OF_THESE, NOT_YET, Mode
+from bermuda_hw.controller.turn import Request
 from bermuda_hw.rules.game import Game, GameOptions
 from bermuda_hw.rules.moves import Move
 from bermuda_hw.sim.render.scene import Scene
@@ -118,7 +119,11 @@ def test_a_ship_gone_from_sight_is_not_taken_as_a_bump(make_table: MakeTable) ->
     before, active, die = len(taken_moves(c)), game.active, game.die
     table.world.remove(move.ship)
     table.run_until(lambda: c.status.putback, limit=80)
-    assert len(taken_moves(c)) == before and c._putback.kind is _Request.DOUBTFUL_BUMP
+    assert (
+        len(taken_moves(c)) == before
+        and (putback := c._turn.putback) is not None
+        and putback.kind is Request.DOUBTFUL_BUMP
+    )
     table.steps(3)
     table.world.place_ship(move.ship, *table.board.spaces[start].position)
     table.run_until(lambda: table.mode() is Mode.READY, limit=200)

@@ -8,8 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bermuda_hw.controller.referee import same_board_bumps
-from bermuda_hw.controller.seats import hold_spaces, seat_level, standing, suggest, to_move
+from bermuda_hw.controller.seats import as_made, hold_spaces, seat_level, standing, suggest, to_move
 from bermuda_hw.rules.boardfile import load_board
+from bermuda_hw.rules.candidates import candidates
 from bermuda_hw.rules.game import Game, GameOptions, Phase
 from bermuda_hw.rules.moves import Move
 
@@ -77,3 +78,19 @@ def test_the_spaces_to_leave_both_on_are_the_same_board_bumps_of_the_die() -> No
 def die_spaces(game: Game) -> tuple[str, ...]:
     assert game.die is not None
     return tuple(sorted(same_board_bumps(game, game.die)))
+
+
+def test_the_seats_move_made_is_taken_as_named_and_another_is_said() -> None:
+    game = with_seat(4)
+    game.roll_die()
+    chosen = suggest(game, "best")
+    assert chosen is not None and game.die is not None
+    cands = [c for c in candidates(game, frozenset({game.die})) if c.move is not None]
+    same = next(c for c in cands if (c.move.start, c.move.end) == (chosen.start, chosen.end))
+    made, note = as_made(game, same, chosen)
+    assert made == Move(chosen.ship, chosen.path) and note is None
+    other = next((c for c in cands if c.move.end != chosen.end), None)
+    if other is not None:
+        made, note = as_made(game, other, chosen)
+        assert made == other.move and note is not None and "not the move" in note
+    assert as_made(game, same, None) == (same.move, None)

@@ -8,7 +8,7 @@ the camera before any capture is decided:
 
 - `Replace`: the cloud is not seen, or seen at another dot than planned
   (missed steps, a slipped belt): home, then place it again;
-- `Turn`: it shows another letter: believe the camera and turn it;
+- `TurnTo`: it shows another letter: believe the camera and turn it;
 - `GiveUp`: either went wrong more often than `MAX_POSE_RETRIES` or
   `MAX_LETTER_RETRIES`: a fault that names what to check;
 - `Captures`: the cloud is where the plan has it: the swept ships the camera
@@ -26,7 +26,15 @@ from dataclasses import dataclass, field, replace
 from bermuda_hw.controller.consequences import captured_ships, taken_by_track, unseen_sweep
 from bermuda_hw.rules.board import LETTERS
 from bermuda_hw.rules.cloud import CloudPose, Spin
-from bermuda_hw.rules.events import CloudMoved, CloudRemoved, Spun, Swept
+from bermuda_hw.rules.events import (
+    CloudMoved,
+    CloudRemoved,
+    Event,
+    GameOver,
+    Spun,
+    Swept,
+    usd,
+)
 from bermuda_hw.rules.game import Game
 from bermuda_hw.vision.types import BoardObservation
 
@@ -86,7 +94,7 @@ class Replace:
 
 
 @dataclass(frozen=True)
-class Turn:
+class TurnTo:
     """The cloud shows letter `seen`: believe the camera, and turn it to `wanted`."""
 
     seen: int
@@ -116,7 +124,7 @@ class Captures:
     unseen: tuple[str, ...]
 
 
-AfterSpin = Replace | Turn | GiveUp | Captures
+AfterSpin = Replace | TurnTo | GiveUp | Captures
 
 
 def place_again(pending: PendingSpin, why: str) -> tuple[PendingSpin, Replace | GiveUp]:
@@ -150,6 +158,33 @@ def after_spin(
                 f"the cloud still shows letter {seen}, not {wanted}, after "
                 f"{MAX_LETTER_RETRIES} corrections: check the rotation's coupling"
             )
-        return pending, Turn(cloud.letter, pending.spin.letter)
+        return pending, TurnTo(cloud.letter, pending.spin.letter)
     captured = captured_ships(game, pending.swept, observation, pending.taken, pending.taken_from)
     return pending, Captures(captured, unseen_sweep(game, pending.swept, observation))
+
+
+def capture_lines(events: list[Event], pending: PendingSpin, decided: Captures) -> list[str]:
+    """What the table is told of a cloud phase: its events, the swept ships still on the
+    board, and the places whose captures are checked once the cloud has left them."""
+    lines = [f"cloud: {e}" for e in events if not isinstance(e, GameOver)]
+    survived = sorted(pending.swept - decided.captured)
+    if survived:
+        lines.append(f"    swept but still on the board: {', '.join(survived)}")
+    if decided.unseen:
+        lines.append(
+            f"    provisional: the cloud covers {', '.join(decided.unseen)}; its captures "
+            "there are checked when it has left"
+        )
+    removed = next((e for e in events if isinstance(e, CloudRemoved)), None)
+    if removed is not None:
+        lost = ", ".join(removed.ships) or "no ships"
+        lines.append(
+            f"the cloud reached an outside dot: {lost} out of the game; take them out of "
+            "the cloud. The cloud returns to the centre at letter A"
+        )
+    return lines
+
+
+def totals_line(game: Game) -> str:
+    totals = game.totals()
+    return "totals: " + ", ".join(f"{c} {usd(totals[c])}" for c in game.players)

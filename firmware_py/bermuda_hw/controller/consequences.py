@@ -106,18 +106,29 @@ def captured_ships(
     return frozenset(captured)
 
 
-def hand_edits(game: Game, diff: Difference) -> list[tuple[str, str | None]]:
+def hand_edits(
+    game: Game, diff: Difference, going_back: tuple[str, ...] = ()
+) -> list[tuple[str, str | None]]:
     """The ship edits that make the game's placement what the camera sees.
 
     A ship expected where none is seen goes where a ship of its colour is seen
     that the game does not have (or out of the game if there is none); a ship
     seen that the game does not have, with no such ship to move, comes back from
-    the cloud or from out of the game if one of its colour is there.
+    the cloud or from out of the game if one of its colour is there. The ships
+    `going_back` (bumped by the move just made, on their way to their ports as
+    the players are asked next) are not missing.
     """
+    back = Counter((game.ship(s).color, game.ship(s).location) for s in going_back)
+    missing = []
+    for item in diff.missing:
+        if back[item] > 0:
+            back[item] -= 1
+        else:
+            missing.append(item)
     extra = [e for e in diff.extra if e[1] is not None]
     edits: list[tuple[str, str | None]] = []
     used: set[str] = set()
-    for color, place in diff.missing:
+    for color, place in missing:
         sid = next(
             (
                 s

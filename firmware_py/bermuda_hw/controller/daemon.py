@@ -1,85 +1,24 @@
-"""The controller daemon: watch the board, check moves with the rules, spin, drive, persist.
+"""The controller daemon: the loop that watches the board and carries out what is decided.
 
 The same code runs beside the real board and on the simulated table: it sees
 only camera frames (through vision), the table's buttons and the cloud mover,
-never the simulated world's truth. One frame at a time (`step`):
+never the simulated world's truth. One frame at a time (`step`): the actions
+queued from outside (the page, `bermuda-hw game`) run first, on this thread;
+then a frame is read, a new stable observation is acted on, then a press of
+the spin button. The decisions live beside it:
 
-- **ship phase**: each new stable observation goes to the referee
-  (`controller.referee`): the rules list the boards the active player's turn
-  may leave, vision's per-place evidence scores them, and a move is taken
-  only when its consequence explains the board clearly better than no change
-  and than every other consequence. Its bumps are announced (the players put
-  the bumped ships back; the controller waits until the camera sees them
-  there); whatever else the board shows that the game does not have is
-  reported as its own fix. When two consequences explain the board as well,
-  the table is asked one question (mode ASK: k presses of the spin button
-  answer option k, or `answer(k)`). When one of them went where the camera
-  cannot see and the others bumped a ship that is not back in its port yet,
-  the active player is first asked to put back any ship the move bumped
-  (without saying which move): a ship put back settles it, and a board that
-  reads the same, clear of hands, for `PUTBACK_WAIT_S` takes the move out of
-  sight, provisionally (a board never that quiet is asked about). The same
-  request settles a tie between moves that all bumped ships, none back in
-  its port yet, when no put-back (even into a wrong port) makes one move's
-  board look like another's: the board with one move's ships back is judged
-  as usual and takes that move; a board that stays as it is, or reads
-  exactly as before the move, is asked about. The same request comes first
-  for a bump in doubt (its bumped ship still on the landing space, and its
-  own ship not seen there, or something else left over; not an own ship
-  bumped back into the port its mover left): the board with the ship back,
-  or any new board, is judged as usual, and a quiet board takes the bump.
-  A bump whose bumped ship shows beside the mover (a second token in the
-  landing place's wider disk) is taken at once. Moves that leave the same
-  colours on every place (a dock, against an own ship bumped back into the
-  port docked at, with the same die) cannot be told apart once the bumped
-  ship is back, and are asked about; with the virtual die the roll names the
-  spaces where such a tie could come, and tells the player to set the mover
-  down beside a ship landed on there and leave both until asked to put one
-  back, so that such a bump shows itself first.
-  A ship bumped back into a port the cloud covers and left beside the mover
-  shows only in the landing place's evidence (one ship per place is read):
-  the players are asked to put it back, and the board is read again every
-  stable run while they do.
-  A move into a place the camera cannot see is provisional: it is checked
-  when the place comes into view and, if the board contradicts it, the
-  journal is rewound to before it. After a few failed attempts at a fix, a
-  long press accepts the board as seen (a hand edit of the position,
-  journalled). With
-  `die = "table"` a press in the ship phase is a pass, accepted only if some
-  die value leaves the active player without any move; with `die =
-  "virtual"` a press rolls the die for the active player (the LED flashes the
-  number) and a roll with no move passes.
-- **cloud phase**: the LED says "press spin"; a press spins (the game's seeded
-  spinner), turns and moves the cloud, and the next stable observation decides
-  the captures: swept ships the camera no longer sees are captured, the others
-  survived. A swept ship on a place the cloud then covers cannot be seen: what
-  the camera saw before the spin decides, provisionally; the captures are
-  checked when the cloud has left the place and, if the board contradicts
-  them (a ship the magnets left behind, or took), the journal's cloud phase is
-  corrected and the game replayed from it. A game that such captures would end
-  ends only once they are checked. Before that the loop is closed on the camera: a cloud seen at
-  another dot than planned (missed steps, a slipped belt) or a step stream
-  aborted as late makes the rig home and place the cloud again, a few times at
-  most, then fault; a cloud showing another letter is believed and turned to
-  the planned one. At an outside dot the captured ships are out of the game: the
-  players take them out of the cloud and the rig brings the cloud back to the
-  centre dot at letter A (on the real rig the cloud never leaves the gantry).
-- **faults** (camera gone or stalled, I2C error, homing fault, e-stop): the
-  motors are stopped, the fault is logged in plain words, the LED shows the
-  fault pattern and the journal keeps the game. A press of the spin button
-  (with the e-stop released) reopens the camera, homes the rig again and
-  carries on; a restart does the same. Faults at start-up (the e-stop held,
-  no camera, a homing fault) enter the same mode and wait for the button: the
-  service stays up instead of restarting into the same fault.
-- **motion only over a clear board**: a spin, and every homing after the
-  first frame, waits for a fresh frame in which the board is seen and no hand
-  is over it.
-- **watchdog**: under systemd's `WatchdogSec=` the main loop sends WATCHDOG=1,
-  and so does the step thread while a move is waited on.
-- **actions from outside** (the page, `bermuda-hw game`): queued in
-  `commands` by any thread and run at the top of `step()`, on this thread:
-  spin, pass, undo, new game, pause/resume motion, re-home, answer. Readers
-  on other threads see only the immutable snapshots handed to `subscribers`.
+- the ship phase: the referee's verdict (`referee`) and belief (`belief`),
+  the boards a move leaves (`consequences`), what differs (`identify`);
+- the cloud phase: the spin's plan, the closed loop on the cloud's pose and
+  the captures (`cloud_phase`); the route of a homing (`homing`);
+- computer seats and the turn's line (`seats`); the page's actions (`actions`);
+- the journal (`journal`), the finished games (`history`), the snapshots
+  readers on other threads see (`snapshot`).
+
+Faults (the camera gone or stalled, an I2C error, a homing fault, the e-stop)
+stop the motors, keep the game and wait for the spin button; motion only ever
+starts over a board the camera sees clear of hands. docs/controller.md and
+docs/referee.md describe a game at the table.
 """
 
 from __future__ import annotations
@@ -88,10 +27,8 @@ import logging
 import os
 import sqlite3
 import threading
-from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from enum import StrEnum
 from typing import Any
 
 from bermuda_hw.backends.camera import CameraSource, Frame
@@ -103,27 +40,25 @@ from bermuda_hw.controller.actions import (
     new_game_request,
     undo_count,
 )
-from bermuda_hw.controller.belief import Belief, Explanation, weigh
 from bermuda_hw.controller.cloud_phase import (
     AfterSpin,
     Captures,
     GiveUp,
     PendingSpin,
-    Turn,
+    TurnTo,
     after_spin,
+    capture_lines,
     place_again,
     plan_spin,
+    totals_line,
 )
 from bermuda_hw.controller.commands import ActionRefused, Command, CommandQueue
 from bermuda_hw.controller.consequences import (
     Provisional,
-    back_board,
-    bump_left_over,
-    difference_after,
     hand_edits,
-    left_over,
     provisional_moves,
 )
+from bermuda_hw.controller.corrections import corrected_captures, corrected_move
 from bermuda_hw.controller.history import History
 from bermuda_hw.controller.homing import (
     HomeRefused,
@@ -134,62 +69,67 @@ from bermuda_hw.controller.homing import (
 from bermuda_hw.controller.identify import (
     Difference,
     difference,
-    explain,
     pass_die,
 )
 from bermuda_hw.controller.journal import Journal, JournalWriteError
 from bermuda_hw.controller.notify import Watchdog, sd_notify
+from bermuda_hw.controller.putback import (
+    CONFIRM_OBSERVABILITY,
+    out_of_sight_choice,
+    unseen_arrivals,
+)
+from bermuda_hw.controller.questions import question_for
 from bermuda_hw.controller.referee import (
-    MARGIN,
-    PROVISIONAL_BELOW,
     Group,
     Outcome,
-    Scorer,
     Verdict,
     bumped_beside,
-    changed_places,
     judge,
     observation_evidence,
     place_observability,
     putback_tells,
 )
 from bermuda_hw.controller.seams import Controls, Mover
-from bermuda_hw.controller.seats import hold_spaces, seat_level, standing, suggest, to_move
+from bermuda_hw.controller.seats import as_made, hold_spaces, seat_level, standing, suggest, to_move
+from bermuda_hw.controller.ship_phase import (
+    AskWhether,
+    DoubtfulBump,
+    Matches,
+    Take,
+    Tied,
+    Waiting,
+    decide,
+    reference_board,
+)
 from bermuda_hw.controller.signals import Pattern, TableSignals
 from bermuda_hw.controller.snapshot import Snapshot, change_key, take
 from bermuda_hw.controller.status import (
-    NONE_OF_THESE,
-    NOT_YET,
     Mode,
-    Question,
     Status,
     Suggestion,
 )
-from bermuda_hw.controller.wording import dice_text, either, press_hint
+from bermuda_hw.controller.turn import Bumped, PutBack, Request, RequestKey, Turn, Turns
+from bermuda_hw.controller.wording import either, press_hint
 from bermuda_hw.errors import (
     BermudaError,
     CalibrationError,
     CameraError,
     EmergencyStopError,
     HardwareError,
-    RulesError,
     StateError,
     StepTimingError,
 )
 from bermuda_hw.planning.route import HomingApproach
 from bermuda_hw.rules.board import LETTERS, Board, Point
-from bermuda_hw.rules.candidates import Bump, Candidate, Consequence, contents
+from bermuda_hw.rules.candidates import Bump, Candidate, contents
 from bermuda_hw.rules.cloud import CloudPose
-from bermuda_hw.rules.computer import TABLE_SEAT
 from bermuda_hw.rules.events import (
     CloudRemoved,
-    GameOver,
-    usd,
 )
 from bermuda_hw.rules.game import Game, GameOptions, Phase, ShipStatus
-from bermuda_hw.rules.moves import Move, split_ship_id
+from bermuda_hw.rules.moves import Move
 from bermuda_hw.rules.play import describe_standings
-from bermuda_hw.rules.record import played_on, rewound
+from bermuda_hw.rules.record import rewound
 from bermuda_hw.vision.reader import BoardReader
 from bermuda_hw.vision.stability import ObservationStream, StabilitySettings
 from bermuda_hw.vision.types import BoardObservation, FrameReading
@@ -203,8 +143,6 @@ REPEAT_S = 60.0  # a board-fix message said again unchanged only after this long
 SETTLE_BEFORE_HOMING_S = 0.5  # after a stop at speed, the carriage comes to rest first
 ANSWER_QUIET_S = 2.0  # an answer by presses is taken once the button has rested this long
 ACCEPT_AFTER_ATTEMPTS = 3  # after this many asks for a fix, a long press accepts the board
-CONFIRM_OBSERVABILITY = 0.9  # a provisional move is checked once its places are seen this well
-MAX_OPTIONS = 3  # more moves than this explaining the board as well is asked as a fix
 # After asking for bumped ships to go back: how long the board must read the same, clear of
 # hands, before the table is asked instead (which move it was, or whether the move in doubt
 # was made); a put-back takes a person 2-4 s, so six quiet seconds say it is not coming. And
@@ -235,46 +173,6 @@ class _FrameTap:
         frame = self.source.read(timeout_s)
         self.last = frame
         return frame
-
-
-@dataclass
-class _Bumped:
-    """The ships the last move bumped, until the board shows them back in their ports."""
-
-    game: Game
-    count: int  # the journal's length after the move
-    landing: str
-    ships: tuple[str, ...]
-    #: since when the camera has seen a bumped ship still beside the mover while its port
-    #: is out of sight
-    beside_s: float | None = None
-
-
-class _Request(StrEnum):
-    """Why the table is asked to put bumped ships back."""
-
-    OUT_OF_SIGHT = "out of sight"  # a tie between a move out of sight and bumps not back
-    BUMPS = "bumps"  # a tie between moves that all bumped ships, none back (`tied`)
-    #: a move whose bumped ship is still on the landing space, in doubt: its own ship not
-    #: seen there, or something else on the board the move does not explain
-    DOUBTFUL_BUMP = "doubtful bump"
-
-
-@dataclass
-class _PutBack:
-    """A tie, or a move the board does not show whole, that the table is asked to settle by
-    putting bumped ships back."""
-
-    kind: _Request
-    #: the move's, asked about once the board stays quiet (out of sight, doubtful bump);
-    #: or the tied moves' (bumps)
-    consequence: Consequence | tuple[Consequence, ...]
-    game: Game
-    count: int  # the journal's length when asked
-    asked_s: float
-    state: object | None  # what the board read at its last stable state
-    quiet_s: float  # since when it has read that way, clear of hands
-    tied: tuple[Group, ...] = ()  # moves whose bumped ships are out of their ports: the tie
 
 
 class Controller:
@@ -322,29 +220,14 @@ class Controller:
         self._last_press_s = 0.0
         self._answer: int | None = None  # an answer given through `answer()`
         self._die_given: int | None = None  # a computer seat's die, given on the page
-        self._tied: tuple[Group, ...] = ()  # the groups the pending question chooses between
         self._asked_s = 0.0  # when the pending question was last put to the table
-        # the board the table answered "not yet" for: not asked about again until it changes
-        # the board a player answered "not yet" on, and when: not asked about again until
-        # it changes or REPEAT_S passes (a "not yet" pressed by mistake is asked again)
-        self._not_yet: tuple[Game, int, object | None, float] | None = None
+        # what the table is in the middle of for the game as it is (`turn`): requests,
+        # questions, "not yet", a move out of sight waiting, bumped ships not yet back
+        self.turns = Turns()
         self._provisional: list[Provisional] = []
         # what a move's announcement would have said while its commit failed: said once the
         # journal takes it (recovery), never before, so that nothing told is unrecorded
         self._unsaid: list[str] = []
-        # the last move's bumped ships, still to be put back
-        self._bumped: _Bumped | None = None
-        # a move out of sight waiting for the rest of the board to match (its fix is shown)
-        # (the move, its places out of sight, the game and its journal's length then)
-        self._waiting: tuple[Candidate, tuple[str, ...], Game, int] | None = None
-        # a tie, or a bump in doubt, the players were asked to settle by putting bumped ships
-        # back: the consequences, when they were asked, the game and its journal's length
-        self._putback: _PutBack | None = None
-        # the put-back request that ran out, for its game and journal length: not made again
-        self._putback_asked: tuple[object, Game, int] | None = None
-        # when each request was first made, for a game and journal length, until the board
-        # next matches the game: a request made again counts its give-up from then
-        self._putback_first: tuple[Game, int, dict[object, float]] | None = None
         # the last board that matched the game, for the game and the placement it matched
         self._reference: tuple[Game, dict[str, tuple[str, ...]], BoardObservation] | None = None
         self._stop = threading.Event()
@@ -510,6 +393,18 @@ class Controller:
         game = self.game
         return game.options.die if game is not None else "table"
 
+    def _game(self) -> Game:
+        game = self.game
+        assert game is not None
+        return game
+
+    @property
+    def _turn(self) -> Turn:
+        """What the table is in the middle of for the game as it is now (`controller.turn`)."""
+        game = self.game
+        assert game is not None
+        return self.turns.now(game)
+
     def _new_game(self) -> None:
         seed = self.seed if self.seed is not None else int.from_bytes(os.urandom(4), "big")
         game = Game.new(self.players, seed=seed, board=self.board, options=self.options)
@@ -521,8 +416,6 @@ class Controller:
         )
         self._provisional = []
         self._unsaid.clear()
-        self._bumped = None
-        self._tied = ()
         self.say(
             f"new game {self.game_id}: {len(game.players)} players "
             f"({', '.join(game.order)} in turn order), seed {seed}; "
@@ -721,12 +614,12 @@ class Controller:
             self.status.observations += 1
             self.last_observation = observation
             self._observe(observation)
-        elif self._putback is not None:
+        elif self._turn.putback is not None:
             self._putback_step()
         elif self._not_yet_lapsed():
             # the board stayed as it was when a player said "not yet": it is asked about
             # again (a "not yet" pressed by mistake must not leave the game waiting)
-            self._not_yet = None
+            self._turn.not_yet = None
             assert self.last_observation is not None
             self._observe(self.last_observation)
         if self._spin_waits and self.status.mode is Mode.SPIN and self._board_clear():
@@ -744,13 +637,13 @@ class Controller:
             self._on_press()
 
     def _not_yet_lapsed(self) -> bool:
-        declined = self._not_yet
+        declined = self._turn.not_yet
         return (
             declined is not None
             and self.status.mode is Mode.READY
             and self.status.unfinished
             and self.last_observation is not None
-            and self.clock.monotonic() - declined[3] >= REPEAT_S
+            and self.clock.monotonic() - declined[1] >= REPEAT_S
         )
 
     # --- observations -------------------------------------------------------------------
@@ -780,14 +673,15 @@ class Controller:
         if game.phase is not Phase.SHIPS:
             self._check_board(observation)
             return
-        if self._bumped is not None:
+        turn = self._turn
+        if turn.bumped is not None:
             # the bumped ships go back first: until then a change is no new move (the next
             # player's ship leaving a port looks like a bumped ship not yet put back)
             self._check_board(observation)
             return
         if (
-            self._putback is not None
-            and self._putback.kind is _Request.BUMPS
+            turn.putback is not None
+            and turn.putback.kind is Request.BUMPS
             and self._settle_putback(observation)
         ):
             return
@@ -798,100 +692,38 @@ class Controller:
             # moved under another)
             self._check_setup(observation)
             return
-        verdict = self._judge(observation)
-        self._waiting = None
-        doubt = (
-            verdict.accepted is not None
-            and not verdict.shown
-            and self._bump_in_doubt(verdict.accepted.best, observation)
+        decision = decide(
+            game,
+            observation,
+            self._known_dice(),
+            reference=reference_board(self._reference, game),
+            held=self._told_to_leave(),
         )
-        if verdict.outcome is not Outcome.TIE and not doubt:
+        turn.waiting = None
+        if not isinstance(decision, Tied | DoubtfulBump):
             self._end_putback()
-        best = verdict.accepted or (verdict.tied[0] if verdict.tied else None)
-        belief = weigh(game, observation, self._known_dice())
-        gated: Group | None = None  # a move the belief is not sure enough of to take
-        # a provisional move waiting for the rest to match, and its places out of sight
-        pending: tuple[Candidate, tuple[str, ...]] | None = None
-        if best is not None:
-            rest = len(left_over(game, best.best, observation))
-            # a move is taken only when the belief is sure some legal move was made: not a
-            # ship still in a hand, nor a move the rules do not allow (the referee's groups
-            # then tell which). A bump in doubt asks for its ship back first, which tells;
-            # a bump shown whole by a second token beside the mover rules out a ship in a
-            # hand; a move into places the camera cannot see is provisional (checked, and
-            # rewound if need be, once they are seen), and taken only if nothing else
-            # differs
-            if (
-                verdict.outcome is Outcome.MOVE
-                and not (doubt or verdict.shown or verdict.provisional)
-                and belief.some_move < 1.0 - belief.alpha
-            ):
-                gated = verdict.accepted
-                verdict = Verdict(Outcome.UNCLEAR)
-            elif verdict.provisional and rest and verdict.outcome is Outcome.MOVE:
-                pending = (best.best, verdict.provisional)
-                verdict = Verdict(Outcome.UNCLEAR)
-            elif len(verdict.tied) > MAX_OPTIONS:
-                # a ship gone out of sight that could be anywhere: no question, ask to show it
-                verdict = Verdict(Outcome.UNCLEAR)
-        if verdict.outcome is Outcome.MOVE:
-            assert verdict.accepted is not None
-            if doubt:
-                # the board leaves the bump in doubt: the bumped ship back tells; once that
-                # request ran out, the table is asked (nothing is taken by default)
-                if not self._ask_putback_doubtful(verdict.accepted):
-                    self._ask(Verdict(Outcome.TIE, tied=(verdict.accepted,)))
-                return
-            if self._apply(verdict.accepted.best, verdict.provisional):
-                for space in verdict.untouched:
+        if isinstance(decision, Take):
+            if self._apply(decision.group.best, decision.provisional):
+                for space in decision.untouched:
                     self.say(f"    the ship on {space} was not touched: no ship landed on it")
                 self._check_board(observation)
-        elif verdict.outcome is Outcome.TIE:
-            if not self._ask_putback(verdict, observation):
-                self._ask(verdict)
-        elif pending is not None:
-            # the move out of sight stays on the table: only what it does not explain is
-            # a fix (a misread elsewhere must not make the players undo a real move)
-            move = pending[0]
-            diff = difference_after(game, move, observation)
-            self._waiting = (*pending, game, len(game.journal))
-            self._show_fix(
-                diff,
-                f"{game.active}'s move looks like {move.move} (die "
-                f"{move.die}), taken once the rest matches: fix the "
-                f"board: {diff.describe()}",
-            )
-        elif (
-            gated is not None
-            and belief.best.kind is Explanation.MOVE
-            and belief.best.consequence == gated.consequence
-        ):
-            # the move is the likeliest explanation, but not sure enough to take (the board
-            # is also a ship held in a hand, or an illegal move): the table is asked, and
+        elif isinstance(decision, DoubtfulBump):
+            # the bumped ship back tells; once that request ran out, the table is asked
+            if not self._request_putback(Request.DOUBTFUL_BUMP, decision.group.consequence):
+                self._ask((decision.group,))
+        elif isinstance(decision, Tied):
+            if not self._ask_putback(decision.groups, observation):
+                self._ask(decision.groups)
+        elif isinstance(decision, Waiting):
+            turn.waiting = (decision.move, decision.places)
+            self._show_fix(decision.diff, decision.message(game.active))
+        elif isinstance(decision, AskWhether):
             # "not yet" lets a player who is still moving finish
-            self._ask(Verdict(Outcome.TIE, tied=(gated,)))
+            self._ask((decision.group,))
+        elif isinstance(decision, Matches):
+            self._settled(observation)
         else:
-            diff = difference(game, observation)
-            if not diff:
-                self._settled(observation)
-            else:
-                self._show_fix(diff, self._unclear(belief, diff))
-
-    def _unclear(self, belief: Belief, diff: Difference) -> str:
-        """What the table is told of a board no legal move explains decisively: the move not
-        finished (a ship in a hand), a move the rules do not allow named as such, or what
-        differs."""
-        game = self.game
-        assert game is not None
-        best = belief.best
-        if best.kind is Explanation.IN_HAND and best.place is not None:
-            return (
-                f"{game.active}: finish your move: a {game.active} ship is off "
-                f"{best.place}; set it down where the die takes it (a ship set down "
-                "where the camera cannot see, under the cloud, is no move: put it back "
-                f"on {best.place} first)"
-            )
-        return explain(game, diff, self._known_dice())
+            self._show_fix(decision.diff, decision.message)
 
     def _check_setup(self, observation: BoardObservation) -> None:
         """In mode SETUP: the board must be as the game has it before play goes on."""
@@ -923,14 +755,9 @@ class Controller:
 
     def _judge(self, observation: BoardObservation) -> Verdict:
         """The referee's verdict on an observation for the game as it is, with the die if
-        it is known and the last board that matched the game's placement (a die rolled
-        since changes no ship)."""
-        game = self.game
-        assert game is not None
-        ref = self._reference
-        reference = (
-            ref[2] if ref is not None and ref[0] is game and ref[1] == contents(game) else None
-        )
+        it is known and the last board that matched the game's placement."""
+        game = self._game()
+        reference = reference_board(self._reference, game)
         return judge(
             game, observation, self._known_dice(), reference=reference, held=self._told_to_leave()
         )
@@ -938,10 +765,7 @@ class Controller:
     def _told_to_leave(self) -> frozenset[str]:
         """The spaces the roll told the player to leave a ship landed on, both ships there,
         until asked to put one back: none once a put-back has been asked for this turn."""
-        game = self.game
-        assert game is not None
-        first = self._putback_first
-        if first is not None and first[0] is game and first[1] == len(game.journal):
+        if self._turn.putback_first is not None:
             return frozenset()
         return frozenset(self.status.hold)
 
@@ -959,7 +783,7 @@ class Controller:
         self.status.waiting = None if waiting is None else str(waiting[0].move)
         self._end_putback()
         self.status.question = None
-        self._tied = ()
+        self._turn.tied = ()
         # every ask since the game last changed is a failed attempt (the players may try
         # something else each time: the same stray token shows as another fix)
         self.status.fix_attempts += 1
@@ -1003,9 +827,9 @@ class Controller:
         every stable run while they do (its ships read the same). True while that is asked;
         after `PUTBACK_GIVE_UP_S` the board is taken as it reads."""
         game = self.game
-        bumped = self._bumped
         assert game is not None
-        if bumped is None or bumped.game is not game or bumped.count != len(game.journal):
+        bumped = self._turn.bumped
+        if bumped is None:
             return False
         diff = bumped_beside(game, observation, bumped.landing, bumped.ships)
         if not diff:
@@ -1036,8 +860,9 @@ class Controller:
         self.status.waiting = None
         self._restoring = False
         self.status.fix_attempts = 0
-        self._bumped = None
-        self._putback_first = None
+        turn = self._turn
+        turn.bumped = None
+        turn.putback_first = None
         seen = self.last_observation
         if matched is not None:
             self._reference = (game, contents(game), matched)
@@ -1067,30 +892,11 @@ class Controller:
         if game.die is None:
             game.set_die(candidate.die)
         self.status.question = None
-        self._tied = ()
         self.status.hold = ()
-        chosen = self._suggested()
+        made, note = as_made(game, candidate, self._suggested())
         self.status.suggestion = None
-        made = candidate.move
-        if (
-            chosen is not None
-            and not made.is_pass
-            and (made.start, made.end)
-            == (
-                chosen.start,
-                chosen.end,
-            )
-        ):
-            # the board cannot tell two ships of one colour on one place apart, nor two walks
-            # to the same place: the person made the move the table named
-            named = Move(chosen.ship, chosen.path)
-            if named in game.legal_moves(candidate.die):
-                made = named
-        elif chosen is not None:
-            self.say(
-                f"{color} moved {made}, not the move {TABLE_SEAT} chose "
-                f"({chosen.ship} from {chosen.start} to {chosen.end}): taken as made"
-            )
+        if note:
+            self.say(note)
         events = game.push(made, provisional=provisional)
         if provisional:
             self._provisional.append(Provisional(count, str(made), provisional))
@@ -1106,11 +912,8 @@ class Controller:
                 for ship in candidate.bumped
             ),
         ]
-        self._bumped = (
-            _Bumped(game, len(game.journal), made.end or "", candidate.bumped)
-            if candidate.bumped
-            else None
-        )
+        if candidate.bumped:  # (the game's new state: the bumped ships go back first)
+            self._turn.bumped = Bumped(made.end or "", candidate.bumped)
         if provisional:
             lines.append(
                 f"    provisional: the camera cannot see {', '.join(provisional)}; "
@@ -1125,26 +928,6 @@ class Controller:
 
     # --- questions ----------------------------------------------------------------------
 
-    def _putback_choice(
-        self, verdict: Verdict, observation: BoardObservation
-    ) -> tuple[Candidate, tuple[str, ...]] | None:
-        """For a tie between one move out of sight and moves whose bumped ships are not
-        back in their ports yet: that move and the places it arrives at that are not seen
-        well enough to confirm it (none: None, the table is asked)."""
-        game = self.game
-        assert game is not None
-        settled = [g for g in verdict.tied if g.best.bump in (Bump.NONE, Bump.BACK)]
-        if len(settled) != 1 or len(settled) == len(verdict.tied):
-            return None
-        choice = settled[0].best
-        evidence = observation_evidence(game.board, observation)
-        hidden = tuple(
-            p
-            for p in changed_places(contents(game), choice.contents)
-            if choice.contents.get(p) and place_observability(evidence, p) < CONFIRM_OBSERVABILITY
-        )
-        return (choice, hidden) if hidden else None
-
     def _reading_state(self) -> object | None:
         """What this frame reads (ships by place, cloud pose); None if a hand is over the
         board or the board is not seen."""
@@ -1153,106 +936,49 @@ class Controller:
             return None
         return reading.state_key()
 
-    def _ask_putback(self, verdict: Verdict, observation: BoardObservation) -> bool:
-        """Ask for bumped ships to go back before asking which move was made (see the
-        module's text); True while that is what the table is asked."""
-        game = self.game
-        assert game is not None
-        choice = self._putback_choice(verdict, observation)
+    def _ask_putback(self, tied: tuple[Group, ...], observation: BoardObservation) -> bool:
+        """Ask for bumped ships to go back before asking which of the tied moves was made
+        (`controller.putback`); True while that is what the table is asked."""
+        game = self._game()
+        choice = out_of_sight_choice(game, tied, observation)
         if choice is not None:
-            return self._request_putback(_Request.OUT_OF_SIGHT, choice[0].consequence)
+            return self._request_putback(Request.OUT_OF_SIGHT, choice[0].consequence)
         # moves that all bumped ships, none back yet, whose boards the ships put back tell
         # apart (even put in a wrong port)
-        if not putback_tells(game, verdict.tied):
+        if not putback_tells(game, tied):
             self._end_putback()
             return False
-        return self._request_putback(
-            _Request.BUMPS, tuple(g.consequence for g in verdict.tied), verdict.tied
-        )
-
-    def _bump_in_doubt(self, candidate: Candidate, observation: BoardObservation) -> bool:
-        """Whether a move that leaves the ship it bumped on its landing space is in doubt: its
-        own ship is not seen there (it could be under that ship, or nowhere: held in a
-        hand, or lost in a glare where it left), or the board shows something else the
-        move does not explain (a ship seen in the wrong colour there, say, while the move
-        truly made shows elsewhere). The board with the bumped ship back shows the move
-        whole. Not in doubt, whatever else the board shows: an own ship bumped back into
-        the port its mover left, whose board with the ship back reads as before the move
-        (the request could then tell nothing; the move is taken as before)."""
-        game = self.game
-        assert game is not None
-        move = candidate.move
-        if candidate.bump is not Bump.LANDING or move is None or move.end is None:
-            return False
-        evidence = observation_evidence(game.board, observation)
-        seen = place_observability(evidence, move.end)
-        if seen < PROVISIONAL_BELOW:
-            return False  # out of sight: the move is provisional, checked when seen
-        if back_board(game, candidate) == contents(game):
-            # its ships put back, the board reads as before the move (an own ship bumped
-            # back into the port its mover left): the put-back would tell nothing
-            return False
-        if bump_left_over(game, candidate, observation):
-            return True
-        there = list(candidate.contents.get(move.end, ()))
-        if game.active not in there:
-            return False
-        scorer = Scorer(game.board, evidence)
-        without = list(there)
-        without.remove(game.active)
-        return (
-            scorer.place_score(move.end, tuple(there))
-            - scorer.place_score(move.end, tuple(without))
-            < MARGIN * seen
-        )
-
-    def _ask_putback_doubtful(self, accepted: Group) -> bool:
-        """A move in doubt that bumped a ship (`_bump_in_doubt`): the player is asked to put
-        back any ship the move bumped, and the board with it back is judged as usual. A
-        board that stays as it is takes the move as seen; one that reads as before, or as
-        another move, is judged as usual. True while that is what the table is asked;
-        False once it ran out (the move is taken)."""
-        return self._request_putback(_Request.DOUBTFUL_BUMP, accepted.consequence)
+        return self._request_putback(Request.BUMPS, tuple(g.consequence for g in tied), tied)
 
     def _request_putback(
-        self,
-        kind: _Request,
-        key: Consequence | tuple[Consequence, ...],
-        tied: tuple[Group, ...] = (),
+        self, kind: Request, key: RequestKey, tied: tuple[Group, ...] = ()
     ) -> bool:
         """Ask the active player to put back any ship the move bumped (without saying which
         move); True while that is what the table is asked, False if this request ran out
-        once already for the same game."""
+        once already in this state of the game."""
         game = self.game
         assert game is not None
-        if self._putback_asked == (key, game, len(game.journal)):
+        turn = self._turn
+        if key in turn.ran_out:
             # this request ran out once already: the table is asked, or the move taken
             self._end_putback()
             return False
         now = self.clock.monotonic()
-        asked = self._putback
-        if (
-            asked is not None
-            and asked.consequence == key
-            and asked.game is game
-            and asked.count == len(game.journal)
-        ):
+        asked = turn.putback
+        if asked is not None and asked.key == key:
             # asked already; the board settled anew: quiet from now
             asked.state, asked.quiet_s = self._reading_state(), now
             return True
-        first = self._putback_first
-        if first is None or first[0] is not game or first[1] != len(game.journal):
-            first = self._putback_first = (game, len(game.journal), {})
+        if turn.putback_first is None:
+            turn.putback_first = {}
         # (a request ended by another board and made again gives up as the first would)
-        since = first[2].setdefault(key, now)
-        self._putback = _PutBack(
-            kind, key, game, len(game.journal), since, self._reading_state(), now, tied
-        )
+        since = turn.putback_first.setdefault(key, now)
+        turn.putback = PutBack(kind, key, since, self._reading_state(), now, tied)
         self.status.putback = True
         self.status.fix = None
         self.status.waiting = None
         self.status.question = None
-        self._tied = ()
+        turn.tied = ()
         self._set(
             Mode.FIX,
             f"{game.active}: if your move bumped a ship, put it back in its port",
@@ -1267,16 +993,11 @@ class Controller:
         whether that move was made), with "none of these" and "not yet" among the
         answers. The wait only decides when to ask: no move is ever taken for a quiet
         board. A request that ended in a question is not made again for the same board."""
-        asked = self._putback
-        game = self.game
+        turn = self._turn
+        asked = turn.putback
         observation = self.last_observation
-        assert asked is not None and game is not None
-        if (
-            asked.game is not game
-            or asked.count != len(game.journal)
-            or observation is None
-            or self.status.mode is not Mode.FIX
-        ):
+        assert asked is not None
+        if observation is None or self.status.mode is not Mode.FIX:
             self._end_putback()
             return
         now = self.clock.monotonic()
@@ -1286,11 +1007,11 @@ class Controller:
         quiet = now - asked.quiet_s >= PUTBACK_WAIT_S
         if not quiet and now - asked.asked_s < PUTBACK_GIVE_UP_S:
             return
-        self._putback_asked = (asked.consequence, game, asked.count)
+        turn.ran_out.add(asked.key)
         self._end_putback()
-        if asked.kind is _Request.BUMPS:
+        if asked.kind is Request.BUMPS:
             # the board never showed one move's ships put back: ask which move it was
-            self._ask(Verdict(Outcome.TIE, tied=asked.tied))
+            self._ask(asked.tied)
             return
         # the board is judged again: a tie, or a bump still in doubt, is asked about
         self._observe(observation)
@@ -1304,12 +1025,10 @@ class Controller:
         A board that reads exactly as the game has it (a ship bumped back into the port
         its mover left, or the move taken back) is asked about: the camera cannot tell
         these apart."""
-        asked = self._putback
         game = self.game
+        turn = self._turn
+        asked = turn.putback
         assert asked is not None and game is not None
-        if asked.game is not game or asked.count != len(game.journal):
-            self._end_putback()
-            return False
         verdict = self._judge(observation)
         tied = {g.consequence for g in asked.tied}
         if verdict.outcome is Outcome.TIE and {g.consequence for g in verdict.tied} == tied:
@@ -1321,71 +1040,42 @@ class Controller:
         if verdict.outcome is Outcome.NONE and any(
             dict(c.contents) == now for g in asked.tied for c in g.members if c.bump is Bump.BACK
         ):
-            self._putback_asked = (asked.consequence, game, asked.count)
-            self._ask(Verdict(Outcome.TIE, tied=asked.tied))
+            turn.ran_out.add(asked.key)
+            self._ask(asked.tied)
             return True
         return False
 
     def _end_putback(self) -> None:
-        self._putback = None
+        if self.game is not None:
+            self._turn.putback = None
         self.status.putback = False
 
-    def _ask(self, verdict: Verdict) -> None:
+    def _ask(self, groups: tuple[Group, ...]) -> None:
         """Ask the table which of the tied moves was made (one question, by die if it can;
         whether it was made, for one move in doubt). "None of these" and "not yet" are
         always among the answers; nothing is taken until the table answers."""
         game = self.game
         assert game is not None
-        groups = verdict.tied
+        turn = self._turn
         if self.status.mode is Mode.ASK and {g.consequence for g in groups} == {
-            g.consequence for g in self._tied
+            g.consequence for g in turn.tied
         }:
             return  # the same question is pending
-        declined = self._not_yet
+        declined = turn.not_yet
         if (
             declined is not None
-            and declined[:3] == (game, len(game.journal), self._reading_state())
-            and self.clock.monotonic() - declined[3] < REPEAT_S
+            and declined[0] == self._reading_state()
+            and self.clock.monotonic() - declined[1] < REPEAT_S
         ):
             return  # "not yet" for this very board: asked again once it changes
-        self._tied = groups
-        color = game.active
-        dice = [g.dice for g in groups]
-        by_die = len(groups) > 1 and all(
-            not (a & b) for i, a in enumerate(dice) for b in dice[i + 1 :]
-        )
-        if by_die:
-            groups = tuple(sorted(groups, key=lambda g: min(g.dice)))
-            self._tied = groups
-            dice = [g.dice for g in groups]
-            options = tuple(dice_text(ds) for ds in dice)
-            text = f"{color}: did you roll {either(options)}?"
-        elif len(groups) == 1:
-            options = (f"yes: {groups[0].best.describe()}",)
-            text = f"{color}: did you make {groups[0].best.describe()}?"
-        else:
-            options = tuple(str(g.best.move) for g in groups)
-            text = f"{color}: which move did you make: {either(options)}?"
-        moves = tuple(tuple(sorted({str(c.move) for c in g.members})) for g in groups)
-        options = (*options, NONE_OF_THESE, NOT_YET)
-        question = Question(
-            text,
-            options,
-            (
-                *(tuple(dice) if by_die else tuple(frozenset() for _ in groups)),
-                frozenset(),
-                frozenset(),
-            ),
-            (*moves, (), ()),
-            color,
-        )
+        question, turn.tied = question_for(game.active, groups)
         self.status.question = question
         self._asked_s = self.clock.monotonic()
         with self._press_lock:
             self._presses = 0
         self._pressed.clear()
         self._answer = None
-        self._set(Mode.ASK, f"{text} ({press_hint(options)})", Pattern.ASK)
+        self._set(Mode.ASK, f"{question.text} ({press_hint(question.options)})", Pattern.ASK)
 
     def _counted_presses(self) -> int | None:
         """The presses of spin since the last count, once the button has rested
@@ -1417,17 +1107,18 @@ class Controller:
                 )
             return
         self._answer = None
-        groups = self._tied
         game = self.game
         assert game is not None
+        turn = self._turn
+        groups = turn.tied
         if not 1 <= option <= len(groups) + 2:
             self.say(f"there is no answer {option}: press 1 to {len(groups) + 2} times")
             return
-        self._tied = ()
+        turn.tied = ()
         self.status.question = None
         observation = self.last_observation
         if option == len(groups) + 2:  # not yet: the move is not finished
-            self._not_yet = (game, len(game.journal), self._reading_state(), self.clock.monotonic())
+            turn.not_yet = (self._reading_state(), self.clock.monotonic())
             self.say(f"answer {option}: not yet")
             self._set(
                 Mode.READY,
@@ -1453,13 +1144,7 @@ class Controller:
         # once it does (the answer names the move; the board will show it)
         provisional: tuple[str, ...] = ()
         if observation is not None:
-            evidence = observation_evidence(game.board, observation)
-            provisional = tuple(
-                p
-                for p in changed_places(contents(game), group.best.contents)
-                if group.best.contents.get(p)
-                and place_observability(evidence, p) < CONFIRM_OBSERVABILITY
-            )
+            provisional = unseen_arrivals(game, group.best, observation)
         if not self._apply(group.best, provisional):
             return
         if observation is not None:
@@ -1476,7 +1161,7 @@ class Controller:
         game = self.game
         observation = self.last_observation
         assert game is not None
-        if self._putback is not None:
+        if self._turn.putback is not None:
             self.say(
                 "a long press accepts no board while the table is asked to put back "
                 "bumped ships: put them back, or wait"
@@ -1489,7 +1174,7 @@ class Controller:
             )
             return False
         waiting = self._waiting_move() if self.status.mode is Mode.FIX else None
-        self._waiting = None
+        self._turn.waiting = None
         count = len(game.journal)
         bumped: tuple[str, ...] = ()
         if waiting is not None:
@@ -1498,18 +1183,8 @@ class Controller:
             if not self._apply(*waiting):
                 return False
             bumped = waiting[0].bumped
-        diff = difference(game, observation)
-        if bumped:
-            # the ships it bumps go back to their ports as the players are asked next
-            back = Counter((game.ship(s).color, game.ship(s).location) for s in bumped)
-            missing = []
-            for item in diff.missing:
-                if back[item] > 0:
-                    back[item] -= 1
-                else:
-                    missing.append(item)
-            diff = replace(diff, missing=tuple(missing))
-        edits = hand_edits(game, diff)
+        # the ships it bumps go back to their ports as the players are asked next
+        edits = hand_edits(game, difference(game, observation), bumped)
         for sid, place in edits:
             game.set_ship(sid, place)
         if not self._commit():
@@ -1534,17 +1209,10 @@ class Controller:
 
     def _waiting_move(self) -> tuple[Candidate, tuple[str, ...]] | None:
         """The move out of sight a fix waits on, while the game is still as it was then."""
-        waiting = self._waiting
         game = self.game
-        if (
-            waiting is None
-            or game is None
-            or waiting[2] is not game
-            or waiting[3] != len(game.journal)
-            or game.phase is not Phase.SHIPS
-        ):
+        if game is None or game.phase is not Phase.SHIPS:
             return None
-        return waiting[0], waiting[1]
+        return self._turn.waiting
 
     def _check_provisional(self, observation: BoardObservation, final: bool = False) -> bool:
         """Check provisional moves and captures whose places are now in view; True if the
@@ -1581,56 +1249,12 @@ class Controller:
         return False
 
     def _correct_captures(self, item: Provisional, seen: Difference) -> bool:
-        """Correct a cloud phase's captures that the board, now in view, contradicts: a ship
-        of a colour seen on a place it was taken from was left there by the magnets; one
-        missing from a place where a swept ship was left was taken. The cloud phase's entry
-        is corrected and the game replayed from it; True if it was."""
-        game = self.game
-        assert game is not None
-        places = set(item.places)
-        extra = Counter(e for e in seen.extra if e[1] in places)
-        missing = Counter(m for m in seen.missing if m[1] in places)
-        entries = list(game.journal)
-        if (
-            not (extra or missing)
-            or item.count >= len(entries)
-            or "cloud" not in entries[item.count]
-        ):
+        """Correct a cloud phase's captures that the board, now in view, contradicts
+        (`corrections.corrected_captures`); True if the game was corrected."""
+        corrected = corrected_captures(self._game(), item, seen)
+        if corrected is None:
             return False
-        entry = entries[item.count]
-        try:
-            before = rewound(game, item.count)
-        except (RulesError, StateError):
-            return False
-        captured = set(entry["captured"])
-        changes: list[str] = []
-        for (color, place), n in sorted(extra.items(), key=lambda kv: str(kv[0])):
-            left = [
-                s
-                for s in before.ship_ids
-                if s in captured
-                and split_ship_id(s)[0] == color
-                and before.ship(s).location == place
-            ]
-            for sid in left[:n]:
-                captured.discard(sid)
-                changes.append(f"the magnets left {sid} on {place}")
-        for (color, place), n in sorted(missing.items(), key=lambda kv: str(kv[0])):
-            taken = [
-                s.id for s in before.ships(color) if s.location == place and s.id not in captured
-            ]
-            for sid in taken[:n]:
-                captured.add(sid)
-                changes.append(f"the magnets took {sid} from {place}")
-        if not changes:
-            return False
-        corrected = {k: v for k, v in entry.items() if k != "provisional"}
-        corrected["captured"] = [s for s in before.ship_ids if s in captured]
-        try:
-            fixed = played_on(before, [corrected, *entries[item.count + 1 :]])
-        except (RulesError, StateError) as exc:
-            log.info("the captures of %s cannot be corrected: %s", item.move, exc)
-            return False
+        fixed = corrected.game
         self.status.provisional = tuple(p.move for p in self._provisional)
         try:
             # an undo entry naming the rows taken back, then the corrected ones, in one
@@ -1643,12 +1267,12 @@ class Controller:
         self.status.seq = len(fixed.journal)
         self.status.fix_attempts = 0
         removed = {s for s in self.status.lost if fixed.ship(s).status is ShipStatus.OUT}
-        removed |= {s for s in captured if fixed.ship(s).status is ShipStatus.OUT}
+        removed |= {s for s in corrected.captured if fixed.ship(s).status is ShipStatus.OUT}
         self.status.lost = tuple(s for s in fixed.ship_ids if s in removed)
         self.status.outcome = str(fixed.outcome()) if fixed.is_over() else None
         self.say(
             f"{item.move} were not as the camera guessed under the cloud: "
-            f"{'; '.join(changes)}. The game is corrected from that cloud phase"
+            f"{'; '.join(corrected.changes)}. The game is corrected from that cloud phase"
         )
         if fixed.is_over() and not any(p.captures for p in self._provisional):
             self._announce_over()
@@ -1662,71 +1286,17 @@ class Controller:
         return True
 
     def _correct_provisional_move(self, observation: BoardObservation) -> bool:
-        """The last move taken into places out of sight, against a board that now shows a
-        ship of its colour the game does not have: if another move of that turn explains
-        the board (the ship was held in a hand, or misread, while the camera saw where it
-        had left, then shows where it went), that move replaces it and the ship moves
-        made since are replayed; the journal keeps both (an undo entry, then the
-        corrected rows). Only a move the board shows whole (no ship it bumps left on its
-        landing space or lifted off) replaces it, and only if the corrected game explains
-        every place that move changes, leaves nothing of that colour unexplained and
-        explains more of the board than before. True if the game was corrected."""
-        game = self.game
-        assert game is not None
+        """The last move taken into places out of sight, replaced by the move of that turn
+        the board now shows (`corrections.corrected_move`); the journal keeps both (an undo
+        entry, then the corrected rows). True if the game was corrected."""
         moves = [p for p in self._provisional if not p.captures]
-        if not moves or self._putback is not None or self.status.mode is Mode.ASK:
+        if not moves or self._turn.putback is not None or self.status.mode is Mode.ASK:
             return False
         item = moves[-1]
-        color = split_ship_id(item.move.split(" ", 1)[0])[0]
-        now = difference(game, observation)
-        if not any(c == color for c, _ in now.extra):
+        corrected = corrected_move(self._game(), item, observation, self.die_mode)
+        if corrected is None:
             return False
-        entries = list(game.journal)
-        made = next((i for i in range(item.count, len(entries)) if "move" in entries[i]), None)
-        if (
-            made is None
-            or entries[made].get("move") != item.move
-            or "provisional" not in entries[made]
-        ):
-            return False
-        rest = entries[made + 1 :]
-        if any(set(e) - {"roll", "engine", "move"} for e in rest):
-            return False  # a cloud phase, an edit or another move out of sight since
-        try:
-            before = rewound(game, item.count)
-        except (RulesError, StateError):
-            return False
-        if (
-            before.phase is not Phase.SHIPS
-            or before.active != color
-            or (self.die_mode == "virtual" and before.die is None)
-        ):
-            return False
-        dice = None if before.die is None else frozenset({before.die})
-        verdict = judge(before, observation, dice)
-        if verdict.outcome is not Outcome.MOVE or verdict.accepted is None or verdict.provisional:
-            return False
-        other = verdict.accepted.best
-        assert other.move is not None and other.die is not None
-        if str(other.move) == item.move or other.bump not in (Bump.NONE, Bump.BACK):
-            return False
-        head = before.copy()
-        try:
-            if head.die is None:
-                head.set_die(other.die)
-            events = head.push(other.move)
-            fixed = played_on(head, rest)
-        except (RulesError, StateError, ValueError):
-            return False
-        if fixed.is_over():
-            return False  # an end the table is better asked about than told
-        # what is left must be what others did since (the next player's move not yet taken)
-        own = set(changed_places(contents(before), contents(head)))
-        left = difference(fixed, observation)
-        if any(p[1] in own or p[0] == color for p in (*left.missing, *left.extra)) or len(
-            left.missing
-        ) + len(left.extra) >= len(now.missing) + len(now.extra):
-            return False
+        fixed, other = corrected.game, corrected.move
         try:
             self.journal.rewrite(self.game_id, item.count, fixed)
         except StateError as exc:
@@ -1737,15 +1307,13 @@ class Controller:
         self.game = fixed
         self.status.seq = len(fixed.journal)
         self.status.fix_attempts = 0
-        self._bumped = None
         self.say(
             f"{item.move} is not where the ship went: the board shows {other.move} "
             f"(die {other.die}); the game is corrected from that move"
         )
-        for event in events[1:]:
+        for event in corrected.events[1:]:
             self.say(f"    {event}")
-        totals = fixed.totals()
-        self.say("totals: " + ", ".join(f"{c} {usd(totals[c])}" for c in fixed.players))
+        self.say(totals_line(fixed))
         # the board is judged anew on a fresh observation: a move made since and not yet
         # taken is taken as usual
         self._reset_stream()
@@ -1766,7 +1334,6 @@ class Controller:
         self._provisional = [p for p in self._provisional if p.count < item.count]
         self.status.provisional = tuple(p.move for p in self._provisional)
         self.status.seq = len(self.game.journal)
-        self._bumped = None
         self.say(
             f"{item.move} is not on the board ({', '.join(wrong)} seen without it): the "
             f"game goes back to before it, round {self.game.round}, "
@@ -1904,8 +1471,6 @@ class Controller:
         self.status.provisional = ()
         self.status.question = None
         self.status.suggestion, self.status.die_for, self._die_given = None, None, None
-        self._tied = ()
-        self._bumped = None
         self._reset_stream()
         text = f"undone: {what}; set the board as it was before it"
         self._set(Mode.SETUP, text, Pattern.FIX)
@@ -2108,7 +1673,7 @@ class Controller:
             return False
         self.say(str(decision))
         try:
-            if isinstance(decision, Turn):
+            if isinstance(decision, TurnTo):
                 self.mover.assume_letter(decision.seen)
                 self.mover.turn_to(decision.wanted)
                 return True
@@ -2122,7 +1687,7 @@ class Controller:
             self._place_cloud(pending.goal, pending.swept)
         except HardwareError as exc:
             self._pending = None
-            self._fault(f"rotation fault: {exc}" if isinstance(decision, Turn) else f"{exc}")
+            self._fault(f"rotation fault: {exc}" if isinstance(decision, TurnTo) else f"{exc}")
             return False
         return True
 
@@ -2135,39 +1700,24 @@ class Controller:
             self._carry_out(decided)
             self._reset_stream()  # decide on a fresh observation of the corrected cloud
             return
-        captured, unseen = decided[1].captured, decided[1].unseen
+        captures = decided[1]
         count, round_ = len(game.journal), game.round
         # the captures from places the cloud covers are the camera's best guess
-        events = game.cloud_phase(None, capture=captured, provisional=unseen)
+        events = game.cloud_phase(None, capture=captures.captured, provisional=captures.unseen)
         self._pending = None
-        if unseen:
+        if captures.unseen:
             self._provisional.append(
-                Provisional(count, f"the captures of round {round_}", unseen, captures=True)
+                Provisional(count, f"the captures of round {round_}", captures.unseen, True)
             )
             self.status.provisional = tuple(p.move for p in self._provisional)
         if not self._commit():
             return
-        for event in events:
-            if isinstance(event, GameOver):
-                continue
-            self.say(f"cloud: {event}")
-        survived = sorted(pending.swept - captured)
-        if survived:
-            self.say(f"    swept but still on the board: {', '.join(survived)}")
-        if unseen:
-            self.say(
-                f"    provisional: the cloud covers {', '.join(unseen)}; its captures "
-                "there are checked when it has left"
-            )
+        for line in capture_lines(events, pending, captures):
+            self.say(line)
         removed = next((e for e in events if isinstance(e, CloudRemoved)), None)
         self._reset_stream()
         if removed is not None:
             self.status.lost = tuple(removed.ships)
-            lost = ", ".join(removed.ships) or "no ships"
-            self.say(
-                f"the cloud reached an outside dot: {lost} out of the game; take them "
-                "out of the cloud. The cloud returns to the centre at letter A"
-            )
             self._set(Mode.MOVING, "the cloud returns to the centre", Pattern.BUSY)
             try:
                 self._place_cloud()
@@ -2175,8 +1725,7 @@ class Controller:
                 self._fault(f"{exc}")
                 return
             self._aligned = False  # check the letter it shows after that turn
-        totals = game.totals()
-        self.say("totals: " + ", ".join(f"{c} {usd(totals[c])}" for c in game.players))
+        self.say(totals_line(game))
         if game.is_over() and any(p.captures for p in self._provisional):
             self._set(
                 Mode.SETUP, "checking the cloud's captures before the game ends", Pattern.BUSY

@@ -7,8 +7,10 @@ from __future__ import annotations
 from bermuda_hw.controller.referee import same_board_bumps
 from bermuda_hw.controller.status import Suggestion
 from bermuda_hw.controller.wording import either
+from bermuda_hw.rules.candidates import Candidate
 from bermuda_hw.rules.computer import TABLE_SEAT, ComputerPlayer, describe_move
 from bermuda_hw.rules.game import Game, Phase
+from bermuda_hw.rules.moves import Move
 
 
 def seat_level(game: Game | None) -> str | None:
@@ -50,6 +52,24 @@ def suggest(game: Game, level: str) -> Suggestion | None:
         move.walk,
         len(game.journal),
         describe_move(game, move),
+    )
+
+
+def as_made(game: Game, candidate: Candidate, chosen: Suggestion | None) -> tuple[Move, str | None]:
+    """The move a person made for the table's seat, as the referee took it: the seat's
+    own move when the board shows its start and end (the board cannot tell two ships of
+    one colour on one place apart, nor two walks to the same place); else the move as
+    made, with a line saying it differs from the seat's."""
+    made = candidate.move
+    assert made is not None and candidate.die is not None
+    if chosen is None:
+        return made, None
+    if not made.is_pass and (made.start, made.end) == (chosen.start, chosen.end):
+        named = Move(chosen.ship, chosen.path)
+        return (named if named in game.legal_moves(candidate.die) else made), None
+    return made, (
+        f"{game.active} moved {made}, not the move {TABLE_SEAT} chose "
+        f"({chosen.ship} from {chosen.start} to {chosen.end}): taken as made"
     )
 
 

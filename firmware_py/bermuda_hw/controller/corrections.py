@@ -1,0 +1,151 @@
+"""Provisional decisions the board, now in view, contradicts: the game as it should have been.
+
+A cloud phase's captures from places the cloud covered, and a move taken into
+places the camera could not see, are the camera's best word until it sees them.
+When it does and the board says otherwise, these work out the corrected game:
+the journal from the provisional entry on, played again with the correction.
+Pure: the daemon writes the corrected journal (an undo entry naming the rows
+taken back, then the corrected rows; nothing is deleted) and says what changed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from dataclasses import dataclass
+
+from bermuda_hw.controller.consequences import Provisional
+from bermuda_hw.controller.identify import Difference, difference
+from bermuda_hw.controller.referee import Outcome, changed_places, judge
+from bermuda_hw.errors import RulesError, StateError
+from bermuda_hw.rules.candidates import Bump, Candidate, contents
+from bermuda_hw.rules.events import Event
+from bermuda_hw.rules.game import Game, Phase
+from bermuda_hw.rules.moves import split_ship_id
+from bermuda_hw.rules.record import played_on, rewound
+from bermuda_hw.vision.types import BoardObservation
+
+log = logging.getLogger("bermuda_hw.controller")
+
+
+@dataclass(frozen=True)
+class CorrectedCaptures:
+    """A cloud phase's captures as the board shows them, and the game played on from them."""
+
+    game: Game
+    captured: frozenset[str]
+    changes: tuple[str, ...]  # in words: "the magnets left blue-2 on S7"
+
+
+def corrected_captures(game: Game, item: Provisional, seen: Difference) -> CorrectedCaptures | None:
+    """The captures of the cloud phase `item`, against what differs on its places now in view
+    (`seen`): a ship of a colour seen on a place it was taken from was left there by the
+    magnets; one missing from a place where a swept ship was left was taken. None if the
+    board agrees, or no correction of that phase explains it."""
+    places = set(item.places)
+    extra = Counter(e for e in seen.extra if e[1] in places)
+    missing = Counter(m for m in seen.missing if m[1] in places)
+    entries = list(game.journal)
+    if not (extra or missing) or item.count >= len(entries) or "cloud" not in entries[item.count]:
+        return None
+    entry = entries[item.count]
+    try:
+        before = rewound(game, item.count)
+    except (RulesError, StateError):
+        return None
+    captured = set(entry["captured"])
+    changes: list[str] = []
+    for (color, place), n in sorted(extra.items(), key=lambda kv: str(kv[0])):
+        left = [
+            s
+            for s in before.ship_ids
+            if s in captured and split_ship_id(s)[0] == color and before.ship(s).location == place
+        ]
+        for sid in left[:n]:
+            captured.discard(sid)
+            changes.append(f"the magnets left {sid} on {place}")
+    for (color, place), n in sorted(missing.items(), key=lambda kv: str(kv[0])):
+        taken = [s.id for s in before.ships(color) if s.location == place and s.id not in captured]
+        for sid in taken[:n]:
+            captured.add(sid)
+            changes.append(f"the magnets took {sid} from {place}")
+    if not changes:
+        return None
+    corrected = {k: v for k, v in entry.items() if k != "provisional"}
+    corrected["captured"] = [s for s in before.ship_ids if s in captured]
+    try:
+        fixed = played_on(before, [corrected, *entries[item.count + 1 :]])
+    except (RulesError, StateError) as exc:
+        log.info("the captures of %s cannot be corrected: %s", item.move, exc)
+        return None
+    return CorrectedCaptures(fixed, frozenset(captured), tuple(changes))
+
+
+@dataclass(frozen=True)
+class CorrectedMove:
+    """Another move of the same turn in place of a provisional one, and the game played on."""
+
+    game: Game
+    move: Candidate  # the move the board shows
+    events: tuple[Event, ...]  # what that move did
+
+
+def corrected_move(
+    game: Game, item: Provisional, observation: BoardObservation, die_mode: str
+) -> CorrectedMove | None:
+    """The last move taken into places out of sight (`item`), against a board that now shows
+    a ship of its colour the game does not have: another move of that turn that explains
+    the board (the ship was held in a hand, or misread, while the camera saw where it had
+    left, then shows where it went), with the ship moves made since played again.
+
+    Only a move the board shows whole (no ship it bumps left on its landing space or
+    lifted off) replaces it, and only if the corrected game explains every place that
+    move changes, leaves nothing of that colour unexplained and explains more of the
+    board than before; never one that would end the game (the table is better asked)."""
+    color = split_ship_id(item.move.split(" ", 1)[0])[0]
+    now = difference(game, observation)
+    if not any(c == color for c, _ in now.extra):
+        return None
+    entries = list(game.journal)
+    made = next((i for i in range(item.count, len(entries)) if "move" in entries[i]), None)
+    if made is None or entries[made].get("move") != item.move or "provisional" not in entries[made]:
+        return None
+    rest = entries[made + 1 :]
+    if any(set(e) - {"roll", "engine", "move"} for e in rest):
+        return None  # a cloud phase, an edit or another move out of sight since
+    try:
+        before = rewound(game, item.count)
+    except (RulesError, StateError):
+        return None
+    if (
+        before.phase is not Phase.SHIPS
+        or before.active != color
+        or (die_mode == "virtual" and before.die is None)
+    ):
+        return None
+    dice = None if before.die is None else frozenset({before.die})
+    verdict = judge(before, observation, dice)
+    if verdict.outcome is not Outcome.MOVE or verdict.accepted is None or verdict.provisional:
+        return None
+    other = verdict.accepted.best
+    assert other.move is not None and other.die is not None
+    if str(other.move) == item.move or other.bump not in (Bump.NONE, Bump.BACK):
+        return None
+    head = before.copy()
+    try:
+        if head.die is None:
+            head.set_die(other.die)
+        events = head.push(other.move)
+        fixed = played_on(head, rest)
+    except (RulesError, StateError, ValueError):
+        return None
+    if fixed.is_over():
+        return None
+    # what is left must be what others did since (the next player's move not yet taken)
+    own = set(changed_places(contents(before), contents(head)))
+    left = difference(fixed, observation)
+    if any(p[1] in own or p[0] == color for p in (*left.missing, *left.extra)) or len(
+        left.missing
+    ) + len(left.extra) >= len(now.missing) + len(now.extra):
+        return None
+    return CorrectedMove(fixed, other, tuple(events))

@@ -1,0 +1,44 @@
+"""The question put to the table when the board leaves moves tied, and what its answer means.
+
+One question at a time, with "none of these" and "not yet" always last: by die when
+the tied moves' dice do not overlap ("did you roll 2 or 5?"), whether a move was made
+when one move is in doubt, else which move it was. Pure: the daemon asks, counts the
+presses and carries the answer out (option k: the k-th move; then none of
+these, then not yet).
+"""
+
+from __future__ import annotations
+
+from bermuda_hw.controller.referee import Group
+from bermuda_hw.controller.status import NONE_OF_THESE, NOT_YET, Question
+from bermuda_hw.controller.wording import dice_text, either
+
+
+def question_for(color: str, groups: tuple[Group, ...]) -> tuple[Question, tuple[Group, ...]]:
+    """The question for `color`'s tied moves, and the moves in the order of its options."""
+    dice = [g.dice for g in groups]
+    by_die = len(groups) > 1 and all(not (a & b) for i, a in enumerate(dice) for b in dice[i + 1 :])
+    if by_die:
+        groups = tuple(sorted(groups, key=lambda g: min(g.dice)))
+        dice = [g.dice for g in groups]
+        options = tuple(dice_text(ds) for ds in dice)
+        text = f"{color}: did you roll {either(options)}?"
+    elif len(groups) == 1:
+        options = (f"yes: {groups[0].best.describe()}",)
+        text = f"{color}: did you make {groups[0].best.describe()}?"
+    else:
+        options = tuple(str(g.best.move) for g in groups)
+        text = f"{color}: which move did you make: {either(options)}?"
+    moves = tuple(tuple(sorted({str(c.move) for c in g.members})) for g in groups)
+    question = Question(
+        text,
+        (*options, NONE_OF_THESE, NOT_YET),
+        (
+            *(tuple(dice) if by_die else tuple(frozenset() for _ in groups)),
+            frozenset(),
+            frozenset(),
+        ),
+        (*moves, (), ()),
+        color,
+    )
+    return question, groups

@@ -1,0 +1,166 @@
+"""One stable board of the ship phase, decided: the referee's verdict, gated by the belief.
+
+`decide(game, observation, dice)` is pure: no state, no time. It returns what the
+daemon is to do:
+
+- `Take`: a move the belief is sure some legal move explains and the referee's
+  groups single out (a move into places out of sight is provisional);
+- `DoubtfulBump`: a bump whose bumped ship is still on the landing space, left in
+  doubt: the ship put back tells (asked first), else the table is asked;
+- `Tied`: moves that explain the board as well: put-backs that tell them apart
+  are asked for first, else the table is asked which;
+- `Waiting`: a move out of sight, with something else on the board it does not
+  explain: that is a fix, and the move waits for the rest to match;
+- `AskWhether`: the likeliest explanation is a legal move, but not decisively
+  (a ship in a hand, or an illegal move, also explain the board): the table is
+  asked whether it was made, with "not yet";
+- `Matches`: the board is the game;
+- `Fix`: the board differs and nothing legal explains it decisively: what to do,
+  in words (finish the move; the illegal move named, with its count; what differs).
+
+Nothing is ever taken for a board that is merely likely; a board seen again is the
+same decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from bermuda_hw.controller.belief import Belief, Explanation, weigh
+from bermuda_hw.controller.consequences import difference_after, left_over
+from bermuda_hw.controller.identify import Difference, difference, explain
+from bermuda_hw.controller.putback import bump_in_doubt
+from bermuda_hw.controller.referee import Group, Outcome, judge
+from bermuda_hw.rules.candidates import Candidate, Content, contents
+from bermuda_hw.rules.game import Game
+from bermuda_hw.vision.types import BoardObservation
+
+#: more moves than this explaining the board as well is no question (a ship gone out of
+#: sight that could be anywhere): the table is asked to show it instead; a question of
+#: more options than this is one a person cannot answer by counting presses
+MAX_OPTIONS = 3
+
+
+@dataclass(frozen=True)
+class Take:
+    group: Group
+    provisional: tuple[str, ...]  # the places it arrives at that are out of sight
+    untouched: tuple[str, ...]  # spaces whose ship no ship landed on (said, not fixed)
+
+
+@dataclass(frozen=True)
+class DoubtfulBump:
+    group: Group
+
+
+@dataclass(frozen=True)
+class Tied:
+    groups: tuple[Group, ...]
+
+
+@dataclass(frozen=True)
+class Waiting:
+    move: Candidate
+    places: tuple[str, ...]  # out of sight
+    diff: Difference  # what the move does not explain
+
+    def message(self, color: str) -> str:
+        return (
+            f"{color}'s move looks like {self.move.move} (die {self.move.die}), taken once "
+            f"the rest matches: fix the board: {self.diff.describe()}"
+        )
+
+
+@dataclass(frozen=True)
+class AskWhether:
+    group: Group
+
+
+@dataclass(frozen=True)
+class Matches:
+    pass
+
+
+@dataclass(frozen=True)
+class Fix:
+    diff: Difference
+    message: str
+
+
+ShipDecision = Take | DoubtfulBump | Tied | Waiting | AskWhether | Matches | Fix
+
+
+def decide(
+    game: Game,
+    observation: BoardObservation,
+    dice: frozenset[int] | None,
+    *,
+    reference: BoardObservation | None = None,
+    held: frozenset[str] = frozenset(),
+) -> ShipDecision:
+    """The ship phase's decision on one stable observation (see the module's text).
+
+    `dice`: the die values possible (`belief.weigh`); `reference`: the last board that
+    matched the game's placement; `held`: the spaces the roll told the player to leave
+    a ship landed on (`referee.judge`)."""
+    verdict = judge(game, observation, dice, reference=reference, held=held)
+    accepted = verdict.accepted
+    belief = weigh(game, observation, dice)
+    if verdict.outcome is Outcome.MOVE and accepted is not None:
+        doubt = not verdict.shown and bump_in_doubt(game, accepted.best, observation)
+        if (
+            not (doubt or verdict.shown or verdict.provisional)
+            and belief.some_move < 1.0 - belief.alpha
+        ):
+            # not sure some legal move was made (a ship still in a hand, or a move the
+            # rules do not allow, explain the board too): asked if the move is the
+            # likeliest explanation, else told what to do
+            if (
+                belief.best.kind is Explanation.MOVE
+                and belief.best.consequence == accepted.consequence
+            ):
+                return AskWhether(accepted)
+        elif verdict.provisional and left_over(game, accepted.best, observation):
+            # a move into places the camera cannot see, with something else that differs:
+            # only what it does not explain is a fix (a misread elsewhere must not make
+            # the players undo a real move)
+            diff = difference_after(game, accepted.best, observation)
+            return Waiting(accepted.best, verdict.provisional, diff)
+        elif doubt:
+            return DoubtfulBump(accepted)
+        else:
+            # sure some legal move was made, or a bump shown whole by a second token beside
+            # the mover (no ship in a hand), or a move out of sight with nothing else
+            # differing (provisional: checked, and rewound if need be, once seen)
+            return Take(accepted, verdict.provisional, verdict.untouched)
+    elif verdict.outcome is Outcome.TIE and len(verdict.tied) <= MAX_OPTIONS:
+        return Tied(verdict.tied)
+    diff = difference(game, observation)
+    if not diff:
+        return Matches()
+    return Fix(diff, unclear(game, belief, diff, dice))
+
+
+def unclear(game: Game, belief: Belief, diff: Difference, dice: frozenset[int] | None) -> str:
+    """What the table is told of a board no legal move explains decisively: the move not
+    finished (a ship in a hand), a move the rules do not allow named as such, or what
+    differs."""
+    best = belief.best
+    if best.kind is Explanation.IN_HAND and best.place is not None:
+        return (
+            f"{game.active}: finish your move: a {game.active} ship is off {best.place}; set "
+            "it down where the die takes it (a ship set down where the camera cannot see, "
+            f"under the cloud, is no move: put it back on {best.place} first)"
+        )
+    return explain(game, diff, dice)
+
+
+def reference_board(
+    kept: tuple[Game, Mapping[str, Content], BoardObservation] | None, game: Game
+) -> BoardObservation | None:
+    """The last board that matched the game's placement, if `kept` is still for it (a die
+    rolled since changes no ship)."""
+    if kept is None or kept[0] is not game or kept[1] != contents(game):
+        return None
+    return kept[2]

@@ -1,0 +1,101 @@
+"""Provisional decisions corrected from the board once it is in view, on synthetic evidence."""
+
+from __future__ import annotations
+
+import random
+
+from synthetic import observe
+
+from bermuda_hw.controller.cloud_phase import plan_spin
+from bermuda_hw.controller.consequences import Provisional
+from bermuda_hw.controller.corrections import corrected_captures, corrected_move
+from bermuda_hw.controller.identify import Difference
+from bermuda_hw.rules.boardfile import load_board
+from bermuda_hw.rules.candidates import contents
+from bermuda_hw.rules.game import Game, Phase, ShipStatus
+from bermuda_hw.rules.moves import Move
+
+BOARD = load_board()
+
+
+def captured_under_the_cloud() -> tuple[Game, Provisional, str, str]:
+    """A game just past a cloud phase that captured a swept ship from a place the cloud then
+    covered (provisional), the cloud still on the board: the game, the phase, the ship and
+    its place."""
+    for seed in range(50):
+        rng = random.Random(seed)
+        game = Game.new(4, seed=seed, board=BOARD)
+        while not game.is_over():
+            if game.phase is Phase.CLOUD:
+                pending = plan_spin(game, None)
+                if pending.swept and not pending.leaves_board:
+                    sid = sorted(pending.swept)[0]
+                    place = game.ship(sid).location
+                    assert place is not None
+                    count, round_ = len(game.journal), game.round
+                    game.cloud_phase(None, capture=pending.swept, provisional=(place,))
+                    item = Provisional(count, f"the captures of round {round_}", (place,), True)
+                    return game, item, sid, place
+                game.cloud_phase()
+                continue
+            game.roll_die()
+            game.push(rng.choice(game.legal_moves()))
+    raise AssertionError("no such cloud phase in 50 games")
+
+
+def test_a_ship_seen_where_it_was_taken_from_was_left_by_the_magnets() -> None:
+    game, item, sid, place = captured_under_the_cloud()
+    assert game.ship(sid).status is ShipStatus.IN_CLOUD
+    color = game.ship(sid).color
+    corrected = corrected_captures(game, item, Difference(extra=((color, place),)))
+    assert corrected is not None
+    assert sid not in corrected.captured
+    assert corrected.game.ship(sid).location == place
+    assert corrected.game.ship(sid).status is not ShipStatus.IN_CLOUD
+    assert corrected.changes == (f"the magnets left {sid} on {place}",)
+    assert len(corrected.game.journal) == len(game.journal)
+
+
+def test_a_board_that_agrees_or_differs_elsewhere_corrects_nothing() -> None:
+    game, item, sid, place = captured_under_the_cloud()
+    color = game.ship(sid).color
+    assert corrected_captures(game, item, Difference()) is None
+    elsewhere = next(p for p in BOARD.spaces if p != place)
+    assert corrected_captures(game, item, Difference(extra=((color, elsewhere),))) is None
+
+
+def two_plain_moves(seed: int) -> tuple[Game, Move, Move]:
+    """A game whose active player has rolled, with two moves of the die that bump nothing."""
+    for s in range(seed, seed + 200):
+        game = Game.new(3, seed=s, board=BOARD)
+        game.roll_die()
+        plain = [
+            m
+            for m in game.legal_moves()
+            if not m.is_pass and m.end is not None and not game.ships_at(m.end)
+        ]
+        ends = {m.end for m in plain}
+        if len(ends) >= 2:
+            first = plain[0]
+            other = next(m for m in plain if m.end != first.end)
+            return game, first, other
+    raise AssertionError("no such roll")
+
+
+def test_a_move_out_of_sight_is_replaced_by_the_move_the_board_shows() -> None:
+    game, taken, shown = two_plain_moves(1)
+    assert taken.end is not None
+    truth = game.copy()
+    truth.push(shown)
+    count = len(game.journal)
+    game.push(taken, provisional=(taken.end,))
+    item = Provisional(count, str(taken), (taken.end,))
+    board = {p: list(c) for p, c in contents(truth).items()}
+    corrected = corrected_move(game, item, observe(BOARD, board), "table")
+    assert corrected is not None
+    assert corrected.move.move is not None
+    assert (corrected.move.move.ship, corrected.move.move.end) == (shown.ship, shown.end)
+    assert contents(corrected.game) == contents(truth)
+    # the board as the provisional move has it: nothing to correct
+    same = {p: list(c) for p, c in contents(game).items()}
+    assert corrected_move(game, item, observe(BOARD, same), "table") is None

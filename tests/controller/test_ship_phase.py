@@ -1,0 +1,102 @@
+"""The ship phase's decision on one stable board, on synthetic evidence (no table, no frame).
+
+The evidence is drawn from what vision was measured to produce (`synthetic.observe`); the
+games are made by the rules."""
+
+from __future__ import annotations
+
+from synthetic import observe
+from test_corrections import two_plain_moves
+
+from bermuda_hw.controller.ship_phase import Fix, Matches, Take, Waiting, decide
+from bermuda_hw.rules.boardfile import load_board
+from bermuda_hw.rules.candidates import contents
+from bermuda_hw.rules.game import Game
+from bermuda_hw.rules.moves import Move
+
+BOARD = load_board()
+
+
+def board_after(game: Game, move: Move | None = None) -> dict[str, list[str]]:
+    after = game.copy()
+    if move is not None:
+        after.push(move)
+    return {p: list(c) for p, c in contents(after).items()}
+
+
+def known(game: Game) -> frozenset[int]:
+    assert game.die is not None
+    return frozenset({game.die})
+
+
+def test_a_move_seen_whole_with_the_die_known_is_taken() -> None:
+    game, move, _ = two_plain_moves(1)
+    decision = decide(game, observe(BOARD, board_after(game, move)), known(game))
+    assert isinstance(decision, Take)
+    assert decision.group.best.move is not None
+    assert decision.group.best.move.end == move.end
+    assert decision.provisional == ()
+
+
+def test_the_board_as_the_game_has_it_matches_and_is_no_move() -> None:
+    game, _, _ = two_plain_moves(1)
+    assert isinstance(decide(game, observe(BOARD, board_after(game)), known(game)), Matches)
+
+
+def test_a_ship_lifted_off_is_a_move_to_finish_never_taken() -> None:
+    game, move, _ = two_plain_moves(1)
+    board = board_after(game)
+    ship = game.ship(move.ship)
+    assert ship.location is not None
+    board[ship.location].remove(ship.color)
+    decision = decide(game, observe(BOARD, board), known(game))
+    assert isinstance(decision, Fix)
+    assert "finish your move" in decision.message and ship.location in decision.message
+
+
+def test_a_miscount_is_named_against_the_die_never_explained_as_a_legal_move() -> None:
+    game, move, _ = two_plain_moves(1)
+    assert game.die is not None
+    legal_ends = {m.end for m in game.legal_moves()}
+    # where the same ship goes with another count: no legal move of this die goes there
+    miscounts = [
+        m
+        for d in range(1, 7)
+        if d != game.die
+        for m in game.legal_moves(d)
+        if m.ship == move.ship and m.end not in legal_ends and m.end and not game.ships_at(m.end)
+    ]
+    assert miscounts
+    wrong = miscounts[0]
+    assert wrong.end is not None
+    decision = decide(game, observe(BOARD, board_after_any(game, wrong)), known(game))
+    assert isinstance(decision, Fix)
+    assert f"the die says {game.die}" in decision.message
+    assert wrong.end in decision.message
+
+
+def board_after_any(game: Game, move: Move) -> dict[str, list[str]]:
+    """The board after a ship's walk, legal or not with the rolled die."""
+    board = board_after(game)
+    ship = game.ship(move.ship)
+    assert ship.location is not None and move.end is not None
+    board[ship.location].remove(ship.color)
+    board.setdefault(move.end, []).append(ship.color)
+    return {p: c for p, c in board.items() if c}
+
+
+def test_a_move_out_of_sight_with_a_stray_elsewhere_waits_for_the_fix() -> None:
+    game, move, _ = two_plain_moves(1)
+    assert move.end is not None
+    board = board_after(game, move)
+    stray = next(p for p in BOARD.spaces if p not in board and p != move.end)
+    board[stray] = [next(c for c in BOARD.ship_colors if c != game.active)]
+    seen = observe(BOARD, board, hidden={move.end})
+    decision = decide(game, seen, known(game))
+    assert isinstance(decision, Waiting)
+    assert decision.places == (move.end,)
+    assert any(place == stray for _, place in decision.diff.extra)
+    # the same board without the stray: the move is taken, provisionally
+    del board[stray]
+    taken = decide(game, observe(BOARD, board, hidden={move.end}), known(game))
+    assert isinstance(taken, Take) and taken.provisional == (move.end,)
