@@ -11,6 +11,8 @@ import numpy as np
 
 from bermuda_hw.controller.referee import places_of
 from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.game import Game
+from bermuda_hw.rules.moves import Move
 from bermuda_hw.vision.types import BoardEvidence, BoardObservation, ShipReading
 
 PRESENT = (0.17, 0.60)
@@ -54,3 +56,21 @@ def observe(
     background = 1.0 - fractions.sum(axis=1)
     evidence = BoardEvidence(keys, colors, fractions, background, observable, 3)
     return BoardObservation(tuple(ships), None, 0.0, 3, hidden_spaces=hidden, evidence=evidence)
+
+
+def two_plain_moves(board: Board, seed: int) -> tuple[Game, Move, Move]:
+    """A game whose active player has rolled, with two moves of the die that bump nothing."""
+    for s in range(seed, seed + 200):
+        game = Game.new(3, seed=s, board=board)
+        game.roll_die()
+        plain = [
+            m
+            for m in game.legal_moves()
+            if not m.is_pass and m.end is not None and not game.ships_at(m.end)
+        ]
+        ends = {m.end for m in plain}
+        if len(ends) >= 2:
+            first = plain[0]
+            other = next(m for m in plain if m.end != first.end)
+            return game, first, other
+    raise AssertionError("no such roll")

@@ -309,7 +309,12 @@ def test_accepting_the_board_asks_for_the_ship_a_move_out_of_sight_bumps(
     assert c.game.ship(ship).location == target
     assert c.game.ship(bumped).location == port
     assert c.game.ship(spare).location == stray
+    # after the edits too, the bumped ship goes back before any other move is taken
+    going_back = c._turn.bumped
+    assert going_back is not None and going_back.ships == (bumped,)
+    moves = sum("move" in e for e in c.game.journal)
     table.steps(6)
+    assert sum("move" in e for e in c.game.journal) == moves
     fix = c.status.fix
     assert fix is not None and (other, port) in fix.missing, c.status.message
     # once it is put back, the game goes on

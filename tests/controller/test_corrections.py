@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from synthetic import observe
+from synthetic import observe, two_plain_moves
 
 from bermuda_hw.controller.cloud_phase import plan_spin
 from bermuda_hw.controller.consequences import Provisional
@@ -13,7 +13,6 @@ from bermuda_hw.controller.identify import Difference
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.candidates import contents
 from bermuda_hw.rules.game import Game, Phase, ShipStatus
-from bermuda_hw.rules.moves import Move
 
 BOARD = load_board()
 
@@ -64,26 +63,8 @@ def test_a_board_that_agrees_or_differs_elsewhere_corrects_nothing() -> None:
     assert corrected_captures(game, item, Difference(extra=((color, elsewhere),))) is None
 
 
-def two_plain_moves(seed: int) -> tuple[Game, Move, Move]:
-    """A game whose active player has rolled, with two moves of the die that bump nothing."""
-    for s in range(seed, seed + 200):
-        game = Game.new(3, seed=s, board=BOARD)
-        game.roll_die()
-        plain = [
-            m
-            for m in game.legal_moves()
-            if not m.is_pass and m.end is not None and not game.ships_at(m.end)
-        ]
-        ends = {m.end for m in plain}
-        if len(ends) >= 2:
-            first = plain[0]
-            other = next(m for m in plain if m.end != first.end)
-            return game, first, other
-    raise AssertionError("no such roll")
-
-
 def test_a_move_out_of_sight_is_replaced_by_the_move_the_board_shows() -> None:
-    game, taken, shown = two_plain_moves(1)
+    game, taken, shown = two_plain_moves(BOARD, 1)
     assert taken.end is not None
     truth = game.copy()
     truth.push(shown)

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from synthetic import observe
-from test_corrections import two_plain_moves
+from synthetic import observe, two_plain_moves
 
 from bermuda_hw.controller.putback import unseen_arrivals
 from bermuda_hw.rules.boardfile import load_board
@@ -13,7 +12,7 @@ BOARD = load_board()
 
 
 def test_a_move_is_confirmed_only_where_its_arrival_is_seen() -> None:
-    game, move, _ = two_plain_moves(3)
+    game, move, _ = two_plain_moves(BOARD, 3)
     assert game.die is not None and move.end is not None
     cand = next(
         c

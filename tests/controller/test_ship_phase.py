@@ -5,10 +5,9 @@ games are made by the rules."""
 
 from __future__ import annotations
 
-from synthetic import observe
-from test_corrections import two_plain_moves
+from synthetic import observe, two_plain_moves
 
-from bermuda_hw.controller.ship_phase import Fix, Matches, Take, Waiting, decide
+from bermuda_hw.controller.ship_phase import AskWhether, Fix, Matches, Take, Waiting, decide
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.candidates import contents
 from bermuda_hw.rules.game import Game
@@ -30,7 +29,7 @@ def known(game: Game) -> frozenset[int]:
 
 
 def test_a_move_seen_whole_with_the_die_known_is_taken() -> None:
-    game, move, _ = two_plain_moves(1)
+    game, move, _ = two_plain_moves(BOARD, 1)
     decision = decide(game, observe(BOARD, board_after(game, move)), known(game))
     assert isinstance(decision, Take)
     assert decision.group.best.move is not None
@@ -39,12 +38,12 @@ def test_a_move_seen_whole_with_the_die_known_is_taken() -> None:
 
 
 def test_the_board_as_the_game_has_it_matches_and_is_no_move() -> None:
-    game, _, _ = two_plain_moves(1)
+    game, _, _ = two_plain_moves(BOARD, 1)
     assert isinstance(decide(game, observe(BOARD, board_after(game)), known(game)), Matches)
 
 
 def test_a_ship_lifted_off_is_a_move_to_finish_never_taken() -> None:
-    game, move, _ = two_plain_moves(1)
+    game, move, _ = two_plain_moves(BOARD, 1)
     board = board_after(game)
     ship = game.ship(move.ship)
     assert ship.location is not None
@@ -55,7 +54,7 @@ def test_a_ship_lifted_off_is_a_move_to_finish_never_taken() -> None:
 
 
 def test_a_miscount_is_named_against_the_die_never_explained_as_a_legal_move() -> None:
-    game, move, _ = two_plain_moves(1)
+    game, move, _ = two_plain_moves(BOARD, 1)
     assert game.die is not None
     legal_ends = {m.end for m in game.legal_moves()}
     # where the same ship goes with another count: no legal move of this die goes there
@@ -86,7 +85,7 @@ def board_after_any(game: Game, move: Move) -> dict[str, list[str]]:
 
 
 def test_a_move_out_of_sight_with_a_stray_elsewhere_waits_for_the_fix() -> None:
-    game, move, _ = two_plain_moves(1)
+    game, move, _ = two_plain_moves(BOARD, 1)
     assert move.end is not None
     board = board_after(game, move)
     stray = next(p for p in BOARD.spaces if p not in board and p != move.end)
@@ -100,3 +99,20 @@ def test_a_move_out_of_sight_with_a_stray_elsewhere_waits_for_the_fix() -> None:
     del board[stray]
     taken = decide(game, observe(BOARD, board, hidden={move.end}), known(game))
     assert isinstance(taken, Take) and taken.provisional == (move.end,)
+
+
+def test_a_faint_arrival_is_asked_about_and_a_fainter_one_is_a_move_to_finish() -> None:
+    """The mover's colour fills its new place faintly (a token half off it, a glare): the
+    clearer the evidence, the further the decision goes, and never past what it shows."""
+    game, move, _ = two_plain_moves(BOARD, 2)
+    assert move.end is not None
+    board = board_after(game, move)
+
+    def at(fill: float) -> object:
+        return decide(game, observe(BOARD, board, weak={move.end: fill}), known(game))
+
+    faint, fainter, clear = at(0.14), at(0.04), at(0.45)
+    assert isinstance(faint, AskWhether)  # likeliest, not decisive: asked, with "not yet"
+    assert faint.group.best.move is not None and faint.group.best.move.end == move.end
+    assert isinstance(fainter, Fix) and "finish your move" in fainter.message
+    assert isinstance(clear, Take)

@@ -31,12 +31,12 @@ def test_a_roll_a_move_an_undo_and_another_game_each_start_a_fresh_turn() -> Non
     game.push(game.legal_moves()[0])
     moved = turns.now(game)
     assert moved is not rolled and moved.bumped is None
-    moved.tied = ()
     moved.putback_first = {}
     back = rewound(game, len(game.journal) - 1)  # the same length as the roll's state
     assert len(back.journal) == rolled.count
     fresh = turns.now(back)
-    assert fresh is not rolled and fresh.bumped is None and fresh.putback_first is None
+    # the same journal length as the roll's state, another game: nothing of either carries
+    assert fresh.game is back and fresh.bumped is None and fresh.putback_first is None
     other = Game.new(3, seed=5, board=BOARD)  # the same start, another game
     assert turns.now(other).count == len(other.journal)
     assert turns.now(other) is not fresh

@@ -1184,9 +1184,12 @@ class Controller:
                 return False
             bumped = waiting[0].bumped
         # the ships it bumps go back to their ports as the players are asked next
+        going_back = self._turn.bumped
         edits = hand_edits(game, difference(game, observation), bumped)
         for sid, place in edits:
             game.set_ship(sid, place)
+        # (the edits are a new state of the game; its bumped ships still go back first)
+        self._turn.bumped = going_back
         if not self._commit():
             return False
         self.say(
@@ -1266,6 +1269,8 @@ class Controller:
         self.game = fixed
         self.status.seq = len(fixed.journal)
         self.status.fix_attempts = 0
+        self._end_putback()  # (the state they were about is gone)
+        self.status.question = None
         removed = {s for s in self.status.lost if fixed.ship(s).status is ShipStatus.OUT}
         removed |= {s for s in corrected.captured if fixed.ship(s).status is ShipStatus.OUT}
         self.status.lost = tuple(s for s in fixed.ship_ids if s in removed)
