@@ -16,7 +16,14 @@ from printing_trial import RENDERERS, score, start_ships, visible_truth
 from bermuda_hw.cli import main
 from bermuda_hw.rules.board import Board
 from bermuda_hw.sim.render import CloudState, Scene, random_scene
-from bermuda_hw.vision.background import BackgroundComparison, BackgroundLearner, BoardBackground
+from bermuda_hw.vision.background import (
+    SAME_AS_BOARD,
+    BackgroundComparison,
+    BackgroundLearner,
+    BoardBackground,
+    Clipping,
+    clipped_board_distance,
+)
 from bermuda_hw.vision.reader import BoardReader, start_layout
 
 
@@ -147,3 +154,47 @@ def test_ships_keep_their_colours_under_a_tinted_light(classic_board: Board, lig
         got = Counter((s.color, s.space) for s in reading.ships if s.space is not None)
         assert not reading.occluded
         assert want - got == Counter(), f"not read under the {light} light"
+
+
+def test_a_pale_paint_a_lamp_clips_is_no_ship(classic_board: Board) -> None:
+    """A lamp on one side clips the red of a pale port paint near it: the paint turns
+    yellower than the board's fitted light expects there, yet it is no yellow ship. (Seed
+    3's printing paints SUGAR BGR about (100, 190, 230): four yellow ships were read in
+    the empty port, and two off the spaces beside it.) The start layout under the same
+    lamp is read whole."""
+    board = classic_board
+    rng = random.Random(3)
+    shoot = RENDERERS["project renderer"](board, rng)
+    ships = start_ships(board)
+    calibration = BoardReader(board).calibrate(shoot(Scene(ships), 11))
+    away = CloudState(*board.grid.dot_mm(6, 4))
+    empty = BoardReader(board, calibration).read(shoot(Scene((), away), 12, "lamp on one side"))
+    assert [(s.color, s.space) for s in empty.ships] == []
+    scene = Scene(ships, away)
+    reading = BoardReader(board, calibration).read(shoot(scene, 13, "lamp on one side"))
+    truth = visible_truth(board, scene)
+    assert score(truth, reading) == (len(truth), 0)
+
+
+def test_a_clipped_pixel_is_compared_with_the_board_under_its_own_light() -> None:
+    """The board's look is scaled to a clipped pixel's other channels: a pale paint whose
+    red clipped matches itself under a brighter light than fitted; a yellow or red
+    token's clipped pixel does not match the paint."""
+    paint = np.array([[102.0, 192.0, 232.0]], np.float32)
+    pixels = np.array(
+        [
+            [128, 240, 255],  # the paint, a quarter brighter: red clipped
+            [36, 246, 255],  # a yellow token: red clipped
+            [50, 50, 255],  # a red token on a brick paint: red clipped
+            [255, 255, 255],  # white glare: no colour at all
+            [120, 230, 250],  # nothing clipped
+        ],
+        np.uint8,
+    )
+    clipped = pixels == 255
+    expected = np.repeat(paint, len(pixels), axis=0)
+    expected[2] = (110.0, 130.0, 210.0)
+    d = clipped_board_distance(Clipping(pixels, clipped, expected))
+    assert d[0] < SAME_AS_BOARD and d[3] == 0.0
+    assert d[1] > 3 * SAME_AS_BOARD and d[2] > 3 * SAME_AS_BOARD
+    assert np.isinf(d[4])

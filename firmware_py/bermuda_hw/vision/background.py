@@ -76,7 +76,7 @@ class BoardBackground:
         self.lab: Floats = to_lab(self.bgr)
         # The expected look under the last light change seen (a steady light costs nothing).
         # (one per way of reading: the frame as lit, or relit to the learned light)
-        self.last_light: dict[str, tuple[Floats, Floats]] = {}
+        self.last_light: dict[str, tuple[Floats, Floats, Floats]] = {}
         # Pixels never seen: for how many calm frames in a row, and how they looked first.
         self._seen = np.zeros(self.shape, np.int32)
         self._first = np.zeros((*self.shape, 3), np.float32)
@@ -281,16 +281,18 @@ class BackgroundComparison:
             and last[0].shape == key.shape
             and float(np.abs(last[0] - key).max()) < LIGHT_STEP
         ):
-            self.expected = last[1]
+            self.expected, self.expected_bgr = last[1], last[2]
         else:
             expected = np.clip(background.bgr.astype(np.float32) * self._gain_field(coef), 0, 255)
+            #: the expected look in BGR, not capped where the camera clips
+            self.expected_bgr = expected.copy()
             top = ceiling() if ceiling is not None else None
             if top is not None:
                 # Where the camera clips (a lamp's side), the board looks no brighter than
                 # the clipped value: a pale paint turns the lamp's colour.
                 np.minimum(expected, top, out=expected)
             self.expected = to_lab(np.round(expected).astype(np.uint8))
-            background.last_light[kind] = (key, self.expected)
+            background.last_light[kind] = (key, self.expected, self.expected_bgr)
         self.distance = weighted_distance(self.lab, self.expected)
 
     def _light_change(self, half: Image, usable: Mask) -> Floats:
@@ -372,13 +374,54 @@ class BackgroundComparison:
 
     def at(
         self, rows: npt.NDArray[np.intp], cols: npt.NDArray[np.intp], scale: int = 2
-    ) -> tuple[Floats, Mask]:
-        """The expected L*a*b* and whether it is known, at pixels of a `scale` times finer
-        image (the full-resolution rectified frame)."""
+    ) -> tuple[Floats, Mask, Floats]:
+        """The expected L*a*b*, whether it is known, and the expected BGR not capped where
+        the camera clips, at pixels of a `scale` times finer image (the full-resolution
+        rectified frame)."""
         h, w = self.background.shape
         r = np.clip(rows // scale, 0, h - 1)
         c = np.clip(cols // scale, 0, w - 1)
-        return self.expected[r, c], self.background.known[r, c]
+        return self.expected[r, c], self.background.known[r, c], self.expected_bgr[r, c]
+
+
+@dataclass(frozen=True)
+class Clipping:
+    """What a veto needs of pixels the camera (or the normalisation) clipped: their BGR,
+    which of their channels are only a floor of the true value, and the board's expected
+    BGR there (not capped)."""
+
+    bgr: Image
+    channels: Mask
+    expected_bgr: Floats
+
+
+def clipped_board_distance(clipping: Clipping) -> Floats:
+    """For pixels with a clipped channel, the weighted L*a*b* distance to the board's look
+    there under the light the pixel itself shows (infinite for pixels with none).
+
+    Where the camera clips, the light is not known: the light's fit leaves those
+    channels out, and a bright corner's fit may be off by a fifth. The board's
+    look there is scaled to the pixel's channels that are not clipped (a gain
+    common to all channels: the light's brightness), and a clipped channel
+    takes the lesser of that and the clipped value (the camera cannot show
+    more). A pale paint whose red the lamp clips then matches itself, whereas
+    a ship's colour does not: a yellow token's blue channel is far below any
+    paint's, and a red token's clipped red is more than a paint as dim as its
+    blue and green could give. A pixel clipped in every channel has no colour.
+    """
+    p = clipping.bgr.astype(np.float32)
+    e = clipping.expected_bgr.astype(np.float32)
+    free: Mask = np.asarray(~clipping.channels)
+    some_free: Mask = np.asarray(free.any(axis=-1))
+    num = (p * e * free).sum(axis=-1)
+    den = (e * e * free).sum(axis=-1)
+    look = (num / np.maximum(den, 1e-6))[..., None] * e
+    look = np.where(clipping.channels, np.minimum(look, p), look)
+    look = np.where(some_free[..., None], look, p)
+    lab_look = to_lab(np.clip(np.round(look), 0, 255).astype(np.uint8))
+    out = weighted_distance(to_lab(clipping.bgr), lab_look)
+    out[~np.asarray(clipping.channels.any(axis=-1))] = np.inf
+    return out
 
 
 def veto_board_colours(
@@ -388,12 +431,14 @@ def veto_board_colours(
     known: Mask,
     centres: Floats,
     margin: float,
+    clipping: Clipping | None = None,
 ) -> None:
     """Drop ship labels (in place) of pixels that look like the board's own colour at their
     spot, or not nearer to the ship's colour than to it by `margin`.
 
     `centres` are the ship colours' L*a*b* centres with the lightness already
-    weighted (as `ColorClassifier.centres`).
+    weighted (as `ColorClassifier.centres`); with `clipping`, a clipped pixel is
+    compared with the board under its own light (`clipped_board_distance`) too.
     """
     has = (labels >= 0) & known
     if not has.any():
@@ -404,6 +449,16 @@ def veto_board_colours(
     exp[:, 0] *= np.float32(WEIGHT_L)
     d_ship = np.sqrt(((px - centres[labels[has]]) ** 2).sum(axis=1))
     d_board = np.sqrt(((px - exp) ** 2).sum(axis=1))
+    if clipping is not None:
+        clipped = clipping.channels[has].any(axis=1)
+        if clipped.any():
+            at = tuple(i[clipped] for i in np.nonzero(has))
+            d_board[clipped] = np.minimum(
+                d_board[clipped],
+                clipped_board_distance(
+                    Clipping(clipping.bgr[at], clipping.channels[at], clipping.expected_bgr[at])
+                ),
+            )
     drop = (d_board - d_ship < margin) | (d_board < SAME_AS_BOARD)
     idx = np.nonzero(has)
     labels[tuple(i[drop] for i in idx)] = -1

@@ -76,6 +76,9 @@ class Normalised:
     #: a per-channel gain (BGR) at every half-resolution pixel that brings the frame back
     #: to the light the board was learned under (None: 1 everywhere)
     relight: Floats | None = None
+    #: `clipped` per channel (height x width x 3), and also where the normalisation
+    #: itself reached 255: the channels whose value is only a floor of the true one
+    clipped_channels: npt.NDArray[np.bool_] | None = None
 
     def ceiling(self) -> Floats | None:
         """The normalised value (BGR) a clipped camera value takes at every half-resolution
@@ -85,6 +88,16 @@ class Normalised:
         out: Floats = (self.gain_half[..., None] * (255.0 * self.wb)).astype(np.float32)
         if self.relight is not None:
             out *= self.relight
+        return out
+
+    def clipped_at(
+        self, rect: Image, rows: npt.NDArray[np.intp], cols: npt.NDArray[np.intp]
+    ) -> npt.NDArray[np.bool_]:
+        """Which channels of some full-resolution pixels (`pixels`) are only a floor of
+        their true value: at the camera's top, or brought to 255 by the normalisation."""
+        raw = rect[rows, cols]
+        top = raw.astype(np.float32) * (self.gain[rows, cols][..., None] * self.wb) >= 255.0
+        out: npt.NDArray[np.bool_] = (raw >= CLIPPED) | top
         return out
 
     def pixels(self, rect: Image, rows: npt.NDArray[np.intp], cols: npt.NDArray[np.intp]) -> Image:
@@ -194,9 +207,19 @@ class LightingNormaliser:
         if len(py):
             paint = rect[py, px].astype(np.float32) * (gain[py, px][:, None] * wb)
             port = bgr_to_lab(np.median(np.clip(paint, 0, 255), axis=0))
-        clipped = channel_max(half) >= CLIPPED
+        camera_top: npt.NDArray[np.bool_] = np.asarray(half >= CLIPPED)
         return Normalised(
-            gain, wb, norm_half, sea, land, white_ok, port, clipped, gain_half, white_raw
+            gain,
+            wb,
+            norm_half,
+            sea,
+            land,
+            white_ok,
+            port,
+            np.asarray(camera_top.any(axis=2)),
+            gain_half,
+            white_raw,
+            clipped_channels=camera_top | (norm_half == 255),
         )
 
     def _sea_and_land(self, half: Image) -> tuple[Lab, Lab | None]:

@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from bermuda_hw.vision.background import BackgroundComparison, veto_board_colours
+from bermuda_hw.vision.background import BackgroundComparison, Clipping, veto_board_colours
 from bermuda_hw.vision.colors import LIGHTNESS_WEIGHT, ColorCalibration
 from bermuda_hw.vision.layout import BoardLayout
 from bermuda_hw.vision.lighting import Lab, Normalised, to_lab
@@ -260,8 +260,12 @@ class ShipFinder:
         if norm.port_lab is not None and in_port.any() and board is None:
             labels[in_port] = self.classifier.labels(pix[in_port], norm.sea_lab, norm.port_lab)
         if board is not None:
-            expected, known = board.at(self.rows[use], self.cols[use])
-            veto_board_colours(labels, to_lab(pix), expected, known, self.classifier.centres, 0.0)
+            rows, cols = self.rows[use], self.cols[use]
+            expected, known, expected_bgr = board.at(rows, cols)
+            clipping = Clipping(pix, norm.clipped_at(rect, rows, cols), expected_bgr)
+            veto_board_colours(
+                labels, to_lab(pix), expected, known, self.classifier.centres, 0.0, clipping
+            )
         labels[~self.valid[use]] = NONE
         k = len(self.names)
         counts = np.stack([(labels == c).sum(axis=1) for c in range(k)], axis=1)
@@ -322,6 +326,9 @@ class ShipFinder:
                 board.background.known,
                 self.classifier.centres,
                 0.0,
+                None
+                if norm.clipped_channels is None
+                else Clipping(norm.half, norm.clipped_channels, board.expected_bgr),
             )
         return labels
 
