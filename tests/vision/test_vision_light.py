@@ -9,6 +9,7 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 import pytest
 from independent_render import OtherLook, render_other
 from printing_trial import RENDERERS, score, start_ships, visible_truth
@@ -24,7 +25,12 @@ from bermuda_hw.vision.background import (
     Clipping,
     clipped_board_distance,
 )
+from bermuda_hw.vision.layout import BoardLayout
+from bermuda_hw.vision.lighting import LightingNormaliser, Normalised
 from bermuda_hw.vision.reader import BoardReader, start_layout
+
+Image = npt.NDArray[np.uint8]
+LAMP = "lamp on one side"
 
 
 def _frames(
@@ -168,10 +174,10 @@ def test_a_pale_paint_a_lamp_clips_is_no_ship(classic_board: Board) -> None:
     ships = start_ships(board)
     calibration = BoardReader(board).calibrate(shoot(Scene(ships), 11))
     away = CloudState(*board.grid.dot_mm(6, 4))
-    empty = BoardReader(board, calibration).read(shoot(Scene((), away), 12, "lamp on one side"))
+    empty = BoardReader(board, calibration).read(shoot(Scene((), away), 12, LAMP))
     assert [(s.color, s.space) for s in empty.ships] == []
     scene = Scene(ships, away)
-    reading = BoardReader(board, calibration).read(shoot(scene, 13, "lamp on one side"))
+    reading = BoardReader(board, calibration).read(shoot(scene, 13, LAMP))
     truth = visible_truth(board, scene)
     assert score(truth, reading) == (len(truth), 0)
 
@@ -198,3 +204,42 @@ def test_a_clipped_pixel_is_compared_with_the_board_under_its_own_light() -> Non
     assert d[0] < SAME_AS_BOARD and d[3] == 0.0
     assert d[1] > 3 * SAME_AS_BOARD and d[2] > 3 * SAME_AS_BOARD
     assert np.isinf(d[4])
+
+
+def _normalised_under_a_lamp(board: Board, seed: int) -> tuple[Normalised, Image]:
+    """The project renderer's setup `seed` (its printing, camera and light) showing the
+    start layout under a lamp on one side: the normalised board and the half-resolution
+    frame as the camera gave it."""
+    shoot = RENDERERS["project renderer"](board, random.Random(seed))
+    frame = shoot(Scene(start_ships(board), CloudState(*board.grid.dot_mm(6, 4))), 12, LAMP)
+    reader = BoardReader(board)
+    pose = reader.tracker.update(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+    assert pose is not None
+    rect = reader.rectify(frame, pose)
+    half = cv2.resize(rect.rect, reader.normaliser.half_size, interpolation=cv2.INTER_AREA)
+    return rect.norm, np.asarray(half, np.uint8)
+
+
+def _sea_blocks(board: Board) -> tuple[npt.NDArray[np.bool_], list[tuple[slice, slice]]]:
+    """The board file's sea at half resolution and the board's 32 mm blocks in it."""
+    sea = LightingNormaliser(BoardLayout(board, 1.0)).sea_half > 0
+    h, w = sea.shape
+    step = 16  # half-resolution pixels: 32 mm
+    return sea, [
+        (slice(y, y + step), slice(x, x + step))
+        for y in range(0, h - step + 1, step)
+        for x in range(0, w - step + 1, step)
+    ]
+
+
+def test_the_sea_is_evened_out_under_a_lamp_that_tints_one_side(classic_board: Board) -> None:
+    """A lamp on one side changes the sea's colour across the board: the sea blocks far
+    from the board's middle colour are still sea, so the sea comes out as bright
+    everywhere. (In seed 6's setup the sea's brightest 5 % of 32 mm blocks were 1.42 times
+    its dimmest 5 % when the sea was one colour for the whole board: the far side's
+    brightness was taken from blocks far away; 1.18 now.)"""
+    norm, _ = _normalised_under_a_lamp(classic_board, 6)
+    sea, blocks = _sea_blocks(classic_board)
+    brightness = norm.half.astype(np.float32).sum(axis=2)
+    means = [float(brightness[b][sea[b]].mean()) for b in blocks if sea[b].mean() > 0.5]
+    assert np.percentile(means, 95) / np.percentile(means, 5) < 1.3

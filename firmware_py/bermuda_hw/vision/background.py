@@ -33,7 +33,13 @@ import numpy as np
 import numpy.typing as npt
 
 from bermuda_hw.errors import CalibrationError
-from bermuda_hw.vision.lighting import channel_max, channel_min, to_lab
+from bermuda_hw.vision.lighting import (
+    STRAY_FACTOR,
+    channel_max,
+    channel_min,
+    quadratic_basis,
+    to_lab,
+)
 
 Image = npt.NDArray[np.uint8]
 Floats = npt.NDArray[np.float32]
@@ -322,10 +328,7 @@ class BackgroundComparison:
         weight = cv2.resize(known, blocks, interpolation=cv2.INTER_AREA)
         mean = sums / np.maximum(weight, 1e-3)[..., None]
         bw, bh = blocks
-        gy, gx = np.mgrid[0:bh, 0:bw].astype(np.float32)
-        gx = (gx + 0.5) / bw - 0.5
-        gy = (gy + 0.5) / bh - 0.5
-        basis = np.stack([np.ones_like(gx), gx, gy, gx * gx, gx * gy, gy * gy], axis=-1)
+        basis = quadratic_basis(bh, bw)
         keep = weight > 0.5
         coef: npt.NDArray[np.float64] | None = None
         for _ in range(4):
@@ -335,7 +338,7 @@ class BackgroundComparison:
                 basis[keep].astype(np.float64), mean[keep].astype(np.float64), rcond=None
             )[0]
             dist = np.abs(mean - basis @ coef).max(axis=2)
-            limit = max(0.03, 2.5 * float(np.median(dist[keep])))
+            limit = max(0.03, STRAY_FACTOR * float(np.median(dist[keep])))
             keep = keep & (dist < limit)
         if coef is None:
             return np.zeros((bh, bw, 3), np.float32)

@@ -23,6 +23,14 @@ Floats = npt.NDArray[np.float32]
 Lab = tuple[float, float, float]
 
 BLOCK_MM = 8.0
+#: a block of sea whose chromaticity (each channel's share of the three) differs from the
+#: sea's there by more than this holds something else (a ship, a hand, a coloured shadow)
+SEA_CHROMA_CLOSE = 0.035
+#: blocks of clear sea needed to fit how the sea's chromaticity changes across the board
+MIN_SEA_FIT_BLOCKS = 12
+#: a block strays from a smooth fit (a hand, ships) when it is farther from it than this
+#: many times the median block's distance
+STRAY_FACTOR = 2.5
 WHITE_TARGET = 240.0
 CLIPPED = 250  # a camera value this high may have been clipped
 
@@ -109,6 +117,37 @@ class Normalised:
         return np.clip(work, 0, 255).astype(np.uint8)
 
 
+def quadratic_basis(rows: int, cols: int) -> Floats:
+    """The terms of a quadratic surface over a grid of blocks (rows x cols x 6), with the
+    grid spanning -0.5..0.5 both ways."""
+    gy, gx = np.mgrid[0:rows, 0:cols].astype(np.float32)
+    gx = (gx + 0.5) / cols - 0.5
+    gy = (gy + 0.5) / rows - 0.5
+    out: Floats = np.stack([np.ones_like(gx), gx, gy, gx * gx, gx * gy, gy * gy], axis=-1)
+    return out
+
+
+def sea_chroma(chroma: Floats, use: npt.NDArray[np.bool_]) -> Floats:
+    """The sea's chromaticity at every block (blocks x 3): a quadratic surface per channel
+    fitted to the blocks `use`, refitted without the blocks that stray from it (ships, a
+    hand); with too few blocks, their median everywhere."""
+    flat = np.median(chroma[use], axis=0) if use.any() else np.full(3, 1.0 / 3.0)
+    out: Floats = np.broadcast_to(flat, chroma.shape).astype(np.float32)
+    basis = quadratic_basis(*chroma.shape[:2])
+    keep = use.copy()
+    for _ in range(4):
+        if keep.sum() < MIN_SEA_FIT_BLOCKS:
+            break
+        coef = np.linalg.lstsq(
+            basis[keep].astype(np.float64), chroma[keep].astype(np.float64), rcond=None
+        )[0]
+        out = (basis @ coef).astype(np.float32)
+        dist = np.abs(chroma - out).max(axis=2)
+        limit = max(SEA_CHROMA_CLOSE, STRAY_FACTOR * float(np.median(dist[keep])))
+        keep = use & (dist < limit)
+    return out
+
+
 class LightingNormaliser:
     """Normalises rectified frames of one board layout."""
 
@@ -136,7 +175,15 @@ class LightingNormaliser:
         self.land_sample = (idx[0][::step], idx[1][::step])
 
     def brightness_gain(self, half: Image) -> Floats:
-        """The per-block gain that makes the sea equally bright everywhere."""
+        """The per-block gain that makes the sea equally bright everywhere.
+
+        Blocks of sea are those whose chromaticity is the sea's there: a light
+        whose colour changes across the board (a lamp on one side) changes the
+        sea's chromaticity smoothly, so it is compared with a smooth surface
+        fitted to the blocks (`sea_chroma`), not with one colour for the board:
+        a colour for the board leaves out the sea far from the board's middle
+        colour, and its brightness is then taken from blocks far away.
+        """
         f = half.astype(np.float32)
         sums = cv2.resize(f * self.sea_half[..., None], self.blocks, interpolation=cv2.INTER_AREA)
         weight = self.sea_small
@@ -146,8 +193,12 @@ class LightingNormaliser:
         mean = sums / np.maximum(weight, 1e-3)[..., None]
         intensity = mean.sum(axis=2)
         chroma = mean / np.maximum(intensity, 1.0)[..., None]
-        ref_chroma = np.median(chroma[valid], axis=0)
-        close = np.abs(chroma - ref_chroma).max(axis=2) < 0.035
+        lit = (half < CLIPPED).astype(np.float32) * self.sea_half[..., None]
+        counted = cv2.resize(lit, self.blocks, interpolation=cv2.INTER_AREA)
+        # a channel tells a block's colour when most of the block's sea shows it unclipped
+        seen = counted > 0.5 * weight[..., None]
+        ref_chroma = sea_chroma(chroma, valid & seen.all(axis=2))
+        close = np.abs(chroma - ref_chroma).max(axis=2) < SEA_CHROMA_CLOSE
         good = valid & close & (intensity > 30)
         if good.sum() < 8:
             good = valid
