@@ -183,6 +183,10 @@ class LightingNormaliser:
         fitted to the blocks (`sea_chroma`), not with one colour for the board:
         a colour for the board leaves out the sea far from the board's middle
         colour, and its brightness is then taken from blocks far away.
+        A channel the camera clipped tells nothing of the brightness: where a
+        bright lamp clips the sea's blue, the block's brightness is measured on
+        the sea's other channels (scaled to the sea's colour there), not taken
+        from darker blocks farther away.
         """
         f = half.astype(np.float32)
         sums = cv2.resize(f * self.sea_half[..., None], self.blocks, interpolation=cv2.INTER_AREA)
@@ -198,6 +202,18 @@ class LightingNormaliser:
         # a channel tells a block's colour when most of the block's sea shows it unclipped
         seen = counted > 0.5 * weight[..., None]
         ref_chroma = sea_chroma(chroma, valid & seen.all(axis=2))
+        # Blocks with a clipped channel (two left at least, or their colour could not be
+        # checked): the brightness that best gives the sea's colour in the channels left.
+        part = valid & ~seen.all(axis=2) & (seen.sum(axis=2) >= 2)
+        if part.any():
+            unclipped = cv2.resize(f * lit, self.blocks, interpolation=cv2.INTER_AREA)
+            kept = unclipped[part] / np.maximum(counted[part], 1e-3)
+            ref = ref_chroma[part] * seen[part]
+            scale = (kept * ref).sum(axis=1) / np.maximum((ref * ref).sum(axis=1), 1e-6)
+            intensity[part] = scale
+            chroma[part] = np.where(
+                seen[part], kept / np.maximum(scale, 1.0)[:, None], ref_chroma[part]
+            )
         close = np.abs(chroma - ref_chroma).max(axis=2) < SEA_CHROMA_CLOSE
         good = valid & close & (intensity > 30)
         if good.sum() < 8:
