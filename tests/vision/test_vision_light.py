@@ -261,3 +261,30 @@ def test_the_sea_a_lamp_clips_is_evened_out_by_its_other_channels(classic_board:
     assert lit, "the lamp clips the sea's blue on some blocks"
     for b in lit:
         assert abs(math.log(float(np.median(green[b][sea[b] & clipped[b]])) / elsewhere)) < 0.25
+
+
+def test_a_frames_clipping_cap_is_not_kept_for_the_next_frame() -> None:
+    """The expected look under a light is kept while the light stays, but the cap where
+    the camera clips belongs to one frame (its normalisation sets the clipped value): a
+    next frame under the same light that clips nothing expects the paint as learned.
+    (The cap was kept with the look: on the independent renderer, a port's paint was
+    read as a yellow ship in frames lit as calibrated that followed a frame whose
+    camera clipped it.)"""
+    shape = (40, 60)
+    learner = BackgroundLearner(shape, 0.5)
+    board = np.full((*shape, 3), (180, 140, 60), np.uint8)  # sea
+    board[10:30, 10:40] = (118, 202, 230)  # a pale port paint
+    learner.add(board, np.ones(shape, bool))
+    learned = learner.result()
+    usable = np.ones(shape, bool)
+    clipped = np.zeros(shape, bool)
+    clipped[10:30, 10:40] = True
+    top = np.full((*shape, 3), 255.0, np.float32)
+    top[10:30, 10:40, 2] = 200.0  # this frame's red clipped at 200 (normalised)
+    capped_frame = board.copy()
+    capped_frame[10:30, 10:40, 2] = 200
+    first = BackgroundComparison(learned, capped_frame, usable, clipped, lambda: top)
+    assert first.expected[15, 20, 1] < learned.lab[15, 20, 1] - 5.0  # less red: capped
+    second = BackgroundComparison(learned, board, usable)
+    assert np.allclose(second.expected, learned.lab, atol=1.0)
+    assert not second.foreign(SAME_AS_BOARD).any()

@@ -266,8 +266,9 @@ class BackgroundComparison:
     ) -> None:
         """`half`: the frame's normalised half-resolution BGR; `usable`: where it shows
         the board (not the cloud); `clipped`: its pixels the camera clipped; `ceiling`:
-        gives the normalised value of a clipped pixel everywhere (called only when a
-        new expected look is worked out); `relit_from`: for a frame relit to the learned
+        gives the normalised value of a clipped pixel everywhere (for this frame:
+        the expected look under a light is kept for the next frames, its cap is
+        not); `relit_from`: for a frame relit to the learned
         light, the light change divided out of it (its expected look, capped where the
         camera clips, follows that change too; it is kept apart from the frame's as lit)."""
         self.background = background
@@ -287,18 +288,24 @@ class BackgroundComparison:
             and last[0].shape == key.shape
             and float(np.abs(last[0] - key).max()) < LIGHT_STEP
         ):
-            self.expected, self.expected_bgr = last[1], last[2]
+            lab, bgr = last[1], last[2]
         else:
-            expected = np.clip(background.bgr.astype(np.float32) * self._gain_field(coef), 0, 255)
-            #: the expected look in BGR, not capped where the camera clips
-            self.expected_bgr = expected.copy()
-            top = ceiling() if ceiling is not None else None
-            if top is not None:
-                # Where the camera clips (a lamp's side), the board looks no brighter than
-                # the clipped value: a pale paint turns the lamp's colour.
-                np.minimum(expected, top, out=expected)
-            self.expected = to_lab(np.round(expected).astype(np.uint8))
-            background.last_light[kind] = (key, self.expected, self.expected_bgr)
+            bgr = np.clip(background.bgr.astype(np.float32) * self._gain_field(coef), 0, 255)
+            lab = to_lab(np.round(bgr).astype(np.uint8))
+            background.last_light[kind] = (key, lab, bgr)
+        #: the expected look in BGR, not capped where the camera clips
+        self.expected_bgr: Floats = bgr
+        self.expected: Floats = lab
+        top = ceiling() if ceiling is not None else None
+        if top is not None:
+            # Where the camera clips (a lamp's side), the board looks no brighter than the
+            # clipped value: a pale paint turns the lamp's colour. The cap is this frame's
+            # own (its normalisation sets the clipped value): it is never kept for another.
+            over = (bgr > top).any(axis=2)
+            if over.any():
+                self.expected = lab.copy()
+                capped = np.minimum(bgr[over], top[over])
+                self.expected[over] = to_lab(np.round(capped).astype(np.uint8))
         self.distance = weighted_distance(self.lab, self.expected)
 
     def _light_change(self, half: Image, usable: Mask) -> Floats:
