@@ -127,24 +127,30 @@ def quadratic_basis(rows: int, cols: int) -> Floats:
     return out
 
 
-def sea_chroma(chroma: Floats, use: npt.NDArray[np.bool_]) -> Floats:
+def sea_chroma(chroma: Floats, use: npt.NDArray[np.bool_], basis: Floats | None = None) -> Floats:
     """The sea's chromaticity at every block (blocks x 3): a quadratic surface per channel
     fitted to the blocks `use`, refitted without the blocks that stray from it (ships, a
-    hand); with too few blocks, their median everywhere."""
+    hand); with too few blocks, their median everywhere. `basis`: the blocks' quadratic
+    terms (`quadratic_basis`), when already made."""
     flat = np.median(chroma[use], axis=0) if use.any() else np.full(3, 1.0 / 3.0)
     out: Floats = np.broadcast_to(flat, chroma.shape).astype(np.float32)
-    basis = quadratic_basis(*chroma.shape[:2])
+    if basis is None:
+        basis = quadratic_basis(*chroma.shape[:2])
     keep = use.copy()
     for _ in range(4):
         if keep.sum() < MIN_SEA_FIT_BLOCKS:
             break
-        coef = np.linalg.lstsq(
-            basis[keep].astype(np.float64), chroma[keep].astype(np.float64), rcond=None
-        )[0]
+        # The least-squares fit through its normal equations: six terms on a grid of
+        # -0.5..0.5 are well conditioned, and a 6 x 6 solve costs nothing per frame.
+        a = basis[keep].astype(np.float64)
+        coef = np.linalg.solve(a.T @ a, a.T @ chroma[keep].astype(np.float64))
         out = (basis @ coef).astype(np.float32)
         dist = np.abs(chroma - out).max(axis=2)
         limit = max(SEA_CHROMA_CLOSE, STRAY_FACTOR * float(np.median(dist[keep])))
-        keep = use & (dist < limit)
+        again = use & (dist < limit)
+        if np.array_equal(again, keep):
+            break  # the same blocks would give the same fit
+        keep = again
     return out
 
 
@@ -159,6 +165,7 @@ class LightingNormaliser:
             max(4, round(layout.width_px / (BLOCK_MM * s))),
             max(4, round(layout.height_px / (BLOCK_MM * s))),
         )
+        self.basis = quadratic_basis(self.blocks[1], self.blocks[0])
         sea_half = cv2.resize(
             layout.sea.astype(np.uint8), self.half_size, interpolation=cv2.INTER_NEAREST
         ).astype(np.float32)
@@ -197,15 +204,19 @@ class LightingNormaliser:
         mean = sums / np.maximum(weight, 1e-3)[..., None]
         intensity = mean.sum(axis=2)
         chroma = mean / np.maximum(intensity, 1.0)[..., None]
-        lit = (half < CLIPPED).astype(np.float32) * self.sea_half[..., None]
-        counted = cv2.resize(lit, self.blocks, interpolation=cv2.INTER_AREA)
+        top = half >= CLIPPED
+        lit: Floats | None = None
+        counted = np.repeat(weight[..., None], 3, axis=2)
+        if top.any():
+            lit = (~top).astype(np.float32) * self.sea_half[..., None]
+            counted = cv2.resize(lit, self.blocks, interpolation=cv2.INTER_AREA)
         # a channel tells a block's colour when most of the block's sea shows it unclipped
         seen = counted > 0.5 * weight[..., None]
-        ref_chroma = sea_chroma(chroma, valid & seen.all(axis=2))
+        ref_chroma = sea_chroma(chroma, valid & seen.all(axis=2), self.basis)
         # Blocks with a clipped channel (two left at least, or their colour could not be
         # checked): the brightness that best gives the sea's colour in the channels left.
         part = valid & ~seen.all(axis=2) & (seen.sum(axis=2) >= 2)
-        if part.any():
+        if lit is not None and part.any():
             unclipped = cv2.resize(f * lit, self.blocks, interpolation=cv2.INTER_AREA)
             kept = unclipped[part] / np.maximum(counted[part], 1e-3)
             ref = ref_chroma[part] * seen[part]
