@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 import numpy.typing as npt
@@ -114,10 +116,57 @@ def draw_scene(board: Board, scene: Scene, camera: CameraModel, palette: Palette
         if hand is not None:
             _draw_hand(tex, shadow, board, hand, camera)
 
-    if shadow.any():
-        soft = cv2.GaussianBlur(shadow, (0, 0), 4.0).astype(np.float32) / 255.0
-        tex = (tex.astype(np.float32) * (1.0 - 0.45 * soft[..., None])).astype(np.uint8)
+    _cast_shadow(tex, shadow)
     return tex
+
+
+SHADOW_SIGMA_PX = 4.0
+SHADOW_DEPTH = 0.45
+# A blurred pixel depends on the shadow mask within this many pixels (OpenCV's kernel for
+# 8-bit images reaches 3 sigma); the tiles are wider, so a blurred tile only spills into
+# its neighbours.
+_SHADOW_REACH_PX = math.ceil(4 * SHADOW_SIGMA_PX) + 2
+_SHADOW_TILE_PX = 128
+
+
+def _cast_shadow(tex: Image, shadow: Image) -> None:
+    """Darken the texture under the soft (blurred) shadow mask, in place.
+
+    Only the tiles near a shadow are blurred and darkened, a run of them along a row of
+    tiles at a time: elsewhere the blurred mask is zero and the texture unchanged, so the
+    result is that of blurring the whole mask.
+    """
+    h, w = shadow.shape
+    tile = _SHADOW_TILE_PX
+    rows, cols = -(-h // tile), -(-w // tile)
+    padded = np.zeros((rows * tile, cols * tile), np.uint8)
+    padded[:h, :w] = shadow
+    near = (padded.reshape(rows, tile, cols, tile).max(axis=(1, 3)) > 0).astype(np.uint8)
+    if not near.any():
+        return
+    near = cv2.dilate(near, np.ones((3, 3), np.uint8)) > 0
+    reach = _SHADOW_REACH_PX
+    for row in range(rows):
+        active = near[row]
+        col = 0
+        while col < cols:
+            if not active[col]:
+                col += 1
+                continue
+            end = col
+            while end < cols and active[end]:
+                end += 1
+            y0, y1 = row * tile, min((row + 1) * tile, h)
+            x0, x1 = col * tile, min(end * tile, w)
+            # the blur's input: the run and what it reaches (the image's own edges stay
+            # edges, so the border is reflected as for the whole mask)
+            by0, by1 = max(y0 - reach, 0), min(y1 + reach, h)
+            bx0, bx1 = max(x0 - reach, 0), min(x1 + reach, w)
+            blurred = cv2.GaussianBlur(shadow[by0:by1, bx0:bx1], (0, 0), SHADOW_SIGMA_PX)
+            soft = blurred[y0 - by0 : y1 - by0, x0 - bx0 : x1 - bx0].astype(np.float32) / 255.0
+            region = tex[y0:y1, x0:x1].astype(np.float32)
+            tex[y0:y1, x0:x1] = (region * (1.0 - SHADOW_DEPTH * soft[..., None])).astype(np.uint8)
+            col = end
 
 
 def _draw_hand(tex: Image, shadow: Image, board: Board, hand: Hand, camera: CameraModel) -> None:
