@@ -126,7 +126,7 @@ SHADOW_DEPTH = 0.45
 # 8-bit images reaches 3 sigma); the tiles are wider, so a blurred tile only spills into
 # its neighbours.
 _SHADOW_REACH_PX = math.ceil(4 * SHADOW_SIGMA_PX) + 2
-_SHADOW_TILE_PX = 128
+_SHADOW_TILE_PX = 32
 
 
 def _cast_shadow(tex: Image, shadow: Image) -> None:
