@@ -128,17 +128,28 @@ class PCA9685Emulator:
         """The output of one channel as the pin shows it."""
         with self._lock:
             on, off = self.counts(channel)
-            invert = bool(self.regs[MODE2] & MODE2_INVRT)
-            if not self.running or off & 0x1000:
-                duty = 0.0
-            elif on & 0x1000:
-                duty = 1.0
-            else:
-                on_c, off_c = on & 0x0FFF, off & 0x0FFF
-                duty = ((off_c - on_c) % 4096) / 4096.0
-            if invert:
-                duty = 1.0 - duty
-            return ChannelOutput(duty, on & 0x1FFF, off & 0x1FFF)
+            return ChannelOutput(self._duty(channel), on & 0x1FFF, off & 0x1FFF)
+
+    def duties(self, channels: tuple[int, ...]) -> tuple[float, ...]:
+        """The duty of each of some channels (`output(c).duty`), read at one instant."""
+        with self._lock:
+            return tuple(self._duty(channel) for channel in channels)
+
+    def _duty(self, channel: int) -> float:
+        regs = self.regs
+        base = LED0_ON_L + 4 * channel
+        running = not regs[MODE1] & MODE1_SLEEP and not self._halted
+        if not running or regs[base + 3] & FULL_BIT:  # LEDn_OFF_H: full off
+            duty = 0.0
+        elif regs[base + 1] & FULL_BIT:  # LEDn_ON_H: full on
+            duty = 1.0
+        else:
+            on_c = regs[base] | (regs[base + 1] & 0x0F) << 8
+            off_c = regs[base + 2] | (regs[base + 3] & 0x0F) << 8
+            duty = ((off_c - on_c) % 4096) / 4096.0
+        if regs[MODE2] & MODE2_INVRT:
+            duty = 1.0 - duty
+        return duty
 
     def pulse_width_us(self, channel: int) -> float:
         """High time of one PWM period on a channel, in microseconds."""
@@ -168,9 +179,17 @@ class PCA9685Emulator:
             return  # an address-only probe: acknowledged, nothing changes
         with self._lock:
             self.pointer = data[0]
-            for byte in data[1:]:
-                self._write_register(self.pointer, byte)
-                self._advance()
+            count = len(data) - 1
+            end = self.pointer + count
+            if self.regs[MODE1] & MODE1_AI and self.pointer >= LED0_ON_L and end - 1 <= LED15_OFF_H:
+                # LEDn registers only, auto-incrementing (what a driver's channel write
+                # is): plain registers, written in turn
+                self.regs[self.pointer : end] = data[1:]
+                self.pointer = end & 0xFF
+            else:
+                for byte in data[1:]:
+                    self._write_register(self.pointer, byte)
+                    self._advance()
             self.writes += 1
         if len(data) > 1:
             self._notify()

@@ -333,6 +333,8 @@ class SimRig:
             self._roles[axis.step_pin] = ("step", axis.name)
             self._roles[axis.dir_pin] = ("dir", axis.name)
             self._roles[axis.endstop_pin] = ("endstop", axis.name)
+        # the ULN2003's IN1..IN4 are wired to the stepper's four channels in ascending order
+        self._coil_channels = tuple(sorted(config.rotation.stepper.channels))
         self.factory: MockFactory | None = None
         self.pca: PCA9685Emulator | None = None
         self.servo_pulse_us: float | None = None
@@ -448,7 +450,7 @@ class SimRig:
         with self._lock:
             if rotation.kind == "stepper":
                 # the ULN2003's IN1..IN4 are wired to the four channels in ascending order
-                in1, in2, in3, in4 = (pca.output(c).duty for c in sorted(rotation.stepper.channels))
+                in1, in2, in3, in4 = pca.duties(self._coil_channels)
                 self.rotor.coils(t, (in1, in2, in3, in4))
             else:
                 pulse = pca.pulse_width_us(rotation.servo.channel)
