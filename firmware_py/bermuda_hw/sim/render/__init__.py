@@ -6,7 +6,9 @@ the cloud and an optional hand (raised objects are drawn where a pinhole
 camera would see them, so the cloud's marker shows parallax), then projects it
 through a camera model: position and tilt (perspective), lens distortion,
 uneven lighting and soft shadows, colour cast, blur, sensor noise and JPEG.
-Every random choice comes from the seed, so a frame is reproducible.
+Every random choice comes from the seed, so a frame is reproducible. A table
+that has not changed since one of the last few frames (same scene, camera and
+palette) is not drawn again: only its sensor noise and JPEG are new.
 
 The package, by concern: `scene` (what lies on the table), `palette` (how the
 printing and the tokens look), `optics` (the camera: geometry, lens, light),

@@ -13,6 +13,7 @@ from bermuda_hw.sim.render.artwork import board_texture, cloud_canvas
 from bermuda_hw.sim.render.draw import (
     TABLE_MARGIN_MM,
     TEXTURE_PX_PER_MM,
+    Cache,
     Image,
     circle,
     clip8,
@@ -221,7 +222,30 @@ def render(
     """The BGR frame (uint8, height x width x 3) that the camera sees of the scene."""
     camera = camera or CameraModel()
     palette = palette or Palette()
-    rng = np.random.default_rng(seed)
+    lit: npt.NDArray[np.float32] = _LIT_FRAMES.get(
+        board, (scene, camera, palette), lambda: _lit_frame(board, scene, camera, palette)
+    )
+    work = lit
+    if camera.noise > 0:
+        rng = np.random.default_rng(seed)
+        work = lit + rng.standard_normal(lit.shape, dtype=np.float32) * np.float32(camera.noise)
+    out: Image = np.clip(work, 0, 255).astype(np.uint8)
+    if camera.jpeg_quality < 100:
+        ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, camera.jpeg_quality])
+        if ok:
+            out = np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR), np.uint8)
+    return out
+
+
+# A table that does not change between frames (the usual case while the camera watches)
+# is drawn and lit once; only the sensor's noise and the JPEG differ from frame to frame.
+_LIT_FRAMES = Cache(4)
+
+
+def _lit_frame(
+    board: Board, scene: Scene, camera: CameraModel, palette: Palette
+) -> npt.NDArray[np.float32]:
+    """The scene through the lens and under the light, before the sensor (float32)."""
     tex = draw_scene(board, scene, camera, palette)
     map_x, map_y = remap_tables(board, camera)
     frame = cv2.remap(
@@ -235,12 +259,6 @@ def render(
     if camera.blur_px > 0:
         frame = cv2.GaussianBlur(frame, (0, 0), camera.blur_px)
     light = light_field(board, camera)
-    work = frame.astype(np.float32) * light
-    if camera.noise > 0:
-        work += rng.standard_normal(work.shape, dtype=np.float32) * np.float32(camera.noise)
-    out: Image = np.clip(work, 0, 255).astype(np.uint8)
-    if camera.jpeg_quality < 100:
-        ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, camera.jpeg_quality])
-        if ok:
-            out = np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR), np.uint8)
-    return out
+    lit = np.asarray(frame.astype(np.float32) * light, np.float32)
+    lit.setflags(write=False)
+    return lit
