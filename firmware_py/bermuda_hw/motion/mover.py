@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from bermuda_hw.devices.endstop import Endstop
 from bermuda_hw.devices.rotation import PCA9685Board, RotationActuator, create_rotation
 from bermuda_hw.devices.stepper import MotorEnable, MotorSupply, StepperAxis
@@ -291,18 +293,15 @@ class CloudMover:
 
     def _report(self, plan: StepPlan, result: StepResult) -> MoveReport:
         traces = []
+        if not len(result.edge_times_s) == len(result.edge_axes) == len(result.edge_dirs):
+            raise ValueError("a step result's edges differ in length")
+        edge_axes = np.asarray(result.edge_axes, dtype=np.int64)
+        edge_times = np.asarray(result.edge_times_s, dtype=np.float64)
+        edge_dirs = np.asarray(result.edge_dirs, dtype=np.int64)
         for axis_index, axis in enumerate(self.kinematics.axes):
-            times = [
-                t
-                for t, a in zip(result.edge_times_s, result.edge_axes, strict=True)
-                if a == axis_index
-            ]
-            position = plan.start_steps[axis_index]
-            positions = []
-            for a, d in zip(result.edge_axes, result.edge_dirs, strict=True):
-                if a == axis_index:
-                    position += d
-                    positions.append(position)
+            mine = edge_axes == axis_index
+            times = edge_times[mine]
+            positions = plan.start_steps[axis_index] + np.cumsum(edge_dirs[mine])
             traces.append(AxisTrace(times, positions, axis.steps_per_mm))
         speed, accel = peak_speed_accel(traces)
         return MoveReport(

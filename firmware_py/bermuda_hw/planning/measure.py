@@ -36,17 +36,18 @@ def block_series(
     acceleration exactly. A block after a rest gives no acceleration (the
     motion's start is not known from its steps).
     """
-    t = np.asarray(trace.times_s, dtype=np.float64)
-    p = np.asarray(trace.positions, dtype=np.float64)
+    # as Python floats: the loop below reads them one at a time
+    t: list[float] = np.asarray(trace.times_s, dtype=np.float64).tolist()
+    p: list[float] = np.asarray(trace.positions, dtype=np.float64).tolist()
     mids: list[float] = []
     speeds: list[float] = []
     accels: list[float] = []
-    if t.size < 2:
+    if len(t) < 2:
         empty = np.zeros(0)
         return empty, empty, empty
     start = 0
     prev: tuple[float, float] | None = None
-    for i in range(1, t.size):
+    for i in range(1, len(t)):
         gap = t[i] - t[i - 1]
         if gap > rest_gap_s:
             start, prev = i, None

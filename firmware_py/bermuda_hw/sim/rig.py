@@ -56,11 +56,12 @@ class ObservedPin(MockPin):  # type: ignore[misc]
 
     def __init__(self, factory: Any, info: Any) -> None:
         self.held_level: bool | None = None
+        self._bcm = int(info.name[4:])
         super().__init__(factory, info)
 
     @property
     def bcm(self) -> int:
-        return int(self.info.name[4:])
+        return self._bcm
 
     def _change_state(self, value: bool) -> bool:
         changed: bool = super()._change_state(value)
@@ -122,17 +123,29 @@ class AxisModel:
     short_pulses: int = 0
     accepted_steps: int = 0
     trace: list[tuple[float, int]] = field(default_factory=list)
+    # from the (frozen) config, once: where the far-end switch and the hard stops are
+    steps_per_mm: float = field(init=False)
+    far_switch_steps: int = field(init=False)
+    hard_stop_steps: tuple[int, int] = field(init=False)
+
+    def __post_init__(self) -> None:
+        spm = self.config.steps_per_mm
+        self.steps_per_mm = spm
+        self.far_switch_steps = round((self.config.travel_mm + FAR_LIMIT_MM) * spm)
+        self.hard_stop_steps = (
+            -round(HARD_STOP_MM * spm),
+            round((self.config.travel_mm + HARD_STOP_MM) * spm),
+        )
 
     @property
     def position_mm(self) -> float:
-        return self.position_steps / self.config.steps_per_mm
+        return self.position_steps / self.steps_per_mm
 
     @property
     def endstop_pressed(self) -> bool:
         """The endstop's loop is open: the carriage on the home switch, or on the far-end
         limit switch in series with it."""
-        far = round((self.config.travel_mm + FAR_LIMIT_MM) * self.config.steps_per_mm)
-        return self.position_steps <= 0 or self.position_steps >= far
+        return self.position_steps <= 0 or self.position_steps >= self.far_switch_steps
 
     def _feasible(self, t: float, direction: int) -> bool:
         """Whether the rotor keeps up with a step at time t, given the steps before it.
@@ -186,8 +199,7 @@ class AxisModel:
         if not feasible:
             self.lost_steps += 1
             return False
-        limit_low = -round(HARD_STOP_MM * self.config.steps_per_mm)
-        limit_high = round((self.config.travel_mm + HARD_STOP_MM) * self.config.steps_per_mm)
+        limit_low, limit_high = self.hard_stop_steps
         target = self.position_steps + direction
         if not limit_low <= target <= limit_high:
             self.blocked_steps += 1
@@ -336,6 +348,7 @@ class SimRig:
         # the ULN2003's IN1..IN4 are wired to the stepper's four channels in ascending order
         self._coil_channels = tuple(sorted(config.rotation.stepper.channels))
         self.factory: MockFactory | None = None
+        self._pin_infos: dict[int, Any] = {}  # the factory's key (its PinInfo) of a GPIO
         self.pca: PCA9685Emulator | None = None
         self.servo_pulse_us: float | None = None
         # injectable switch faults: "open" never closes, "stuck" never opens
@@ -405,9 +418,20 @@ class SimRig:
         level = cfg.endstop.level(pressed)
         if fault == "cut":
             level = cfg.endstop.open_level
-        pin: ObservedPin = self.factory.pin(cfg.endstop_pin)
+        pin = self._pin(cfg.endstop_pin)
         if pin.held_level != level:
             pin.hold(level)
+
+    def _pin(self, bcm: int) -> ObservedPin:
+        """The factory's pin of a GPIO number (`factory.pin(bcm)`, without searching the
+        board's header for a pin it already has)."""
+        assert self.factory is not None
+        info = self._pin_infos.get(bcm)
+        pin: ObservedPin | None = None if info is None else self.factory.pins.get(info)
+        if pin is None:
+            pin = self.factory.pin(bcm)
+            self._pin_infos[bcm] = pin.info
+        return pin
 
     # --- pins -------------------------------------------------------------------------
 
