@@ -41,8 +41,10 @@ check: lint typecheck layers docs
 apt:
 	@./scripts/ensure-apt
 
+# the tests are handed out two at a time, longest first (tests/conftest.py), so that the
+# whole games do not queue behind each other on one worker
 test: lint typecheck layers docs apt
-	$(BIN)/python -m pytest -n 2 --durations=25
+	$(BIN)/python -m pytest -n 2 --maxschedchunk 2 --durations=25
 
 # the whole simulated table (rig, camera, players, controller) in a fresh state dir (printed,
 # so that the game can be resumed or shown), with the table's page: it prints the URL to watch

@@ -126,6 +126,22 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         functions = [getattr(item, "function", None)] + [d.func for ds in fixtures for d in ds]
         if any(f is not None and _draws(f, seen) for f in functions):
             item.add_marker("frames")
+    # The longest tests first (whole games, then whole tables, the browser, drawn frames),
+    # so that with `-n 2` (and `--maxschedchunk 2`: `make test`) the workers start on them
+    # and share out the many short ones at the end, instead of one worker being left with
+    # a whole game when the other is done.
+    items.sort(key=_duration_rank)
+
+
+#: The markers of the longer tests, longest first (`slow`: whole games, written by hand).
+DURATION_RANKS = ("slow", "table", "browser", "frames")
+
+
+def _duration_rank(item: pytest.Item) -> int:
+    for rank, marker in enumerate(DURATION_RANKS):
+        if item.get_closest_marker(marker) is not None:
+            return rank
+    return len(DURATION_RANKS)
 
 
 @pytest.fixture(scope="session")
