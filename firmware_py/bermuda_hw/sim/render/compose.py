@@ -227,14 +227,35 @@ def render(
     )
     work = lit
     if camera.noise > 0:
-        rng = np.random.default_rng(seed)
-        work = lit + rng.standard_normal(lit.shape, dtype=np.float32) * np.float32(camera.noise)
+        work = lit + _standard_noise(seed, lit.shape) * np.float32(camera.noise)
     out: Image = np.clip(work, 0, 255).astype(np.uint8)
     if camera.jpeg_quality < 100:
         ok, data = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, camera.jpeg_quality])
         if ok:
             out = np.asarray(cv2.imdecode(data, cv2.IMREAD_COLOR), np.uint8)
     return out
+
+
+# The sensor's noise before scaling (a standard normal variate per pixel and channel) is
+# the same on every frame drawn with one seed and size. A simulated camera numbers its
+# frames from its seed, so the noise of the first frames recurs with every camera: it is
+# kept, up to NOISE_CACHE_BYTES (then the noise of further seeds is drawn every time).
+NOISE_CACHE_BYTES = 256 << 20
+_NOISE: dict[tuple[int, tuple[int, ...]], npt.NDArray[np.float32]] = {}
+_noise_bytes = 0
+
+
+def _standard_noise(seed: int, shape: tuple[int, ...]) -> npt.NDArray[np.float32]:
+    global _noise_bytes
+    key = (seed, shape)
+    noise = _NOISE.get(key)
+    if noise is None:
+        noise = np.random.default_rng(seed).standard_normal(shape, dtype=np.float32)
+        if _noise_bytes + noise.nbytes <= NOISE_CACHE_BYTES:
+            noise.setflags(write=False)
+            _NOISE[key] = noise
+            _noise_bytes += noise.nbytes
+    return noise
 
 
 # A table that does not change between frames (the usual case while the camera watches)
