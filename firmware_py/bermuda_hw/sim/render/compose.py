@@ -124,8 +124,8 @@ def draw_scene(board: Board, scene: Scene, camera: CameraModel, palette: Palette
 SHADOW_SIGMA_PX = 4.0
 SHADOW_DEPTH = 0.45
 # A blurred pixel depends on the shadow mask within this many pixels (OpenCV's kernel for
-# 8-bit images reaches 3 sigma); the tiles are wider, so a blurred tile only spills into
-# its neighbours.
+# 8-bit images reaches 3 sigma, 12 px); a tile is wider than that, so a shadow's blur only
+# spills into the tiles next to it.
 _SHADOW_REACH_PX = math.ceil(4 * SHADOW_SIGMA_PX) + 2
 _SHADOW_TILE_PX = 32
 
