@@ -10,7 +10,7 @@ import signal
 import sys
 import tempfile
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -277,17 +277,51 @@ def _start_page(
     return page
 
 
+class StopOnInterrupt:
+    """Ctrl-C (SIGINT) stops the table as SIGTERM does: a stop requested, never an exception
+    raised wherever the program happens to be. An exception could leave the I2C bus locked
+    half-way into a transfer (the Adafruit drivers' `I2CDevice` takes the bus in a loop and
+    releases it only when its `with` block ends), and the motors-off on the way out would
+    then wait for that bus forever. The first press stops; any more are ignored while the
+    table winds down (motors stopped, the journal closed)."""
+
+    def __init__(self, early_stop: threading.Event) -> None:
+        self.early_stop = early_stop
+        self.pressed = False
+        self.stop: Callable[[], None] | None = None  # the controller's, once it exists
+        self._previous: Any = None
+        self._installed = threading.current_thread() is threading.main_thread()
+        if self._installed:
+            self._previous = signal.signal(signal.SIGINT, self._interrupted)
+
+    def _interrupted(self, signum: int, frame: object) -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        self.pressed = True
+        self.early_stop.set()
+        if self.stop is not None:
+            self.stop()
+
+    def restore(self) -> None:
+        """The caller's handler back, unless a press came (then presses stay ignored until
+        the process has exited, or its caller restores its own)."""
+        if self._installed and not self.pressed:
+            signal.signal(signal.SIGINT, self._previous)
+
+
 def run(args: argparse.Namespace) -> int:
-    # SIGTERM before the controller exists (checks, opening the rig) is remembered, then obeyed
+    # SIGTERM and Ctrl-C before the controller exists (checks, opening the rig) are
+    # remembered, then obeyed
     early_stop = threading.Event()
     previous = signal.signal(signal.SIGTERM, lambda *_: early_stop.set())
+    interrupt = StopOnInterrupt(early_stop)
     try:
-        return _run(args, early_stop)
+        return _run(args, interrupt)
     finally:
         signal.signal(signal.SIGTERM, previous)
+        interrupt.restore()
 
 
-def _run(args: argparse.Namespace, early_stop: threading.Event) -> int:
+def _run(args: argparse.Namespace, interrupt: StopOnInterrupt) -> int:
     simulate = bool(getattr(args, "simulate", False))
     config = _config(args, simulate)
     camera_config = config.camera
@@ -309,7 +343,7 @@ def _run(args: argparse.Namespace, early_stop: threading.Event) -> int:
             pointer.write_text(f"{state_dir.resolve()}\n", encoding="utf-8")
     try:
         return _run_locked(
-            args, simulate, config, camera_config, board, options, state_dir, early_stop
+            args, simulate, config, camera_config, board, options, state_dir, interrupt
         )
     finally:
         if pointer is not None:
@@ -327,7 +361,7 @@ def _run_locked(
     board: Board,
     options: GameOptions,
     state_dir: Path,
-    early_stop: threading.Event,
+    interrupt: StopOnInterrupt,
 ) -> int:
     from bermuda_hw.controller.status import Mode
     from bermuda_hw.controller.table import TableParts, build_parts
@@ -424,15 +458,15 @@ def _run_locked(
             voice = Voice(config.voice)
             controller.listeners.append(voice.announce)
         signal.signal(signal.SIGTERM, lambda *_: controller.request_stop())
-        if early_stop.is_set():
+        interrupt.stop = controller.request_stop
+        if interrupt.early_stop.is_set():
             controller.request_stop()
         interrupted = False
         try:
             if config.web.enabled and not args.no_web:
                 page = _start_page(controller, board, config, state_dir, simulate, args.bind)
             controller.run(until=finished)
-        except KeyboardInterrupt:
-            controller.say("interrupted: motors stopped, the game is saved")
+        except KeyboardInterrupt:  # a handler of the caller's own (not `StopOnInterrupt`)
             interrupted = True
         except HardwareError:
             if not controller.stopping:  # the stop itself interrupts homing or a move
@@ -443,7 +477,10 @@ def _run_locked(
             if voice is not None:
                 voice.close()
             parts.close()
-        if controller.stopping:
+        interrupted = interrupted or interrupt.pressed
+        if interrupted:
+            controller.say("interrupted: motors stopped, the game is saved")
+        elif controller.stopping:
             print("stopping: motors stopped, the game is saved", flush=True)
         if simulate:
             status = controller.status
