@@ -239,8 +239,10 @@ def render(
 # The sensor's noise before scaling (a standard normal variate per pixel and channel) is
 # the same on every frame drawn with one seed and size. A simulated camera numbers its
 # frames from its seed, so the noise of the first frames recurs with every camera: it is
-# kept, up to NOISE_CACHE_BYTES (then the noise of further seeds is drawn every time).
-NOISE_CACHE_BYTES = 256 << 20
+# kept, up to NOISE_CACHE_BYTES (then the noise of further seeds is drawn every time):
+# 64 MB, the first 17 frames of 640x480, small beside a Pi's memory (the simulated table
+# runs there too); the tests' tables spend most of their first frames settling.
+NOISE_CACHE_BYTES = 64 << 20
 _NOISE: dict[tuple[int, tuple[int, ...]], npt.NDArray[np.float32]] = {}
 _noise_bytes = 0
 
