@@ -179,3 +179,33 @@ def test_told_to_leave_a_ship_landed_on_the_players_leave_it(board: Board) -> No
         assert stays == told, (seed, players.actions)
         left[told] += 1
     assert left[True] and left[False]
+
+
+def test_a_ship_the_waiting_move_bumped_is_put_in_its_port_when_asked(board: Board) -> None:
+    """The controller waits on the player's move (its landing space is out of sight) and asks
+    for the ship that move bumped in its port: the players take it from the landing space,
+    where it still stands beside their mover (the game before the move has it there)."""
+    game, world, players = _table(board)
+    color = game.active
+    other = next(c for c in game.players if c != color)
+    move = next(
+        m
+        for m in game.legal_moves(2)
+        if m.ship.startswith(color) and m.end is not None and m.end not in board.ports
+    )
+    assert move.end is not None
+    bumped = f"{other}-1"
+    game.set_ship(bumped, move.end)
+    game.set_turn(color)
+    world.place_ship(bumped, *board.spaces[move.end].position)
+    after = game.copy()
+    after.set_die(2)
+    after.push(move)
+    port = after.ship(bumped).location
+    assert port is not None and port in board.ports
+    world.place_ship(move.ship, *board.spaces[move.end].position)
+    players._made = (len(game.journal), move, 2)
+    players.controller.status.waiting = str(move)
+    players._fix(((other, port),), ())
+    assert f"fix: {bumped} to {port}" in players.actions, players.actions
+    assert players._place_of(world.ship_positions()[bumped]) == port

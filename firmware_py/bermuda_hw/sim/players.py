@@ -943,7 +943,7 @@ class SimulatedPlayers:
                 # a token of that colour standing where the game has none (often the one
                 # just moved, in a place the camera cannot see well) before one from the
                 # cloud or from beside the board
-                token = self._misplaced_token(color)
+                token = self._misplaced_token(color, game)
             if token is None:
                 token = self._spare_token(color)
             if token is not None:
@@ -1024,9 +1024,10 @@ class SimulatedPlayers:
                 return ship.id
         return None
 
-    def _misplaced_token(self, color: str) -> str | None:
-        """A token of that colour standing where the game has no ship of that colour."""
-        game = self._know()
+    def _misplaced_token(self, color: str, game: Game) -> str | None:
+        """A token of that colour standing where `game` (as the players expect the table,
+        their move counted) has no ship of that colour: a ship their move bumped, still on
+        the landing space, is the one a fix asks for in its port."""
         expected = [s.location for s in game.ships(color) if s.location is not None]
         for sid, point in sorted(self.world.ship_positions().items()):
             if split_ship_id(sid)[0] != color or sid in self.world.carried:
