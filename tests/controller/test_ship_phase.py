@@ -7,7 +7,16 @@ from __future__ import annotations
 
 from synthetic import observe, two_plain_moves
 
-from bermuda_hw.controller.ship_phase import AskWhether, Fix, Matches, Take, Waiting, decide
+from bermuda_hw.controller.ship_phase import (
+    AskWhether,
+    DoubtfulBump,
+    Fix,
+    Matches,
+    Take,
+    Tied,
+    Waiting,
+    decide,
+)
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.candidates import contents
 from bermuda_hw.rules.game import Game
@@ -116,3 +125,43 @@ def test_a_faint_arrival_is_asked_about_and_a_fainter_one_is_a_move_to_finish() 
     assert faint.group.best.move is not None and faint.group.best.move.end == move.end
     assert isinstance(fainter, Fix) and "finish your move" in fainter.message
     assert isinstance(clear, Take)
+
+
+def dock_or_bump() -> tuple[Game, str, str]:
+    """Yellow to move with a 1: yellow-1 on x beside SUGAR docks there, or lands on yellow-2
+    on z one space further on, which goes back to SUGAR; the same colours on every place
+    either way. (game, x, z)."""
+    game = Game.new(2, seed=1, board=BOARD, first_player="yellow")
+    for ship in game.ships("yellow"):
+        game.set_ship(ship.id, None)
+    x = sorted(BOARD.neighbours("SUGAR") - set(BOARD.ports))[0]
+    z = sorted(s for s in BOARD.neighbours(x) if s not in BOARD.ports)[0]
+    game.set_ship("yellow-1", x, "SUGAR")
+    game.set_ship("yellow-2", z, "SUGAR")
+    game.set_turn("yellow")
+    return game, x, z
+
+
+def test_a_dock_and_a_bump_that_leave_the_same_board_are_tied_never_guessed() -> None:
+    game, x, z = dock_or_bump()
+    board = board_after(game)
+    board[x].remove("yellow")
+    board.setdefault("SUGAR", []).append("yellow")
+    decision = decide(game, observe(BOARD, {p: c for p, c in board.items() if c}), known_one())
+    assert isinstance(decision, Tied)
+    ends = {g.best.move.end for g in decision.groups if g.best.move is not None}
+    assert ends == {"SUGAR", z}
+
+
+def test_a_bump_of_an_own_ship_still_on_the_landing_space_is_in_doubt() -> None:
+    game, x, z = dock_or_bump()
+    board = board_after(game)
+    board[x].remove("yellow")
+    board[z].append("yellow")  # one colour: the camera cannot show the second token
+    decision = decide(game, observe(BOARD, {p: c for p, c in board.items() if c}), known_one())
+    assert isinstance(decision, DoubtfulBump)
+    assert decision.group.best.move is not None and decision.group.best.move.end == z
+
+
+def known_one() -> frozenset[int]:
+    return frozenset({1})
