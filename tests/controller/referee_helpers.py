@@ -8,7 +8,6 @@ from collections.abc import Mapping, Sequence
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.candidates import contents
 from bermuda_hw.rules.game import Game
-from bermuda_hw.rules.moves import Move
 from bermuda_hw.sim.render import CameraModel, CloudState, Palette, Scene, ShipToken, render
 from bermuda_hw.vision.reader import BoardReader
 from bermuda_hw.vision.stability import StabilitySettings, Stabilizer
@@ -130,26 +129,3 @@ class Camera:
         )
         assert seen is not None, "the board did not settle"
         return seen
-
-
-def after(game: Game, move: Move, die: int) -> Game:
-    """A copy of the game with the die set and the move made."""
-    done = game.copy()
-    done.set_die(die)
-    done.push(move)
-    return done
-
-
-def set_dock_or_bump(game: Game) -> tuple[str, str]:
-    """Yellow to move: yellow-1 on x beside SUGAR, yellow-2 (from SUGAR) on z one space further
-    on, no other yellow ship on the board. With a 1, yellow-1 docks at SUGAR or lands on
-    yellow-2, which goes back to SUGAR: the same colours on every place either way. (x, z)."""
-    board = game.board
-    for ship in game.ships("yellow"):
-        game.set_ship(ship.id, None)
-    x = sorted(board.neighbours("SUGAR") - set(board.ports))[0]
-    z = sorted(s for s in board.neighbours(x) if s not in board.ports)[0]
-    game.set_ship("yellow-1", x, "SUGAR")
-    game.set_ship("yellow-2", z, "SUGAR")
-    game.set_turn("yellow")
-    return x, z

@@ -74,3 +74,26 @@ def two_plain_moves(board: Board, seed: int) -> tuple[Game, Move, Move]:
             other = next(m for m in plain if m.end != first.end)
             return game, first, other
     raise AssertionError("no such roll")
+
+
+def after(game: Game, move: Move, die: int) -> Game:
+    """A copy of the game with the die set and the move made."""
+    done = game.copy()
+    done.set_die(die)
+    done.push(move)
+    return done
+
+
+def set_dock_or_bump(game: Game) -> tuple[str, str]:
+    """Yellow to move: yellow-1 on x beside SUGAR, yellow-2 (from SUGAR) on z one space further
+    on, no other yellow ship on the board. With a 1, yellow-1 docks at SUGAR or lands on
+    yellow-2, which goes back to SUGAR: the same colours on every place either way. (x, z)."""
+    board = game.board
+    for ship in game.ships("yellow"):
+        game.set_ship(ship.id, None)
+    x = sorted(board.neighbours("SUGAR") - set(board.ports))[0]
+    z = sorted(s for s in board.neighbours(x) if s not in board.ports)[0]
+    game.set_ship("yellow-1", x, "SUGAR")
+    game.set_ship("yellow-2", z, "SUGAR")
+    game.set_turn("yellow")
+    return x, z

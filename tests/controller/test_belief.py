@@ -7,8 +7,7 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from referee_helpers import after, set_dock_or_bump
-from synthetic import observe
+from synthetic import after, observe, set_dock_or_bump
 
 from bermuda_hw.controller.belief import ALPHA, Explanation, weigh
 from bermuda_hw.rules.board import Board

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from referee_helpers import set_dock_or_bump
+from synthetic import set_dock_or_bump
 from table_helpers import set_out
 
 from bermuda_hw.controller import daemon

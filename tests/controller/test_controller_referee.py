@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from referee_helpers import Camera, after, set_dock_or_bump
+from referee_helpers import Camera
+from synthetic import after, set_dock_or_bump
 
 from bermuda_hw.controller.identify import difference
 from bermuda_hw.controller.referee import Outcome, judge

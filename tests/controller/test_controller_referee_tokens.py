@@ -7,7 +7,8 @@ import math
 from collections.abc import Mapping, Sequence
 
 import pytest
-from referee_helpers import BESIDE_MM, Camera, after, set_dock_or_bump
+from referee_helpers import BESIDE_MM, Camera
+from synthetic import after, set_dock_or_bump
 
 from bermuda_hw.controller.identify import difference
 from bermuda_hw.controller.referee import (

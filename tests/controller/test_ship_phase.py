@@ -5,7 +5,7 @@ games are made by the rules."""
 
 from __future__ import annotations
 
-from synthetic import observe, two_plain_moves
+from synthetic import observe, set_dock_or_bump, two_plain_moves
 
 from bermuda_hw.controller.ship_phase import (
     AskWhether,
@@ -128,18 +128,9 @@ def test_a_faint_arrival_is_asked_about_and_a_fainter_one_is_a_move_to_finish() 
 
 
 def dock_or_bump() -> tuple[Game, str, str]:
-    """Yellow to move with a 1: yellow-1 on x beside SUGAR docks there, or lands on yellow-2
-    on z one space further on, which goes back to SUGAR; the same colours on every place
-    either way. (game, x, z)."""
+    """`set_dock_or_bump` on a new game: (game, x, z)."""
     game = Game.new(2, seed=1, board=BOARD, first_player="yellow")
-    for ship in game.ships("yellow"):
-        game.set_ship(ship.id, None)
-    x = sorted(BOARD.neighbours("SUGAR") - set(BOARD.ports))[0]
-    z = sorted(s for s in BOARD.neighbours(x) if s not in BOARD.ports)[0]
-    game.set_ship("yellow-1", x, "SUGAR")
-    game.set_ship("yellow-2", z, "SUGAR")
-    game.set_turn("yellow")
-    return game, x, z
+    return (game, *set_dock_or_bump(game))
 
 
 def test_a_dock_and_a_bump_that_leave_the_same_board_are_tied_never_guessed() -> None:

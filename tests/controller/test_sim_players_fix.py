@@ -151,7 +151,7 @@ def test_told_to_leave_a_ship_landed_on_the_players_leave_it(board: Board) -> No
     """With the virtual die, told with the roll to leave a ship they land on at a space, the
     players leave it beside theirs (to be put back when asked); told nothing, these players
     (who never wait on their own) put it back at once."""
-    from referee_helpers import set_dock_or_bump
+    from synthetic import set_dock_or_bump
 
     from bermuda_hw.rules.game import GameOptions
     from bermuda_hw.sim.truth import place_of

@@ -381,7 +381,7 @@ def test_an_ignored_instruction_is_followed_once_its_time_is_over(board: Board) 
 def test_a_half_followed_put_back_holds_the_bumped_ship_before_it_goes_to_port(
     board: Board,
 ) -> None:
-    from referee_helpers import set_dock_or_bump
+    from synthetic import set_dock_or_bump
 
     from bermuda_hw.rules.game import GameOptions
 

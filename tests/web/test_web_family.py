@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Browser, Page
-from referee_helpers import set_dock_or_bump
+from synthetic import set_dock_or_bump
 from table_helpers import set_out
 
 from bermuda_hw.config import WebConfig

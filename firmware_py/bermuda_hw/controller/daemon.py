@@ -401,9 +401,7 @@ class Controller:
     @property
     def _turn(self) -> Turn:
         """What the table is in the middle of for the game as it is now (`controller.turn`)."""
-        game = self.game
-        assert game is not None
-        return self.turns.now(game)
+        return self.turns.now(self._game())
 
     def _new_game(self) -> None:
         seed = self.seed if self.seed is not None else int.from_bytes(os.urandom(4), "big")
@@ -1656,7 +1654,7 @@ class Controller:
         except StepTimingError as exc:
             # the move was aborted, not interrupted: home and finish it
             self.say(f"{exc}")
-            if not self._carry_out(place_again(pending, "the move was aborted")):
+            if not self._carry_out(*place_again(pending, "the move was aborted")):
                 return
         except HardwareError as exc:
             self._pending = None
@@ -1665,10 +1663,9 @@ class Controller:
         self._reset_stream()
         self._set(Mode.AFTER_SPIN, "looking for captures", Pattern.BUSY)
 
-    def _carry_out(self, decided: tuple[PendingSpin, AfterSpin]) -> bool:
+    def _carry_out(self, pending: PendingSpin, decision: AfterSpin) -> bool:
         """Carry out a decision on the cloud's pose after a spin (`cloud_phase`): place the
         cloud again or turn it; False if that faulted (or the decision was to give up)."""
-        pending, decision = decided
         self._pending = pending
         if isinstance(decision, Captures):
             return True
@@ -1700,24 +1697,23 @@ class Controller:
         game = self.game
         pending = self._pending
         assert game is not None and pending is not None
-        decided = after_spin(game, pending, observation)
-        if not isinstance(decided[1], Captures):
-            self._carry_out(decided)
+        pending, decided = after_spin(game, pending, observation)
+        if not isinstance(decided, Captures):
+            self._carry_out(pending, decided)
             self._reset_stream()  # decide on a fresh observation of the corrected cloud
             return
-        captures = decided[1]
         count, round_ = len(game.journal), game.round
         # the captures from places the cloud covers are the camera's best guess
-        events = game.cloud_phase(None, capture=captures.captured, provisional=captures.unseen)
+        events = game.cloud_phase(None, capture=decided.captured, provisional=decided.unseen)
         self._pending = None
-        if captures.unseen:
+        if decided.unseen:
             self._provisional.append(
-                Provisional(count, f"the captures of round {round_}", captures.unseen, True)
+                Provisional(count, f"the captures of round {round_}", decided.unseen, True)
             )
             self.status.provisional = tuple(p.move for p in self._provisional)
         if not self._commit():
             return
-        for line in capture_lines(events, pending, captures):
+        for line in capture_lines(events, pending, decided):
             self.say(line)
         removed = next((e for e in events if isinstance(e, CloudRemoved)), None)
         self._reset_stream()

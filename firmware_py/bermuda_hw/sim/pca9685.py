@@ -136,18 +136,14 @@ class PCA9685Emulator:
             return tuple(self._duty(channel) for channel in channels)
 
     def _duty(self, channel: int) -> float:
-        regs = self.regs
-        base = LED0_ON_L + 4 * channel
-        running = not regs[MODE1] & MODE1_SLEEP and not self._halted
-        if not running or regs[base + 3] & FULL_BIT:  # LEDn_OFF_H: full off
+        on, off = self.counts(channel)
+        if not self.running or off & 0x1000:
             duty = 0.0
-        elif regs[base + 1] & FULL_BIT:  # LEDn_ON_H: full on
+        elif on & 0x1000:
             duty = 1.0
         else:
-            on_c = regs[base] | (regs[base + 1] & 0x0F) << 8
-            off_c = regs[base + 2] | (regs[base + 3] & 0x0F) << 8
-            duty = ((off_c - on_c) % 4096) / 4096.0
-        if regs[MODE2] & MODE2_INVRT:
+            duty = (((off & 0x0FFF) - (on & 0x0FFF)) % 4096) / 4096.0
+        if self.regs[MODE2] & MODE2_INVRT:
             duty = 1.0 - duty
         return duty
 
