@@ -17,6 +17,11 @@ from bermuda_hw.vision.types import BoardEvidence, BoardObservation, ShipReading
 
 PRESENT = (0.17, 0.60)
 ABSENT = (0.0, 0.016)
+#: with counts: one token's area (mm²), what one token shows of it on its place (all of it,
+#: wherever on the place it stands), and a colour's stray pixels on a place without it
+TOKEN_MM2 = 190.0
+ONE_TOKEN = (0.85, 1.15)
+STRAY = (0.0, 0.05)
 
 
 def observe(
@@ -26,16 +31,23 @@ def observe(
     seed: int = 0,
     hidden: Iterable[str] = (),
     weak: Mapping[str, float] | None = None,
+    counted: bool = False,
+    partly: Mapping[str, float] | None = None,
 ) -> BoardObservation:
     """The stable observation of ships by place (a port's in its berths in order); `hidden`
     places are under the cloud (unseen, their ships read as hidden), `weak` fills some
-    places' colour to a given fraction instead (a token half off its place)."""
+    places' colour to a given fraction instead (a token off its place's centre); `counted`:
+    with each colour's area on every place (`vision.counts`), one token's worth per ship
+    there (a token off centre shows all of its area); `partly`: places in the cloud's rim
+    band, seen that share (their ships stand in the part in view)."""
     rng = random.Random(seed)
     hidden = frozenset(hidden)
     keys = places_of(board)
     colors = tuple(board.ship_colors)
     fractions = np.array([[rng.uniform(*ABSENT) for _ in colors] for _ in keys])
-    observable = np.array([0.0 if s in hidden else 1.0 for s, _ in keys])
+    observable = np.array([0.0 if s in hidden else (partly or {}).get(s, 1.0) for s, _ in keys])
+    counting = random.Random(seed + 1)  # the fills above draw as they did without counts
+    areas = np.array([[counting.uniform(*STRAY) * TOKEN_MM2 for _ in colors] for _ in keys])
     index = {k: i for i, k in enumerate(keys)}
     ships: list[ShipReading] = []
     for place, content in places.items():
@@ -52,9 +64,19 @@ def observe(
             fill = (weak or {}).get(place, rng.uniform(*PRESENT))
             k = colors.index(color)
             fractions[i, k] = max(fractions[i, k], fill)
+            areas[i, k] += counting.uniform(*ONE_TOKEN) * TOKEN_MM2
             ships.append(ShipReading(color, place, x, y, hidden=place in hidden, berth=berth))
     background = 1.0 - fractions.sum(axis=1)
-    evidence = BoardEvidence(keys, colors, fractions, background, observable, 3)
+    evidence = BoardEvidence(
+        keys,
+        colors,
+        fractions,
+        background,
+        observable,
+        3,
+        areas=areas if counted else None,
+        token_area_mm2=TOKEN_MM2 if counted else None,
+    )
     return BoardObservation(tuple(ships), None, 0.0, 3, hidden_spaces=hidden, evidence=evidence)
 
 

@@ -7,7 +7,7 @@ import math
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from synthetic import after, observe, set_dock_or_bump
+from synthetic import after, observe, set_dock_or_bump, two_plain_moves
 
 from bermuda_hw.controller.belief import ALPHA, Explanation, weigh
 from bermuda_hw.rules.board import Board
@@ -90,6 +90,66 @@ def test_a_miscount_is_never_explained_as_a_legal_bump(board: Board) -> None:
     legal = weigh(game, observe(board, wrong))
     assert legal.best.kind is Explanation.MOVE and legal.best.posterior > 0.99
     assert legal.mass(Explanation.ILLEGAL) == 0.0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_token_set_off_its_place_counts_as_one_whole_token(board: Board, seed: int) -> None:
+    # the die on the table; the mover set 5 mm off its new place's centre fills a fifth of
+    # the place's disk: against "still in a hand" that alone is not decisive, its area of
+    # one whole token on the place is
+    game, move, _ = two_plain_moves(board, seed)
+    assert move.end is not None
+    done = after(game, move, move.steps)
+    fill_only = weigh(game, observe(board, contents(done), weak={move.end: 0.18}, seed=seed))
+    assert not fill_only.decisive and fill_only.mass(Explanation.IN_HAND) > ALPHA
+    counted = weigh(
+        game, observe(board, contents(done), weak={move.end: 0.18}, seed=seed, counted=True)
+    )
+    assert counted.decisive and counted.best.consequence == consequence(done)
+
+
+def test_two_tokens_of_a_colour_counted_on_a_place_show_the_bump_of_an_own_ship(
+    board: Board,
+) -> None:
+    # yellow-1 lands on yellow-2, both left there: one colour, so the fill cannot tell the
+    # bump from yellow-1 still in hand; two tokens' area on the landing space can
+    game = Game.new(2, seed=1, board=board, first_player="yellow")
+    x, z = set_dock_or_bump(game)
+    bump = next(m for m in game.legal_moves(1) if m.end == z)
+    both = lifted(game, x)
+    both[z].append("yellow")
+    for counted in (False, True):
+        belief = weigh(game, observe(board, both, counted=counted), frozenset({1}))
+        assert belief.decisive is counted
+        assert belief.best.consequence == consequence(after(game, bump, 1))
+    # and one token's area there is no bump left on the landing space: the held ship stays
+    # as likely as before (the bump with its ship lifted off reads the same)
+    held = weigh(game, observe(board, lifted(game, x), counted=True), frozenset({1}))
+    assert not held.decisive and held.mass(Explanation.IN_HAND) > 0.1
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_ship_seen_in_the_part_of_a_place_out_of_the_cloud_counts_whole(
+    board: Board, seed: int
+) -> None:
+    # the mover's new place is half in the cloud's rim band and its token stands in the
+    # half in view: its colour seen there tells what it tells in the clear (the covered
+    # half shows no ship's colour)
+    game, move, _ = two_plain_moves(board, seed)
+    assert move.end is not None
+    done = after(game, move, move.steps)
+    belief = weigh(
+        game, observe(board, contents(done), partly={move.end: 0.55}, seed=seed, counted=True)
+    )
+    assert belief.decisive and belief.best.consequence == consequence(done)
+    # the ship's old place half in view and showing nothing tells little: the ship may stand
+    # in the covered half, so "no move yet" stays open
+    assert move.start is not None
+    unseen = weigh(
+        game, observe(board, contents(done), partly={move.start: 0.55}, seed=seed, counted=True)
+    )
+    still = next(h for h in unseen.hypotheses if h.is_none)
+    assert not unseen.decisive and still.posterior > ALPHA
 
 
 def test_the_same_board_of_a_dock_and_an_own_bump_is_a_tie(board: Board) -> None:

@@ -28,6 +28,7 @@ Every number here is a named setting with its reason; none is a time.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -46,7 +47,8 @@ from bermuda_hw.rules.candidates import (
 )
 from bermuda_hw.rules.game import Game, Phase
 from bermuda_hw.rules.moves import MAX_DIE
-from bermuda_hw.vision.types import BoardEvidence, BoardObservation
+from bermuda_hw.vision.counts import COUNTS, count_loglik
+from bermuda_hw.vision.types import BoardEvidence, BoardObservation, Floats
 
 #: A consequence is committed when its posterior reaches 1 - ALPHA: one wrong move in a
 #: thousand decided ones if the model's numbers were exact. A game has 60-80 moves, so the
@@ -78,14 +80,23 @@ MISREAD_SPREAD = 0.2
 PRESENT_FILL = 0.45
 PRESENT_SD = 0.15
 ABSENT_SD = 0.04
+#: The fill drops for a token set off its place's centre (0.18 for one 5 mm off), where
+#: its colour's area on the place still counts one whole token (`vision.counts`: every
+#: pixel within reach of the place, in units of one token's area). Where vision measured
+#: the counts, their likelihood (`BoardEvidence.count_loglik`) joins the fill's: a token
+#: seen off centre then tells as much as one on it, two tokens of a colour on a place tell
+#: from one, and a token under another may show or not. Both come from the same pixels,
+#: so MISREAD (below) bounds what a place adds in all.
 
 
 class PlaceModel:
     """Log-likelihoods of one observation's per-place evidence for a place's content.
 
     Each colour's fraction is likely under "a ship of that colour here" or "none" as
-    measured (above); with probability MISREAD the place's evidence is unrelated to what
-    it holds. Scaled by how well the place is seen (a hidden place weighs nothing).
+    measured (above), and its count (0, 1, 2 or more) where vision measured the counts;
+    with probability MISREAD the place's evidence is unrelated to what it holds. A place
+    seen in part (`observable`, the share of it out of the cloud) holds its ship in the
+    part seen or in the part covered, in proportion; a hidden place weighs nothing.
     """
 
     def __init__(self, evidence: BoardEvidence) -> None:
@@ -95,22 +106,36 @@ class PlaceModel:
             PRESENT_SD * math.sqrt(2.0 * math.pi)
         )
         self._absent = -0.5 * (f / ABSENT_SD) ** 2 - math.log(ABSENT_SD * math.sqrt(math.pi / 2.0))
+        self._counts: Floats | None = None
+        if evidence.areas is not None and evidence.token_area_mm2:
+            self._counts = count_loglik(evidence.areas / evidence.token_area_mm2)
         self._cache: dict[tuple[int, Content], float] = {}
         self._best: dict[int, float] = {}
 
     def _raw(self, i: int, content: Content) -> float:
-        names = set(content)
-        idx = [k for k, c in enumerate(self.evidence.colors) if c in names]
+        colors = self.evidence.colors
+        many = Counter(content)
+        idx = [k for k, c in enumerate(colors) if c in many]
         present, absent = self._present[i], self._absent[i]
-        rest = float(sum(absent[k] for k in range(len(self.evidence.colors)) if k not in idx))
+        rest = float(sum(absent[k] for k in range(len(colors)) if k not in idx))
+        counts = self._counts
+        if counts is not None:
+            rest += float(sum(counts[i, k, 0] for k in range(len(colors)) if k not in idx))
         if not idx:
             return rest
-        # two or more ships: one on top shows; those under it may show or not
+
+        def shown(k: int, top: bool) -> float:
+            # the fill: the ship on top shows; those under it may show or not
+            value = float(present[k]) if top else max(float(present[k]), float(absent[k]))
+            if counts is not None:
+                # the count: n of a colour on top show 1..n of it (two stacked exactly
+                # show one token's area), under another 0..n
+                n = min(many[colors[k]], COUNTS[-1])
+                value += max(float(counts[i, k, m]) for m in range(0 if not top else 1, n + 1))
+            return value
+
         return max(
-            float(present[top])
-            + rest
-            + sum(max(float(present[k]), float(absent[k])) for k in idx if k != top)
-            for top in idx
+            shown(top, True) + rest + sum(shown(k, False) for k in idx if k != top) for top in idx
         )
 
     def _best_raw(self, i: int) -> float:
@@ -129,10 +154,21 @@ class PlaceModel:
         if obs <= 0.0:
             value = 0.0
         else:
-            misread = math.log(MISREAD * MISREAD_SPREAD) + self._best_raw(i)
-            value = obs * float(np.logaddexp(math.log1p(-MISREAD) + self._raw(i, content), misread))
+            value = self._seen(i, content)
+            if obs < 1.0:
+                # a place partly under the cloud's rim: its ship is in the part in view (the
+                # evidence as if seen) or in the part covered, which shows no ship's colour
+                # (as an empty place): a colour seen there still tells all it tells in the
+                # clear, a colour not seen tells little
+                value = float(
+                    np.logaddexp(math.log(obs) + value, math.log1p(-obs) + self._seen(i, ()))
+                )
         self._cache[key] = value
         return value
+
+    def _seen(self, i: int, content: Content) -> float:
+        misread = math.log(MISREAD * MISREAD_SPREAD) + self._best_raw(i)
+        return float(np.logaddexp(math.log1p(-MISREAD) + self._raw(i, content), misread))
 
 
 class Explanation(StrEnum):
