@@ -154,5 +154,52 @@ def test_a_bump_of_an_own_ship_still_on_the_landing_space_is_in_doubt() -> None:
     assert decision.group.best.move is not None and decision.group.best.move.end == z
 
 
+def test_a_mover_seen_nowhere_beside_a_ship_in_reach_is_a_move_to_finish() -> None:
+    """The die on the table; yellow lifts a ship off with another player's ship where the
+    die could take it: "landed on it, that ship still there, yellow's under it" explains
+    the board, but a ship in a hand explains it better. No put-back is asked for and no
+    question: the table is told to finish the move."""
+    game, x, z = dock_or_bump()
+    game.set_ship("yellow-2", None)
+    blue = game.ships("blue")[0].id
+    game.set_ship(blue, z, "SUGAR")
+    board = board_after(game)
+    board[x].remove("yellow")
+    for counted in (False, True):
+        seen = observe(BOARD, {p: c for p, c in board.items() if c}, counted=counted)
+        decision = decide(game, seen, None)
+        assert isinstance(decision, Fix), decision
+        assert decision.message.startswith(f"yellow: finish your move: a yellow ship is off {x}")
+
+
+def test_an_own_ship_bumped_and_counted_twice_on_the_landing_space_is_taken() -> None:
+    game, x, z = dock_or_bump()
+    board = board_after(game)
+    board[x].remove("yellow")
+    board[z].append("yellow")
+    decision = decide(
+        game, observe(BOARD, {p: c for p, c in board.items() if c}, counted=True), known_one()
+    )
+    assert isinstance(decision, Take)
+    assert decision.group.best.move is not None and decision.group.best.move.end == z
+
+
 def known_one() -> frozenset[int]:
     return frozenset({1})
+
+
+def test_moves_tied_below_a_ship_still_in_a_hand_are_no_question() -> None:
+    """The die on the table; yellow lifts its ship off SUGAR's neighbour with its own ship
+    and another player's within reach: landing on either with the bumped ship lifted off
+    (on its way back) reads as the board does, and so does the ship still in its player's
+    hand, likelier. The table is told to finish the move, not asked which of two moves
+    nobody made yet."""
+    game, x, z = dock_or_bump()
+    w = next(s for s in sorted(BOARD.neighbours(z)) if s not in BOARD.ports and s != x and s != z)
+    game.set_ship(game.ships("blue")[0].id, w, "SUGAR")
+    board = board_after(game)
+    board[x].remove("yellow")
+    seen = observe(BOARD, {p: c for p, c in board.items() if c}, counted=True)
+    decision = decide(game, seen, None)
+    assert isinstance(decision, Fix), decision
+    assert decision.message.startswith(f"yellow: finish your move: a yellow ship is off {x}")

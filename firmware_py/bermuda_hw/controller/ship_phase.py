@@ -6,9 +6,11 @@ daemon is to do:
 - `Take`: a move the belief is sure some legal move explains and the referee's
   groups single out (a move into places out of sight is provisional);
 - `DoubtfulBump`: a bump whose bumped ship is still on the landing space, left in
-  doubt: the ship put back tells (asked first), else the table is asked;
+  doubt: the ship put back tells (asked first), else the table is asked (unless the
+  belief holds the mover likelier in a hand: then it is a `Fix`);
 - `Tied`: moves that explain the board as well: put-backs that tell them apart
-  are asked for first, else the table is asked which;
+  are asked for first, else the table is asked which (unless the belief holds a
+  ship likelier still in a hand: then it is a `Fix`, the move to finish);
 - `Waiting`: a move out of sight, with something else on the board it does not
   explain: that is a fix, and the move waits for the rest to match;
 - `AskWhether`: the likeliest explanation is a legal move, but not decisively
@@ -128,13 +130,25 @@ def decide(
             diff = difference_after(game, accepted.best, observation)
             return Waiting(accepted.best, verdict.provisional, diff)
         elif doubt:
-            return DoubtfulBump(accepted)
+            if belief.decisive and belief.best.consequence == accepted.consequence:
+                # the counts show the mover on its landing space beside the ship it bumped
+                return Take(accepted, verdict.provisional, verdict.untouched)
+            if belief.best.kind is not Explanation.IN_HAND:
+                return DoubtfulBump(accepted)
+            # the mover seen nowhere, the bumped ship still where it was: likelier still in
+            # its player's hand than under that ship; the table is told to finish the move
         else:
             # sure some legal move was made, or a bump shown whole by a second token beside
             # the mover (no ship in a hand), or a move out of sight with nothing else
             # differing (provisional: checked, and rewound if need be, once seen)
             return Take(accepted, verdict.provisional, verdict.untouched)
-    elif verdict.outcome is Outcome.TIE and len(verdict.tied) <= MAX_OPTIONS:
+    elif (
+        verdict.outcome is Outcome.TIE
+        and len(verdict.tied) <= MAX_OPTIONS
+        and belief.best.kind is not Explanation.IN_HAND
+    ):
+        # moves that explain the board as well, unless a ship still in a hand explains it
+        # better: a question then would ask about a move not made yet
         return Tied(verdict.tied)
     diff = difference(game, observation)
     if not diff:
