@@ -52,12 +52,35 @@ def table_config(tmp_path_factory: pytest.TempPathFactory) -> Config:
 class Table(SimTable):
     """One simulated table and the controller watching it."""
 
-    def run_until(self, until: Callable[[], bool], limit: int = 400) -> None:
-        ran = self.steps(limit, until)
+    def run_until(
+        self, until: Callable[[], bool], limit: int = 400, *, every_s: float | None = None
+    ) -> None:
+        """Frames until `until()`, at most `limit`; with `every_s`, the frames that far apart in
+        the table's time (`sparse_steps`)."""
+        if every_s is None:
+            ran = self.steps(limit, until)
+        else:
+            ran = self.sparse_steps(limit, every_s, until)
         assert until(), (
             f"not reached in {ran} frames; mode {self.controller.status.mode}: "
             f"{self.controller.status.message}\n" + "\n".join(self.log[-30:])
         )
+
+    def sparse_steps(self, n: int, every_s: float, until: Callable[[], bool] | None = None) -> int:
+        """Up to n frames `every_s` apart in the table's time instead of the camera's frame
+        time (0.1 s): a quiet minute in a tenth of the frames. The controller still reads
+        every one of them and acts on the clock between them as on the Pi (a slow camera);
+        only the frames in between, each the same board as the last, are left out. The
+        waits this is for are in seconds of the table's clock, never in frames."""
+        clock = self.backend.virtual_clock
+        gap_s = every_s - 1.0 / self.config.camera.replay_fps
+        assert gap_s >= 0.0, "every_s is shorter than the camera's frame time"
+        for i in range(n):
+            if until is not None and until():
+                return i
+            clock.advance(gap_s)
+            self.controller.step()
+        return n
 
 
 @pytest.fixture

@@ -146,7 +146,8 @@ def test_a_board_that_keeps_showing_it_goes_on_after_a_while(make_table: MakeTab
     table.run_until(lambda: len(taken_moves(c)) > before, limit=200)
     table.run_until(lambda: table.mode() is Mode.FIX, limit=40)
     asked = c.clock.monotonic()
-    table.run_until(lambda: table.mode() is Mode.READY, limit=5000)
+    # a minute of the same board: a frame a second (the give-up time is the table's seconds)
+    table.run_until(lambda: table.mode() is Mode.READY, 200, every_s=1.0)
     assert c.clock.monotonic() - asked >= PUTBACK_GIVE_UP_S - 1.0
     assert any("the camera still sees" in line and move.end in line for line in table.log)
 

@@ -144,7 +144,8 @@ def test_a_request_made_again_after_the_board_matched_waits_again(make_table: Ma
     table.world.place_ship(move.ship, *table.board.spaces[start].position)
     table.run_until(lambda: table.mode() is Mode.READY, limit=200)
     back = c.clock.monotonic()
-    table.run_until(lambda: c.clock.monotonic() - back > PUTBACK_GIVE_UP_S, limit=5000)
+    # a quiet minute: a frame a second (the wait is in the table's seconds, not in frames)
+    table.run_until(lambda: c.clock.monotonic() - back > PUTBACK_GIVE_UP_S, 200, every_s=1.0)
     table.world.remove(move.ship)
     table.run_until(lambda: c.status.putback, limit=80)
     asked = c.clock.monotonic()
@@ -233,15 +234,17 @@ def test_a_board_never_quiet_is_asked_about_a_minute_after_the_first_request(
         and s != move.end
         and s not in c.last_observation.hidden_spaces
     )
+    # set down for 2.5 s of the table's time, lifted for 2.5 s (never quiet for
+    # PUTBACK_WAIT_S), a frame every half second
     for _ in range(40):
         if table.mode() is Mode.ASK:
             break
         table.world.remove(stray)
         table.world.place_ship(stray, *spot)
-        table.steps(25)
+        table.sparse_steps(5, every_s=0.5)
         table.world.remove(stray)
         table.world.place_ship(stray, *home)
-        table.steps(25)
+        table.sparse_steps(5, every_s=0.5)
     assert table.mode() is Mode.ASK and len(taken_moves(c)) == before
     assert PUTBACK_GIVE_UP_S <= c.clock.monotonic() - first < 2 * PUTBACK_GIVE_UP_S
 
