@@ -238,12 +238,20 @@ def render(
 
 # The sensor's noise before scaling (a standard normal variate per pixel and channel) is
 # the same on every frame drawn with one seed and size. A simulated camera numbers its
-# frames from its seed, so the noise of the first frames recurs with every camera: it is
-# kept, up to NOISE_CACHE_BYTES (then the noise of further seeds is drawn every time):
+# frames from its seed, so the noise of the first frames recurs with every camera: the
+# seeds whose noise fits in NOISE_CACHE_BYTES are drawn once and kept (while there is room):
 # 64 MB, the first 17 frames of 640x480, small beside a Pi's memory (the simulated table
-# runs there too); the tests' tables spend most of their first frames settling.
+# runs there too); the tests' tables spend most of their first frames settling. The noise
+# of any further seed is a window of one larger field of variates for that size
+# (NOISE_MARGIN_PX wider and taller), at an offset drawn from the seed: still a standard
+# normal variate per pixel and channel, independent of its neighbours and of the same
+# pixel in the frames before (a window elsewhere in the field), without drawing a million
+# variates for every frame (most of the time a frame took to draw). Which noise a seed
+# gets depends on the seed and the size only, never on what was drawn before.
 NOISE_CACHE_BYTES = 64 << 20
+NOISE_MARGIN_PX = 64
 _NOISE: dict[tuple[int, tuple[int, ...]], npt.NDArray[np.float32]] = {}
+_NOISE_FIELDS: dict[tuple[int, ...], npt.NDArray[np.float32]] = {}
 _noise_bytes = 0
 
 
@@ -251,13 +259,31 @@ def _standard_noise(seed: int, shape: tuple[int, ...]) -> npt.NDArray[np.float32
     global _noise_bytes
     key = (seed, shape)
     noise = _NOISE.get(key)
-    if noise is None:
-        noise = np.random.default_rng(seed).standard_normal(shape, dtype=np.float32)
-        if _noise_bytes + noise.nbytes <= NOISE_CACHE_BYTES:
-            noise.setflags(write=False)
-            _NOISE[key] = noise
-            _noise_bytes += noise.nbytes
+    if noise is not None:
+        return noise
+    if seed * math.prod(shape) * 4 >= NOISE_CACHE_BYTES:  # float32: past the first frames
+        return _noise_window(seed, shape)
+    noise = np.random.default_rng(seed).standard_normal(shape, dtype=np.float32)
+    if _noise_bytes + noise.nbytes <= NOISE_CACHE_BYTES:
+        noise.setflags(write=False)
+        _NOISE[key] = noise
+        _noise_bytes += noise.nbytes
     return noise
+
+
+def _noise_window(seed: int, shape: tuple[int, ...]) -> npt.NDArray[np.float32]:
+    """The noise of a seed past the first frames: a window of the field for its size
+    (read-only)."""
+    height, width = shape[0], shape[1]
+    field = _NOISE_FIELDS.get(shape)
+    if field is None:
+        padded = (height + NOISE_MARGIN_PX, width + NOISE_MARGIN_PX, *shape[2:])
+        field = np.random.default_rng(list(shape)).standard_normal(padded, dtype=np.float32)
+        field.setflags(write=False)
+        _NOISE_FIELDS[shape] = field
+    offset = int(np.random.default_rng(seed).integers(NOISE_MARGIN_PX**2))
+    dy, dx = divmod(offset, NOISE_MARGIN_PX)
+    return field[dy : dy + height, dx : dx + width]
 
 
 # A table that does not change between frames (the usual case while the camera watches)
