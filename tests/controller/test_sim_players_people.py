@@ -478,14 +478,16 @@ def test_a_whole_game_with_people_runs_to_its_end(
     from bermuda_hw.rules.game import GameOptions
     from bermuda_hw.sim.session import play_game
 
+    # the first to $150,000 wins: seed 6 is a whole game of 10 rounds (20 moves, 5 holds,
+    # 5 lingering hands), a third of the frames of seed 1 to the rules' $350,000
     report = play_game(
         board,
         sim_config,
         table_dir,
         players=2,
-        seed=1,
+        seed=6,
         style="people",
-        options=GameOptions(die="virtual"),
+        options=GameOptions(die="virtual", target_usd=150_000),
     )
     assert report.finished or report.stalled, report.log[-20:]
     assert report.moves >= 10
