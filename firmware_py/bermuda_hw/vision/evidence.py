@@ -112,11 +112,7 @@ def measure(
     background = np.zeros(n, np.float64)
     use = np.nonzero(obs > 0.0)[0]
     if len(use):
-        pix = finder.place_pixels(rect, norm, use)
-        labels = finder.classifier.labels(pix, norm.sea_lab)
-        in_port = finder.in_port[use]
-        if norm.port_lab is not None and in_port.any():
-            labels[in_port] = finder.classifier.labels(pix[in_port], norm.sea_lab, norm.port_lab)
+        labels = finder.place_labels(rect, norm, use)
         valid = finder.valid[use]
         labels[~valid] = NONE
         disk = finder.valid_count[use].astype(np.float64)

@@ -232,7 +232,7 @@ class ShipFinder:
         )
         self.reach_valid = ~inland_half[self.reach_rows, self.reach_cols]
         self.reach_count = np.maximum(self.reach_valid.sum(axis=1), 1)
-        self._pixels: tuple[Image, npt.NDArray[np.intp], Image] | None = None
+        self._pixels: tuple[Image, Normalised, Image, Labels, Labels] | None = None
         ring, radius = layout.centre_ring
         # The grid's dots are printed dark: blurred into the sea they are dark blue.
         dots = [(*layout.board.grid.dot_mm(c, r), 4.0) for c, r in layout.board.grid.dots()]
@@ -255,10 +255,7 @@ class ShipFinder:
         if len(use) == 0:
             return []
         pix = self.place_pixels(rect, norm, use)  # P x D x 3
-        labels = self.classifier.labels(pix, norm.sea_lab)  # P x D
-        in_port = self.in_port[use]
-        if norm.port_lab is not None and in_port.any() and board is None:
-            labels[in_port] = self.classifier.labels(pix[in_port], norm.sea_lab, norm.port_lab)
+        labels = self.place_labels(rect, norm, use, against_port=board is None)  # P x D
         if board is not None:
             rows, cols = self.rows[use], self.cols[use]
             expected, known, expected_bgr = board.at(rows, cols)
@@ -285,15 +282,39 @@ class ShipFinder:
             hits.append(PlaceHit(int(place), color, x_mm, y_mm, round(purity * fill, 3)))
         return hits
 
-    def place_pixels(self, rect: Image, norm: Normalised, use: npt.NDArray[np.intp]) -> Image:
-        """Normalised BGR of the sampling disks of places `use` (P x D x 3); the last
-        frame's are kept, as the evidence samples the same places again."""
+    def _disks(self, rect: Image, norm: Normalised) -> tuple[Image, Labels, Labels]:
+        """The sampling disks of every place in a frame: their normalised BGR (places x D
+        x 3), their labels against the sea and the greys, and the same with a port's paint
+        one more background on the disks' pixels in a port (the labels of one pixel do not
+        depend on the others). Kept for the frame: the ships and the evidence both read
+        them."""
         last = self._pixels
-        if last is not None and last[0] is rect and np.array_equal(last[1], use):
-            return last[2]
-        pix = norm.pixels(rect, self.rows[use], self.cols[use])
-        self._pixels = (rect, use, pix)
-        return pix
+        if last is not None and last[0] is rect and last[1] is norm:
+            return last[2], last[3], last[4]
+        pix = norm.pixels(rect, self.rows, self.cols)
+        labels = self.classifier.labels(pix, norm.sea_lab)
+        with_port = labels
+        if norm.port_lab is not None and self.in_port.any():
+            with_port = labels.copy()
+            with_port[self.in_port] = self.classifier.labels(
+                pix[self.in_port], norm.sea_lab, norm.port_lab
+            )
+        self._pixels = (rect, norm, pix, labels, with_port)
+        return pix, labels, with_port
+
+    def place_pixels(self, rect: Image, norm: Normalised, use: npt.NDArray[np.intp]) -> Image:
+        """Normalised BGR of the sampling disks of places `use` (P x D x 3)."""
+        return self._disks(rect, norm)[0][use]
+
+    def place_labels(
+        self, rect: Image, norm: Normalised, use: npt.NDArray[np.intp], against_port: bool = True
+    ) -> Labels:
+        """The ship colour (or NONE) of every pixel of the sampling disks of places `use`
+        (P x D, a copy to change): judged against the sea and the neutral greys, and with
+        `against_port` in a port against its paint too (as measured in this frame)."""
+        _, labels, with_port = self._disks(rect, norm)
+        out: Labels = (with_port if against_port else labels)[use]
+        return out
 
     def reach(self, labels: Labels) -> npt.NDArray[np.float64]:
         """Share of each path space's wider disk with each ship colour, from the whole
