@@ -6,6 +6,12 @@ the brightness field is estimated from blocks of sea whose chromaticity
 matches the sea's, filled in where the sea is covered, and divided out. The
 white paper around the corner markers then fixes the colour balance, so a
 colour means the same under warm or cold light.
+
+The sea's chromaticity across the board is a property of the light: under a
+steady camera it is fitted once and kept for the next frames while their sea
+shows it (`same_sea`); a tint of the light, a camera moved, or a sea the
+camera clips fit it again. The sea's brightness (shadows move with the cloud
+and hands) and the white balance are measured in every frame.
 """
 
 from __future__ import annotations
@@ -33,6 +39,13 @@ MIN_SEA_FIT_BLOCKS = 12
 STRAY_FACTOR = 2.5
 WHITE_TARGET = 240.0
 CLIPPED = 250  # a camera value this high may have been clipped
+#: The sea's chromaticity fitted on a frame is kept for the next frames
+#: (`LightingNormaliser.normalise`) while at least this share of the blocks of sea it was
+#: fitted on still show the sea's colour by it,
+STEADY_SEA_SHARE = 0.8
+#: and their median chromaticity difference from it is at most this more than when fitted
+#: (a tint: a lamp switched on, the daylight changing)
+STEADY_CHROMA = 0.003
 
 
 def to_lab(bgr: Image) -> Floats:
@@ -136,22 +149,69 @@ def sea_chroma(chroma: Floats, use: npt.NDArray[np.bool_], basis: Floats | None 
     out: Floats = np.broadcast_to(flat, chroma.shape).astype(np.float32)
     if basis is None:
         basis = quadratic_basis(*chroma.shape[:2])
-    keep = use.copy()
+    terms = basis.reshape(-1, basis.shape[-1]).astype(np.float64)
+    values = chroma.reshape(-1, 3).astype(np.float64)
+    use_flat = use.ravel()
+    keep = use_flat
     for _ in range(4):
-        if keep.sum() < MIN_SEA_FIT_BLOCKS:
+        if np.count_nonzero(keep) < MIN_SEA_FIT_BLOCKS:
             break
         # The least-squares fit through its normal equations: six terms on a grid of
         # -0.5..0.5 are well conditioned, and a 6 x 6 solve costs nothing per frame.
-        a = basis[keep].astype(np.float64)
-        coef = np.linalg.solve(a.T @ a, a.T @ chroma[keep].astype(np.float64))
-        out = (basis @ coef).astype(np.float32)
-        dist = np.abs(chroma - out).max(axis=2)
+        a = terms[keep]
+        coef = np.linalg.solve(a.T @ a, a.T @ values[keep])
+        fit = terms @ coef
+        gap = np.abs(values - fit)
+        dist = np.maximum(np.maximum(gap[:, 0], gap[:, 1]), gap[:, 2])
+        out = fit.astype(np.float32).reshape(chroma.shape)
         limit = max(SEA_CHROMA_CLOSE, STRAY_FACTOR * float(np.median(dist[keep])))
-        again = use & (dist < limit)
+        again = use_flat & (dist < limit)
         if np.array_equal(again, keep):
             break  # the same blocks would give the same fit
         keep = again
     return out
+
+
+def _chroma_gap(chroma: Floats, ref: Floats) -> Floats:
+    """The largest difference of any channel's share between two chromaticities."""
+    gap = np.abs(chroma - ref)
+    out: Floats = np.maximum(np.maximum(gap[..., 0], gap[..., 1]), gap[..., 2])
+    return out
+
+
+def same_sea(kept: SeaColour, chroma: Floats, use: npt.NDArray[np.bool_]) -> bool:
+    """Whether blocks of a frame (`use` of `chroma`) show the sea's colour fitted on an
+    earlier frame: as many blocks of sea of that colour, and their colour no farther from
+    it (a tint of the light moves it)."""
+    gap = _chroma_gap(chroma, kept.chroma)
+    like = use & (gap < SEA_CHROMA_CLOSE)
+    n = int(np.count_nonzero(like))
+    return (
+        n > 0
+        and n >= STEADY_SEA_SHARE * kept.blocks
+        and (float(np.median(gap[like])) <= kept.gap + STEADY_CHROMA)
+    )
+
+
+@dataclass(frozen=True)
+class SeaBlocks:
+    """A half-resolution frame's sea block by block."""
+
+    f: Floats  # the frame as floats
+    intensity: Floats  # the sum of the sea's mean channels in every block
+    chroma: Floats  # each channel's share of it (blocks x 3)
+    valid: npt.NDArray[np.bool_]  # blocks that are mostly sea
+
+
+@dataclass(frozen=True)
+class SeaColour:
+    """The sea's chromaticity across the board under one light, fitted on one frame
+    (`sea_chroma`): kept for the next frames while the camera and the light's colour
+    stay (`LightingNormaliser.normalise`)."""
+
+    chroma: Floats  # in every block (blocks x 3)
+    blocks: int  # the blocks of sea of that colour when fitted
+    gap: float  # their median chromaticity difference from it
 
 
 class LightingNormaliser:
@@ -170,6 +230,7 @@ class LightingNormaliser:
             layout.sea.astype(np.uint8), self.half_size, interpolation=cv2.INTER_NEAREST
         ).astype(np.float32)
         self.sea_half = sea_half
+        self.sea_mask = sea_half > 0
         self.sea_small = cv2.resize(sea_half, self.blocks, interpolation=cv2.INTER_AREA)
         idx = np.nonzero(sea_half > 0)
         step = max(1, len(idx[0]) // 4000)
@@ -180,9 +241,35 @@ class LightingNormaliser:
         idx = np.nonzero(land_half)
         step = max(1, len(idx[0]) // 2000)
         self.land_sample = (idx[0][::step], idx[1][::step])
+        self.sea_colour: SeaColour | None = None
+
+    def sea_blocks(self, half: Image) -> SeaBlocks:
+        """The sea of a half-resolution frame block by block (blocks of `BLOCK_MM`)."""
+        f = half.astype(np.float32)
+        sums = cv2.resize(f * self.sea_half[..., None], self.blocks, interpolation=cv2.INTER_AREA)
+        weight = self.sea_small
+        mean = np.asarray(sums / np.maximum(weight, 1e-3)[..., None], np.float32)
+        intensity = np.asarray(mean[..., 0] + mean[..., 1] + mean[..., 2], np.float32)
+        chroma = np.asarray(mean / np.maximum(intensity, 1.0)[..., None], np.float32)
+        return SeaBlocks(f, intensity, chroma, weight > 0.4)
 
     def brightness_gain(self, half: Image) -> Floats:
-        """The per-block gain that makes the sea equally bright everywhere.
+        """The per-block gain that makes the sea equally bright everywhere (`fit_light`)."""
+        top = half >= CLIPPED
+        return self.fit_light(half, self.sea_blocks(half), top if top.any() else None)[0]
+
+    def fit_light(
+        self,
+        half: Image,
+        blocks: SeaBlocks,
+        top: npt.NDArray[np.bool_] | None,
+        kept: SeaColour | None = None,
+    ) -> tuple[Floats, SeaColour | None]:
+        """The per-block gain that makes the sea equally bright everywhere, and the sea's
+        chromaticity it was told by, to keep for the next frames (None: the board shows
+        too little sea, or the camera clipped some). `top`: the channels the camera
+        clipped (None: none); `kept`: the sea's chromaticity fitted on an earlier frame
+        under a steady camera, used while this frame's sea shows it (`same_sea`).
 
         Blocks of sea are those whose chromaticity is the sea's there: a light
         whose colour changes across the board (a lamp on one side) changes the
@@ -195,38 +282,59 @@ class LightingNormaliser:
         the sea's other channels (scaled to the sea's colour there), not taken
         from darker blocks farther away.
         """
-        f = half.astype(np.float32)
-        sums = cv2.resize(f * self.sea_half[..., None], self.blocks, interpolation=cv2.INTER_AREA)
         weight = self.sea_small
-        valid = weight > 0.4
+        valid = blocks.valid
         if valid.sum() < 8:
-            return np.ones((self.blocks[1], self.blocks[0]), np.float32)
-        mean = sums / np.maximum(weight, 1e-3)[..., None]
-        intensity = mean.sum(axis=2)
-        chroma = mean / np.maximum(intensity, 1.0)[..., None]
-        top = half >= CLIPPED
+            return np.ones((self.blocks[1], self.blocks[0]), np.float32), None
+        intensity = blocks.intensity
+        chroma = blocks.chroma
         lit: Floats | None = None
-        counted = np.repeat(weight[..., None], 3, axis=2)
-        if top.any():
+        counted: Floats | None = None
+        seen: npt.NDArray[np.bool_] | None = None
+        use = valid
+        if top is not None and top[self.sea_mask].any():
             lit = (~top).astype(np.float32) * self.sea_half[..., None]
-            counted = cv2.resize(lit, self.blocks, interpolation=cv2.INTER_AREA)
-        # a channel tells a block's colour when most of the block's sea shows it unclipped
-        seen = counted > 0.5 * weight[..., None]
-        ref_chroma = sea_chroma(chroma, valid & seen.all(axis=2), self.basis)
-        # Blocks with a clipped channel (two left at least, or their colour could not be
-        # checked): the brightness that best gives the sea's colour in the channels left.
-        part = valid & ~seen.all(axis=2) & (seen.sum(axis=2) >= 2)
-        if lit is not None and part.any():
-            unclipped = cv2.resize(f * lit, self.blocks, interpolation=cv2.INTER_AREA)
-            kept = unclipped[part] / np.maximum(counted[part], 1e-3)
-            ref = ref_chroma[part] * seen[part]
-            scale = (kept * ref).sum(axis=1) / np.maximum((ref * ref).sum(axis=1), 1e-6)
-            intensity[part] = scale
-            chroma[part] = np.where(
-                seen[part], kept / np.maximum(scale, 1.0)[:, None], ref_chroma[part]
+            counted = np.asarray(
+                cv2.resize(lit, self.blocks, interpolation=cv2.INTER_AREA), np.float32
             )
-        close = np.abs(chroma - ref_chroma).max(axis=2) < SEA_CHROMA_CLOSE
-        good = valid & close & (intensity > 30)
+            # a channel tells a block's colour when most of the block's sea shows it
+            # unclipped
+            seen = counted > 0.5 * weight[..., None]
+            use = valid & seen.all(axis=2)
+        # Without a clipped channel on the sea every block's colour is seen, and the fit
+        # is as good in one frame as in the next: it is kept while the light stays. Where
+        # the camera clips the sea its colour is fitted on fewer blocks and reaches the
+        # clipped ones from afar: it is fitted again in every frame.
+        sea = None
+        if kept is not None and seen is None and same_sea(kept, chroma, use):
+            sea = kept
+        if sea is None:
+            ref_chroma = sea_chroma(chroma, use, self.basis)
+            gap = _chroma_gap(chroma, ref_chroma)
+            like = use & (gap < SEA_CHROMA_CLOSE)
+            sea = SeaColour(
+                ref_chroma,
+                int(like.sum()),
+                float(np.median(gap[like])) if like.any() else SEA_CHROMA_CLOSE,
+            )
+        ref_chroma = sea.chroma
+        if lit is not None and counted is not None and seen is not None:
+            # Blocks with a clipped channel (two left at least, or their colour could not
+            # be checked): the brightness that best gives the sea's colour in the channels
+            # left.
+            part = valid & ~seen.all(axis=2) & (seen.sum(axis=2) >= 2)
+            if part.any():
+                intensity = intensity.copy()
+                chroma = chroma.copy()
+                unclipped = cv2.resize(blocks.f * lit, self.blocks, interpolation=cv2.INTER_AREA)
+                kept_px = unclipped[part] / np.maximum(counted[part], 1e-3)
+                ref = ref_chroma[part] * seen[part]
+                scale = (kept_px * ref).sum(axis=1) / np.maximum((ref * ref).sum(axis=1), 1e-6)
+                intensity[part] = scale
+                chroma[part] = np.where(
+                    seen[part], kept_px / np.maximum(scale, 1.0)[:, None], ref_chroma[part]
+                )
+        good = valid & (_chroma_gap(chroma, ref_chroma) < SEA_CHROMA_CLOSE) & (intensity > 30)
         if good.sum() < 8:
             good = valid
         ref = float(np.median(intensity[good]))
@@ -240,11 +348,30 @@ class LightingNormaliser:
             field[take] = num[take] / den[take]
             filled |= take
         field[~filled] = ref
-        return np.asarray(ref / np.maximum(field, 1.0), np.float32)
+        return np.asarray(
+            ref / np.maximum(field, 1.0), np.float32
+        ), None if seen is not None else sea
 
-    def normalise(self, rect: Image) -> Normalised:
+    def forget(self) -> None:
+        """Fit the sea's colour again on the next frame (the camera moved, the board was
+        calibrated again)."""
+        self.sea_colour = None
+
+    def normalise(self, rect: Image, steady: bool = False) -> Normalised:
+        """How to normalise a rectified frame, and the half-resolution result.
+
+        With `steady` (the camera has not moved since the last frame), the sea's
+        chromaticity fitted on an earlier frame is kept while this frame's sea shows
+        it (`same_sea`); the sea's brightness (shadows move) and the white balance are
+        measured in every frame.
+        """
         half = np.asarray(cv2.resize(rect, self.half_size, interpolation=cv2.INTER_AREA), np.uint8)
-        small = self.brightness_gain(half)
+        clipped: npt.NDArray[np.bool_] = channel_max(half) >= CLIPPED
+        camera_top = (half >= CLIPPED) if clipped.any() else None
+        blocks = self.sea_blocks(half)
+        small, self.sea_colour = self.fit_light(
+            half, blocks, camera_top, self.sea_colour if steady else None
+        )
         gain = np.asarray(
             cv2.resize(small, (rect.shape[1], rect.shape[0]), interpolation=cv2.INTER_LINEAR),
             np.float32,
@@ -260,9 +387,9 @@ class LightingNormaliser:
             raw = rect[ys, xs].astype(np.float32)
             samples = raw * gain[ys, xs, None]
             bright = samples.sum(axis=1)
-            top = bright >= np.percentile(bright, 40)
-            white = np.median(samples[top], axis=0)
-            paper = np.median(raw[top], axis=0)
+            upper = bright >= np.percentile(bright, 40)
+            white = np.median(samples[upper], axis=0)
+            paper = np.median(raw[upper], axis=0)
             white_raw = (float(paper[0]), float(paper[1]), float(paper[2]))
             spread = float(white.max() / max(float(white.min()), 1.0))
             if float(white.min()) > 40 and spread < 1.8:
@@ -275,8 +402,11 @@ class LightingNormaliser:
                 np.median(half[sy, sx].astype(np.float32).sum(axis=1) * gain_half[sy, sx])
             )
             wb = np.full(3, 3 * 150.0 / max(level, 1.0), np.float32)
-        scale = cv2.merge(
-            [gain_half * float(wb[0]), gain_half * float(wb[1]), gain_half * float(wb[2])]
+        scale = np.asarray(
+            cv2.merge(
+                [gain_half * float(wb[0]), gain_half * float(wb[1]), gain_half * float(wb[2])]
+            ),
+            np.float32,
         )
         norm_half = np.asarray(cv2.multiply(half, scale, dtype=cv2.CV_8U), np.uint8)
         sea, land = self._sea_and_land(norm_half)
@@ -285,7 +415,7 @@ class LightingNormaliser:
         if len(py):
             paint = rect[py, px].astype(np.float32) * (gain[py, px][:, None] * wb)
             port = bgr_to_lab(np.median(np.clip(paint, 0, 255), axis=0))
-        camera_top: npt.NDArray[np.bool_] = np.asarray(half >= CLIPPED)
+        at_top = norm_half == 255
         return Normalised(
             gain,
             wb,
@@ -294,10 +424,10 @@ class LightingNormaliser:
             land,
             white_ok,
             port,
-            np.asarray(camera_top.any(axis=2)),
+            clipped,
             gain_half,
             white_raw,
-            clipped_channels=camera_top | (norm_half == 255),
+            clipped_channels=at_top if camera_top is None else camera_top | at_top,
         )
 
     def _sea_and_land(self, half: Image) -> tuple[Lab, Lab | None]:

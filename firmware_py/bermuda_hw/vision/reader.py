@@ -120,8 +120,9 @@ class BoardReader:
         self._last: tuple[Normalised, list[tuple[float, float, float]]] | None = None
 
     def reset(self) -> None:
-        """Forget the pose and the cloud (after the camera was moved)."""
+        """Forget the pose, the light and the cloud (after the camera was moved)."""
         self.tracker.reset()
+        self.normaliser.forget()
         self._cloud_px = None
         self._cloud = None
 
@@ -154,7 +155,8 @@ class BoardReader:
             ),
             np.uint8,
         )
-        return Rectified(pose, rect, self.normaliser.normalise(rect))
+        # The light fitted on an earlier frame is kept only through a steady camera.
+        return Rectified(pose, rect, self.normaliser.normalise(rect, pose.source == "steady"))
 
     def _board_box(self, pose: BoardPose, w: int, h: int) -> tuple[int, int, int, int]:
         """The image box (even-sized) around the board and a cloud's width beyond it."""
@@ -449,6 +451,7 @@ class BoardReader:
         """
         layout = layout or start_layout(self.board)
         self.tracker.reset()
+        self.normaliser.forget()
         shots: list[Rectified] = []
         for frame in [frames] if isinstance(frames, np.ndarray) else list(frames):
             rectified, blocked = self._settle(frame)

@@ -1,0 +1,106 @@
+"""What a reader keeps from frame to frame while the camera and the light stay, and when it
+lets it go: the camera moved, the light changed, the board was calibrated again."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+import numpy as np
+import numpy.typing as npt
+from printing_trial import RENDERERS, Shoot, start_ships
+from vision_helpers import TILTED, placed
+
+from bermuda_hw.rules.board import Board
+from bermuda_hw.sim.render import CameraModel, Scene, random_scene
+from bermuda_hw.vision.lighting import LightingNormaliser, SeaColour
+from bermuda_hw.vision.reader import BoardReader
+
+Image = npt.NDArray[np.uint8]
+
+
+def _setup(board: Board) -> tuple[Shoot, random.Random]:
+    """The project renderer's setup 0 (its camera does not clip the sea)."""
+    return RENDERERS["project renderer"](board, random.Random(0)), random.Random(0)
+
+
+def _fitted_afresh(reader: BoardReader, frame: Image) -> SeaColour:
+    """The sea's colour that a normaliser that never saw another frame fits on the board
+    the reader's pose rectifies from a frame."""
+    assert reader.tracker.pose is not None
+    rect = reader.rectify(frame, reader.tracker.pose).rect
+    fresh = LightingNormaliser(reader.layout)
+    fresh.normalise(rect)
+    assert fresh.sea_colour is not None
+    return fresh.sea_colour
+
+
+def test_a_steady_camera_and_light_keep_the_sea_colour(classic_board: Board) -> None:
+    """Under a steady camera and light the sea's colour fitted on one frame serves the
+    next frames, and they are read as a fresh reader reads them."""
+    shoot, rng = _setup(classic_board)
+    reader = BoardReader(classic_board)
+    reader.read(shoot(random_scene(classic_board, rng), rng.randrange(1 << 30)))
+    reader.read(shoot(random_scene(classic_board, rng), rng.randrange(1 << 30)))
+    kept = reader.normaliser.sea_colour
+    assert kept is not None
+    frame = shoot(random_scene(classic_board, rng), rng.randrange(1 << 30))
+    reading = reader.read(frame)
+    assert reading.pose_source == "steady"
+    assert reader.normaliser.sea_colour is kept
+    assert placed(reading) == placed(BoardReader(classic_board).read(frame))
+
+
+def test_the_sea_colour_is_fitted_again_when_the_light_changes(classic_board: Board) -> None:
+    """A warmer or cooler light, the camera steady (the markers look the same to the pose
+    check): the sea's colour is fitted on the new light's frame, not kept."""
+    shoot, rng = _setup(classic_board)
+    reader = BoardReader(classic_board)
+    for _ in range(2):
+        reader.read(shoot(random_scene(classic_board, rng), rng.randrange(1 << 30)))
+    assert reader.normaliser.sea_colour is not None
+    for light in ("warmer", "cooler"):
+        frame = shoot(random_scene(classic_board, rng), rng.randrange(1 << 30), light)
+        reading = reader.read(frame)
+        assert reading.pose_source == "steady"
+        sea = reader.normaliser.sea_colour
+        assert sea is not None
+        assert np.array_equal(sea.chroma, _fitted_afresh(reader, frame).chroma)
+
+
+def test_the_sea_colour_is_fitted_again_after_the_camera_moved(
+    classic_board: Board, shoot: Callable[..., Image]
+) -> None:
+    """The camera moved (the light the same): the sea's colour is fitted on the first
+    frame of the new view, and a reader reset forgets it."""
+    ships = start_ships(classic_board)
+    reader = BoardReader(classic_board)
+    for seed in (1, 2):
+        reader.read(shoot(Scene(ships), TILTED, seed=seed))
+    assert reader.normaliser.sea_colour is not None
+    frame = shoot(Scene(ships), CameraModel(), seed=3)
+    reading = reader.read(frame)
+    assert reading.pose_source != "steady"
+    sea = reader.normaliser.sea_colour
+    assert sea is not None
+    assert np.array_equal(sea.chroma, _fitted_afresh(reader, frame).chroma)
+    reader.read(frame)
+    assert reader.normaliser.sea_colour is not None
+    reader.reset()
+    assert reader.normaliser.sea_colour is None
+
+
+def test_a_calibration_after_play_is_a_fresh_readers(classic_board: Board) -> None:
+    """Calibrating again, after frames under another light, measures what a fresh reader
+    measures on the same frame: nothing kept from play reaches the calibration."""
+    shoot, rng = _setup(classic_board)
+    reader = BoardReader(classic_board)
+    for _ in range(2):
+        reader.read(shoot(random_scene(classic_board, rng), rng.randrange(1 << 30), "warmer"))
+    frame = shoot(Scene(start_ships(classic_board)), rng.randrange(1 << 30))
+    again = reader.calibrate(frame)
+    fresh = BoardReader(classic_board).calibrate(frame)
+    assert again.profiles == fresh.profiles
+    assert again.token_area_mm2 == fresh.token_area_mm2
+    assert again.background is not None and fresh.background is not None
+    assert np.array_equal(again.background.bgr, fresh.background.bgr)
