@@ -70,6 +70,20 @@ def channel_min(img: Image) -> Image:
     return out
 
 
+def median_bgr(pixels: Image) -> Floats:
+    """The median of each channel of 8-bit pixels (N x 3; N > 0), as `np.median` gives it
+    (the mean of the two middle values of an even count), from their histograms."""
+    n = len(pixels)
+    counts = np.bincount(
+        (pixels.astype(np.intp) + np.array([0, 256, 512])).ravel(), minlength=768
+    ).reshape(3, 256)
+    below = np.cumsum(counts, axis=1)
+    low = (below <= (n - 1) // 2).sum(axis=1)  # the value at sorted index (n - 1) // 2
+    high = (below <= n // 2).sum(axis=1)  # ... and at n // 2
+    out: Floats = ((low + high) / 2.0).astype(np.float32)
+    return out
+
+
 def bgr_to_lab(bgr: npt.NDArray[np.float32]) -> Lab:
     one = np.clip(np.round(bgr), 0, 255).astype(np.uint8).reshape(1, 1, 3)
     lab = to_lab(one).reshape(3)
@@ -434,11 +448,11 @@ class LightingNormaliser:
         """The sea's and the land's colours in a normalised half-resolution board (the
         medians of their samples; None: a board without land)."""
         sy, sx = self.sea_sample
-        sea = bgr_to_lab(np.median(half[sy, sx].astype(np.float32), axis=0))
+        sea = bgr_to_lab(median_bgr(half[sy, sx]))
         if not len(self.land_sample[0]):
             return sea, None
         ly, lx = self.land_sample
-        return sea, bgr_to_lab(np.median(half[ly, lx].astype(np.float32), axis=0))
+        return sea, bgr_to_lab(median_bgr(half[ly, lx]))
 
     def relit(self, norm: Normalised, field: Floats) -> Normalised:
         """A frame under the light the board was learned under: `field` is the light's

@@ -78,10 +78,14 @@ def _lut_lab() -> Floats:
     return to_lab(bgr.reshape(-1, 3))
 
 
-def lut_index(bgr: Image) -> npt.NDArray[np.intp]:
+def lut_index(bgr: Image) -> npt.NDArray[np.uint16]:
     """Index into the lookup table for 8-bit BGR pixels (any shape ending in 3)."""
-    q = (bgr >> LUT_SHIFT).astype(np.intp)
-    return (q[..., 0] << (2 * LUT_BITS)) | (q[..., 1] << LUT_BITS) | q[..., 2]
+    # (16-bit arithmetic: a quarter of the memory of the index in machine integers)
+    q = bgr >> LUT_SHIFT
+    out: npt.NDArray[np.uint16] = q[..., 0].astype(np.uint16) << np.uint16(2 * LUT_BITS)
+    out |= q[..., 1].astype(np.uint16) << np.uint16(LUT_BITS)
+    out |= q[..., 2]
+    return out
 
 
 class ColorClassifier:
@@ -239,6 +243,13 @@ class ShipFinder:
         self.ignore = [(ring[0], ring[1], radius), *dots] + [
             (z.x_mm, z.y_mm, z.radius_mm) for z in calibration.ignore
         ]
+        # where ships off their places are searched for on every frame: the printed spots
+        # (the grid's dots, the centre ring, the calibration's ignored circles) left out
+        hs = s / 2
+        keep = np.ones(half[::-1], np.uint8)
+        for x, y, r in self.ignore:
+            cv2.circle(keep, (round(x * hs), round(y * hs)), round(r * hs), 0, cv2.FILLED)
+        self.search_spots = keep.view(bool)
 
     def sample_places(
         self,
@@ -366,14 +377,14 @@ class ShipFinder:
         replaces where to search (by default the sea of the board file).
         """
         s = self.layout.px_per_mm / 2
-        allowed = (self.search_allowed if allowed is None else allowed).copy()
-        # around found ships, blocked places and printed spots: not searched (drawn as 0)
+        allowed = (self.search_allowed if allowed is None else allowed) & self.search_spots
+        # around found ships and blocked places: not searched (drawn as 0)
         keep = np.ones(allowed.shape, np.uint8)
         for x, y in taken:
             cv2.circle(
                 keep, (round(x * s), round(y * s)), round(self.settings.clear_mm * s), 0, cv2.FILLED
             )
-        for x, y, r in [*blocked, *self.ignore]:
+        for x, y, r in blocked:
             cv2.circle(keep, (round(x * s), round(y * s)), round(r * s), 0, cv2.FILLED)
         allowed &= keep.view(bool)
         out: list[tuple[int, float, float, float]] = []
