@@ -125,19 +125,31 @@ class Normalised:
             out *= self.relight
         return out
 
+    def _raw(
+        self, rect: Image, rows: npt.NDArray[np.intp], cols: npt.NDArray[np.intp]
+    ) -> tuple[Image, Floats]:
+        """Some full-resolution pixels (rows and columns within the image) as the camera
+        gave them, and their normalisation's gain per channel."""
+        flat = rows * rect.shape[1] + cols  # (taken flat: faster than indexing two ways)
+        raw: Image = rect.reshape(-1, 3).take(flat, axis=0)
+        gain: Floats = self.gain.reshape(-1).take(flat)[..., None] * self.wb
+        return raw, gain
+
     def clipped_at(
         self, rect: Image, rows: npt.NDArray[np.intp], cols: npt.NDArray[np.intp]
     ) -> npt.NDArray[np.bool_]:
         """Which channels of some full-resolution pixels (`pixels`) are only a floor of
         their true value: at the camera's top, or brought to 255 by the normalisation."""
-        raw = rect[rows, cols]
-        top = raw.astype(np.float32) * (self.gain[rows, cols][..., None] * self.wb) >= 255.0
+        raw, gain = self._raw(rect, rows, cols)
+        top = raw.astype(np.float32) * gain >= 255.0
         out: npt.NDArray[np.bool_] = (raw >= CLIPPED) | top
         return out
 
     def pixels(self, rect: Image, rows: npt.NDArray[np.intp], cols: npt.NDArray[np.intp]) -> Image:
-        """Normalised BGR of some full-resolution pixels."""
-        work = rect[rows, cols].astype(np.float32) * (self.gain[rows, cols][..., None] * self.wb)
+        """Normalised BGR of some full-resolution pixels (rows and columns within the
+        image)."""
+        raw, gain = self._raw(rect, rows, cols)
+        work: Floats = raw.astype(np.float32) * gain
         if self.relight is not None:
             h, w = self.relight.shape[:2]
             work *= self.relight[np.clip(rows // 2, 0, h - 1), np.clip(cols // 2, 0, w - 1)]
@@ -307,7 +319,7 @@ class LightingNormaliser:
         seen: npt.NDArray[np.bool_] | None = None
         use = valid
         if top is not None and top[self.sea_mask].any():
-            lit = (~top).astype(np.float32) * self.sea_half[..., None]
+            lit = np.multiply(~top, self.sea_half[..., None], dtype=np.float32)
             counted = np.asarray(
                 cv2.resize(lit, self.blocks, interpolation=cv2.INTER_AREA), np.float32
             )
