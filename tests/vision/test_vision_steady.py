@@ -13,6 +13,12 @@ from vision_helpers import TILTED, placed
 
 from bermuda_hw.rules.board import Board
 from bermuda_hw.sim.render import CameraModel, Scene, random_scene
+from bermuda_hw.vision.background import (
+    REVEAL_FRAMES,
+    BackgroundComparison,
+    BackgroundLearner,
+    BoardBackground,
+)
 from bermuda_hw.vision.lighting import LightingNormaliser, SeaColour
 from bermuda_hw.vision.reader import BoardReader
 
@@ -104,3 +110,28 @@ def test_a_calibration_after_play_is_a_fresh_readers(classic_board: Board) -> No
     assert again.token_area_mm2 == fresh.token_area_mm2
     assert again.background is not None and fresh.background is not None
     assert np.array_equal(again.background.bgr, fresh.background.bgr)
+
+
+def test_the_lights_fit_follows_what_the_learned_board_reveals() -> None:
+    """The learned look's logarithms are kept for the fit of the light, and made again
+    when the board reveals what it had never seen: the fit is then the one a board
+    learned with those pixels from the start gives."""
+    shape = (48, 72)
+    learner = BackgroundLearner(shape, 0.5)
+    look = np.full((*shape, 3), (170, 130, 70), np.uint8)
+    look[:, 36:] = (90, 160, 200)
+    seen = np.ones(shape, bool)
+    seen[:, 30:] = False  # most of the right side never seen
+    learner.add(look, seen)
+    learned = learner.result()
+    assert not learned.known[:, 40:].any()
+    usable = np.ones(shape, bool)
+    frame = np.clip(look.astype(np.float32) * (1.0, 1.1, 1.25), 0, 255).astype(np.uint8)
+    BackgroundComparison(learned, frame, usable)  # the logarithms made
+    for _ in range(REVEAL_FRAMES):
+        learned.reveal(look, usable)
+    assert learned.known.all()
+    again = BackgroundComparison(learned, frame, usable).light_change
+    assert learned.saturated is not None
+    fresh = BoardBackground(learned.bgr.copy(), learned.known.copy(), 0.5, learned.saturated)
+    assert np.array_equal(again, BackgroundComparison(fresh, frame, usable).light_change)

@@ -59,6 +59,8 @@ CLIPPED = 245  # a channel this bright may be clipped
 SATURATED_ALPHA = 192  # the saved PNG's alpha of a learned pixel the camera clipped
 REVEAL_FRAMES = 2  # a never-seen pixel is learned after this many calm frames in a row
 REVEAL_SPREAD = 12.0  # ... that differ by less than this (per BGR channel)
+#: log(value + 4) of every 8-bit value: the light's gain is fitted on these logs' differences
+LOG_VALUE: Floats = np.log(np.arange(256, dtype=np.float32) + np.float32(4.0))
 
 
 @dataclass
@@ -79,6 +81,7 @@ class BoardBackground:
         if self.saturated is None:
             self.saturated = np.zeros(self.shape, bool)
         self._fits: Mask | None = None
+        self._log: Floats | None = None
         self.lab: Floats = to_lab(self.bgr)
         # The expected look under the last light change seen (a steady light costs nothing).
         # (one per way of reading: the frame as lit, or relit to the learned light)
@@ -86,6 +89,13 @@ class BoardBackground:
         # Pixels never seen: for how many calm frames in a row, and how they looked first.
         self._seen = np.zeros(self.shape, np.int32)
         self._first = np.zeros((*self.shape, 3), np.float32)
+
+    @property
+    def log_bgr(self) -> Floats:
+        """log(value + 4) of every channel of the learned look (`LOG_VALUE`)."""
+        if self._log is None:
+            self._log = LOG_VALUE[self.bgr]
+        return self._log
 
     @property
     def fits_gain(self) -> Mask:
@@ -123,6 +133,7 @@ class BoardBackground:
             self.bgr[done] = np.round((self._first[done] + pix[done]) / 2).astype(np.uint8)
             self.known[done] = True
             self._fits = None
+            self._log = None
             self.lab[done] = to_lab(self.bgr[done])
             self._seen[done] = 0
             self.last_light = {}
@@ -247,8 +258,10 @@ class BackgroundLearner:
 def weighted_distance(lab: Floats, ref: Floats) -> Floats:
     """Per-pixel weighted L*a*b* distance (lightness counts WEIGHT_L)."""
     d = lab - ref
-    d[..., 0] *= np.float32(WEIGHT_L)
-    out: Floats = np.sqrt((d * d).sum(axis=-1))
+    light = d[..., 0] * np.float32(WEIGHT_L)
+    a = d[..., 1]
+    b = d[..., 2]
+    out: Floats = np.sqrt(light * light + a * a + b * b)
     return out
 
 
@@ -330,7 +343,7 @@ class BackgroundComparison:
             max(4, round(w / (DRIFT_BLOCK_MM * bg.px_per_mm))),
             max(4, round(h / (DRIFT_BLOCK_MM * bg.px_per_mm))),
         )
-        ratio = np.log((half.astype(np.float32) + 4.0) / (bg.bgr.astype(np.float32) + 4.0))
+        ratio = LOG_VALUE[half] - bg.log_bgr
         sums = cv2.resize(ratio * known[..., None], blocks, interpolation=cv2.INTER_AREA)
         weight = cv2.resize(known, blocks, interpolation=cv2.INTER_AREA)
         mean = sums / np.maximum(weight, 1e-3)[..., None]
