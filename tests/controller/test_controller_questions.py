@@ -10,7 +10,7 @@ import pytest
 from synthetic import set_dock_or_bump
 from table_helpers import set_out
 
-from bermuda_hw.controller import daemon
+from bermuda_hw.controller import announce
 from bermuda_hw.controller.status import NONE_OF_THESE, NOT_YET, Mode
 from bermuda_hw.rules.candidates import candidates
 from bermuda_hw.rules.game import Game, GameOptions
@@ -260,7 +260,7 @@ def test_an_unanswered_question_is_said_again_and_nothing_is_taken(
     make_table: MakeTable, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     repeat_s = 4.0  # REPEAT_S shortened: the same rule, a shorter run of frames
-    monkeypatch.setattr(daemon, "REPEAT_S", repeat_s)
+    monkeypatch.setattr(announce, "REPEAT_S", repeat_s)
     table = make_table(with_players=False, seed=1)
     c = table.controller
     _asked(table)
@@ -276,7 +276,7 @@ def test_a_not_yet_on_a_board_left_as_it_was_is_asked_again_and_nothing_is_taken
     make_table: MakeTable, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     repeat_s = 4.0  # REPEAT_S shortened: the same rule, a shorter run of frames
-    monkeypatch.setattr(daemon, "REPEAT_S", repeat_s)
+    monkeypatch.setattr(announce, "REPEAT_S", repeat_s)
     table = make_table(with_players=False, seed=1)
     c = table.controller
     _asked(table)

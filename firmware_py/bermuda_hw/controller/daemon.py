@@ -33,6 +33,7 @@ from typing import Any
 
 from bermuda_hw.backends.camera import CameraSource, Frame
 from bermuda_hw.clock import Clock
+from bermuda_hw.controller import announce
 from bermuda_hw.controller.actions import (
     answer_request,
     die_request,
@@ -40,6 +41,8 @@ from bermuda_hw.controller.actions import (
     new_game_request,
     undo_count,
 )
+from bermuda_hw.controller.announce import Announcer
+from bermuda_hw.controller.buttons import SpinButton
 from bermuda_hw.controller.cloud_phase import (
     AfterSpin,
     Captures,
@@ -102,7 +105,7 @@ from bermuda_hw.controller.ship_phase import (
     reference_board,
 )
 from bermuda_hw.controller.signals import Pattern, TableSignals
-from bermuda_hw.controller.snapshot import Snapshot, change_key, take
+from bermuda_hw.controller.snapshot import Snapshot
 from bermuda_hw.controller.status import (
     Mode,
     Status,
@@ -138,10 +141,7 @@ log = logging.getLogger("bermuda_hw.controller")
 
 FAULT_POLL_S = 0.1  # in a fault, how often the loop looks for the press that recovers
 CLEAR_BOARD_TIMEOUT_S = 30.0  # how long a homing waits for hands to leave the board
-NO_BOARD_S = 5.0  # a camera that has not seen the board this long is told to the table
-REPEAT_S = 60.0  # a board-fix message said again unchanged only after this long
 SETTLE_BEFORE_HOMING_S = 0.5  # after a stop at speed, the carriage comes to rest first
-ANSWER_QUIET_S = 2.0  # an answer by presses is taken once the button has rested this long
 ACCEPT_AFTER_ATTEMPTS = 3  # after this many asks for a fix, a long press accepts the board
 # After asking for bumped ships to go back: how long the board must read the same, clear of
 # hands, before the table is asked instead (which move it was, or whether the move in doubt
@@ -205,6 +205,10 @@ class Controller:
         self.seed = seed
         self.options = options
         self.signals = TableSignals(controls.status_led, controls.buzzer)
+        self.announcer = Announcer(clock, board)
+        self.listeners = self.announcer.listeners
+        self.subscribers = self.announcer.subscribers
+        self.button = SpinButton(clock)
         self.status = Status()
         self.game: Game | None = None
         self.game_id = 0
@@ -213,11 +217,6 @@ class Controller:
         self.last_observation: BoardObservation | None = None
         self._pending: PendingSpin | None = None
         self._aligned = False
-        self._pressed = threading.Event()
-        self._held = threading.Event()
-        self._press_lock = threading.Lock()
-        self._presses = 0  # presses counted towards an answer
-        self._last_press_s = 0.0
         self._answer: int | None = None  # an answer given through `answer()`
         self._die_given: int | None = None  # a computer seat's die, given on the page
         self._asked_s = 0.0  # when the pending question was last put to the table
@@ -231,20 +230,13 @@ class Controller:
         # the last board that matched the game, for the game and the placement it matched
         self._reference: tuple[Game, dict[str, tuple[str, ...]], BoardObservation] | None = None
         self._stop = threading.Event()
-        self.listeners: list[Callable[[str], None]] = []
         self.watchdog = Watchdog()
         self.clear_board_timeout_s = CLEAR_BOARD_TIMEOUT_S
         self._spin_waits = False  # a spin asked for while the board was covered
         self.commands = CommandQueue()
-        self.subscribers: list[Callable[[Snapshot], None]] = []
-        self.snapshot: Snapshot | None = None
         self.camera_view: CameraView | None = None
-        self._snapshot_key: tuple[Any, ...] | None = None
         self._tap: _FrameTap | None = None
         self._restoring = False  # after an undo: wait for the board as it was, take no move
-        self._no_board_since: float | None = None
-        self._no_board_said = False
-        self._fix_said: dict[tuple[int, str], float] = {}
         self._board_may_hold_ships = True  # False only at a first start with a new game
         self._clear_confirmed = False  # the table was asked to clear the way for homing
 
@@ -252,9 +244,7 @@ class Controller:
 
     def say(self, text: str) -> None:
         """Log a line for the people at the table (and the system journal)."""
-        log.info(text)
-        for listener in list(self.listeners):
-            listener(text)
+        self.announcer.say(text)
 
     def _set(self, mode: Mode, message: str = "", pattern: Pattern | None = None) -> None:
         changed = mode is not self.status.mode or message != self.status.message
@@ -264,7 +254,7 @@ class Controller:
             self._end_putback()
         self.status.mode = mode
         self.status.message = message
-        if changed and message and self._worth_saying(mode, message):
+        if changed and message and self.announcer.worth_saying(self.status.seq, mode, message):
             self.say(message)
         if pattern is not None:
             self.signals.show(pattern)
@@ -279,53 +269,15 @@ class Controller:
 
     def publish(self) -> None:
         """Hand a new snapshot to the subscribers if the status or the game changed."""
-        key = change_key(self.game_id, self.status)
-        if key == self._snapshot_key:
-            return
-        self._snapshot_key = key
-        version = 1 if self.snapshot is None else self.snapshot.version + 1
-        snapshot = take(version, self.game_id, self.status, self.game)
-        self.snapshot = snapshot
-        for subscriber in list(self.subscribers):
-            subscriber(snapshot)
+        self.announcer.publish(self.game_id, self.status, self.game)
 
-    def _worth_saying(self, mode: Mode, message: str) -> bool:
-        """A board to fix (and the turn it waits for) is said once for each state of the game,
-        then again only when it changes or after a minute: a board that flickers between
-        right and wrong does not fill the log."""
-        if mode not in (Mode.FIX, Mode.SETUP, Mode.READY):
-            return True
-        now = self.clock.monotonic()
-        key = (self.status.seq, message)
-        last = self._fix_said.get(key)
-        if last is not None and now - last < REPEAT_S:
-            return False
-        if len(self._fix_said) > 100:
-            self._fix_said.clear()
-        self._fix_said[key] = now
-        return True
+    @property
+    def snapshot(self) -> Snapshot | None:
+        """The last snapshot handed to the subscribers."""
+        return self.announcer.snapshot
 
     def _watch_board(self) -> None:
-        """Say, once, which corner markers the camera sees when it has not seen the board."""
-        reading = self.stream.last_reading if self.stream is not None else None
-        if reading is None or reading.board_found:
-            self._no_board_since = None
-            self._no_board_said = False
-            return
-        now = self.clock.monotonic()
-        if self._no_board_since is None:
-            self._no_board_since = now
-        elif not self._no_board_said and now - self._no_board_since >= NO_BOARD_S:
-            self._no_board_said = True
-            corners = [m.id for m in self.board.markers.corners]
-            seen = sorted(set(reading.markers_seen) & set(corners))
-            seen_text = ", ".join(map(str, seen)) if seen else "none"
-            self.say(
-                f"the camera has not seen the board for {NO_BOARD_S:g} s: of the corner "
-                f"markers {', '.join(map(str, corners))} it sees {seen_text}. Aim it so "
-                "that all four corners are in view, close enough for each marker to be "
-                "clearly visible, and light the board evenly"
-            )
+        self.announcer.watch_board(self.stream.last_reading if self.stream is not None else None)
 
     # --- start-up -----------------------------------------------------------------------
 
@@ -337,9 +289,7 @@ class Controller:
         """
         self._board_may_hold_ships = self._load_game()
         self._keep_history(lambda history: history.record_missing(self.board))
-        self.controls.spin_button.when_pressed = self._on_pressed
-        self.controls.spin_button.hold_time = 2.0
-        self.controls.spin_button.when_held = self._held.set
+        self.button.wire(self.controls.spin_button)
         # the e-stop is wired where the mover was built (motion.build); a stop request
         # (SIGTERM) holds the motors as the e-stop does: homing, which clears the mover's
         # e-stop first, then reads this level, cannot erase one made before it
@@ -376,13 +326,6 @@ class Controller:
                 f"{game.phase.value} phase, {game.active} to play"
             )
         return True
-
-    def _on_pressed(self) -> None:
-        # gpiozero's event thread: count the press; the main loop acts on it
-        with self._press_lock:
-            self._presses += 1
-            self._last_press_s = self.clock.monotonic()
-        self._pressed.set()
 
     def answer(self, option: int) -> None:
         """Answer the pending question with option `option` (from 1), as the page does."""
@@ -578,11 +521,7 @@ class Controller:
             return
         game = self.game
         assert game is not None and self.stream is not None
-        if self._held.is_set():
-            self._held.clear()
-            self._pressed.clear()
-            with self._press_lock:
-                self._presses = 0
+        if self.button.take_hold():
             if game.is_over():
                 self.new_game()
                 return
@@ -628,10 +567,7 @@ class Controller:
             return
         if self._computer_step():
             return
-        if self._pressed.is_set():
-            self._pressed.clear()
-            with self._press_lock:
-                self._presses = 0
+        if self.button.take_press():
             self._on_press()
 
     def _not_yet_lapsed(self) -> bool:
@@ -641,7 +577,7 @@ class Controller:
             and self.status.mode is Mode.READY
             and self.status.unfinished
             and self.last_observation is not None
-            and self.clock.monotonic() - declined[1] >= REPEAT_S
+            and self.clock.monotonic() - declined[1] >= announce.REPEAT_S
         )
 
     # --- observations -------------------------------------------------------------------
@@ -1063,39 +999,25 @@ class Controller:
         if (
             declined is not None
             and declined[0] == self._reading_state()
-            and self.clock.monotonic() - declined[1] < REPEAT_S
+            and self.clock.monotonic() - declined[1] < announce.REPEAT_S
         ):
             return  # "not yet" for this very board: asked again once it changes
         question, turn.tied = question_for(game.active, groups)
         self.status.question = question
         self._asked_s = self.clock.monotonic()
-        with self._press_lock:
-            self._presses = 0
-        self._pressed.clear()
+        self.button.forget()
         self._answer = None
         self._set(Mode.ASK, f"{question.text} ({press_hint(question.options)})", Pattern.ASK)
 
-    def _counted_presses(self) -> int | None:
-        """The presses of spin since the last count, once the button has rested
-        `ANSWER_QUIET_S` (an answer's option, a die's pips); None while none are done."""
-        with self._press_lock:
-            count = self._presses
-            if count and self.clock.monotonic() - self._last_press_s >= ANSWER_QUIET_S:
-                self._presses = 0
-            else:
-                count = 0
-        self._pressed.clear()
-        return count or None
-
     def _answer_step(self) -> None:
         """In mode ASK: take an answer from the page, or from presses once the button rests.
-        Unanswered, the question is said again every `REPEAT_S` while the game waits."""
+        Unanswered, the question is said again every `announce.REPEAT_S` while the game waits."""
         option = self._answer
         if option is None:
-            option = self._counted_presses()
+            option = self.button.counted()
         question = self.status.question
         if option is None:
-            if question is not None and self.clock.monotonic() - self._asked_s >= REPEAT_S:
+            if question is not None and self.clock.monotonic() - self._asked_s >= announce.REPEAT_S:
                 # asked again: a question of its own (a page or a player sees it anew)
                 self._asked_s = self.clock.monotonic()
                 self.status.question = replace(question)
@@ -1445,7 +1367,7 @@ class Controller:
             raise ActionRefused(f"spin only when the table is asked to press spin; {self._now()}")
         if self.status.paused:
             raise ActionRefused("motion is paused: resume it first")
-        self._pressed.set()  # the same as the button: this step spins
+        self.button.press()  # the same as the button: this step spins
         return "spin pressed"
 
     def _do_pass(self, args: Mapping[str, Any]) -> str:
@@ -1523,7 +1445,7 @@ class Controller:
             raise ActionRefused(f"re-home only after a fault; {self._now()}")
         if self.controls.estop_engaged:
             raise ActionRefused("the e-stop is still engaged: release it first")
-        self._pressed.set()  # the same as the button after a fault: this step recovers
+        self.button.press()  # the same as the button after a fault: this step recovers
         return "re-homing"
 
     def _do_answer(self, args: Mapping[str, Any]) -> str:
@@ -1575,14 +1497,12 @@ class Controller:
         if status.die_for != color:
             status.die_for = color
             self._die_given = None
-            with self._press_lock:
-                self._presses = 0
-            self._pressed.clear()
+            self.button.forget()
             self._set(Mode.READY, self._to_move(), Pattern.READY)
             return True
         value, self._die_given = self._die_given, None
         if value is None:
-            value = self._counted_presses()
+            value = self.button.counted()
         if value is None:
             return True
         if not 1 <= value <= 6:
@@ -1770,7 +1690,7 @@ class Controller:
         self.status.fault = message
         self.status.die_for, self._die_given = None, None  # asked again once it has recovered
         self._spin_waits = False
-        self._pressed.clear()
+        self.button.forget()
         self._set(
             Mode.FAULT,
             f"fault, motors stopped: {message}. The game is saved; fix "
@@ -1781,10 +1701,9 @@ class Controller:
     def _fault_step(self) -> None:
         if self._stop.is_set():
             return
-        if not self._pressed.is_set():
+        if not self.button.take_press():
             self.clock.sleep(FAULT_POLL_S)
             return
-        self._pressed.clear()
         self.recover()
 
     def recover(self) -> None:
