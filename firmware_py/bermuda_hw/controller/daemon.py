@@ -24,8 +24,6 @@ docs/referee.md describe a game at the table.
 from __future__ import annotations
 
 import logging
-import os
-import sqlite3
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -39,7 +37,6 @@ from bermuda_hw.controller.actions import (
     die_request,
     hints_request,
     new_game_request,
-    undo_count,
 )
 from bermuda_hw.controller.announce import Announcer
 from bermuda_hw.controller.buttons import SpinButton
@@ -59,10 +56,8 @@ from bermuda_hw.controller.commands import ActionRefused, Command, CommandQueue
 from bermuda_hw.controller.consequences import (
     Provisional,
     hand_edits,
-    provisional_moves,
 )
-from bermuda_hw.controller.corrections import corrected_captures, corrected_move
-from bermuda_hw.controller.history import History
+from bermuda_hw.controller.corrections import CorrectedCaptures, corrected_move
 from bermuda_hw.controller.homing import (
     HomeRefused,
     homing_route,
@@ -72,12 +67,10 @@ from bermuda_hw.controller.homing import (
 from bermuda_hw.controller.identify import (
     Difference,
     difference,
-    pass_die,
 )
-from bermuda_hw.controller.journal import Journal, JournalWriteError
+from bermuda_hw.controller.journal import Journal
 from bermuda_hw.controller.notify import Watchdog, sd_notify
 from bermuda_hw.controller.putback import (
-    CONFIRM_OBSERVABILITY,
     out_of_sight_choice,
     unseen_arrivals,
 )
@@ -88,12 +81,11 @@ from bermuda_hw.controller.referee import (
     Verdict,
     bumped_beside,
     judge,
-    observation_evidence,
-    place_observability,
     putback_tells,
 )
 from bermuda_hw.controller.seams import Controls, Mover
-from bermuda_hw.controller.seats import as_made, hold_spaces, seat_level, standing, suggest, to_move
+from bermuda_hw.controller.seats import hold_spaces, seat_level, standing, suggest, to_move
+from bermuda_hw.controller.session import GameSession, NotThere, WrongCaptures
 from bermuda_hw.controller.ship_phase import (
     AskWhether,
     DoubtfulBump,
@@ -114,12 +106,10 @@ from bermuda_hw.controller.status import (
 from bermuda_hw.controller.turn import Bumped, PutBack, Request, RequestKey, Turn, Turns
 from bermuda_hw.controller.wording import either, press_hint
 from bermuda_hw.errors import (
-    BermudaError,
     CalibrationError,
     CameraError,
     EmergencyStopError,
     HardwareError,
-    StateError,
     StepTimingError,
 )
 from bermuda_hw.planning.route import HomingApproach
@@ -132,7 +122,6 @@ from bermuda_hw.rules.events import (
 from bermuda_hw.rules.game import Game, GameOptions, Phase, ShipStatus
 from bermuda_hw.rules.moves import Move
 from bermuda_hw.rules.play import describe_standings
-from bermuda_hw.rules.record import rewound
 from bermuda_hw.vision.reader import BoardReader
 from bermuda_hw.vision.stability import ObservationStream, StabilitySettings
 from bermuda_hw.vision.types import BoardObservation, FrameReading
@@ -195,23 +184,27 @@ class Controller:
     ) -> None:
         self.board = board
         self.journal = journal
+        self.session = GameSession(
+            board,
+            journal,
+            players=players,
+            seed=seed,
+            options=options,
+            say=self.say,
+            on_write_error=self._fault,
+        )
         self.open_camera = open_camera
         self.mover = mover
         self.controls = controls
         self.clock = clock
         self.reader = reader if reader is not None else BoardReader(board)
         self.stability = stability or StabilitySettings()
-        self.players = players
-        self.seed = seed
-        self.options = options
         self.signals = TableSignals(controls.status_led, controls.buzzer)
         self.announcer = Announcer(clock, board)
         self.listeners = self.announcer.listeners
         self.subscribers = self.announcer.subscribers
         self.button = SpinButton(clock)
         self.status = Status()
-        self.game: Game | None = None
-        self.game_id = 0
         self.camera: CameraSource | None = None
         self.stream: ObservationStream | None = None
         self.last_observation: BoardObservation | None = None
@@ -223,10 +216,6 @@ class Controller:
         # what the table is in the middle of for the game as it is (`turn`): requests,
         # questions, "not yet", a move out of sight waiting, bumped ships not yet back
         self.turns = Turns()
-        self._provisional: list[Provisional] = []
-        # what a move's announcement would have said while its commit failed: said once the
-        # journal takes it (recovery), never before, so that nothing told is unrecorded
-        self._unsaid: list[str] = []
         # the last board that matched the game, for the game and the placement it matched
         self._reference: tuple[Game, dict[str, tuple[str, ...]], BoardObservation] | None = None
         self._stop = threading.Event()
@@ -288,7 +277,7 @@ class Controller:
         controller in FAULT mode, waiting for the spin button, not raised.
         """
         self._board_may_hold_ships = self._load_game()
-        self._keep_history(lambda history: history.record_missing(self.board))
+        self.session.keep_history(lambda history: history.record_missing(self.board))
         self.button.wire(self.controls.spin_button)
         # the e-stop is wired where the mover was built (motion.build); a stop request
         # (SIGTERM) holds the motors as the e-stop does: homing, which clears the mover's
@@ -309,22 +298,11 @@ class Controller:
 
     def _load_game(self) -> bool:
         """Resume the journal's game, or start one; True if a game was resumed."""
-        loaded = self.journal.load(self.board)
-        if loaded is None:
+        if not self.session.load():
             self._new_game()
             return False
-        self.game_id, self.game = loaded
-        game = self.game
-        self.status.seq = len(game.journal)
-        self._provisional = provisional_moves(game)
-        self.status.provisional = tuple(p.move for p in self._provisional)
-        if game.is_over():
-            self.say(f"game {self.game_id} is over: {game.outcome()}")
-        else:
-            self.say(
-                f"resuming game {self.game_id}: round {game.round}, "
-                f"{game.phase.value} phase, {game.active} to play"
-            )
+        self.status.seq = len(self._game().journal)
+        self.status.provisional = self.session.provisional_moves
         return True
 
     def answer(self, option: int) -> None:
@@ -332,14 +310,24 @@ class Controller:
         self._answer = option
 
     @property
+    def game(self) -> Game | None:
+        """The game being played (the session's)."""
+        return self.session.game
+
+    @game.setter
+    def game(self, game: Game | None) -> None:
+        self.session.game = game
+
+    @property
+    def game_id(self) -> int:
+        return self.session.game_id
+
+    @property
     def die_mode(self) -> str:
-        game = self.game
-        return game.options.die if game is not None else "table"
+        return self.session.die_mode
 
     def _game(self) -> Game:
-        game = self.game
-        assert game is not None
-        return game
+        return self.session.current
 
     @property
     def _turn(self) -> Turn:
@@ -347,20 +335,10 @@ class Controller:
         return self.turns.now(self._game())
 
     def _new_game(self) -> None:
-        seed = self.seed if self.seed is not None else int.from_bytes(os.urandom(4), "big")
-        game = Game.new(self.players, seed=seed, board=self.board, options=self.options)
-        self.game = game
-        self.game_id = self.journal.start(game)
+        game = self.session.new()
         kept = self.status.hints  # who asked for hints keeps them in the next game
         self.status = Status(
             seq=len(game.journal), hints=tuple(c for c in game.players if c in kept)
-        )
-        self._provisional = []
-        self._unsaid.clear()
-        self.say(
-            f"new game {self.game_id}: {len(game.players)} players "
-            f"({', '.join(game.order)} in turn order), seed {seed}; "
-            "set up the ships in the ports"
         )
 
     def new_game(self) -> None:
@@ -452,7 +430,7 @@ class Controller:
         self._place_cloud()
         self._aligned = False
         self._reset_stream()
-        if game.is_over() and any(p.captures for p in self._provisional):
+        if game.is_over() and self.session.captures_unchecked:
             self._set(
                 Mode.SETUP, "checking the cloud's captures before the game ends", Pattern.BUSY
             )
@@ -819,45 +797,14 @@ class Controller:
     def _apply(self, candidate: Candidate, provisional: tuple[str, ...] = ()) -> bool:
         """Make a candidate's move in the game and journal it (provisional if it went where
         the camera cannot see)."""
-        game = self.game
-        assert game is not None and candidate.move is not None and candidate.die is not None
-        color = game.active
-        count = len(game.journal)
-        if game.die is None:
-            game.set_die(candidate.die)
         self.status.question = None
         self.status.hold = ()
-        made, note = as_made(game, candidate, self._suggested())
-        self.status.suggestion = None
-        if note:
-            self.say(note)
-        events = game.push(made, provisional=provisional)
-        if provisional:
-            self._provisional.append(Provisional(count, str(made), provisional))
-            self.status.provisional = tuple(p.move for p in self._provisional)
-        committed = self._commit()
+        chosen, self.status.suggestion = self.status.suggestion, None
+        made, committed = self.session.apply(candidate, provisional, chosen)
+        self._saved(committed)
         self.status.die = None
-        first, *rest = events
-        lines = [
-            f"{color} (die {candidate.die}): {first}",
-            *(f"    {e}" for e in rest),
-            *(
-                f"    put {ship} back in {game.ship(ship).previous_port}"
-                for ship in candidate.bumped
-            ),
-        ]
         if candidate.bumped:  # (the game's new state: the bumped ships go back first)
             self._turn.bumped = Bumped(made.end or "", candidate.bumped)
-        if provisional:
-            lines.append(
-                f"    provisional: the camera cannot see {', '.join(provisional)}; "
-                "the move is checked when it can"
-            )
-        if committed:
-            for line in lines:
-                self.say(line)
-        else:
-            self._unsaid.extend(lines)
         return committed
 
     # --- questions ----------------------------------------------------------------------
@@ -1106,11 +1053,11 @@ class Controller:
         # the ships it bumps go back to their ports as the players are asked next
         going_back = self._turn.bumped
         edits = hand_edits(game, difference(game, observation), bumped)
-        for sid, place in edits:
-            game.set_ship(sid, place)
+        # what the board now shows is the game; only the move just made stays to be checked
+        committed = self.session.edit(edits, keep_since=count)
         # (the edits are a new state of the game; its bumped ships still go back first)
         self._turn.bumped = going_back
-        if not self._commit():
+        if not self._saved(committed):
             return False
         self.say(
             "the board is accepted as seen: "
@@ -1121,9 +1068,6 @@ class Controller:
                 or "nothing to change"
             )
         )
-        # what the board now shows is the game; only the move just made stays to be checked
-        self._provisional = [p for p in self._provisional if p.count >= count]
-        self.status.provisional = tuple(p.move for p in self._provisional)
         if bumped:
             self._check_board(observation)
         else:
@@ -1141,52 +1085,20 @@ class Controller:
         """Check provisional moves and captures whose places are now in view; True if the
         game went back or was corrected. `final`: what cannot be checked now never will
         be (the game is over), and stays as the game has it."""
-        game = self.game
-        assert game is not None
-        if not self._provisional:
-            return False
-        evidence = observation_evidence(self.board, observation)
-        expected = contents(game)
-        seen = difference(game, observation)
-        for item in list(self._provisional):
-            if any(place_observability(evidence, p) < CONFIRM_OBSERVABILITY for p in item.places):
-                if final:
-                    self._provisional.remove(item)
-                continue
-            self._provisional.remove(item)
-            if item.captures:
-                if self._correct_captures(item, seen):
-                    return True
-                if not any(p[1] in item.places for p in (*seen.missing, *seen.extra)):
-                    self.say(f"confirmed: {item.move}")
-                continue
-            wrong = [
-                p for p in item.places if expected.get(p) and any(m[1] == p for m in seen.missing)
-            ]
-            if not wrong:
-                self.say(f"confirmed: {item.move}")
-                continue
-            self._rewind(item, wrong)
-            return True
-        self.status.provisional = tuple(p.move for p in self._provisional)
-        return False
+        wrong = self.session.check_provisional(observation, final)
+        self.status.provisional = self.session.provisional_moves
+        if isinstance(wrong, WrongCaptures):
+            self._correct_captures(wrong.item, wrong.corrected)
+        elif isinstance(wrong, NotThere):
+            self._rewind(wrong.item, wrong.wrong)
+        return wrong is not None
 
-    def _correct_captures(self, item: Provisional, seen: Difference) -> bool:
+    def _correct_captures(self, item: Provisional, corrected: CorrectedCaptures) -> None:
         """Correct a cloud phase's captures that the board, now in view, contradicts
-        (`corrections.corrected_captures`); True if the game was corrected."""
-        corrected = corrected_captures(self._game(), item, seen)
-        if corrected is None:
-            return False
+        (`corrections.corrected_captures`)."""
         fixed = corrected.game
-        self.status.provisional = tuple(p.move for p in self._provisional)
-        try:
-            # an undo entry naming the rows taken back, then the corrected ones, in one
-            # transaction: nothing is deleted
-            self.journal.rewrite(self.game_id, item.count, fixed)
-        except StateError as exc:  # a write that failed (JournalWriteError) too
-            self._fault(str(exc))
-            return True
-        self.game = fixed
+        if not self.session.rewrite(item, fixed):
+            return
         self.status.seq = len(fixed.journal)
         self.status.fix_attempts = 0
         self._end_putback()  # (the state they were about is gone)
@@ -1199,7 +1111,7 @@ class Controller:
             f"{item.move} were not as the camera guessed under the cloud: "
             f"{'; '.join(corrected.changes)}. The game is corrected from that cloud phase"
         )
-        if fixed.is_over() and not any(p.captures for p in self._provisional):
+        if fixed.is_over() and not self.session.captures_unchecked:
             self._announce_over()
         elif not fixed.is_over():
             self._reset_stream()  # the board did not change: check it on a fresh observation
@@ -1208,13 +1120,12 @@ class Controller:
                 f"round {fixed.round}: the captures were corrected; checking the board",
                 Pattern.FIX,
             )
-        return True
 
     def _correct_provisional_move(self, observation: BoardObservation) -> bool:
         """The last move taken into places out of sight, replaced by the move of that turn
         the board now shows (`corrections.corrected_move`); the journal keeps both (an undo
         entry, then the corrected rows). True if the game was corrected."""
-        moves = [p for p in self._provisional if not p.captures]
+        moves = [p for p in self.session.provisional if not p.captures]
         if not moves or self._turn.putback is not None or self.status.mode is Mode.ASK:
             return False
         item = moves[-1]
@@ -1222,16 +1133,10 @@ class Controller:
         if corrected is None:
             return False
         fixed, other = corrected.game, corrected.move
-        try:
-            self.journal.rewrite(self.game_id, item.count, fixed)
-        except StateError as exc:
-            self._fault(str(exc))
+        if not self.session.rewrite(item, fixed):
             return True
-        self._provisional = [p for p in self._provisional if p.count < item.count]
-        self.status.provisional = tuple(p.move for p in self._provisional)
-        self.game = fixed
-        self.status.seq = len(fixed.journal)
-        self.status.fix_attempts = 0
+        self.session.forget_provisional(since=item.count)
+        self._saved(True)
         self.say(
             f"{item.move} is not where the ship went: the board shows {other.move} "
             f"(die {other.die}); the game is corrected from that move"
@@ -1247,24 +1152,17 @@ class Controller:
 
     def _rewind(self, item: Provisional, wrong: list[str]) -> None:
         """Take the game back to before a provisional move the board contradicts."""
-        game = self.game
-        assert game is not None
-        try:
-            # an undo entry naming the rows taken back: nothing is deleted
-            self.journal.undo(self.game_id, len(game.journal) - item.count)
-        except JournalWriteError as exc:
-            self._fault(str(exc))
+        before = self._game()
+        if not self.session.rewind(item):
             return
-        self.game = rewound(game, item.count)
-        self._provisional = [p for p in self._provisional if p.count < item.count]
-        self.status.provisional = tuple(p.move for p in self._provisional)
-        self.status.seq = len(self.game.journal)
+        game = self._game()
+        self.status.provisional = self.session.provisional_moves
+        self.status.seq = len(game.journal)
         self.say(
             f"{item.move} is not on the board ({', '.join(wrong)} seen without it): the "
-            f"game goes back to before it, round {self.game.round}, "
-            f"{self.game.active} to move"
+            f"game goes back to before it, round {game.round}, {game.active} to move"
         )
-        if self.game.pose != game.pose:
+        if game.pose != before.pose:
             try:
                 self._place_cloud()
             except HardwareError as exc:
@@ -1279,16 +1177,15 @@ class Controller:
 
     def _commit(self) -> bool:
         """Journal what the game holds and the database does not; a write failure is a fault."""
-        game = self.game
-        assert game is not None
-        try:
-            self.journal.sync(self.game_id, game)
-        except JournalWriteError as exc:
-            self._fault(str(exc))
-            return False
-        self.status.seq = len(game.journal)
-        self.status.fix_attempts = 0
-        return True
+        return self._saved(self.session.commit())
+
+    def _saved(self, committed: bool) -> bool:
+        """The status after a change to the game (`committed`: the journal took it)."""
+        if committed:
+            self.status.seq = len(self._game().journal)
+            self.status.fix_attempts = 0
+        self.status.provisional = self.session.provisional_moves
+        return committed
 
     # --- buttons ------------------------------------------------------------------------
 
@@ -1317,26 +1214,10 @@ class Controller:
             self.say(f"fix the board first: {self.status.message}")
 
     def _pass(self) -> str:
-        """Pass the active player's turn: with the die rolled, if it gives no move; else if
-        some die value leaves no move at all."""
-        game = self.game
-        assert game is not None
-        if game.die is not None:
-            die: int | None = game.die
-            if game.legal_moves(game.die) != [Move.pass_turn(game.active)]:
-                raise ActionRefused(
-                    f"{game.active} cannot pass: the {game.die} rolled gives a move"
-                )
-        else:
-            die = pass_die(game)
-            if die is None:
-                raise ActionRefused(f"{game.active} cannot pass: every die value gives a move")
-            game.set_die(die)
-        events = game.push(Move.pass_turn(game.active))
-        text = f"{events[0]} (no move with a {die})"
-        if not self._commit():
+        """Pass the active player's turn (`GameSession.pass_turn`)."""
+        text, committed = self.session.pass_turn()
+        if not self._saved(committed):
             return f"{text}; not yet in the journal (fault)"
-        self.say(text)
         self._settled()
         return text
 
@@ -1380,19 +1261,10 @@ class Controller:
         game = self.game
         if game is None or self.status.mode in (Mode.MOVING, Mode.AFTER_SPIN, Mode.STARTING):
             raise ActionRefused(f"nothing can be undone while the cloud moves; {self._now()}")
-        count = undo_count(game)
-        was_over = game.is_over()
-        undone = self.journal.undo(self.game_id, count)
-        if was_over:  # the game is open again: it leaves the finished games' history
-            self._keep_history(lambda history: history.forget(self.game_id))
-        self.game = rewound(game, len(game.journal) - count)
-        what = next((e["move"] for e in undone if "move" in e), None) or ", ".join(
-            sorted(str(k) for e in undone for k in e)
-        )
-        self.status.seq = len(self.game.journal)
+        what = self.session.undo()
+        self.status.seq = len(self._game().journal)
         self.status.outcome = None
         self._restoring = True
-        self._provisional = []
         self.status.provisional = ()
         self.status.question = None
         self.status.suggestion, self.status.die_for, self._die_given = None, None, None
@@ -1407,9 +1279,10 @@ class Controller:
         if self.status.paused:
             raise ActionRefused("motion is paused: resume it first (a new game moves the cloud)")
         before = self.game.options if self.game is not None else None
-        asked = new_game_request(args, self.board.ship_colors, self.players, before)
+        session = self.session
+        asked = new_game_request(args, self.board.ship_colors, session.players, before)
         old = self.game_id
-        self.players, self.seed, self.options = asked.players, asked.seed, asked.options
+        session.players, session.seed, session.options = asked.players, asked.seed, asked.options
         self.new_game()
         return f"game {old} archived; new game {self.game_id} with {asked.players} players"
 
@@ -1510,8 +1383,7 @@ class Controller:
             return True
         game = self.game
         assert game is not None
-        game.set_die(value)
-        if not self._commit():
+        if not self._saved(self.session.set_die(value)):
             return True
         status.die_for = None
         self.status.die = value
@@ -1544,8 +1416,9 @@ class Controller:
             self.say(f"{game.active} has rolled {game.die} already: move a ship")
             self.signals.count(game.die)
             return
-        die = game.roll_die()
-        if not self._commit():
+        die = self.session.roll()
+        self._saved(die is not None)
+        if die is None:
             return
         self.status.die = die
         self.signals.count(die)
@@ -1622,16 +1495,11 @@ class Controller:
             self._carry_out(pending, decided)
             self._reset_stream()  # decide on a fresh observation of the corrected cloud
             return
-        count, round_ = len(game.journal), game.round
         # the captures from places the cloud covers are the camera's best guess
-        events = game.cloud_phase(None, capture=decided.captured, provisional=decided.unseen)
+        events = self.session.cloud_phase(decided)
         self._pending = None
-        if decided.unseen:
-            self._provisional.append(
-                Provisional(count, f"the captures of round {round_}", decided.unseen, True)
-            )
-            self.status.provisional = tuple(p.move for p in self._provisional)
-        if not self._commit():
+        self._saved(events is not None)
+        if events is None:
             return
         for line in capture_lines(events, pending, decided):
             self.say(line)
@@ -1647,7 +1515,7 @@ class Controller:
                 return
             self._aligned = False  # check the letter it shows after that turn
         self.say(totals_line(game))
-        if game.is_over() and any(p.captures for p in self._provisional):
+        if game.is_over() and self.session.captures_unchecked:
             self._set(
                 Mode.SETUP, "checking the cloud's captures before the game ends", Pattern.BUSY
             )
@@ -1656,15 +1524,6 @@ class Controller:
         else:
             self._set(Mode.SETUP, f"round {game.round}: checking the board", Pattern.FIX)
 
-    def _keep_history(self, change: Callable[[History], object]) -> None:
-        """Keep the finished games' history (controller.history) beside the journal. The
-        history is for the page's list and replays: a failure to write it is said, and the
-        game goes on."""
-        try:
-            change(History(self.journal))
-        except (BermudaError, sqlite3.Error) as exc:
-            self.say(f"the history of finished games was not updated: {exc}")
-
     def _announce_over(self) -> None:
         game = self.game
         assert game is not None
@@ -1672,7 +1531,7 @@ class Controller:
         self.status.outcome = str(outcome)
         if self.status.mode is not Mode.OVER:
             # kept before the end is published: a page that sees the end lists the game
-            self._keep_history(lambda history: history.record(self.game_id, self.board))
+            self.session.keep_history(lambda history: history.record(self.game_id, self.board))
             self._set(Mode.OVER, f"game over: {outcome}", Pattern.OVER)
             for line in describe_standings(game):
                 self.say(line)
@@ -1713,9 +1572,7 @@ class Controller:
             return
         if self.game is not None and not self._commit():
             return  # the journal still cannot take what the game holds
-        for line in self._unsaid:  # saved now: told now
-            self.say(line)
-        self._unsaid.clear()
+        self.session.say_unsaid()  # saved now: told now
         self.say("recovering: opening the camera and homing the gantry")
         self.clock.sleep(SETTLE_BEFORE_HOMING_S)
         try:

@@ -1,0 +1,363 @@
+"""The game session: the game being played and its journal, changed only together.
+
+Every change to the game goes through `GameSession`: a move applied, a pass, a
+roll, a die told, the cloud's captures, an undo, a rewind, a corrected
+journal, hand edits, a new game (the old one archived). Each is journalled at
+once (`commit`); a write the journal refuses is handed to `on_write_error` (a
+fault: the motors stop, the game is kept) and what the change would have said
+is kept until the journal takes it (`say_unsaid`), so that nothing told is
+unrecorded. The session also keeps the moves and captures taken into places
+the camera could not see (`provisional`) until the board confirms or
+contradicts them (`check_provisional`).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from bermuda_hw.controller.actions import undo_count
+from bermuda_hw.controller.cloud_phase import Captures
+from bermuda_hw.controller.commands import ActionRefused
+from bermuda_hw.controller.consequences import Provisional, provisional_moves
+from bermuda_hw.controller.corrections import (
+    CorrectedCaptures,
+    corrected_captures,
+)
+from bermuda_hw.controller.history import History
+from bermuda_hw.controller.identify import Difference, difference, pass_die
+from bermuda_hw.controller.journal import Journal, JournalWriteError
+from bermuda_hw.controller.putback import CONFIRM_OBSERVABILITY
+from bermuda_hw.controller.referee import observation_evidence, place_observability
+from bermuda_hw.controller.seats import as_made, standing
+from bermuda_hw.controller.status import Suggestion
+from bermuda_hw.errors import BermudaError, StateError
+from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.candidates import Candidate, contents
+from bermuda_hw.rules.events import Event
+from bermuda_hw.rules.game import Game, GameOptions
+from bermuda_hw.rules.moves import Move
+from bermuda_hw.rules.record import rewound
+from bermuda_hw.vision.types import BoardObservation
+
+
+@dataclass(frozen=True)
+class WrongCaptures:
+    """A cloud phase's captures that the board, now in view, contradicts."""
+
+    item: Provisional
+    corrected: CorrectedCaptures
+
+
+@dataclass(frozen=True)
+class NotThere:
+    """A provisional move the board contradicts: `wrong` are its places seen without it."""
+
+    item: Provisional
+    wrong: list[str]
+
+
+class GameSession:
+    """The game and its journal (and the finished games' history beside it)."""
+
+    def __init__(
+        self,
+        board: Board,
+        journal: Journal,
+        *,
+        players: int,
+        seed: int | None,
+        options: GameOptions | None,
+        say: Callable[[str], None],
+        on_write_error: Callable[[str], None],
+    ) -> None:
+        self.board = board
+        self.journal = journal
+        self.players = players
+        self.seed = seed
+        self.options = options
+        self.say = say
+        self.on_write_error = on_write_error
+        self.game: Game | None = None
+        self.game_id = 0
+        #: moves and captures taken into places the camera could not see, to be checked
+        self.provisional: list[Provisional] = []
+        # what a change would have said while its commit failed: said once the journal
+        # takes it (recovery), never before
+        self._unsaid: list[str] = []
+
+    @property
+    def current(self) -> Game:
+        """The game (there is one once the session is loaded)."""
+        game = self.game
+        assert game is not None
+        return game
+
+    @property
+    def die_mode(self) -> str:
+        game = self.game
+        return game.options.die if game is not None else "table"
+
+    @property
+    def provisional_moves(self) -> tuple[str, ...]:
+        """The provisional moves and captures, in words (the status shows them)."""
+        return tuple(p.move for p in self.provisional)
+
+    @property
+    def captures_unchecked(self) -> bool:
+        """Some cloud phase's captures are still to be checked against the board."""
+        return any(p.captures for p in self.provisional)
+
+    # --- starting -----------------------------------------------------------------------
+
+    def load(self) -> bool:
+        """Resume the journal's game; False if it holds none (`new` starts one)."""
+        loaded = self.journal.load(self.board)
+        if loaded is None:
+            return False
+        self.game_id, self.game = loaded
+        game = self.game
+        self.provisional = provisional_moves(game)
+        if game.is_over():
+            self.say(f"game {self.game_id} is over: {game.outcome()}")
+        else:
+            self.say(
+                f"resuming game {self.game_id}: round {game.round}, "
+                f"{game.phase.value} phase, {game.active} to play"
+            )
+        return True
+
+    def new(self) -> Game:
+        """Start a new game with the session's players, seed and options (the journal
+        archives the one before)."""
+        seed = self.seed if self.seed is not None else int.from_bytes(os.urandom(4), "big")
+        game = Game.new(self.players, seed=seed, board=self.board, options=self.options)
+        self.game = game
+        self.game_id = self.journal.start(game)
+        self.provisional = []
+        self._unsaid.clear()
+        self.say(
+            f"new game {self.game_id}: {len(game.players)} players "
+            f"({', '.join(game.order)} in turn order), seed {seed}; "
+            "set up the ships in the ports"
+        )
+        return game
+
+    # --- the journal --------------------------------------------------------------------
+
+    def commit(self) -> bool:
+        """Journal what the game holds and the database does not; False (and
+        `on_write_error`) if the journal refuses it."""
+        try:
+            self.journal.sync(self.game_id, self.current)
+        except JournalWriteError as exc:
+            self.on_write_error(str(exc))
+            return False
+        return True
+
+    def say_unsaid(self) -> None:
+        """Say what changes said while the journal could not take them (now it has)."""
+        for line in self._unsaid:
+            self.say(line)
+        self._unsaid.clear()
+
+    def keep_history(self, change: Callable[[History], object]) -> None:
+        """Keep the finished games' history (controller.history) beside the journal. The
+        history is for the page's list and replays: a failure to write it is said, and the
+        game goes on."""
+        try:
+            change(History(self.journal))
+        except (BermudaError, sqlite3.Error) as exc:
+            self.say(f"the history of finished games was not updated: {exc}")
+
+    # --- the ship phase -----------------------------------------------------------------
+
+    def apply(
+        self,
+        candidate: Candidate,
+        provisional: tuple[str, ...] = (),
+        chosen: Suggestion | None = None,
+    ) -> tuple[Move, bool]:
+        """Make a candidate's move in the game (as the computer seat's `chosen` move if it
+        is that one, and still stands) and journal it, provisional if it went where the
+        camera cannot see. The move as made, and whether the journal took it (what it says
+        is said then)."""
+        game = self.current
+        assert candidate.move is not None and candidate.die is not None
+        color = game.active
+        count = len(game.journal)
+        if game.die is None:
+            game.set_die(candidate.die)
+        made, note = as_made(game, candidate, standing(game, chosen))
+        if note:
+            self.say(note)
+        events = game.push(made, provisional=provisional)
+        if provisional:
+            self.provisional.append(Provisional(count, str(made), provisional))
+        committed = self.commit()
+        first, *rest = events
+        lines = [
+            f"{color} (die {candidate.die}): {first}",
+            *(f"    {e}" for e in rest),
+            *(
+                f"    put {ship} back in {game.ship(ship).previous_port}"
+                for ship in candidate.bumped
+            ),
+        ]
+        if provisional:
+            lines.append(
+                f"    provisional: the camera cannot see {', '.join(provisional)}; "
+                "the move is checked when it can"
+            )
+        if committed:
+            for line in lines:
+                self.say(line)
+        else:
+            self._unsaid.extend(lines)
+        return made, committed
+
+    def pass_turn(self) -> tuple[str, bool]:
+        """Pass the active player's turn: with the die rolled, if it gives no move; else if
+        some die value leaves no move at all (ActionRefused if not). What it says, and
+        whether the journal took it (it is said then)."""
+        game = self.current
+        if game.die is not None:
+            die: int | None = game.die
+            if game.legal_moves(game.die) != [Move.pass_turn(game.active)]:
+                raise ActionRefused(
+                    f"{game.active} cannot pass: the {game.die} rolled gives a move"
+                )
+        else:
+            die = pass_die(game)
+            if die is None:
+                raise ActionRefused(f"{game.active} cannot pass: every die value gives a move")
+            game.set_die(die)
+        events = game.push(Move.pass_turn(game.active))
+        text = f"{events[0]} (no move with a {die})"
+        committed = self.commit()
+        if committed:
+            self.say(text)
+        return text, committed
+
+    def roll(self) -> int | None:
+        """The virtual die, rolled for the active player and journalled; None if the journal
+        refused it."""
+        die = self.current.roll_die()
+        return die if self.commit() else None
+
+    def set_die(self, value: int) -> bool:
+        """The die rolled at the table, told; True once journalled."""
+        self.current.set_die(value)
+        return self.commit()
+
+    def edit(self, edits: Sequence[tuple[str, str | None]], keep_since: int) -> bool:
+        """Hand edits of the position (each ship to a place, or out of the game), journalled;
+        what the board shows is the game now: only the provisional moves from journal entry
+        `keep_since` on stay to be checked."""
+        game = self.current
+        for sid, place in edits:
+            game.set_ship(sid, place)
+        if not self.commit():
+            return False
+        self.provisional = [p for p in self.provisional if p.count >= keep_since]
+        return True
+
+    # --- the cloud phase ----------------------------------------------------------------
+
+    def cloud_phase(self, decided: Captures) -> list[Event] | None:
+        """The cloud phase with the captures decided (those from places the cloud covers are
+        the camera's best guess: provisional); its events, or None if the journal refused."""
+        game = self.current
+        count, round_ = len(game.journal), game.round
+        events = game.cloud_phase(None, capture=decided.captured, provisional=decided.unseen)
+        if decided.unseen:
+            self.provisional.append(
+                Provisional(count, f"the captures of round {round_}", decided.unseen, True)
+            )
+        return events if self.commit() else None
+
+    # --- taking back ----------------------------------------------------------------------
+
+    def undo(self) -> str:
+        """Take back the last move (and what followed it in the journal); what was undone."""
+        game = self.current
+        count = undo_count(game)
+        was_over = game.is_over()
+        undone = self.journal.undo(self.game_id, count)
+        if was_over:  # the game is open again: it leaves the finished games' history
+            self.keep_history(lambda history: history.forget(self.game_id))
+        self.game = rewound(game, len(game.journal) - count)
+        self.provisional = []
+        return next((e["move"] for e in undone if "move" in e), None) or ", ".join(
+            sorted(str(k) for e in undone for k in e)
+        )
+
+    def rewind(self, item: Provisional) -> bool:
+        """Take the game back to before a provisional move; False if the journal refused."""
+        game = self.current
+        try:
+            # an undo entry naming the rows taken back: nothing is deleted
+            self.journal.undo(self.game_id, len(game.journal) - item.count)
+        except JournalWriteError as exc:
+            self.on_write_error(str(exc))
+            return False
+        self.game = rewound(game, item.count)
+        self.forget_provisional(since=item.count)
+        return True
+
+    def forget_provisional(self, since: int) -> None:
+        """Forget the provisional items from journal entry `since` on (taken back)."""
+        self.provisional = [p for p in self.provisional if p.count < since]
+
+    def rewrite(self, item: Provisional, fixed: Game) -> bool:
+        """Replace the game from a provisional item on by `fixed`: an undo entry naming the
+        rows taken back, then the corrected ones, in one transaction (nothing is deleted);
+        False if the journal refused."""
+        try:
+            self.journal.rewrite(self.game_id, item.count, fixed)
+        except StateError as exc:  # a write that failed (JournalWriteError) too
+            self.on_write_error(str(exc))
+            return False
+        self.game = fixed
+        return True
+
+    def check_provisional(
+        self, observation: BoardObservation, final: bool = False
+    ) -> WrongCaptures | NotThere | None:
+        """Check the provisional moves and captures whose places are now in view: those the
+        board shows are confirmed (and said); the first it contradicts is returned, for the
+        caller to correct. `final`: what cannot be checked now never will be (the game is
+        over), and stays as the game has it."""
+        if not self.provisional:
+            return None
+        game = self.current
+        evidence = observation_evidence(self.board, observation)
+        expected = contents(game)
+        seen = difference(game, observation)
+        for item in list(self.provisional):
+            if any(place_observability(evidence, p) < CONFIRM_OBSERVABILITY for p in item.places):
+                if final:
+                    self.provisional.remove(item)
+                continue
+            self.provisional.remove(item)
+            if item.captures:
+                corrected = corrected_captures(game, item, seen)
+                if corrected is not None:
+                    return WrongCaptures(item, corrected)
+                if not _seen_at(seen, item.places):
+                    self.say(f"confirmed: {item.move}")
+                continue
+            wrong = [
+                p for p in item.places if expected.get(p) and any(m[1] == p for m in seen.missing)
+            ]
+            if not wrong:
+                self.say(f"confirmed: {item.move}")
+                continue
+            return NotThere(item, wrong)
+        return None
+
+
+def _seen_at(seen: Difference, places: tuple[str, ...]) -> bool:
+    return any(p[1] in places for p in (*seen.missing, *seen.extra))

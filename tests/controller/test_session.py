@@ -1,0 +1,126 @@
+"""The game session: every change to the game journalled at once, on a journal of its own
+(no table, no camera)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bermuda_hw.controller.commands import ActionRefused
+from bermuda_hw.controller.journal import Journal, JournalWriteError
+from bermuda_hw.controller.session import GameSession
+from bermuda_hw.rules.boardfile import load_board
+from bermuda_hw.rules.candidates import Candidate, Kind, candidates
+from bermuda_hw.rules.game import Game
+
+BOARD = load_board()
+
+
+class Told:
+    """What a session says, and the write errors it hands on."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.faults: list[str] = []
+
+
+def _session(journal: Journal, told: Told, seed: int = 1) -> GameSession:
+    return GameSession(
+        BOARD,
+        journal,
+        players=2,
+        seed=seed,
+        options=None,
+        say=told.lines.append,
+        on_write_error=told.faults.append,
+    )
+
+
+def _reloaded(path: Path) -> Game:
+    with Journal(path) as journal:
+        loaded = journal.load(BOARD)
+    assert loaded is not None
+    return loaded[1]
+
+
+def _a_move(game: Game, die: int) -> Candidate:
+    """A move out of a port with `die`."""
+    return next(c for c in candidates(game, frozenset({die})) if c.kind is Kind.MOVE)
+
+
+def test_a_new_game_is_journalled_and_resumed(tmp_path: Path) -> None:
+    path = tmp_path / "bermuda.db"
+    told = Told()
+    with Journal(path) as journal:
+        session = _session(journal, told)
+        assert not session.load()  # an empty journal: nothing to resume
+        game = session.new()
+        assert session.game is game and session.game_id > 0
+        assert told.lines[-1].startswith(f"new game {session.game_id}: 2 players")
+    with Journal(path) as journal:
+        again = _session(journal, Told())
+        assert again.load()
+        assert again.game_id == session.game_id and again.current.seed == game.seed
+
+
+def test_a_move_applied_is_journalled_and_said(tmp_path: Path) -> None:
+    path = tmp_path / "bermuda.db"
+    told = Told()
+    with Journal(path) as journal:
+        session = _session(journal, told)
+        session.new()
+        candidate = _a_move(session.current, 4)
+        made, committed = session.apply(candidate)
+        assert committed and made == candidate.move
+        assert told.lines[-1].startswith(f"{session.current.order[0]} (die 4): ")
+        length = len(session.current.journal)
+    assert len(_reloaded(path).journal) == length
+
+
+def test_a_move_the_journal_refuses_is_said_only_once_it_is_saved(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    told = Told()
+    with Journal(tmp_path / "bermuda.db") as journal:
+        session = _session(journal, told)
+        session.new()
+        said = len(told.lines)
+
+        def refuse(game_id: int, game: Game) -> int:
+            raise JournalWriteError("the disk is full (a test)")
+
+        monkeypatch.setattr(journal, "sync", refuse)
+        candidate = _a_move(session.current, 4)
+        _, committed = session.apply(candidate)
+        assert not committed and told.faults == ["the disk is full (a test)"]
+        assert len(told.lines) == said  # nothing told that is not recorded
+        monkeypatch.undo()
+        assert session.commit()
+        session.say_unsaid()
+        assert told.lines[said].startswith(f"{session.current.order[0]} (die 4): ")
+        session.say_unsaid()  # said once
+        assert len([line for line in told.lines if "(die 4)" in line]) == 1
+
+
+def test_a_pass_is_refused_while_every_die_gives_a_move(tmp_path: Path) -> None:
+    with Journal(tmp_path / "bermuda.db") as journal:
+        session = _session(journal, Told())
+        session.new()  # at the start, every die moves a ship out of a port
+        length = len(session.current.journal)
+        with pytest.raises(ActionRefused, match="every die value gives a move"):
+            session.pass_turn()
+        assert len(session.current.journal) == length
+
+
+def test_a_roll_and_its_undo(tmp_path: Path) -> None:
+    path = tmp_path / "bermuda.db"
+    with Journal(path) as journal:
+        session = _session(journal, Told())
+        session.new()
+        die = session.roll()
+        assert die is not None and _reloaded(path).die == die
+        candidate = _a_move(session.current, die)
+        made, _ = session.apply(candidate)
+        assert session.undo() == str(made)
+        assert _reloaded(path).journal == session.current.journal
