@@ -110,7 +110,7 @@ def _made(table: Any) -> tuple[Move, str, str]:
     c = table.controller
     move, bumped, port = bump_into_covered_port(c.game)
     assert c._commit()
-    c._place_cloud()
+    c.rig.place_cloud(c.game)
     set_out_seen(table)
     table.world.place_ship(move.ship, *beside_the_bumped(table.board, move))
     return move, bumped, port

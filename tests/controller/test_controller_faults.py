@@ -149,13 +149,13 @@ def test_no_spin_while_a_hand_is_over_the_board(make_table: MakeTable) -> None:
 def test_no_homing_while_a_hand_is_over_the_board(make_table: MakeTable) -> None:
     table = make_table(seed=4)
     c = table.controller
-    c.clear_board_timeout_s = 1.0
+    c.rig.clear_board_timeout_s = 1.0
     table.run_until(lambda: table.mode() is Mode.SPIN, limit=600)
     table.backend.rig.press_estop()
     table.steps(2)
     assert table.mode() is Mode.FAULT
     table.backend.rig.press_estop(False)
-    opened = c.open_camera
+    opened = c.rig.open_camera
 
     def open_with_a_hand() -> CameraSource:
         camera = opened()
@@ -163,13 +163,13 @@ def test_no_homing_while_a_hand_is_over_the_board(make_table: MakeTable) -> None
         table.backend.scene.hand = Hand(250.0, 250.0, side="S")
         return camera
 
-    c.open_camera = open_with_a_hand  # type: ignore[method-assign]
+    c.rig.open_camera = open_with_a_hand
     steps = [m.accepted_steps for m in table.backend.rig.axes.values()]
     table.press()
     table.steps(1)
     assert table.mode() is Mode.FAULT and "has not seen the board clear" in c.status.message
     assert [m.accepted_steps for m in table.backend.rig.axes.values()] == steps
-    c.open_camera = opened  # type: ignore[method-assign]
+    c.rig.open_camera = opened
     table.press()
     table.run_until(lambda: table.mode() is not Mode.FAULT, limit=50)
     assert table.mover.homed

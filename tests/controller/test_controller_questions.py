@@ -159,7 +159,7 @@ def test_a_provisional_move_the_board_contradicts_is_rewound(make_table: MakeTab
     stored = table.journal.load(table.board)
     assert stored is not None and stored[1].journal[-1].get("provisional") == [move.end]
     # ... and when the place is in view, it is empty: the game goes back to before the move
-    c._reset_stream()
+    c.rig.forget()
     table.run_until(lambda: c.game.journal == before, limit=30)
     assert table.mode() in (Mode.SETUP, Mode.FIX)
     assert any("not on the board" in line for line in table.log)
@@ -251,7 +251,7 @@ def test_not_yet_takes_nothing_and_asks_again_only_for_a_changed_board(
     assert _moves(c) == made and table.mode() is not Mode.ASK
     assert "finish your move" in c.status.message
     # the ship set down again elsewhere in its port: a new board, judged (and asked) anew
-    c.stream.forget()
+    c.rig.forget()
     table.steps(10)
     assert table.mode() is Mode.ASK or _moves(c) == made
 

@@ -256,7 +256,7 @@ def test_the_cloud_returns_to_the_centre_clear_of_the_ships(make_table: Any) -> 
     game.set_ship("blue-1", "S32", "SUGAR")
     world.place_ship("blue-1", *space.position)
     assert not world.carried
-    table.controller._place_cloud()
+    table.controller.rig.place_cloud(game)
     assert mover.pose() == game.pose
     assert not world.carried
     assert place_of(board, world.ship_positions()["blue-1"]) == "S32"

@@ -374,9 +374,10 @@ def test_a_simulated_table_left_in_a_fault_ends_with_a_clear_message(
     loop that never ends."""
     from bermuda_hw.cli import run as run_cli
     from bermuda_hw.controller import daemon
+    from bermuda_hw.controller.homing import HomeRefused
 
     def refused(self: daemon.Controller) -> None:
-        raise daemon.HomeRefused("before homing: the way is never clear (a test)")
+        raise HomeRefused("before homing: the way is never clear (a test)")
 
     monkeypatch.setattr(daemon.Controller, "_home", refused)
     monkeypatch.setattr(run_cli, "STUCK_STEPS", 300)

@@ -26,10 +26,10 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
-from bermuda_hw.backends.camera import CameraSource, Frame
+from bermuda_hw.backends.camera import CameraSource
 from bermuda_hw.clock import Clock
 from bermuda_hw.controller import announce
 from bermuda_hw.controller.actions import (
@@ -58,12 +58,6 @@ from bermuda_hw.controller.consequences import (
     hand_edits,
 )
 from bermuda_hw.controller.corrections import CorrectedCaptures, corrected_move
-from bermuda_hw.controller.homing import (
-    HomeRefused,
-    homing_route,
-    place_cloud,
-    ships_to_avoid,
-)
 from bermuda_hw.controller.identify import (
     Difference,
     difference,
@@ -83,6 +77,7 @@ from bermuda_hw.controller.referee import (
     judge,
     putback_tells,
 )
+from bermuda_hw.controller.rig import CameraView, Rig
 from bermuda_hw.controller.seams import Controls, Mover
 from bermuda_hw.controller.seats import hold_spaces, seat_level, standing, suggest, to_move
 from bermuda_hw.controller.session import GameSession, NotThere, WrongCaptures
@@ -112,10 +107,8 @@ from bermuda_hw.errors import (
     HardwareError,
     StepTimingError,
 )
-from bermuda_hw.planning.route import HomingApproach
-from bermuda_hw.rules.board import LETTERS, Board, Point
+from bermuda_hw.rules.board import LETTERS, Board
 from bermuda_hw.rules.candidates import Bump, Candidate, contents
-from bermuda_hw.rules.cloud import CloudPose
 from bermuda_hw.rules.events import (
     CloudRemoved,
 )
@@ -123,13 +116,12 @@ from bermuda_hw.rules.game import Game, GameOptions, Phase, ShipStatus
 from bermuda_hw.rules.moves import Move
 from bermuda_hw.rules.play import describe_standings
 from bermuda_hw.vision.reader import BoardReader
-from bermuda_hw.vision.stability import ObservationStream, StabilitySettings
-from bermuda_hw.vision.types import BoardObservation, FrameReading
+from bermuda_hw.vision.stability import StabilitySettings
+from bermuda_hw.vision.types import BoardObservation
 
 log = logging.getLogger("bermuda_hw.controller")
 
 FAULT_POLL_S = 0.1  # in a fault, how often the loop looks for the press that recovers
-CLEAR_BOARD_TIMEOUT_S = 30.0  # how long a homing waits for hands to leave the board
 SETTLE_BEFORE_HOMING_S = 0.5  # after a stop at speed, the carriage comes to rest first
 ACCEPT_AFTER_ATTEMPTS = 3  # after this many asks for a fix, a long press accepts the board
 # After asking for bumped ships to go back: how long the board must read the same, clear of
@@ -139,29 +131,6 @@ ACCEPT_AFTER_ATTEMPTS = 3  # after this many asks for a fix, a long press accept
 # Neither takes anything: they only decide when to ask.
 PUTBACK_WAIT_S = 6.0
 PUTBACK_GIVE_UP_S = 60.0
-
-
-@dataclass(frozen=True)
-class CameraView:
-    """The latest camera frame with what vision read in it (for the page's camera view)."""
-
-    image: Any
-    reading: FrameReading | None
-    pose: Any
-    frame: int
-
-
-class _FrameTap:
-    """A camera source that remembers the last frame it handed out."""
-
-    def __init__(self, source: CameraSource) -> None:
-        self.source = source
-        self.last: Frame | None = None
-
-    def read(self, timeout_s: float | None = None) -> Frame:
-        frame = self.source.read(timeout_s)
-        self.last = frame
-        return frame
 
 
 class Controller:
@@ -193,7 +162,6 @@ class Controller:
             say=self.say,
             on_write_error=self._fault,
         )
-        self.open_camera = open_camera
         self.mover = mover
         self.controls = controls
         self.clock = clock
@@ -205,8 +173,6 @@ class Controller:
         self.subscribers = self.announcer.subscribers
         self.button = SpinButton(clock)
         self.status = Status()
-        self.camera: CameraSource | None = None
-        self.stream: ObservationStream | None = None
         self.last_observation: BoardObservation | None = None
         self._pending: PendingSpin | None = None
         self._aligned = False
@@ -220,14 +186,22 @@ class Controller:
         self._reference: tuple[Game, dict[str, tuple[str, ...]], BoardObservation] | None = None
         self._stop = threading.Event()
         self.watchdog = Watchdog()
-        self.clear_board_timeout_s = CLEAR_BOARD_TIMEOUT_S
         self._spin_waits = False  # a spin asked for while the board was covered
         self.commands = CommandQueue()
         self.camera_view: CameraView | None = None
-        self._tap: _FrameTap | None = None
         self._restoring = False  # after an undo: wait for the board as it was, take no move
-        self._board_may_hold_ships = True  # False only at a first start with a new game
-        self._clear_confirmed = False  # the table was asked to clear the way for homing
+        self.rig = Rig(
+            board=board,
+            open_camera=open_camera,
+            mover=mover,
+            clock=clock,
+            reader=self.reader,
+            stability=self.stability,
+            watchdog=self.watchdog,
+            say=self.say,
+            watch_board=self.announcer.watch_board,
+            stopping=self._stop.is_set,
+        )
 
     # --- announcements ------------------------------------------------------------------
 
@@ -265,9 +239,6 @@ class Controller:
         """The last snapshot handed to the subscribers."""
         return self.announcer.snapshot
 
-    def _watch_board(self) -> None:
-        self.announcer.watch_board(self.stream.last_reading if self.stream is not None else None)
-
     # --- start-up -----------------------------------------------------------------------
 
     def start(self) -> None:
@@ -276,7 +247,7 @@ class Controller:
         A fault on the way (the e-stop held, no camera, homing) leaves the
         controller in FAULT mode, waiting for the spin button, not raised.
         """
-        self._board_may_hold_ships = self._load_game()
+        self.rig.board_may_hold_ships = self._load_game()
         self.session.keep_history(lambda history: history.record_missing(self.board))
         self.button.wire(self.controls.spin_button)
         # the e-stop is wired where the mover was built (motion.build); a stop request
@@ -289,7 +260,7 @@ class Controller:
                 return
             if self.controls.estop_engaged:
                 raise EmergencyStopError("the e-stop button is engaged (nothing moved)")
-            self._open_camera()
+            self.rig.reopen_camera()
             self._home()
         except HardwareError as exc:
             self._fault(f"at start-up: {exc}")
@@ -347,89 +318,28 @@ class Controller:
         self._pending = None
         self._restoring = False
         self._aligned = True
-        self._place_cloud()
-        self._reset_stream()
+        self.rig.place_cloud(self._game())
+        self.rig.forget()
         self._set(
             Mode.SETUP, "set up the ships: one of each colour in each product port", Pattern.FIX
         )
 
-    def _open_camera(self) -> None:
-        if self.camera is not None:
-            self.camera.close()
-            self.mover.forget_pausable(self.camera)
-            self.camera = None
-        camera = self.open_camera()
-        camera.heartbeat = self.watchdog.kick  # a camera settling at start may take 30 s
-        camera.open()
-        if self.camera is not None:
-            self.mover.forget_pausable(self.camera)
-        self.mover.pause_during_moves(camera)  # no frame grabbing while the motors step
-        self.camera = camera
-        self._tap = _FrameTap(camera)
-        self.stream = ObservationStream(self._tap, self.reader, self.stability)
-
-    def _reset_stream(self) -> None:
-        """Forget the last stable state: the next one is reported even if it looks the same."""
-        if self.stream is not None:
-            self.stream.forget()
-
-    def _board_clear(self) -> bool:
-        """The last frame (read this step) shows the board, with no hand over it."""
-        reading = self.stream.last_reading if self.stream is not None else None
-        return reading is not None and reading.board_found and not reading.occluded
-
-    def _wait_for_clear_board(self, why: str) -> None:
-        """Read fresh frames until the board is clear; HardwareError if it stays covered."""
-        assert self.stream is not None
-        deadline = self.clock.monotonic() + self.clear_board_timeout_s
-        told = False
-        while True:
-            self.watchdog.kick()
-            self.stream.step()
-            if self._board_clear():
-                return
-            self._watch_board()  # a camera that never finds the board says what it sees
-            if not told:
-                self.say(f"hands off the board, please: {why} once it is clear")
-                told = True
-            if self.clock.monotonic() >= deadline or self._stop.is_set():
-                raise HardwareError(
-                    f"the camera has not seen the board clear for "
-                    f"{self.clear_board_timeout_s:g} s (a hand over it, or the board not "
-                    f"found), so {why} did not start"
-                )
-
     def _home(self) -> None:
-        """Home the rig and bring the cloud to the game's pose, clear of the ships.
-
-        With ships on the board (a game resumed, or any homing after the
-        first), the cloud is first steered from where the camera sees it along
-        a route clear of the ships to the endstops (`planning.route`); when
-        the camera cannot see the cloud or no clear route exists, nothing
-        moves: the table is asked to clear the way and press spin, and that
-        press homes straight (`HomeRefused`).
-        """
-        self._wait_for_clear_board("the gantry homes")
-        confirmed, self._clear_confirmed = self._clear_confirmed, False
-        approach = None
-        if not confirmed:
-            approach = self._homing_approach(self._ships_to_avoid())
+        """Home the rig and bring the cloud to the game's pose, clear of the ships (`rig`:
+        when no way home is clear, nothing moves, `HomeRefused`), then check the board."""
+        game = self._game()
+        approach = self.rig.before_homing(game)
         self._set(Mode.STARTING, "homing the gantry", Pattern.BUSY)
         started = self.clock.monotonic()
-        self.mover.home(approach)
-        self._board_may_hold_ships = True
-        if approach is not None:  # straight back to the route's last dot (checked clear)
-            self.mover.goto_mm(*approach.last_mm)
-        game = self.game
-        assert game is not None
+        self.rig.home(approach)
         pose = game.pose
         self.say(
             f"homed in {self.clock.monotonic() - started:.1f} s; the cloud goes to dot "
             f"({pose.col}, {pose.row}) at letter {LETTERS[pose.letter]}"
         )
-        self._place_cloud()
+        self.rig.place_cloud(game)
         self._aligned = False
-        self._reset_stream()
+        self.rig.forget()
         if game.is_over() and self.session.captures_unchecked:
             self._set(
                 Mode.SETUP, "checking the cloud's captures before the game ends", Pattern.BUSY
@@ -438,25 +348,6 @@ class Controller:
             self._announce_over()
         else:
             self._set(Mode.SETUP, "checking the board", Pattern.FIX)
-
-    def _ships_to_avoid(self, leave: frozenset[str] = frozenset()) -> dict[str, Point]:
-        reading = self.stream.last_reading if self.stream is not None else None
-        return ships_to_avoid(self.game, reading, self._board_may_hold_ships, leave)
-
-    def _homing_approach(self, ships: Mapping[str, Point]) -> HomingApproach | None:
-        reading = self.stream.last_reading if self.stream is not None else None
-        try:
-            return homing_route(self.board, self.mover, ships, reading)
-        except HomeRefused:
-            self._clear_confirmed = True  # the press that answers this homes straight
-            raise
-
-    def _place_cloud(
-        self, goal: CloudPose | None = None, leave: frozenset[str] = frozenset()
-    ) -> None:
-        game = self.game
-        assert game is not None
-        place_cloud(self.board, self.mover, game, goal, leave, self.say)
 
     # --- the loop -----------------------------------------------------------------------
 
@@ -481,9 +372,7 @@ class Controller:
         self.commands.refuse_all("the controller is stopping")
         self.mover.emergency_stop("shutting down")
         self.signals.off()
-        if self.camera is not None:
-            self.camera.close()
-            self.camera = None
+        self.rig.close_camera()
 
     def step(self) -> None:
         """One frame: queued actions, then read a frame, act on a new stable observation,
@@ -498,7 +387,7 @@ class Controller:
             self._fault_step()
             return
         game = self.game
-        assert game is not None and self.stream is not None
+        assert game is not None and self.rig.stream is not None
         if self.button.take_hold():
             if game.is_over():
                 self.new_game()
@@ -507,21 +396,13 @@ class Controller:
                 self.accept_board()
                 return
         try:
-            observation = self.stream.step()
+            observation = self.rig.stream.step()
         except CameraError as exc:
             self._fault(f"camera fault: {exc}")
             return
         self.status.frames += 1
-        tap = self._tap
-        if tap is not None and tap.last is not None:
-            tracker = getattr(self.reader, "tracker", None)
-            self.camera_view = CameraView(
-                tap.last.image,
-                self.stream.last_reading,
-                getattr(tracker, "pose", None),
-                self.status.frames,
-            )
-        self._watch_board()
+        self.camera_view = self.rig.view(self.status.frames) or self.camera_view
+        self.announcer.watch_board(self.rig.reading)
         if self.mover.stopped and not self._stop.is_set():  # the e-stop button, pressed
             self._fault(f"{self.mover.estop_reason or 'emergency stop'}")
             return
@@ -537,7 +418,7 @@ class Controller:
             self._turn.not_yet = None
             assert self.last_observation is not None
             self._observe(self.last_observation)
-        if self._spin_waits and self.status.mode is Mode.SPIN and self._board_clear():
+        if self._spin_waits and self.status.mode is Mode.SPIN and self.rig.board_clear():
             self._spin_waits = False
             self._spin()
         if self.status.mode is Mode.ASK:
@@ -706,22 +587,11 @@ class Controller:
 
     def _align(self, observation: BoardObservation) -> None:
         """Believe the camera about the cloud's letter after homing (no index sensor)."""
-        game = self.game
-        assert game is not None
         self._aligned = True
-        cloud = observation.cloud
-        if cloud is None:
-            return
-        if cloud.letter != self.mover.letter:
-            self.say(
-                f"the cloud shows letter {LETTERS[cloud.letter]}: turning it to "
-                f"{LETTERS[game.pose.letter]}"
-            )
-            self.mover.assume_letter(cloud.letter)
-            try:
-                self.mover.turn_to(game.pose.letter)
-            except HardwareError as exc:
-                self._fault(f"rotation fault: {exc}")
+        try:
+            self.rig.align(observation, self._game().pose.letter)
+        except HardwareError as exc:
+            self._fault(f"rotation fault: {exc}")
 
     def _check_board(self, observation: BoardObservation) -> None:
         game = self.game
@@ -752,8 +622,7 @@ class Controller:
         if now - bumped.beside_s >= PUTBACK_GIVE_UP_S:
             self.say(f"the camera still sees {diff.describe()}: check it, the game goes on")
             return False
-        assert self.stream is not None
-        self.stream.forget()  # the next stable run is reported though its ships read the same
+        self.rig.forget()  # the next stable run is reported though its ships read the same
         if self.status.mode is not Mode.FIX or self.status.fix != diff:
             hidden = sorted({space for _, space in diff.missing if space is not None})
             self._show_fix(
@@ -809,14 +678,6 @@ class Controller:
 
     # --- questions ----------------------------------------------------------------------
 
-    def _reading_state(self) -> object | None:
-        """What this frame reads (ships by place, cloud pose); None if a hand is over the
-        board or the board is not seen."""
-        reading = self.stream.last_reading if self.stream is not None else None
-        if reading is None or not reading.board_found or reading.occluded:
-            return None
-        return reading.state_key()
-
     def _ask_putback(self, tied: tuple[Group, ...], observation: BoardObservation) -> bool:
         """Ask for bumped ships to go back before asking which of the tied moves was made
         (`controller.putback`); True while that is what the table is asked."""
@@ -848,13 +709,13 @@ class Controller:
         asked = turn.putback
         if asked is not None and asked.key == key:
             # asked already; the board settled anew: quiet from now
-            asked.state, asked.quiet_s = self._reading_state(), now
+            asked.state, asked.quiet_s = self.rig.reading_state(), now
             return True
         if turn.putback_first is None:
             turn.putback_first = {}
         # (a request ended by another board and made again gives up as the first would)
         since = turn.putback_first.setdefault(key, now)
-        turn.putback = PutBack(kind, key, since, self._reading_state(), now, tied)
+        turn.putback = PutBack(kind, key, since, self.rig.reading_state(), now, tied)
         self.status.putback = True
         self.status.fix = None
         self.status.waiting = None
@@ -882,7 +743,7 @@ class Controller:
             self._end_putback()
             return
         now = self.clock.monotonic()
-        state = self._reading_state()
+        state = self.rig.reading_state()
         if state is None or state != asked.state:
             asked.quiet_s = now  # a hand over the board, or it reads otherwise for now
         quiet = now - asked.quiet_s >= PUTBACK_WAIT_S
@@ -914,7 +775,7 @@ class Controller:
         tied = {g.consequence for g in asked.tied}
         if verdict.outcome is Outcome.TIE and {g.consequence for g in verdict.tied} == tied:
             # not yet: quiet from now
-            asked.state, asked.quiet_s = self._reading_state(), self.clock.monotonic()
+            asked.state, asked.quiet_s = self.rig.reading_state(), self.clock.monotonic()
             return True
         self._end_putback()
         now = contents(game)
@@ -945,7 +806,7 @@ class Controller:
         declined = turn.not_yet
         if (
             declined is not None
-            and declined[0] == self._reading_state()
+            and declined[0] == self.rig.reading_state()
             and self.clock.monotonic() - declined[1] < announce.REPEAT_S
         ):
             return  # "not yet" for this very board: asked again once it changes
@@ -985,7 +846,7 @@ class Controller:
         self.status.question = None
         observation = self.last_observation
         if option == len(groups) + 2:  # not yet: the move is not finished
-            turn.not_yet = (self._reading_state(), self.clock.monotonic())
+            turn.not_yet = (self.rig.reading_state(), self.clock.monotonic())
             self.say(f"answer {option}: not yet")
             self._set(
                 Mode.READY,
@@ -1114,7 +975,7 @@ class Controller:
         if fixed.is_over() and not self.session.captures_unchecked:
             self._announce_over()
         elif not fixed.is_over():
-            self._reset_stream()  # the board did not change: check it on a fresh observation
+            self.rig.forget()  # the board did not change: check it on a fresh observation
             self._set(
                 Mode.SETUP,
                 f"round {fixed.round}: the captures were corrected; checking the board",
@@ -1146,7 +1007,7 @@ class Controller:
         self.say(totals_line(fixed))
         # the board is judged anew on a fresh observation: a move made since and not yet
         # taken is taken as usual
-        self._reset_stream()
+        self.rig.forget()
         self._settled()
         return True
 
@@ -1164,11 +1025,11 @@ class Controller:
         )
         if game.pose != before.pose:
             try:
-                self._place_cloud()
+                self.rig.place_cloud(self._game())
             except HardwareError as exc:
                 self._fault(f"{exc}")
                 return
-        self._reset_stream()
+        self.rig.forget()
         self._set(
             Mode.SETUP,
             f"the game went back: {item.move} was not seen; set the board as the game has it",
@@ -1196,7 +1057,7 @@ class Controller:
         if mode is Mode.SPIN and self.status.paused:
             self.say("motion is paused: resume it from the page first")
         elif mode is Mode.SPIN:
-            if self._board_clear():
+            if self.rig.board_clear():
                 self._spin()
             else:
                 self._spin_waits = True
@@ -1268,7 +1129,7 @@ class Controller:
         self.status.provisional = ()
         self.status.question = None
         self.status.suggestion, self.status.die_for, self._die_given = None, None, None
-        self._reset_stream()
+        self.rig.forget()
         text = f"undone: {what}; set the board as it was before it"
         self._set(Mode.SETUP, text, Pattern.FIX)
         return text
@@ -1453,7 +1314,7 @@ class Controller:
             self._pending = None
             self._fault(f"{exc}")
             return
-        self._reset_stream()
+        self.rig.forget()
         self._set(Mode.AFTER_SPIN, "looking for captures", Pattern.BUSY)
 
     def _carry_out(self, pending: PendingSpin, decision: AfterSpin) -> bool:
@@ -1474,12 +1335,7 @@ class Controller:
                 return True
             # from where a fresh frame sees the cloud, clear of the ships (not of those the
             # spin swept: they are on its magnets, or captured)
-            self._wait_for_clear_board("the gantry homes")
-            approach = self._homing_approach(self._ships_to_avoid(leave=pending.swept))
-            self.mover.home(approach)
-            if approach is not None:
-                self.mover.goto_mm(*approach.last_mm)
-            self._place_cloud(pending.goal, pending.swept)
+            self.rig.place_again(self._game(), pending.goal, pending.swept)
         except HardwareError as exc:
             self._pending = None
             self._fault(f"rotation fault: {exc}" if isinstance(decision, TurnTo) else f"{exc}")
@@ -1493,7 +1349,7 @@ class Controller:
         pending, decided = after_spin(game, pending, observation)
         if not isinstance(decided, Captures):
             self._carry_out(pending, decided)
-            self._reset_stream()  # decide on a fresh observation of the corrected cloud
+            self.rig.forget()  # decide on a fresh observation of the corrected cloud
             return
         # the captures from places the cloud covers are the camera's best guess
         events = self.session.cloud_phase(decided)
@@ -1504,12 +1360,12 @@ class Controller:
         for line in capture_lines(events, pending, decided):
             self.say(line)
         removed = next((e for e in events if isinstance(e, CloudRemoved)), None)
-        self._reset_stream()
+        self.rig.forget()
         if removed is not None:
             self.status.lost = tuple(removed.ships)
             self._set(Mode.MOVING, "the cloud returns to the centre", Pattern.BUSY)
             try:
-                self._place_cloud()
+                self.rig.place_cloud(self._game())
             except HardwareError as exc:
                 self._fault(f"{exc}")
                 return
@@ -1576,7 +1432,7 @@ class Controller:
         self.say("recovering: opening the camera and homing the gantry")
         self.clock.sleep(SETTLE_BEFORE_HOMING_S)
         try:
-            self._open_camera()
+            self.rig.reopen_camera()
             self._home()
         except HardwareError as exc:
             self._fault(str(exc))
