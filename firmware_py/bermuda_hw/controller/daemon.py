@@ -25,19 +25,12 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
 
 from bermuda_hw.backends.camera import CameraSource
 from bermuda_hw.clock import Clock
 from bermuda_hw.controller import announce
-from bermuda_hw.controller.actions import (
-    answer_request,
-    die_request,
-    hints_request,
-    new_game_request,
-)
 from bermuda_hw.controller.announce import Announcer
 from bermuda_hw.controller.buttons import SpinButton
 from bermuda_hw.controller.cloud_phase import (
@@ -52,7 +45,7 @@ from bermuda_hw.controller.cloud_phase import (
     plan_spin,
     totals_line,
 )
-from bermuda_hw.controller.commands import ActionRefused, Command, CommandQueue
+from bermuda_hw.controller.commands import ActionRefused, CommandQueue
 from bermuda_hw.controller.consequences import (
     Provisional,
     hand_edits,
@@ -64,6 +57,7 @@ from bermuda_hw.controller.identify import (
 )
 from bermuda_hw.controller.journal import Journal
 from bermuda_hw.controller.notify import Watchdog, sd_notify
+from bermuda_hw.controller.page import PageActions
 from bermuda_hw.controller.putback import (
     out_of_sight_choice,
     unseen_arrivals,
@@ -188,6 +182,7 @@ class Controller:
         self.watchdog = Watchdog()
         self._spin_waits = False  # a spin asked for while the board was covered
         self.commands = CommandQueue()
+        self.page = PageActions(self)
         self.camera_view: CameraView | None = None
         self._restoring = False  # after an undo: wait for the board as it was, take no move
         self.rig = Rig(
@@ -378,7 +373,7 @@ class Controller:
         """One frame: queued actions, then read a frame, act on a new stable observation,
         then on a button press; publish what changed."""
         self.watchdog.kick()
-        self.commands.run_pending(self._command)
+        self.commands.run_pending(self.page.run)
         self._step()
         self.publish()
 
@@ -1082,46 +1077,18 @@ class Controller:
         self._settled()
         return text
 
-    # --- actions from outside (run on this thread, at the top of `step`) -----------------
+    # --- what the page's actions do (`page`: when they are refused) ----------------------
 
-    def _command(self, command: Command) -> str:
-        handlers: dict[str, Callable[[Mapping[str, Any]], str]] = {
-            "spin": self._do_spin,
-            "pass": self._do_pass,
-            "undo": self._do_undo,
-            "new-game": self._do_new_game,
-            "pause": self._do_pause,
-            "resume": self._do_resume,
-            "rehome": self._do_rehome,
-            "answer": self._do_answer,
-            "hints": self._do_hints,
-            "die": self._do_die,
-        }
-        return handlers[command.action](command.args)
+    def press(self) -> None:
+        """The same as a press of the spin button: the next step acts on it."""
+        self.button.press()
 
-    def _now(self) -> str:
-        return f"now: {self.status.mode.value}" + (
-            f" ({self.status.message})" if self.status.message else ""
-        )
-
-    def _do_spin(self, args: Mapping[str, Any]) -> str:
-        if self.status.mode is not Mode.SPIN:
-            raise ActionRefused(f"spin only when the table is asked to press spin; {self._now()}")
-        if self.status.paused:
-            raise ActionRefused("motion is paused: resume it first")
-        self.button.press()  # the same as the button: this step spins
-        return "spin pressed"
-
-    def _do_pass(self, args: Mapping[str, Any]) -> str:
-        game = self.game
-        if self.status.mode is not Mode.READY or game is None or game.phase is not Phase.SHIPS:
-            raise ActionRefused(f"pass only when a player is to move; {self._now()}")
+    def pass_turn(self) -> str:
+        """Pass the active player's turn (from the page)."""
         return self._pass()
 
-    def _do_undo(self, args: Mapping[str, Any]) -> str:
-        game = self.game
-        if game is None or self.status.mode in (Mode.MOVING, Mode.AFTER_SPIN, Mode.STARTING):
-            raise ActionRefused(f"nothing can be undone while the cloud moves; {self._now()}")
+    def undo(self) -> str:
+        """Take back the last move; the board is to be set back as it was."""
         what = self.session.undo()
         self.status.seq = len(self._game().journal)
         self.status.outcome = None
@@ -1134,61 +1101,9 @@ class Controller:
         self._set(Mode.SETUP, text, Pattern.FIX)
         return text
 
-    def _do_new_game(self, args: Mapping[str, Any]) -> str:
-        if self.status.mode is Mode.FAULT:
-            raise ActionRefused("re-home after the fault first")
-        if self.status.paused:
-            raise ActionRefused("motion is paused: resume it first (a new game moves the cloud)")
-        before = self.game.options if self.game is not None else None
-        session = self.session
-        asked = new_game_request(args, self.board.ship_colors, session.players, before)
-        old = self.game_id
-        session.players, session.seed, session.options = asked.players, asked.seed, asked.options
-        self.new_game()
-        return f"game {old} archived; new game {self.game_id} with {asked.players} players"
-
-    def _do_hints(self, args: Mapping[str, Any]) -> str:
-        """Hints on or off for one player (`{"color": "blue", "on": true}`)."""
-        players = self.game.players if self.game is not None else ()
-        color, on = hints_request(args, players)
-        chosen = set(self.status.hints) | {color} if on else set(self.status.hints) - {color}
-        self.status.hints = tuple(c for c in players if c in chosen)
-        return f"hints {'on' if on else 'off'} for {color}"
-
-    def _do_die(self, args: Mapping[str, Any]) -> str:
-        """The die rolled at the table for a computer seat (`{"value": 4}`), when asked."""
-        value = die_request(args)
-        color = self.status.die_for
-        if color is None or self.status.mode is not Mode.READY:
-            raise ActionRefused(f"the table asks for no die now; {self._now()}")
+    def give_die(self, value: int) -> None:
+        """The die rolled at the table for a computer seat, told on the page."""
         self._die_given = value
-        return f"die {value} for {color}"
-
-    def _do_pause(self, args: Mapping[str, Any]) -> str:
-        self.status.paused = True
-        self.say("motion paused: no spin until it is resumed")
-        return "motion paused"
-
-    def _do_resume(self, args: Mapping[str, Any]) -> str:
-        self.status.paused = False
-        self.say("motion resumed")
-        return "motion resumed"
-
-    def _do_rehome(self, args: Mapping[str, Any]) -> str:
-        if self.status.mode is not Mode.FAULT:
-            raise ActionRefused(f"re-home only after a fault; {self._now()}")
-        if self.controls.estop_engaged:
-            raise ActionRefused("the e-stop is still engaged: release it first")
-        self.button.press()  # the same as the button after a fault: this step recovers
-        return "re-homing"
-
-    def _do_answer(self, args: Mapping[str, Any]) -> str:
-        question = self.status.question
-        if question is None or self.status.mode is not Mode.ASK:
-            raise ActionRefused("there is no question to answer")
-        k = answer_request(args, question.options)
-        self.answer(k)
-        return f"answered: {question.options[k - 1]}"
 
     # --- computer seats -----------------------------------------------------------------
 
