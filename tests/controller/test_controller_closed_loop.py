@@ -20,8 +20,8 @@ def _spin(table: Any) -> Any:
     table.press()
     table.steps(1)
     assert table.mode() is Mode.AFTER_SPIN
-    assert c._pending is not None
-    return c._pending
+    assert c.spinner.pending is not None
+    return c.spinner.pending
 
 
 def _at_dot(table: Any, dot: tuple[int, int]) -> bool:

@@ -34,14 +34,7 @@ from bermuda_hw.controller import announce
 from bermuda_hw.controller.announce import Announcer
 from bermuda_hw.controller.buttons import SpinButton
 from bermuda_hw.controller.cloud_phase import (
-    AfterSpin,
-    Captures,
-    GiveUp,
-    PendingSpin,
-    TurnTo,
-    after_spin,
     capture_lines,
-    place_again,
     plan_spin,
     totals_line,
 )
@@ -87,6 +80,7 @@ from bermuda_hw.controller.ship_phase import (
 )
 from bermuda_hw.controller.signals import Pattern, TableSignals
 from bermuda_hw.controller.snapshot import Snapshot
+from bermuda_hw.controller.spin import Spinner
 from bermuda_hw.controller.status import (
     Mode,
     Status,
@@ -99,7 +93,6 @@ from bermuda_hw.errors import (
     CameraError,
     EmergencyStopError,
     HardwareError,
-    StepTimingError,
 )
 from bermuda_hw.rules.board import LETTERS, Board
 from bermuda_hw.rules.candidates import Bump, Candidate, contents
@@ -168,7 +161,6 @@ class Controller:
         self.button = SpinButton(clock)
         self.status = Status()
         self.last_observation: BoardObservation | None = None
-        self._pending: PendingSpin | None = None
         self._aligned = False
         self._answer: int | None = None  # an answer given through `answer()`
         self._die_given: int | None = None  # a computer seat's die, given on the page
@@ -197,6 +189,7 @@ class Controller:
             watch_board=self.announcer.watch_board,
             stopping=self._stop.is_set,
         )
+        self.spinner = Spinner(mover, self.rig, self.say)
 
     # --- announcements ------------------------------------------------------------------
 
@@ -310,7 +303,7 @@ class Controller:
     def new_game(self) -> None:
         """Archive the current game and start the next one (long press, or `game new`)."""
         self._new_game()
-        self._pending = None
+        self.spinner.pending = None
         self._restoring = False
         self._aligned = True
         self.rig.place_cloud(self._game())
@@ -1213,62 +1206,32 @@ class Controller:
     # --- the cloud ----------------------------------------------------------------------
 
     def _spin(self) -> None:
-        game = self.game
-        assert game is not None
-        pending = self._pending = plan_spin(game, self.last_observation)
+        game = self._game()
+        pending = plan_spin(game, self.last_observation)
         self.status.last_spin = str(pending.spin)
         self._set(Mode.MOVING, f"spin: {pending.spin}", Pattern.BUSY)
         try:
-            self.mover.execute_spin(pending.spin)
-        except StepTimingError as exc:
-            # the move was aborted, not interrupted: home and finish it
-            self.say(f"{exc}")
-            if not self._carry_out(*place_again(pending, "the move was aborted")):
-                return
+            self.spinner.spin(game, pending)
         except HardwareError as exc:
-            self._pending = None
-            self._fault(f"{exc}")
+            self._fault(str(exc))
             return
         self.rig.forget()
         self._set(Mode.AFTER_SPIN, "looking for captures", Pattern.BUSY)
 
-    def _carry_out(self, pending: PendingSpin, decision: AfterSpin) -> bool:
-        """Carry out a decision on the cloud's pose after a spin (`cloud_phase`): place the
-        cloud again or turn it; False if that faulted (or the decision was to give up)."""
-        self._pending = pending
-        if isinstance(decision, Captures):
-            return True
-        if isinstance(decision, GiveUp):
-            self._pending = None
-            self._fault(str(decision))
-            return False
-        self.say(str(decision))
-        try:
-            if isinstance(decision, TurnTo):
-                self.mover.assume_letter(decision.seen)
-                self.mover.turn_to(decision.wanted)
-                return True
-            # from where a fresh frame sees the cloud, clear of the ships (not of those the
-            # spin swept: they are on its magnets, or captured)
-            self.rig.place_again(self._game(), pending.goal, pending.swept)
-        except HardwareError as exc:
-            self._pending = None
-            self._fault(f"rotation fault: {exc}" if isinstance(decision, TurnTo) else f"{exc}")
-            return False
-        return True
-
     def _finish_spin(self, observation: BoardObservation) -> None:
-        game = self.game
-        pending = self._pending
-        assert game is not None and pending is not None
-        pending, decided = after_spin(game, pending, observation)
-        if not isinstance(decided, Captures):
-            self._carry_out(pending, decided)
+        game = self._game()
+        try:
+            decided = self.spinner.look(game, observation)
+        except HardwareError as exc:
+            self._fault(str(exc))
+            decided = None
+        if decided is None:
             self.rig.forget()  # decide on a fresh observation of the corrected cloud
             return
+        pending, self.spinner.pending = self.spinner.pending, None
+        assert pending is not None
         # the captures from places the cloud covers are the camera's best guess
         events = self.session.cloud_phase(decided)
-        self._pending = None
         self._saved(events is not None)
         if events is None:
             return
