@@ -11,7 +11,7 @@ from typing import Any
 from referee_helpers import Camera
 from table_helpers import put_in_port, set_out_seen, taken_moves
 
-from bermuda_hw.controller.daemon import PUTBACK_GIVE_UP_S
+from bermuda_hw.controller.asking import PUTBACK_GIVE_UP_S
 from bermuda_hw.controller.identify import difference
 from bermuda_hw.controller.referee import bumped_beside
 from bermuda_hw.controller.status import Mode

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from table_helpers import put_in_port, set_down_under, set_out, set_out_ready, taken_moves
 
-from bermuda_hw.controller.daemon import PUTBACK_WAIT_S
+from bermuda_hw.controller.asking import PUTBACK_WAIT_S
 from bermuda_hw.controller.referee import putback_tells
 from bermuda_hw.controller.status import Mode
 from bermuda_hw.rules.game import Game, GameOptions

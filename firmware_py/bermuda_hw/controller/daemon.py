@@ -30,8 +30,15 @@ from dataclasses import replace
 
 from bermuda_hw.backends.camera import CameraSource
 from bermuda_hw.clock import Clock
-from bermuda_hw.controller import announce
 from bermuda_hw.controller.announce import Announcer
+from bermuda_hw.controller.asking import (
+    PUTBACK_GIVE_UP_S,
+    Asking,
+    NoneOfThese,
+    NoSuchAnswer,
+    NotYet,
+    Settled,
+)
 from bermuda_hw.controller.buttons import SpinButton
 from bermuda_hw.controller.cloud_phase import (
     capture_lines,
@@ -55,10 +62,8 @@ from bermuda_hw.controller.putback import (
     out_of_sight_choice,
     unseen_arrivals,
 )
-from bermuda_hw.controller.questions import question_for
 from bermuda_hw.controller.referee import (
     Group,
-    Outcome,
     Verdict,
     bumped_beside,
     judge,
@@ -86,7 +91,7 @@ from bermuda_hw.controller.status import (
     Status,
     Suggestion,
 )
-from bermuda_hw.controller.turn import Bumped, PutBack, Request, RequestKey, Turn, Turns
+from bermuda_hw.controller.turn import Bumped, Request, RequestKey, Turn, Turns
 from bermuda_hw.controller.wording import either, press_hint
 from bermuda_hw.errors import (
     CalibrationError,
@@ -95,7 +100,7 @@ from bermuda_hw.errors import (
     HardwareError,
 )
 from bermuda_hw.rules.board import LETTERS, Board
-from bermuda_hw.rules.candidates import Bump, Candidate, contents
+from bermuda_hw.rules.candidates import Candidate, contents
 from bermuda_hw.rules.events import (
     CloudRemoved,
 )
@@ -111,13 +116,6 @@ log = logging.getLogger("bermuda_hw.controller")
 FAULT_POLL_S = 0.1  # in a fault, how often the loop looks for the press that recovers
 SETTLE_BEFORE_HOMING_S = 0.5  # after a stop at speed, the carriage comes to rest first
 ACCEPT_AFTER_ATTEMPTS = 3  # after this many asks for a fix, a long press accepts the board
-# After asking for bumped ships to go back: how long the board must read the same, clear of
-# hands, before the table is asked instead (which move it was, or whether the move in doubt
-# was made); a put-back takes a person 2-4 s, so six quiet seconds say it is not coming. And
-# when a board never that quiet is asked about (as a question unanswered is said again).
-# Neither takes anything: they only decide when to ask.
-PUTBACK_WAIT_S = 6.0
-PUTBACK_GIVE_UP_S = 60.0
 
 
 class Controller:
@@ -162,9 +160,8 @@ class Controller:
         self.status = Status()
         self.last_observation: BoardObservation | None = None
         self._aligned = False
-        self._answer: int | None = None  # an answer given through `answer()`
         self._die_given: int | None = None  # a computer seat's die, given on the page
-        self._asked_s = 0.0  # when the pending question was last put to the table
+        self.asking = Asking()  # when the table is asked, and what its answers mean
         # what the table is in the middle of for the game as it is (`turn`): requests,
         # questions, "not yet", a move out of sight waiting, bumped ships not yet back
         self.turns = Turns()
@@ -266,7 +263,7 @@ class Controller:
 
     def answer(self, option: int) -> None:
         """Answer the pending question with option `option` (from 1), as the page does."""
-        self._answer = option
+        self.asking.give(option)
 
     @property
     def game(self) -> Game | None:
@@ -418,13 +415,11 @@ class Controller:
             self._on_press()
 
     def _not_yet_lapsed(self) -> bool:
-        declined = self._turn.not_yet
         return (
-            declined is not None
-            and self.status.mode is Mode.READY
+            self.status.mode is Mode.READY
             and self.status.unfinished
             and self.last_observation is not None
-            and self.clock.monotonic() - declined[1] >= announce.REPEAT_S
+            and self.asking.not_yet_lapsed(self._turn, self.clock.monotonic())
         )
 
     # --- observations -------------------------------------------------------------------
@@ -686,58 +681,36 @@ class Controller:
         """Ask the active player to put back any ship the move bumped (without saying which
         move); True while that is what the table is asked, False if this request ran out
         once already in this state of the game."""
-        game = self.game
-        assert game is not None
-        turn = self._turn
-        if key in turn.ran_out:
-            # this request ran out once already: the table is asked, or the move taken
+        now, state = self.clock.monotonic(), self.rig.reading_state()
+        made = self.asking.request_putback(self._turn, kind, key, tied, state, now)
+        if made is None:  # ran out once already: the table is asked, or the move taken
             self._end_putback()
             return False
-        now = self.clock.monotonic()
-        asked = turn.putback
-        if asked is not None and asked.key == key:
-            # asked already; the board settled anew: quiet from now
-            asked.state, asked.quiet_s = self.rig.reading_state(), now
-            return True
-        if turn.putback_first is None:
-            turn.putback_first = {}
-        # (a request ended by another board and made again gives up as the first would)
-        since = turn.putback_first.setdefault(key, now)
-        turn.putback = PutBack(kind, key, since, self.rig.reading_state(), now, tied)
-        self.status.putback = True
-        self.status.fix = None
-        self.status.waiting = None
-        self.status.question = None
-        turn.tied = ()
-        self._set(
-            Mode.FIX,
-            f"{game.active}: if your move bumped a ship, put it back in its port",
-            Pattern.FIX,
-        )
+        if made:
+            self.status.putback = True
+            self.status.fix = None
+            self.status.waiting = None
+            self.status.question = None
+            self._set(
+                Mode.FIX,
+                f"{self._game().active}: if your move bumped a ship, put it back in its port",
+                Pattern.FIX,
+            )
         return True
 
     def _putback_step(self) -> None:
-        """A frame with no new stable board while a put-back is asked for: once the board
-        has read the same, clear of hands, for `PUTBACK_WAIT_S`, or the request has stood
-        for `PUTBACK_GIVE_UP_S`, the table is asked which move it was (a bump in doubt:
-        whether that move was made), with "none of these" and "not yet" among the
-        answers. The wait only decides when to ask: no move is ever taken for a quiet
-        board. A request that ended in a question is not made again for the same board."""
-        turn = self._turn
-        asked = turn.putback
+        """A frame with no new stable board while a put-back is asked for: once the request
+        ran out (`asking`), the table is asked which move it was (a bump in doubt: whether
+        that move was made), with "none of these" and "not yet" among the answers. No move
+        is ever taken for a quiet board."""
         observation = self.last_observation
-        assert asked is not None
         if observation is None or self.status.mode is not Mode.FIX:
             self._end_putback()
             return
-        now = self.clock.monotonic()
-        state = self.rig.reading_state()
-        if state is None or state != asked.state:
-            asked.quiet_s = now  # a hand over the board, or it reads otherwise for now
-        quiet = now - asked.quiet_s >= PUTBACK_WAIT_S
-        if not quiet and now - asked.asked_s < PUTBACK_GIVE_UP_S:
+        now, state = self.clock.monotonic(), self.rig.reading_state()
+        asked = self.asking.putback_lapsed(self._turn, state, now)
+        if asked is None:
             return
-        turn.ran_out.add(asked.key)
         self._end_putback()
         if asked.kind is Request.BUMPS:
             # the board never showed one move's ships put back: ask which move it was
@@ -748,29 +721,18 @@ class Controller:
 
     def _settle_putback(self, observation: BoardObservation) -> bool:
         """A stable board while the table is asked to put back the ships of one of several
-        moves that all bumped ships: True while the request stands (the board still shows
-        the same tie) or once it became the question; False when the board says something
-        else (a move with a ship put back, or any other), which is then judged as usual.
-
-        A board that reads exactly as the game has it (a ship bumped back into the port
-        its mover left, or the move taken back) is asked about: the camera cannot tell
-        these apart."""
-        game = self.game
+        moves that all bumped ships: True while the request stands or once it became the
+        question; False when the board says something else, judged then as usual."""
         turn = self._turn
         asked = turn.putback
-        assert asked is not None and game is not None
+        assert asked is not None
         verdict = self._judge(observation)
-        tied = {g.consequence for g in asked.tied}
-        if verdict.outcome is Outcome.TIE and {g.consequence for g in verdict.tied} == tied:
-            # not yet: quiet from now
-            asked.state, asked.quiet_s = self.rig.reading_state(), self.clock.monotonic()
+        now, state = self.clock.monotonic(), self.rig.reading_state()
+        settled = self.asking.settle_putback(turn, verdict, contents(self._game()), state, now)
+        if settled is Settled.STANDS:
             return True
         self._end_putback()
-        now = contents(game)
-        if verdict.outcome is Outcome.NONE and any(
-            dict(c.contents) == now for g in asked.tied for c in g.members if c.bump is Bump.BACK
-        ):
-            turn.ran_out.add(asked.key)
+        if settled is Settled.ASK:
             self._ask(asked.tied)
             return True
         return False
@@ -784,57 +746,37 @@ class Controller:
         """Ask the table which of the tied moves was made (one question, by die if it can;
         whether it was made, for one move in doubt). "None of these" and "not yet" are
         always among the answers; nothing is taken until the table answers."""
-        game = self.game
-        assert game is not None
-        turn = self._turn
-        if self.status.mode is Mode.ASK and {g.consequence for g in groups} == {
-            g.consequence for g in turn.tied
-        }:
-            return  # the same question is pending
-        declined = turn.not_yet
-        if (
-            declined is not None
-            and declined[0] == self.rig.reading_state()
-            and self.clock.monotonic() - declined[1] < announce.REPEAT_S
-        ):
-            return  # "not yet" for this very board: asked again once it changes
-        question, turn.tied = question_for(game.active, groups)
+        turn, now, state = self._turn, self.clock.monotonic(), self.rig.reading_state()
+        if not self.asking.should_ask(turn, groups, self.status.mode is Mode.ASK, state, now):
+            return
+        question = self.asking.ask(turn, self._game().active, groups, now)
         self.status.question = question
-        self._asked_s = self.clock.monotonic()
         self.button.forget()
-        self._answer = None
         self._set(Mode.ASK, f"{question.text} ({press_hint(question.options)})", Pattern.ASK)
 
     def _answer_step(self) -> None:
         """In mode ASK: take an answer from the page, or from presses once the button rests.
         Unanswered, the question is said again every `announce.REPEAT_S` while the game waits."""
-        option = self._answer
-        if option is None:
-            option = self.button.counted()
+        option = self.asking.take(self.button.counted)
         question = self.status.question
         if option is None:
-            if question is not None and self.clock.monotonic() - self._asked_s >= announce.REPEAT_S:
+            if question is not None and self.asking.repeat_due(self.clock.monotonic()):
                 # asked again: a question of its own (a page or a player sees it anew)
-                self._asked_s = self.clock.monotonic()
                 self.status.question = replace(question)
                 self.say(
                     f"still waiting for an answer, the game is paused: {question.text} "
                     f"({press_hint(question.options)})"
                 )
             return
-        self._answer = None
-        game = self.game
-        assert game is not None
-        turn = self._turn
-        groups = turn.tied
-        if not 1 <= option <= len(groups) + 2:
-            self.say(f"there is no answer {option}: press 1 to {len(groups) + 2} times")
+        game = self._game()
+        now, state = self.clock.monotonic(), self.rig.reading_state()
+        answer = self.asking.answer(self._turn, option, state, now)
+        if isinstance(answer, NoSuchAnswer):
+            self.say(str(answer))
             return
-        turn.tied = ()
         self.status.question = None
         observation = self.last_observation
-        if option == len(groups) + 2:  # not yet: the move is not finished
-            turn.not_yet = (self.rig.reading_state(), self.clock.monotonic())
+        if isinstance(answer, NotYet):  # the move is not finished
             self.say(f"answer {option}: not yet")
             self._set(
                 Mode.READY,
@@ -844,7 +786,7 @@ class Controller:
             self.status.unfinished = True
             self.publish()
             return
-        if option == len(groups) + 1:  # none of these: nothing is taken
+        if isinstance(answer, NoneOfThese):  # nothing is taken
             self.say(f"answer {option}: none of these; nothing is taken")
             diff = difference(game, observation) if observation is not None else Difference()
             self._show_fix(
@@ -854,7 +796,7 @@ class Controller:
                 "then make your move again",
             )
             return
-        group = groups[option - 1]
+        group = answer.group
         self.say(f"answer {option}: {group.best.describe()}")
         # the places the move arrives at that the camera does not see well are checked
         # once it does (the answer names the move; the board will show it)
