@@ -10,7 +10,7 @@ import pytest
 from table_helpers import set_out, set_out_ready
 
 from bermuda_hw.controller.asking import PUTBACK_WAIT_S
-from bermuda_hw.controller.daemon import ACCEPT_AFTER_ATTEMPTS
+from bermuda_hw.controller.hand_edits import ACCEPT_AFTER_ATTEMPTS
 from bermuda_hw.controller.status import NONE_OF_THESE, NOT_YET, Mode
 from bermuda_hw.rules.game import Game, GameOptions
 from bermuda_hw.rules.moves import Move

@@ -48,9 +48,9 @@ from bermuda_hw.controller.cloud_phase import (
 from bermuda_hw.controller.commands import ActionRefused, CommandQueue
 from bermuda_hw.controller.consequences import (
     Provisional,
-    hand_edits,
 )
 from bermuda_hw.controller.corrections import CorrectedCaptures, corrected_move
+from bermuda_hw.controller.hand_edits import accepted, edits_for, fix_message, refusal
 from bermuda_hw.controller.identify import (
     Difference,
     difference,
@@ -115,7 +115,6 @@ log = logging.getLogger("bermuda_hw.controller")
 
 FAULT_POLL_S = 0.1  # in a fault, how often the loop looks for the press that recovers
 SETTLE_BEFORE_HOMING_S = 0.5  # after a stop at speed, the carriage comes to rest first
-ACCEPT_AFTER_ATTEMPTS = 3  # after this many asks for a fix, a long press accepts the board
 
 
 class Controller:
@@ -564,9 +563,7 @@ class Controller:
         # something else each time: the same stray token shows as another fix)
         self.status.fix_attempts += 1
         self.status.fix = diff
-        if self.status.fix_attempts >= ACCEPT_AFTER_ATTEMPTS:
-            message += "; or hold the spin button to accept the board as it is"
-        self._set(mode, message, Pattern.FIX)
+        self._set(mode, fix_message(message, self.status.fix_attempts), Pattern.FIX)
 
     def _align(self, observation: BoardObservation) -> None:
         """Believe the camera about the cloud's letter after homing (no index sensor)."""
@@ -816,21 +813,14 @@ class Controller:
         """Take the board as the camera sees it (a long press after failed fixes): each ship
         the game has where the camera sees none moves to where a ship of its colour is
         seen, or leaves the game; journalled as hand edits of the position."""
-        game = self.game
-        observation = self.last_observation
-        assert game is not None
-        if self._turn.putback is not None:
-            self.say(
-                "a long press accepts no board while the table is asked to put back "
-                "bumped ships: put them back, or wait"
-            )
+        game, observation = self._game(), self.last_observation
+        refused = refusal(
+            self._turn.putback is not None, observation is not None, self.status.fix_attempts
+        )
+        if refused is not None:
+            self.say(refused)
             return False
-        if observation is None or self.status.fix_attempts < ACCEPT_AFTER_ATTEMPTS:
-            self.say(
-                "a long press accepts the board as seen only after a fix has been "
-                f"asked for {ACCEPT_AFTER_ATTEMPTS} times"
-            )
-            return False
+        assert observation is not None
         waiting = self._waiting_move() if self.status.mode is Mode.FIX else None
         self._turn.waiting = None
         count = len(game.journal)
@@ -843,22 +833,14 @@ class Controller:
             bumped = waiting[0].bumped
         # the ships it bumps go back to their ports as the players are asked next
         going_back = self._turn.bumped
-        edits = hand_edits(game, difference(game, observation), bumped)
+        edits = edits_for(game, observation, bumped)
         # what the board now shows is the game; only the move just made stays to be checked
         committed = self.session.edit(edits, keep_since=count)
         # (the edits are a new state of the game; its bumped ships still go back first)
         self._turn.bumped = going_back
         if not self._saved(committed):
             return False
-        self.say(
-            "the board is accepted as seen: "
-            + (
-                "; ".join(
-                    f"{sid} {'to ' + place if place else 'out of the game'}" for sid, place in edits
-                )
-                or "nothing to change"
-            )
-        )
+        self.say(accepted(edits))
         if bumped:
             self._check_board(observation)
         else:

@@ -1,0 +1,62 @@
+"""A long press after failed fixes: the board taken as the camera sees it, as hand edits.
+
+A misread or a stray token can never stall a game: once a fix has been asked
+for `ACCEPT_AFTER_ATTEMPTS` times with no change to the game, the ask says so,
+and a long press of the spin button accepts the board as seen. Each ship the
+game has where the camera sees none moves to where a ship of its colour is
+seen, or leaves the game (`consequences.hand_edits`); a move out of sight the
+fix was shown beside is a move (die, cards), made first, and only what it
+leaves unexplained is edited. Nothing is accepted while the table is asked to
+put bumped ships back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bermuda_hw.controller.consequences import hand_edits
+from bermuda_hw.controller.identify import difference
+from bermuda_hw.rules.game import Game
+from bermuda_hw.vision.types import BoardObservation
+
+ACCEPT_AFTER_ATTEMPTS = 3  # after this many asks for a fix, a long press accepts the board
+
+Edits = list[tuple[str, str | None]]
+
+
+def fix_message(message: str, attempts: int) -> str:
+    """An ask for a fix (the `attempts`-th since the game last changed), with the way out
+    once it is due."""
+    if attempts >= ACCEPT_AFTER_ATTEMPTS:
+        return message + "; or hold the spin button to accept the board as it is"
+    return message
+
+
+def refusal(putback_asked: bool, seen: bool, attempts: int) -> str | None:
+    """Why a long press accepts no board now (None: it accepts it); `seen`: a board was
+    read, `attempts`: the fixes asked for since the game last changed."""
+    if putback_asked:
+        return (
+            "a long press accepts no board while the table is asked to put back "
+            "bumped ships: put them back, or wait"
+        )
+    if not seen or attempts < ACCEPT_AFTER_ATTEMPTS:
+        return (
+            "a long press accepts the board as seen only after a fix has been "
+            f"asked for {ACCEPT_AFTER_ATTEMPTS} times"
+        )
+    return None
+
+
+def edits_for(game: Game, observation: BoardObservation, going_back: tuple[str, ...]) -> Edits:
+    """The edits that make the game's placement what the camera sees (the ships
+    `going_back` to their ports are asked for next, not edited)."""
+    return hand_edits(game, difference(game, observation), going_back)
+
+
+def accepted(edits: Sequence[tuple[str, str | None]]) -> str:
+    """What the table is told of the edits made."""
+    return "the board is accepted as seen: " + (
+        "; ".join(f"{sid} {'to ' + place if place else 'out of the game'}" for sid, place in edits)
+        or "nothing to change"
+    )
