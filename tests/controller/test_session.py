@@ -124,3 +124,21 @@ def test_a_roll_and_its_undo(tmp_path: Path) -> None:
         made, _ = session.apply(candidate)
         assert session.undo() == str(made)
         assert _reloaded(path).journal == session.current.journal
+
+
+def test_a_provisional_move_the_board_contradicts_is_taken_back(tmp_path: Path) -> None:
+    path = tmp_path / "bermuda.db"
+    told = Told()
+    with Journal(path) as journal:
+        session = _session(journal, told)
+        session.new()
+        before = len(session.current.journal)
+        candidate = _a_move(session.current, 4)
+        made, _ = session.apply(candidate, provisional=(str(candidate.move.end),))
+        assert session.provisional_moves == (str(made),)
+        assert "provisional: the camera cannot see" in told.lines[-1]
+        (item,) = session.provisional
+        assert session.rewind(item, [str(made.end)])
+        assert len(session.current.journal) == before and session.provisional == []
+        assert told.lines[-1].startswith(f"{made} is not on the board")
+    assert len(_reloaded(path).journal) == before  # an undo entry: nothing deleted, taken back

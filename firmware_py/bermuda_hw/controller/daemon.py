@@ -94,7 +94,6 @@ from bermuda_hw.controller.status import (
 from bermuda_hw.controller.turn import Bumped, Request, RequestKey, Turn, Turns
 from bermuda_hw.controller.wording import either, press_hint
 from bermuda_hw.errors import (
-    CalibrationError,
     CameraError,
     EmergencyStopError,
     HardwareError,
@@ -507,26 +506,10 @@ class Controller:
         diff = difference(game, observation)
         if not diff:
             self.say(f"the board matches the game; round {game.round}")
-            self._learn_start_layout()
+            self.rig.learn_start_layout(game)
             self._settled(observation)
         else:
             self._show_fix(diff, f"set the board as the game has it: {diff.describe()}", Mode.SETUP)
-
-    def _learn_start_layout(self) -> None:
-        """At a game's start the board holds only the start layout: vision learns the empty
-        board's look from it (printing the board file does not describe, the light)."""
-        game = self.game
-        assert game is not None
-        learn = getattr(self.reader, "learn_background", None)
-        if learn is None or any("move" in entry for entry in game.journal):
-            return
-        places = {(s.location, None) for s in game.ships() if s.location is not None}
-        try:
-            learn(None, sorted(places))
-        except CalibrationError as exc:
-            log.warning("the board's look was not learned: %s", exc)
-            return
-        log.info("learned the board's look from the start layout")
 
     def _judge(self, observation: BoardObservation) -> Verdict:
         """The referee's verdict on an observation for the game as it is, with the die if
@@ -870,7 +853,7 @@ class Controller:
         """Correct a cloud phase's captures that the board, now in view, contradicts
         (`corrections.corrected_captures`)."""
         fixed = corrected.game
-        if not self.session.rewrite(item, fixed):
+        if not self.session.correct_captures(item, corrected):
             return
         self.status.seq = len(fixed.journal)
         self.status.fix_attempts = 0
@@ -880,10 +863,6 @@ class Controller:
         removed |= {s for s in corrected.captured if fixed.ship(s).status is ShipStatus.OUT}
         self.status.lost = tuple(s for s in fixed.ship_ids if s in removed)
         self.status.outcome = str(fixed.outcome()) if fixed.is_over() else None
-        self.say(
-            f"{item.move} were not as the camera guessed under the cloud: "
-            f"{'; '.join(corrected.changes)}. The game is corrected from that cloud phase"
-        )
         if fixed.is_over() and not self.session.captures_unchecked:
             self._announce_over()
         elif not fixed.is_over():
@@ -905,18 +884,9 @@ class Controller:
         corrected = corrected_move(self._game(), item, observation, self.die_mode)
         if corrected is None:
             return False
-        fixed, other = corrected.game, corrected.move
-        if not self.session.rewrite(item, fixed):
+        if not self.session.correct_move(item, corrected):
             return True
-        self.session.forget_provisional(since=item.count)
         self._saved(True)
-        self.say(
-            f"{item.move} is not where the ship went: the board shows {other.move} "
-            f"(die {other.die}); the game is corrected from that move"
-        )
-        for event in corrected.events[1:]:
-            self.say(f"    {event}")
-        self.say(totals_line(fixed))
         # the board is judged anew on a fresh observation: a move made since and not yet
         # taken is taken as usual
         self.rig.forget()
@@ -926,15 +896,11 @@ class Controller:
     def _rewind(self, item: Provisional, wrong: list[str]) -> None:
         """Take the game back to before a provisional move the board contradicts."""
         before = self._game()
-        if not self.session.rewind(item):
+        if not self.session.rewind(item, wrong):
             return
         game = self._game()
         self.status.provisional = self.session.provisional_moves
         self.status.seq = len(game.journal)
-        self.say(
-            f"{item.move} is not on the board ({', '.join(wrong)} seen without it): the "
-            f"game goes back to before it, round {game.round}, {game.active} to move"
-        )
         if game.pose != before.pose:
             try:
                 self.rig.place_cloud(self._game())

@@ -10,6 +10,7 @@ press that answers the table's "clear the way" homes straight.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +20,7 @@ from bermuda_hw.clock import Clock
 from bermuda_hw.controller.homing import HomeRefused, homing_route, place_cloud, ships_to_avoid
 from bermuda_hw.controller.notify import Watchdog
 from bermuda_hw.controller.seams import Mover
-from bermuda_hw.errors import HardwareError
+from bermuda_hw.errors import CalibrationError, HardwareError
 from bermuda_hw.planning.route import HomingApproach
 from bermuda_hw.rules.board import LETTERS, Board
 from bermuda_hw.rules.cloud import CloudPose
@@ -27,6 +28,8 @@ from bermuda_hw.rules.game import Game
 from bermuda_hw.vision.reader import BoardReader
 from bermuda_hw.vision.stability import ObservationStream, StabilitySettings
 from bermuda_hw.vision.types import BoardObservation, FrameReading
+
+log = logging.getLogger("bermuda_hw.controller")
 
 CLEAR_BOARD_TIMEOUT_S = 30.0  # how long a homing waits for hands to leave the board
 
@@ -139,6 +142,20 @@ class Rig:
             return None
         tracker = getattr(self.reader, "tracker", None)
         return CameraView(tap.last.image, self.reading, getattr(tracker, "pose", None), frames)
+
+    def learn_start_layout(self, game: Game) -> None:
+        """At a game's start the board holds only the start layout: vision learns the empty
+        board's look from it (printing the board file does not describe, the light)."""
+        learn = getattr(self.reader, "learn_background", None)
+        if learn is None or any("move" in entry for entry in game.journal):
+            return
+        places = {(s.location, None) for s in game.ships() if s.location is not None}
+        try:
+            learn(None, sorted(places))
+        except CalibrationError as exc:
+            log.warning("the board's look was not learned: %s", exc)
+            return
+        log.info("learned the board's look from the start layout")
 
     def wait_for_clear_board(self, why: str) -> None:
         """Read fresh frames until the board is clear; HardwareError if it stays covered."""

@@ -19,11 +19,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bermuda_hw.controller.actions import undo_count
-from bermuda_hw.controller.cloud_phase import Captures
+from bermuda_hw.controller.cloud_phase import Captures, totals_line
 from bermuda_hw.controller.commands import ActionRefused
 from bermuda_hw.controller.consequences import Provisional, provisional_moves
 from bermuda_hw.controller.corrections import (
     CorrectedCaptures,
+    CorrectedMove,
     corrected_captures,
 )
 from bermuda_hw.controller.history import History
@@ -294,8 +295,9 @@ class GameSession:
             sorted(str(k) for e in undone for k in e)
         )
 
-    def rewind(self, item: Provisional) -> bool:
-        """Take the game back to before a provisional move; False if the journal refused."""
+    def rewind(self, item: Provisional, wrong: Sequence[str]) -> bool:
+        """Take the game back to before a provisional move the board contradicts (`wrong`:
+        its places seen without it); False if the journal refused."""
         game = self.current
         try:
             # an undo entry naming the rows taken back: nothing is deleted
@@ -303,8 +305,41 @@ class GameSession:
         except JournalWriteError as exc:
             self.on_write_error(str(exc))
             return False
-        self.game = rewound(game, item.count)
+        self.game = back = rewound(game, item.count)
         self.forget_provisional(since=item.count)
+        self.say(
+            f"{item.move} is not on the board ({', '.join(wrong)} seen without it): the "
+            f"game goes back to before it, round {back.round}, {back.active} to move"
+        )
+        return True
+
+    def correct_captures(self, item: Provisional, corrected: CorrectedCaptures) -> bool:
+        """A cloud phase's captures the board contradicts replaced by those it shows, and
+        the game played on from them (`corrections.corrected_captures`); False if the
+        journal refused."""
+        if not self.rewrite(item, corrected.game):
+            return False
+        self.say(
+            f"{item.move} were not as the camera guessed under the cloud: "
+            f"{'; '.join(corrected.changes)}. The game is corrected from that cloud phase"
+        )
+        return True
+
+    def correct_move(self, item: Provisional, corrected: CorrectedMove) -> bool:
+        """A provisional move replaced by the move of that turn the board shows, and the
+        game played on from it (`corrections.corrected_move`); False if the journal
+        refused."""
+        if not self.rewrite(item, corrected.game):
+            return False
+        self.forget_provisional(since=item.count)
+        other = corrected.move
+        self.say(
+            f"{item.move} is not where the ship went: the board shows {other.move} "
+            f"(die {other.die}); the game is corrected from that move"
+        )
+        for event in corrected.events[1:]:
+            self.say(f"    {event}")
+        self.say(totals_line(corrected.game))
         return True
 
     def forget_provisional(self, since: int) -> None:
