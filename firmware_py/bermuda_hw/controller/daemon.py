@@ -5,19 +5,33 @@ only camera frames (through vision), the table's buttons and the cloud mover,
 never the simulated world's truth. One frame at a time (`step`): the actions
 queued from outside (the page, `bermuda-hw game`) run first, on this thread;
 then a frame is read, a new stable observation is acted on, then a press of
-the spin button. The decisions live beside it:
+the spin button. The state machine is here, in `Mode`s (`status`):
 
-- the ship phase: the referee's verdict (`referee`) and belief (`belief`),
-  the boards a move leaves (`consequences`), what differs (`identify`);
-- the cloud phase: the spin's plan, the closed loop on the cloud's pose and
-  the captures (`cloud_phase`); the route of a homing (`homing`);
-- computer seats and the turn's line (`seats`); the page's actions (`actions`);
-- the journal (`journal`), the finished games (`history`), the snapshots
-  readers on other threads see (`snapshot`).
+    STARTING --homed--> SETUP --the board matches the game--> READY | SPIN | OVER
+    READY --a stable board (`ship_phase.decide`)--> a move taken: READY | SPIN | OVER;
+          a board to fix: FIX; bumped ships asked back: FIX; a tie: ASK
+    READY --press--> the virtual die rolled, or a pass
+    FIX --the board fixed--> READY | SPIN
+    FIX, SETUP --long press after three asks for a fix--> hand edits (`hand_edits`)
+    ASK --an answer--> a move taken | FIX (none of these) | READY (not yet)
+    SPIN --press, the board clear--> MOVING --> AFTER_SPIN
+    AFTER_SPIN --the cloud where planned--> captures --> (MOVING, back to the centre)
+          --> SETUP | OVER;  the cloud elsewhere: placed again or turned, AFTER_SPIN
+    a provisional move or capture the board contradicts --> SETUP (the game corrected)
+    OVER --long press, `game new`--> SETUP (a new game);  an undo (the page) --> SETUP
+    any --camera, I2C, homing, e-stop, journal--> FAULT --press--> STARTING (recover)
 
-Faults (the camera gone or stalled, an I2C error, a homing fault, the e-stop)
-stop the motors, keep the game and wait for the spin button; motion only ever
-starts over a board the camera sees clear of hands. docs/controller.md and
+What carries it out lives beside it, each part owning its own state: the game
+and its journal (`session`), the camera and homing (`rig`), the spin and the
+closed loop on the cloud's pose (`spin`), what the table is asked and what the
+answers mean (`asking`), the page's actions (`page`), a long press's hand
+edits (`hand_edits`), the lines said and the snapshots (`announce`), the spin
+button (`buttons`). The decisions are pure functions: `ship_phase`, `referee`,
+`belief`, `putback`, `questions`, `turn`, `corrections`, `cloud_phase`,
+`seats`, `homing` (docs/controller.md, "Where the code is").
+
+Faults stop the motors, keep the game and wait for the spin button; motion only
+ever starts over a board the camera sees clear of hands. docs/controller.md and
 docs/referee.md describe a game at the table.
 """
 
