@@ -216,6 +216,7 @@ def test_restart_mid_game_resumes_from_the_journal(make_table: MakeTable) -> Non
 def test_the_watchdog_is_kicked_by_the_loop_and_by_the_step_thread_during_moves(
     make_table: MakeTable,
 ) -> None:
+    import sys
     import threading
 
     from bermuda_hw.controller.notify import Watchdog
@@ -223,18 +224,36 @@ def test_the_watchdog_is_kicked_by_the_loop_and_by_the_step_thread_during_moves(
     table = make_table(seed=4, start=False)
     c = table.controller
     threads: list[str] = []
+    callers: set[str] = set()
 
     def notify(message: str) -> bool:
         threads.append(threading.current_thread().name)
+        frame: Any = sys._getframe(1)
+        while frame is not None:
+            callers.add(frame.f_code.co_name)
+            frame = frame.f_back
         return True
 
     clock = table.backend.clock
+    # replaced after the controller was built: the loop, the step thread and the rig all
+    # kick the watchdog the controller holds now
     c.watchdog = Watchdog({"WATCHDOG_USEC": "200000"}, monotonic=clock.monotonic, notify=notify)
     c.start()  # homing: a long move, waited on by the main thread
     assert "bermuda-steps" in threads
+    assert "wait_for_clear_board" in callers  # homing waited for hands off the board
     threads.clear()
     table.run_until(lambda: c.status.last_spin is not None, limit=600)
     assert "MainThread" in threads and "bermuda-steps" in threads
+    beats: list[str] = []
+
+    def beat(message: str) -> bool:
+        beats.append(message)
+        return True
+
+    c.watchdog = Watchdog({"WATCHDOG_USEC": "200000"}, monotonic=clock.monotonic, notify=beat)
+    assert c.rig.camera is not None and c.rig.camera.heartbeat is not None
+    c.rig.camera.heartbeat()  # a camera settling (at a reopen after a fault)
+    assert beats == ["WATCHDOG=1"]
 
 
 def test_a_move_the_journal_cannot_take_is_told_only_once_it_is_saved(

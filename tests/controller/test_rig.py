@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 
-from bermuda_hw.controller.notify import Watchdog
 from bermuda_hw.controller.rig import Rig
 from bermuda_hw.errors import HardwareError
 from bermuda_hw.rules.boardfile import load_board
@@ -75,7 +74,7 @@ def _rig(readings: list[Any] | None = None) -> tuple[Rig, Mover, list[str]]:
         clock=clock,  # type: ignore[arg-type]
         reader=None,  # type: ignore[arg-type]
         stability=None,  # type: ignore[arg-type]
-        watchdog=Watchdog({}),
+        kick=lambda: None,
         say=said.append,
         watch_board=lambda reading: None,
         stopping=lambda: False,

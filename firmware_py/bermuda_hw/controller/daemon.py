@@ -193,7 +193,7 @@ class Controller:
             clock=clock,
             reader=self.reader,
             stability=self.stability,
-            watchdog=self.watchdog,
+            kick=lambda: self.watchdog.kick(),  # the watchdog may be replaced later
             say=self.say,
             watch_board=self.announcer.watch_board,
             stopping=self._stop.is_set,
@@ -251,7 +251,7 @@ class Controller:
         # (SIGTERM) holds the motors as the e-stop does: homing, which clears the mover's
         # e-stop first, then reads this level, cannot erase one made before it
         self.mover.add_interlock(self._stop.is_set)
-        self.mover.set_heartbeat(self.watchdog.kick)
+        self.mover.set_heartbeat(lambda: self.watchdog.kick())
         try:
             if self._stop.is_set():
                 return

@@ -18,7 +18,6 @@ from typing import Any
 from bermuda_hw.backends.camera import CameraSource, Frame
 from bermuda_hw.clock import Clock
 from bermuda_hw.controller.homing import HomeRefused, homing_route, place_cloud, ships_to_avoid
-from bermuda_hw.controller.notify import Watchdog
 from bermuda_hw.controller.seams import Mover
 from bermuda_hw.errors import CalibrationError, HardwareError
 from bermuda_hw.planning.route import HomingApproach
@@ -69,7 +68,7 @@ class Rig:
         clock: Clock,
         reader: BoardReader,
         stability: StabilitySettings,
-        watchdog: Watchdog,
+        kick: Callable[[], None],
         say: Callable[[str], None],
         watch_board: Callable[[FrameReading | None], None],
         stopping: Callable[[], bool],
@@ -80,7 +79,7 @@ class Rig:
         self.clock = clock
         self.reader = reader
         self.stability = stability
-        self.watchdog = watchdog
+        self.kick = kick  # the watchdog's kick (whichever watchdog the loop holds then)
         self.say = say
         self.watch_board = watch_board  # told what each frame read while waiting for the board
         self.stopping = stopping
@@ -100,7 +99,7 @@ class Rig:
             self.mover.forget_pausable(self.camera)
             self.camera = None
         camera = self.open_camera()
-        camera.heartbeat = self.watchdog.kick  # a camera settling at start may take 30 s
+        camera.heartbeat = self.kick  # a camera settling at start may take 30 s
         camera.open()
         self.mover.pause_during_moves(camera)  # no frame grabbing while the motors step
         self.camera = camera
@@ -163,7 +162,7 @@ class Rig:
         deadline = self.clock.monotonic() + self.clear_board_timeout_s
         told = False
         while True:
-            self.watchdog.kick()
+            self.kick()
             self.stream.step()
             if self.board_clear():
                 return
