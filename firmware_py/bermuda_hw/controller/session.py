@@ -4,11 +4,14 @@ Every change to the game goes through `GameSession`: a move applied, a pass, a
 roll, a die told, the cloud's captures, an undo, a rewind, a corrected
 journal, hand edits, a new game (the old one archived). Each is journalled at
 once (`commit`); a write the journal refuses is handed to `on_write_error` (a
-fault: the motors stop, the game is kept) and what the change would have said
-is kept until the journal takes it (`say_unsaid`), so that nothing told is
-unrecorded. The session also keeps the moves and captures taken into places
-the camera could not see (`provisional`) until the board confirms or
-contradicts them (`check_provisional`).
+fault: the motors stop, the game is kept). Only what a move (`apply`) would
+have said is then kept until the journal takes it (`say_unsaid`); a pass, a
+roll or a cloud phase whose write is refused holds nothing back: what it would
+have said (the pass's line, returned to its caller; the roll and the captures,
+said by the caller) is not said then, nor once the journal takes it. The
+session also keeps the moves and captures taken into places the camera could
+not see (`provisional`) until the board confirms or contradicts them
+(`check_provisional`).
 """
 
 from __future__ import annotations
