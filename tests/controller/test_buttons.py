@@ -1,0 +1,118 @@
+"""The spin button as the loop reads it, on gpiozero's mock pins (no table rendered): presses
+made on another thread are counted, a long press forgets them, and a count is taken only
+once the button has rested."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+from gpiozero import Button
+from gpiozero.pins.mock import MockFactory, MockPin
+
+from bermuda_hw.controller.buttons import ANSWER_QUIET_S, HOLD_S, SpinButton
+
+PIN = 17
+
+
+class Clock:
+    """Time that passes only when the test says so."""
+
+    def __init__(self) -> None:
+        self.t = 100.0
+
+    def monotonic(self) -> float:
+        return self.t
+
+
+@pytest.fixture
+def wired() -> Iterator[tuple[SpinButton, Button, MockPin, Clock]]:
+    factory = MockFactory()
+    clock = Clock()
+    spin = SpinButton(clock)  # type: ignore[arg-type]
+    button = Button(PIN, pin_factory=factory)
+    try:
+        spin.wire(button)
+        pin = factory.pin(PIN)
+        assert isinstance(pin, MockPin)
+        yield spin, button, pin, clock
+    finally:
+        button.close()
+        factory.reset()
+        factory.close()
+
+
+def _press(pin: MockPin, times: int = 1) -> None:
+    for _ in range(times):
+        pin.drive_low()  # pulled up: low is pressed
+        pin.drive_high()
+
+
+def _on_another_thread(pin: MockPin, times: int) -> None:
+    worker = threading.Thread(target=_press, args=(pin, times), name="gpio-events")
+    worker.start()
+    worker.join(5.0)
+    assert not worker.is_alive()
+
+
+def test_presses_made_on_another_thread_are_counted(
+    wired: tuple[SpinButton, Button, MockPin, Clock],
+) -> None:
+    spin, _, pin, clock = wired
+    _on_another_thread(pin, 3)
+    assert spin.pressed
+    clock.t += ANSWER_QUIET_S
+    assert spin.counted() == 3
+    assert spin.counted() is None  # taken once
+    assert not spin.pressed
+
+
+def test_a_press_from_the_page_is_acted_on_but_never_counted(
+    wired: tuple[SpinButton, Button, MockPin, Clock],
+) -> None:
+    spin, _, _, clock = wired
+    spin.press()
+    assert spin.pressed
+    clock.t += ANSWER_QUIET_S
+    assert spin.counted() is None
+    spin.press()
+    assert spin.take_press()
+    assert not spin.take_press()  # once
+
+
+def test_a_long_press_forgets_the_presses_counted(
+    wired: tuple[SpinButton, Button, MockPin, Clock],
+) -> None:
+    spin, button, pin, clock = wired
+    assert button.hold_time == HOLD_S
+    button.hold_time = 0.05  # gpiozero times the hold on its own thread, in real time
+    _on_another_thread(pin, 2)
+    pin.drive_low()  # and held down
+    deadline = time.monotonic() + 5.0
+    while not spin.take_hold():
+        assert time.monotonic() < deadline, "the long press was not seen"
+        time.sleep(0.01)
+    pin.drive_high()
+    assert not spin.take_hold()  # once
+    assert not spin.pressed
+    clock.t += ANSWER_QUIET_S
+    assert spin.counted() is None  # neither the two presses nor the long one
+
+
+def test_a_count_is_taken_only_once_the_button_rested(
+    wired: tuple[SpinButton, Button, MockPin, Clock],
+) -> None:
+    spin, _, pin, clock = wired
+    _press(pin)
+    clock.t += ANSWER_QUIET_S * 0.75
+    assert spin.counted() is None  # still pressing, perhaps
+    _press(pin)  # the rest starts again from this press
+    clock.t += ANSWER_QUIET_S * 0.75
+    assert spin.counted() is None
+    clock.t += ANSWER_QUIET_S * 0.25
+    assert spin.counted() == 2  # both presses, counted together
+    _press(pin, 4)
+    clock.t += ANSWER_QUIET_S
+    assert spin.counted() == 4  # counted from the last count on
