@@ -6,12 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from synthetic import observe, two_plain_moves
 
 from bermuda_hw.controller.commands import ActionRefused
+from bermuda_hw.controller.consequences import Provisional
+from bermuda_hw.controller.corrections import corrected_move
 from bermuda_hw.controller.journal import Journal, JournalWriteError
-from bermuda_hw.controller.session import GameSession
+from bermuda_hw.controller.session import GameSession, NotThere
 from bermuda_hw.rules.boardfile import load_board
-from bermuda_hw.rules.candidates import Candidate, Kind, candidates
+from bermuda_hw.rules.candidates import Candidate, Kind, candidates, contents
 from bermuda_hw.rules.game import Game
 
 BOARD = load_board()
@@ -142,3 +145,147 @@ def test_a_provisional_move_the_board_contradicts_is_taken_back(tmp_path: Path) 
         assert len(session.current.journal) == before and session.provisional == []
         assert told.lines[-1].startswith(f"{made} is not on the board")
     assert len(_reloaded(path).journal) == before  # an undo entry: nothing deleted, taken back
+
+
+def _as_seen(game: Game) -> dict[str, list[str]]:
+    """The board showing the game's ships where the game has them."""
+    return {p: list(c) for p, c in contents(game).items()}
+
+
+def test_a_provisional_move_the_board_contradicts_is_reported(tmp_path: Path) -> None:
+    told = Told()
+    with Journal(tmp_path / "bermuda.db") as journal:
+        session = _session(journal, told)
+        session.new()
+        before = session.current.copy()
+        candidate = _a_move(session.current, 4)
+        assert candidate.move is not None and candidate.move.end is not None
+        end = str(candidate.move.end)
+        session.apply(candidate, provisional=(end,))
+        (item,) = session.provisional
+        # the place out of sight: nothing to check yet
+        assert session.check_provisional(observe(BOARD, _as_seen(before), hidden=[end])) is None
+        assert session.provisional == [item]
+        # in view, and the ship is not there
+        said = len(told.lines)
+        found = session.check_provisional(observe(BOARD, _as_seen(before)))
+        assert isinstance(found, NotThere)
+        assert found.item == item and found.wrong == [end]
+        assert session.provisional == []  # handed to the caller to correct
+        assert len(told.lines) == said  # nothing confirmed
+
+
+def test_a_provisional_move_the_board_shows_is_confirmed(tmp_path: Path) -> None:
+    told = Told()
+    with Journal(tmp_path / "bermuda.db") as journal:
+        session = _session(journal, told)
+        session.new()
+        candidate = _a_move(session.current, 4)
+        assert candidate.move is not None and candidate.move.end is not None
+        made, _ = session.apply(candidate, provisional=(str(candidate.move.end),))
+        assert session.check_provisional(observe(BOARD, _as_seen(session.current))) is None
+        assert session.provisional == []
+        assert told.lines[-1] == f"confirmed: {made}"
+
+
+def test_hand_edits_keep_only_the_provisional_moves_since(tmp_path: Path) -> None:
+    with Journal(tmp_path / "bermuda.db") as journal:
+        session = _session(journal, Told())
+        session.new()
+        first = _a_move(session.current, 4)
+        assert first.move is not None and first.move.end is not None
+        session.apply(first, provisional=(str(first.move.end),))
+        second = _a_move(session.current, 3)
+        assert second.move is not None and second.move.end is not None
+        keep_since = len(session.current.journal)
+        session.apply(second, provisional=(str(second.move.end),))
+        earlier, later = session.provisional
+        assert earlier.count < keep_since <= later.count
+        assert session.edit([], keep_since)
+        assert session.provisional == [later]
+        assert session.edit([], later.count + 1)
+        assert session.provisional == []
+
+
+def test_hand_edits_the_journal_refuses_keep_the_provisional_moves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with Journal(tmp_path / "bermuda.db") as journal:
+        told = Told()
+        session = _session(journal, told)
+        session.new()
+        candidate = _a_move(session.current, 4)
+        assert candidate.move is not None and candidate.move.end is not None
+        session.apply(candidate, provisional=(str(candidate.move.end),))
+        kept = list(session.provisional)
+
+        def refuse(game_id: int, game: Game) -> int:
+            raise JournalWriteError("the disk is full (a test)")
+
+        monkeypatch.setattr(journal, "sync", refuse)
+        assert not session.edit([], len(session.current.journal) + 1)
+        assert session.provisional == kept and told.faults == ["the disk is full (a test)"]
+
+
+def test_a_corrected_move_forgets_the_provisional_entries_it_replaces(tmp_path: Path) -> None:
+    game, taken, shown = two_plain_moves(BOARD, 1)
+    told = Told()
+    with Journal(tmp_path / "bermuda.db") as journal:
+        session = GameSession(
+            BOARD,
+            journal,
+            players=3,
+            seed=game.seed,
+            options=None,
+            say=told.lines.append,
+            on_write_error=told.faults.append,
+        )
+        session.new()
+        assert session.roll() == game.die
+        truth = session.current.copy()
+        truth.push(shown)
+        assert taken.end is not None
+        candidate = next(
+            c
+            for c in candidates(session.current, frozenset({game.die}))
+            if c.move is not None and c.move == taken
+        )
+        session.apply(candidate, provisional=(str(taken.end),))
+        (item,) = session.provisional
+        earlier = Provisional(item.count - 1, "an earlier move", ("X",))
+        later = Provisional(item.count + 1, "a later move", ("X",))
+        session.provisional = [earlier, item, later]
+        corrected = corrected_move(session.current, item, observe(BOARD, _as_seen(truth)), "table")
+        assert corrected is not None
+        assert session.correct_move(item, corrected)
+        assert session.provisional == [earlier]  # the move and what followed it: replaced
+        assert contents(session.current) == contents(truth)
+        assert any(
+            line.startswith(f"{item.move} is not where the ship went") for line in told.lines
+        )
+
+
+def test_a_new_game_forgets_what_the_last_one_held_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    told = Told()
+    with Journal(tmp_path / "bermuda.db") as journal:
+        session = _session(journal, told)
+        session.new()
+        sync = journal.sync
+
+        def refuse(game_id: int, game: Game) -> int:
+            raise JournalWriteError("the disk is full (a test)")
+
+        monkeypatch.setattr(journal, "sync", refuse)
+        candidate = _a_move(session.current, 4)
+        assert candidate.move is not None and candidate.move.end is not None
+        session.apply(candidate, provisional=(str(candidate.move.end),))
+        assert session.provisional
+        monkeypatch.setattr(journal, "sync", sync)
+        session.new()
+        assert session.provisional == []
+        said = len(told.lines)
+        session.say_unsaid()
+        assert len(told.lines) == said  # the old game's move is never said
+        assert not any("(die 4)" in line for line in told.lines)
