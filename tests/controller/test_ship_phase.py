@@ -167,9 +167,14 @@ def test_a_mover_seen_nowhere_beside_a_ship_in_reach_is_a_move_to_finish() -> No
     board[x].remove("yellow")
     for counted in (False, True):
         seen = observe(BOARD, {p: c for p, c in board.items() if c}, counted=counted)
-        decision = decide(game, seen, None)
-        assert isinstance(decision, Fix), decision
-        assert decision.message.startswith(f"yellow: finish your move: a yellow ship is off {x}")
+        # with the die known too: the mover is set down on the ship it bumps or beside it,
+        # never under it, so "landed there, that ship still there" needs yellow seen there
+        for dice in (None, known_one()):
+            decision = decide(game, seen, dice)
+            assert isinstance(decision, Fix), (dice, decision)
+            assert decision.message.startswith(
+                f"yellow: finish your move: a yellow ship is off {x}"
+            )
 
 
 def test_an_own_ship_bumped_and_counted_twice_on_the_landing_space_is_taken() -> None:
@@ -203,3 +208,20 @@ def test_moves_tied_below_a_ship_still_in_a_hand_are_no_question() -> None:
     decision = decide(game, seen, None)
     assert isinstance(decision, Fix), decision
     assert decision.message.startswith(f"yellow: finish your move: a yellow ship is off {x}")
+
+
+def test_a_move_against_the_rules_beside_a_ship_in_reach_is_named_not_asked_back() -> None:
+    """The virtual die says 1; yellow moves its ship from x two spaces on, past the blue
+    ship it could have landed on. "Landed on the blue ship, under it" is no board a hand
+    leaves: the illegal move is named with its count, no put-back is asked for."""
+    game, x, z = dock_or_bump()
+    game.set_ship("yellow-2", None)
+    game.set_ship(game.ships("blue")[0].id, z, "SUGAR")
+    w = next(s for s in sorted(BOARD.neighbours(z)) if s not in BOARD.ports and s != x)
+    board = board_after(game)
+    board[x].remove("yellow")
+    board.setdefault(w, []).append("yellow")
+    seen = observe(BOARD, {p: c for p, c in board.items() if c}, counted=True)
+    decision = decide(game, seen, known_one())
+    assert isinstance(decision, Fix), decision
+    assert decision.message.startswith(f"yellow: {x} to {w} is 2 spaces; the die says 1")

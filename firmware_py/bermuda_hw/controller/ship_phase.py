@@ -7,10 +7,10 @@ daemon is to do:
   groups single out (a move into places out of sight is provisional);
 - `DoubtfulBump`: a bump whose bumped ship is still on the landing space, left in
   doubt: the ship put back tells (asked first), else the table is asked (unless the
-  belief holds the mover likelier in a hand: then it is a `Fix`);
+  belief holds the mover likelier in a hand or moved against the rules: a `Fix`);
 - `Tied`: moves that explain the board as well: put-backs that tell them apart
   are asked for first, else the table is asked which (unless the belief holds a
-  ship likelier still in a hand: then it is a `Fix`, the move to finish);
+  ship likelier still in a hand, or moved against the rules: a `Fix`);
 - `Waiting`: a move out of sight, with something else on the board it does not
   explain: that is a fix, and the move waits for the rest to match;
 - `AskWhether`: the likeliest explanation is a legal move, but not decisively
@@ -133,10 +133,11 @@ def decide(
             if belief.decisive and belief.best.consequence == accepted.consequence:
                 # the counts show the mover on its landing space beside the ship it bumped
                 return Take(accepted, verdict.provisional, verdict.untouched)
-            if belief.best.kind is not Explanation.IN_HAND:
+            if belief.best.kind is Explanation.MOVE:
                 return DoubtfulBump(accepted)
             # the mover seen nowhere, the bumped ship still where it was: likelier still in
-            # its player's hand than under that ship; the table is told to finish the move
+            # its player's hand, or set down where the rules do not allow; the table is told
+            # to finish the move, or which move it made against the rules
         else:
             # sure some legal move was made, or a bump shown whole by a second token beside
             # the mover (no ship in a hand), or a move out of sight with nothing else
@@ -145,10 +146,11 @@ def decide(
     elif (
         verdict.outcome is Outcome.TIE
         and len(verdict.tied) <= MAX_OPTIONS
-        and belief.best.kind is not Explanation.IN_HAND
+        and belief.best.kind is Explanation.MOVE
     ):
-        # moves that explain the board as well, unless a ship still in a hand explains it
-        # better: a question then would ask about a move not made yet
+        # moves that explain the board as well, unless a ship still in a hand or a move the
+        # rules do not allow explains it better: a question then would ask about a move
+        # not made (yet)
         return Tied(verdict.tied)
     diff = difference(game, observation)
     if not diff:
