@@ -109,14 +109,13 @@ class PlaceModel:
         self._counts: Floats | None = None
         if evidence.areas is not None and evidence.token_area_mm2:
             self._counts = count_loglik(evidence.areas / evidence.token_area_mm2)
-        self._cache: dict[tuple[int, Content, str | None], float] = {}
+        self._cache: dict[tuple[int, Content], float] = {}
         self._best: dict[int, float] = {}
 
-    def _raw(self, i: int, content: Content, top: str | None = None) -> float:
+    def _raw(self, i: int, content: Content) -> float:
         colors = self.evidence.colors
         many = Counter(content)
         idx = [k for k, c in enumerate(colors) if c in many]
-        tops = [k for k in idx if colors[k] == top] or idx
         present, absent = self._present[i], self._absent[i]
         rest = float(sum(absent[k] for k in range(len(colors)) if k not in idx))
         counts = self._counts
@@ -136,7 +135,7 @@ class PlaceModel:
             return value
 
         return max(
-            shown(t, True) + rest + sum(shown(k, False) for k in idx if k != t) for t in tops
+            shown(top, True) + rest + sum(shown(k, False) for k in idx if k != top) for top in idx
         )
 
     def _best_raw(self, i: int) -> float:
@@ -146,10 +145,8 @@ class PlaceModel:
             self._best[i] = hit
         return hit
 
-    def loglik(self, i: int, content: Content, top: str | None = None) -> float:
-        """`top`: the colour that must show if any (a mover set down on the ship it bumped
-        stands on top of it or beside it, never under it)."""
-        key = (i, tuple(sorted(content)), top)
+    def loglik(self, i: int, content: Content) -> float:
+        key = (i, tuple(sorted(content)))
         hit = self._cache.get(key)
         if hit is not None:
             return hit
@@ -157,7 +154,7 @@ class PlaceModel:
         if obs <= 0.0:
             value = 0.0
         else:
-            value = self._seen(i, content, top)
+            value = self._seen(i, content)
             if obs < 1.0:
                 # a place partly under the cloud's rim: its ship is in the part in view (the
                 # evidence as if seen) or in the part covered, which shows no ship's colour
@@ -169,9 +166,9 @@ class PlaceModel:
         self._cache[key] = value
         return value
 
-    def _seen(self, i: int, content: Content, top: str | None = None) -> float:
+    def _seen(self, i: int, content: Content) -> float:
         misread = math.log(MISREAD * MISREAD_SPREAD) + self._best_raw(i)
-        return float(np.logaddexp(math.log1p(-MISREAD) + self._raw(i, content, top), misread))
+        return float(np.logaddexp(math.log1p(-MISREAD) + self._raw(i, content), misread))
 
 
 class Explanation(StrEnum):
@@ -273,8 +270,7 @@ def weigh(
     if game.phase is not Phase.SHIPS:
         raise ValueError("the belief is over a turn of the ship phase")
     evidence = observation_evidence(game.board, observation)
-    model = PlaceModel(evidence)
-    scorer = Scorer(game.board, evidence, model.loglik)
+    scorer = Scorer(game.board, evidence, PlaceModel(evidence).loglik)
     cands = [c for c in candidates(game, dice) if c.kind is not Kind.PASS]
     base = cands[0].contents
     possible = sorted(range(1, MAX_DIE + 1)) if dice is None else sorted(dice)
@@ -289,7 +285,7 @@ def weigh(
     rolled = [d for d in possible if per_die.get(d)]
     groups: dict[Consequence, list[tuple[float, float, Candidate]]] = {}
     for cand in cands:
-        like = scorer.relative(base, cand.contents) + _mover_on_top(game, model, evidence, cand)
+        like = scorer.relative(base, cand.contents)
         if cand.kind is Kind.NONE:
             prior = PRIOR_NONE + (0.0 if per_die else moving)
         else:
@@ -317,21 +313,6 @@ def weigh(
     legal = {frozenset(c.contents.items()) for c in cands}
     hypotheses.extend(_illegal(game, observation, scorer, base, legal))
     return _normalised(hypotheses, alpha)
-
-
-def _mover_on_top(game: Game, model: PlaceModel, evidence: BoardEvidence, cand: Candidate) -> float:
-    """For a bump whose ships are still on the landing space: what its board loses with the
-    mover on top of them or beside them (it is set down there last), against any of them on
-    top. 0 for every other board."""
-    move = cand.move
-    if cand.bump is not Bump.LANDING or move is None or move.end is None:
-        return 0.0
-    try:
-        i = evidence.index(move.end)
-    except KeyError:
-        return 0.0
-    content = cand.contents.get(move.end, ())
-    return model.loglik(i, content, top=game.active) - model.loglik(i, content)
 
 
 def _in_hand(game: Game, scorer: Scorer, base: Mapping[str, Content]) -> list[Hypothesis]:
