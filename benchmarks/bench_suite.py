@@ -113,8 +113,8 @@ SUMMARY = re.compile(
 
 
 def summary(output: str) -> str:
-    """pytest's last line: how many passed, failed, ... in how long (framed in "=" with one
-    -q, bare with two: the project's addopts already give one)."""
+    """pytest's last line: how many passed, failed, ... in how long (framed in "=" with the
+    project's one -q, bare with two; with two and no durations table it is left out)."""
     found = [m.group(1) for line in output.splitlines() if (m := SUMMARY.match(line.strip()))]
     return found[-1] if found else "(no summary)"
 
@@ -133,7 +133,7 @@ def main(argv: list[str]) -> int:
     if "check" in targets:
         fast = run(
             "pytest, make check's tier",
-            [[python, "-m", "pytest", "-n", "2", "-m", FAST_TIER, "-q", "-p", "no:cacheprovider"]],
+            [[python, "-m", "pytest", "-n", "2", "-m", FAST_TIER, "-p", "no:cacheprovider"]],
         )
         print(f"   {summary(fast.output)}")
         totals.append(("make check", before.seconds + fast.seconds, CHECK_GOAL_S, fast.ok))
@@ -142,7 +142,7 @@ def main(argv: list[str]) -> int:
             "pytest, make test's whole suite",
             [
                 [
-                    python, "-m", "pytest", "-n", "2", "--maxschedchunk", "2", "-q",
+                    python, "-m", "pytest", "-n", "2", "--maxschedchunk", "2",
                     "-p", "no:cacheprovider", f"--durations={SLOWEST}",
                 ]
             ],

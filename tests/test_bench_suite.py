@@ -40,8 +40,8 @@ def test_the_slowest_tests_and_the_summary_are_read_from_pytest_s_output(
     assert [r.split()[0] for r in rows] == ["61.20s", "28.02s"]
     assert bench.summary(OUTPUT) == "1252 passed, 3 warnings in 301.77s (0:05:01)"
     assert bench.slowest("no table here") == [] and bench.summary("") == "(no summary)"
-    # with -q twice (the project's addopts and the benchmark's own), the line is bare and
-    # comes before nothing framed in "=" but the durations' header above it
+    # with -q twice the line is bare, and nothing but the durations' header above it is
+    # framed in "="
     bare = [*OUTPUT.splitlines()[:6], "1325 passed, 2 skipped in 329.82s (0:05:29)"]
     assert bench.summary("\n".join(bare)) == "1325 passed, 2 skipped in 329.82s (0:05:29)"
     assert bench.summary("============ slowest 10 durations ============") == "(no summary)"
