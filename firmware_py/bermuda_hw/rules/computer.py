@@ -27,7 +27,7 @@ random mover (`rules.play.random_chooser`) and a greedy card-taker
 >>> game = Game.new(2, seed=4)
 >>> die = game.roll_die()
 >>> move = ComputerPlayer("best").choose(game)
->>> game.is_legal(move)
+>>> move in game.legal_moves()
 True
 """
 

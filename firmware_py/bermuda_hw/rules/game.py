@@ -652,9 +652,6 @@ class Game:
                 mask |= bits[port]
         return mask
 
-    def is_legal(self, move: Move, die: int | None = None) -> bool:
-        return move in self.legal_moves(die)
-
     @_journalled
     def push(self, move: Move | str, *, provisional: Sequence[str] = ()) -> list[Event]:
         """Make the active player's move with the rolled die; return what it caused.
