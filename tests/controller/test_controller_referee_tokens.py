@@ -1,5 +1,8 @@
 """A second token on a landing space, and the ties the colours cannot settle: a dock and a
-bump of an own ship back into the same port with the same die (rendered boards)."""
+bump of an own ship back into the same port with the same die (rendered boards). The
+colours alone (`referee.judge`) leave the bump with its ship beside the mover tied with
+the dock; the tokens counted on the landing space (the belief, `ship_phase.decide`) tell
+them apart."""
 
 from __future__ import annotations
 
@@ -12,19 +15,16 @@ from synthetic import after, set_dock_or_bump
 
 from bermuda_hw.controller.identify import difference
 from bermuda_hw.controller.referee import (
-    SECOND_CLEAR_MM,
-    SECOND_SEEN,
+    UNTOUCHED_CLEAR_MM,
     Outcome,
     judge,
     same_board_bumps,
-    second_token,
     untouched,
 )
+from bermuda_hw.controller.ship_phase import ShipDecision, Take, Tied, decide
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.boardfile import load_board
-from bermuda_hw.rules.candidates import consequence, contents
-from bermuda_hw.rules.cloud import CloudPose
-from bermuda_hw.rules.cover import hidden_circles, observability
+from bermuda_hw.rules.candidates import Consequence, consequence, contents
 from bermuda_hw.rules.game import Game
 from bermuda_hw.rules.moves import Move
 from bermuda_hw.sim.render import CameraModel
@@ -98,87 +98,56 @@ def test_the_same_board_is_known_from_the_die(board: Board) -> None:
     assert same_board_bumps(game, 4) == frozenset()
 
 
+def taken(decision: ShipDecision) -> Consequence | None:
+    """The consequence a decision takes, if it takes one."""
+    return decision.group.consequence if isinstance(decision, Take) else None
+
+
 def test_a_second_token_beside_the_first_is_seen(board: Board, position: Position) -> None:
     """The ship landed on where it stood and the mover set down beside it, on either side:
-    a second token; the one token nudged across its space (or left alone): none."""
-    game, _, z, before, camera = position
+    two tokens counted there, the bump taken (with the die or without, with the board
+    before or without). The mover lifted and the token on z nudged across its space or
+    along it, or left alone: one token, no bump taken."""
+    game, x, z, before, camera = position
+    bump = consequence(after(game, Move("yellow-1", (x, z)), 1))
     places = {p: list(c) for p, c in contents(game).items()}
+    places.pop(x)
     places[z] = ["yellow", "yellow"]
     for side in (1.0, -1.0):
         seen = look(camera, game, places, nudge={z: side * BESIDE_MM / 2})
-        assert second_token(board, before, seen, z) is True, side
+        for dice in (None, frozenset({1})):
+            for reference in (before, None):
+                assert taken(decide(game, seen, dice, reference=reference)) == bump, (side, dice)
+    lifted = {p: list(c) for p, c in contents(game).items()}
+    lifted.pop(x)
     for nudge_mm in (0.0, 0.5, 3.0, -5.0):
-        seen = look(camera, game, nudge={z: nudge_mm})
-        assert second_token(board, before, seen, z) is False, nudge_mm
+        seen = look(camera, game, lifted, nudge={z: nudge_mm})
+        assert taken(decide(game, seen, frozenset({1}), reference=before)) is None, nudge_mm
     for along_mm in (5.0, -8.0):
-        seen = look(camera, game, along={z: along_mm})
-        assert second_token(board, before, seen, z) is False, along_mm
+        seen = look(camera, game, lifted, along={z: along_mm})
+        assert taken(decide(game, seen, frozenset({1}), reference=before)) is None, along_mm
 
 
-def test_a_new_ship_beside_a_space_leaves_it_unjudged(board: Board) -> None:
-    """A ship set down near a space adds to its wider disk: that space is not judged."""
-    a, b = next(
-        (s.id, t.id)
-        for s in board.spaces.values()
-        for t in board.spaces.values()
-        if s.kind == t.kind == "path"
-        and s.id != t.id
-        and math.dist(s.position, t.position) < SECOND_CLEAR_MM
-    )
+def test_a_ship_beside_the_landing_space_leaves_the_count_alone(board: Board) -> None:
+    """Another player's ship on the space next to the landing space, pushed by a hand or
+    not, is counted on its own space: the bump with its ship beside the mover is taken."""
     game = Game.new(2, seed=1, board=board, first_player="yellow")
-    game.set_ship("yellow-1", a, "SUGAR")
+    x, z = set_dock_or_bump(game)
+    near = min(
+        (s for s in board.spaces.values() if s.kind == "path" and s.id not in (x, z)),
+        key=lambda s: math.dist(s.position, board.spaces[z].position),
+    ).id
+    blue = next(s for s in game.ships("blue") if s.location is not None)
+    game.set_ship(blue.id, near, blue.location)
+    bump = consequence(after(game, Move("yellow-1", (x, z)), 1))
     camera = Camera(board)
     before = camera.game(game)
     places = {p: list(c) for p, c in contents(game).items()}
-    places[a] = ["yellow", "yellow"]
-    assert (
-        second_token(board, before, look(camera, game, places, nudge={a: BESIDE_MM / 2}), a) is True
-    )
-    places[b] = ["yellow"]
-    assert (
-        second_token(board, before, look(camera, game, places, nudge={a: BESIDE_MM / 2}), a) is None
-    )
-    # a ship near the space on both boards, pushed by a hand: not judged either
-    game.set_ship("yellow-2", b, "SUGAR")
-    before = look(camera, game)
-    places = {p: list(c) for p, c in contents(game).items()}
-    places[a] = ["yellow", "yellow"]
-    assert (
-        second_token(board, before, look(camera, game, places, nudge={a: BESIDE_MM / 2}), a) is True
-    )
-    assert (
-        second_token(board, before, look(camera, game, places, nudge={a: BESIDE_MM / 2, b: 4.0}), a)
-        is None
-    )
-
-
-def test_a_space_in_the_clouds_rim_is_not_judged(board: Board) -> None:
-    """A space in the cloud's rim band is only partly seen: how much of it shows a colour
-    moves with the cloud's cover, so it is not judged."""
-    for col, row in board.grid.dots():
-        circles = hidden_circles(board, board.grid.dot_mm(col, row))
-        game = Game.new(2, seed=1, board=board, first_player="yellow")
-        game.set_cloud(CloudPose(col, row, 0))
-        rim = [
-            s.id
-            for s in board.spaces.values()
-            if s.kind == "path"
-            and s.id not in game.blocked
-            and 0.2 < observability(s.x_mm, s.y_mm, circles) < SECOND_SEEN - 0.1
-        ]
-        if rim:
-            break
-    else:
-        pytest.fail("no space in a cloud's rim band")
-    space = rim[0]
-    game.set_ship("yellow-1", space, "SUGAR")
-    camera = Camera(board)
-    before = camera.game(game)
-    places = {p: list(c) for p, c in contents(game).items()}
-    places[space] = ["yellow", "yellow"]
-    seen = look(camera, game, places, nudge={space: BESIDE_MM / 2})
-    assert before.ships_at(space) and seen.ships_at(space)  # read on both boards
-    assert second_token(board, before, seen, space) is None
+    places.pop(x)
+    places[z] = ["yellow", "yellow"]
+    for pushed_mm in (0.0, 4.0):
+        seen = look(camera, game, places, nudge={z: BESIDE_MM / 2, near: pushed_mm})
+        assert taken(decide(game, seen, frozenset({1}), reference=before)) == bump, pushed_mm
 
 
 def test_the_colours_alone_leave_the_dock_and_the_bump_tied(
@@ -194,43 +163,41 @@ def test_the_colours_alone_leave_the_dock_and_the_bump_tied(
             verdict = judge(game, seen[name], dice, reference=before)
             assert verdict.outcome is Outcome.TIE, (name, dice)
             assert {dock, bump} <= {g.consequence for g in verdict.tied}
+            decision = decide(game, seen[name], dice, reference=before)
+            assert isinstance(decision, Tied), (name, dice)
 
 
 def test_the_bumped_ship_beside_the_mover_shows_the_bump_whole(
     board: Board, position: Position, seen: dict[str, BoardObservation]
 ) -> None:
-    """The ship landed on still where it stood, the mover beside it: the bump, shown whole
-    (no put-back asked first), with the die known or not; without the board before, the
-    second token cannot be told."""
+    """The ship landed on still where it stood, the mover beside it: the tokens counted
+    there take the bump (no put-back asked first), with the die known or not."""
     game, x, z, before, _ = position
     bump = consequence(after(game, Move("yellow-1", (x, z)), 1))
     for dice in (None, frozenset({1})):
-        verdict = judge(game, seen["landing"], dice, reference=before)
-        assert verdict.outcome is Outcome.MOVE and verdict.accepted is not None, dice
-        assert verdict.accepted.consequence == bump and verdict.shown
-    assert not judge(game, seen["landing"], frozenset({1})).shown
+        assert taken(decide(game, seen["landing"], dice, reference=before)) == bump, dice
 
 
 def test_a_mover_in_hand_and_a_nudged_token_show_no_bump(
     board: Board, position: Position, seen: dict[str, BoardObservation]
 ) -> None:
-    """The mover lifted (held while the player decides) and the token on z nudged: no second
-    token, so nothing is shown whole (the controller asks for the put-back first)."""
+    """The mover lifted (held while the player decides) and the token on z nudged: one
+    token there, so nothing is taken."""
     game, x, z, before, camera = position
     lifted = {p: list(c) for p, c in contents(game).items()}
     lifted.pop(x)
     for nudge_mm in (0.0, 4.0):
-        verdict = judge(
-            game, look(camera, game, lifted, nudge={z: nudge_mm}), frozenset({1}), reference=before
-        )
-        assert not verdict.shown, nudge_mm
+        seen_now = look(camera, game, lifted, nudge={z: nudge_mm})
+        for dice in (None, frozenset({1})):
+            assert taken(decide(game, seen_now, dice, reference=before)) is None, nudge_mm
 
 
 @pytest.mark.parametrize("then", ["set back along its length", "under a shadow"])
-def test_a_token_that_showed_little_of_itself_then_is_not_judged(board: Board, then: str) -> None:
+def test_a_token_that_showed_little_of_itself_then_changes_nothing(board: Board, then: str) -> None:
     """The board that matched the game showed z's token poorly (set 10 mm back along its
-    length, or a person's shadow over it); now it shows it whole. That is no second token:
-    the dock stays a question, and the mover lifted while the player decides shows no bump."""
+    length, or a person's shadow over it); now it shows it whole. The counts are the
+    board's own: the dock stays a question, and the mover lifted while the player decides
+    is no move."""
     game, x, z = dock_or_bump(board)
     zx, zy = board.spaces[z].position
     if then == "under a shadow":
@@ -241,12 +208,13 @@ def test_a_token_that_showed_little_of_itself_then_is_not_judged(board: Board, t
     camera = Camera(board)
     dock = after(game, Move("yellow-1", (x, "SUGAR")), 1)
     bump = after(game, Move("yellow-1", (x, z)), 1)
-    verdict = judge(game, look(camera, game, contents(dock)), frozenset({1}), reference=before)
-    assert verdict.outcome is Outcome.TIE
-    assert {consequence(dock), consequence(bump)} <= {g.consequence for g in verdict.tied}
+    decision = decide(game, look(camera, game, contents(dock)), frozenset({1}), reference=before)
+    assert isinstance(decision, Tied)
+    assert {consequence(dock), consequence(bump)} <= {g.consequence for g in decision.groups}
     lifted = {p: list(c) for p, c in contents(game).items()}
     lifted.pop(x)
-    assert not judge(game, look(camera, game, lifted), frozenset({1}), reference=before).shown
+    decision = decide(game, look(camera, game, lifted), frozenset({1}), reference=before)
+    assert taken(decision) is None
 
 
 def test_a_ship_left_as_it_stood_is_untouched(board: Board, position: Position) -> None:
@@ -268,7 +236,7 @@ def test_a_ship_left_as_it_stood_is_untouched(board: Board, position: Position) 
     places = {p: list(c) for p, c in contents(game).items()}
     seen = look(camera, game, places, off_board=[("blue", zx + 20.0, zy)])
     assert any(
-        s.color == "blue" and math.dist((s.x_mm, s.y_mm), (zx, zy)) < SECOND_CLEAR_MM
+        s.color == "blue" and math.dist((s.x_mm, s.y_mm), (zx, zy)) < UNTOUCHED_CLEAR_MM
         for s in seen.ships
     ), "the ship set down near z is read"
     assert not untouched(board, before, seen, z)
@@ -309,6 +277,6 @@ def test_told_to_leave_both_an_untouched_ship_takes_the_dock(
         is Outcome.TIE
     )
     # the bump shown whole is taken as before
-    verdict = judge(game, seen["landing"], frozenset({1}), reference=before, held=held)
-    assert verdict.accepted is not None and verdict.accepted.consequence == bump
-    assert verdict.shown and verdict.untouched == ()
+    decision = decide(game, seen["landing"], frozenset({1}), reference=before, held=held)
+    assert isinstance(decision, Take) and decision.group.consequence == bump
+    assert decision.untouched == ()

@@ -17,10 +17,8 @@ way the rules allow, and what differs is left to the caller to report.
 
 A bump whose bumped ship is still on the landing space, beside the mover, can
 read as one ship there (one ship per place is read; an own ship bumped looks
-like the mover). The place's wider disk tells: compared with the last board
-that matched the game, it shows a second token of the colour beside the first
-(`second_token`), which a nudged token does not; then only the moves landing
-there explain the board, and the bump is shown whole.
+like the mover): the verdict leaves that to the belief (`controller.belief`),
+whose evidence counts the tokens of each colour on a place (`vision.counts`).
 
 Some moves leave the same colours on every place once a bumped ship is back: a
 dock, against a bump of an own ship back into the port docked at, with the
@@ -72,29 +70,20 @@ MARGIN = 2.0
 PROVISIONAL_BELOW = 0.5
 #: The colour fraction a hard reading stands for when an observation has no evidence.
 READING_FILL = 0.45
-#: A space's wider disk (`BoardEvidence.reach`) holds a second token beside the one it had
-#: when it shows SECOND_TOKEN times one token's worth of its colour (what the token showed
-#: on the board before, or what a lone token typically showed there if more) and
-#: SECOND_GAIN more than the token showed (a second token beside the first reads 1.5-1.9
-#: times, +0.11-0.20; one token nudged or turned, 0.55-1.15 times). Where no other lone
-#: token shows what one token's worth is, the token must have shown ONE_TOKEN itself (the
-#: classic tokens show 0.21-0.25, bigger ones more)...
-ONE_TOKEN = 0.18
-SECOND_TOKEN = 1.4
-SECOND_GAIN = 0.10
-#: ... judged only on a space seen this well on both boards ...
-SECOND_SEEN = 0.9
-#: ... with every other ship read within this distance of it where it was (a ship set down
-#: or pushed near a place adds to its wider disk)
-SECOND_CLEAR_MM = 30.0
-STILL_MM = 2.0  # a ship read this close to where it was read then is where it was
 #: A ship stands untouched on a space where it reads within UNTOUCHED_MM of where it
 #: stood (an untouched token reads within 0.1 mm from one stable run to the next; one moved
 #: 1 mm across its space reads 0.8 mm off, 3 mm along it 0.7 mm off) and its wider disk
-#: shows what it showed then within UNTOUCHED_REACH of it (a second token beside it shows
-#: half as much again or more)
+#: (`BoardEvidence.reach`) shows what it showed then within UNTOUCHED_REACH of it (a second
+#: token beside it shows half as much again or more) ...
 UNTOUCHED_MM = 0.35
 UNTOUCHED_REACH = 0.1
+#: ... judged only on a space seen this well on both boards (in the cloud's rim band, how
+#: much of a token shows moves with the cloud's cover) ...
+UNTOUCHED_SEEN = 0.9
+#: ... with every other ship read within UNTOUCHED_CLEAR_MM of it read where it was, within
+#: STILL_MM (a ship set down or pushed near a place adds to its wider disk)
+UNTOUCHED_CLEAR_MM = 30.0
+STILL_MM = 2.0
 
 
 class Outcome(StrEnum):
@@ -130,9 +119,6 @@ class Verdict:
     accepted: Group | None = None  # MOVE: the group taken
     tied: tuple[Group, ...] = ()  # TIE: the best group and its rivals, best first
     provisional: tuple[str, ...] = ()  # MOVE: changed places the camera does not see well
-    #: MOVE: a bump the board shows whole: its bumped ship still on the landing space, a
-    #: second token beside the mover's (`second_token`), so no put-back is asked first
-    shown: bool = False
     #: held spaces whose ship stood untouched, ruling out a bump there with its ship back
     untouched: tuple[str, ...] = ()
 
@@ -291,7 +277,7 @@ def observation_evidence(board: Board, observation: BoardObservation) -> BoardEv
 
 
 def _near(board: Board, obs: BoardObservation, space: str) -> list[ShipReading]:
-    """The ships read off a path space but within `SECOND_CLEAR_MM` of it."""
+    """The ships read off a path space but within `UNTOUCHED_CLEAR_MM` of it."""
     centre = board.spaces[space].position
     return [
         s
@@ -299,63 +285,8 @@ def _near(board: Board, obs: BoardObservation, space: str) -> list[ShipReading]:
         if not s.hidden
         and s.space != space
         and min(math.dist(centre, (s.x_mm, s.y_mm)), math.dist(centre, _stands(board, s)))
-        < SECOND_CLEAR_MM
+        < UNTOUCHED_CLEAR_MM
     ]
-
-
-def second_token(
-    board: Board, reference: BoardObservation, observation: BoardObservation, space: str
-) -> bool | None:
-    """Whether a path space that held one ship on `reference` (the last board that matched
-    the game) holds a second of its colour now: its wider disk (`BoardEvidence.reach`)
-    shows `SECOND_TOKEN` times, and `SECOND_GAIN` more of, that colour. None where that
-    cannot be judged: not one reading of one colour there on both boards, no wider disk
-    measured, the space not seen well on both (`SECOND_SEEN`), another ship read near it
-    changed or moved, or, with no other lone token on that board to say what one token's
-    worth is, the token showing less than `ONE_TOKEN` of itself then."""
-    if space in board.ports or space not in board.spaces:
-        return None
-    was, now = reference.ships_at(space), observation.ships_at(space)
-    if (
-        len(was) != 1
-        or len(now) != 1
-        or was[0].color != now[0].color
-        or was[0].hidden
-        or now[0].hidden
-    ):
-        return None
-    before, after = observation_evidence(board, reference), observation_evidence(board, observation)
-    if (
-        before.reach is None
-        or after.reach is None
-        or min(place_observability(before, space), place_observability(after, space)) < SECOND_SEEN
-    ):
-        return None
-    then = _near(board, reference, space)
-    for ship in _near(board, observation, space):
-        twin = next(
-            (
-                t
-                for t in then
-                if (t.color, t.space) == (ship.color, ship.space)
-                and math.dist((t.x_mm, t.y_mm), (ship.x_mm, ship.y_mm)) < STILL_MM
-            ),
-            None,
-        )
-        if twin is None:
-            return None
-        then.remove(twin)
-    if then:
-        return None
-    i, c = before.index(space), before.colors.index(now[0].color)
-    was_there, two = float(before.reach[i, c]), float(after.reach[i, c])
-    # one token's worth: what this one showed then, or what one token typically showed on
-    # that board if more (this one may have been set back, or in a shadow)
-    alone = _single_tokens(board, reference, before)
-    if len(alone) < 2 and was_there < ONE_TOKEN:
-        return None  # the token showed little of itself then: nothing to compare with
-    one = max(was_there, float(np.median(alone))) if alone else was_there
-    return two >= SECOND_TOKEN * one and two - was_there >= SECOND_GAIN
 
 
 def untouched(
@@ -365,7 +296,7 @@ def untouched(
     board that matched the game): one reading of one colour there on both boards, read
     within `UNTOUCHED_MM` of where it was, its wider disk showing what it showed then
     (within `UNTOUCHED_REACH`), the space seen well on both, and no ship read within
-    `SECOND_CLEAR_MM` of it that was not there then (a ship leaving the space's
+    `UNTOUCHED_CLEAR_MM` of it that was not there then (a ship leaving the space's
     surroundings takes nothing from this one). False wherever that cannot be judged."""
     if space in board.ports or space not in board.spaces:
         return False
@@ -383,7 +314,8 @@ def untouched(
     if (
         before.reach is None
         or after.reach is None
-        or min(place_observability(before, space), place_observability(after, space)) < SECOND_SEEN
+        or min(place_observability(before, space), place_observability(after, space))
+        < UNTOUCHED_SEEN
     ):
         return False
     then = _near(board, reference, space)
@@ -409,25 +341,6 @@ def _held_back(game: Game, candidate: Candidate, held: frozenset[str]) -> str | 
     return move.end
 
 
-def _single_tokens(
-    board: Board, observation: BoardObservation, evidence: BoardEvidence
-) -> list[float]:
-    """How much of its colour each lone ship on a path space, seen well, showed in its
-    space's wider disk."""
-    assert evidence.reach is not None
-    out = []
-    for space in board.spaces:
-        ships = observation.ships_at(space)
-        if space in board.ports or len(ships) != 1 or ships[0].hidden:
-            continue
-        if place_observability(evidence, space) < SECOND_SEEN:
-            continue
-        out.append(
-            float(evidence.reach[evidence.index(space), evidence.colors.index(ships[0].color)])
-        )
-    return out
-
-
 def _stands(board: Board, ship: ShipReading) -> tuple[float, float]:
     """Where a ship read on a place stands: its berth or space, else where it is read."""
     port = board.ports.get(ship.space or "")
@@ -435,43 +348,6 @@ def _stands(board: Board, ship: ShipReading) -> tuple[float, float]:
         return port.berths[ship.berth]
     place = board.spaces.get(ship.space or "")
     return place.position if place is not None else (ship.x_mm, ship.y_mm)
-
-
-def _beside(
-    game: Game,
-    tied: tuple[Group, ...],
-    none: Group,
-    margin: float,
-    reference: BoardObservation,
-    observation: BoardObservation,
-) -> tuple[tuple[Group, ...], bool]:
-    """The tied groups narrowed by a second token on a landing space: when the best
-    explanation has two ships of the mover's colour on its landing space (a bump with its
-    bumped ship still beside the mover; a short move sharing the space) and that space now
-    shows a second token beside the one it had, only the groups with such a board explain
-    it. Returns those groups (all of them if nothing narrows) and whether the best is a bump
-    the board shows whole."""
-    top = tied[0].best
-    move = top.move
-    if move is None or move.end is None:
-        return tied, False
-    end = move.end
-
-    def two_there(candidate: Candidate) -> bool:
-        return (
-            candidate.move is not None
-            and candidate.move.end == end
-            and candidate.contents.get(end, ()).count(game.active) > 1
-        )
-
-    # the best explanation itself must have the second ship there (a bump with its ship
-    # back already is the board a dock leaves, whatever the disk shows)
-    if not two_there(top) or not second_token(game.board, reference, observation, end):
-        return tied, False
-    keep = tuple(g for g in tied if any(two_there(c) for c in g.members))
-    if keep[0].score - none.score < margin:
-        return tied, False
-    return keep, top.bump is Bump.LANDING
 
 
 def same_board_bumps(game: Game, die: int) -> frozenset[str]:
@@ -547,14 +423,9 @@ def judge(
     if best.score - none.score < margin:
         return Verdict(Outcome.UNCLEAR)
     rivals = tuple(g for g in made[1:] if g is not none and g.score > best.score - margin)
-    shown = False
-    if reference is not None:
-        (best, *rest), shown = _beside(game, (best, *rivals), none, margin, reference, observation)
-        rivals = tuple(rest)
     if rivals:
         return Verdict(Outcome.TIE, tied=(best, *rivals))
-    changed = changed_places(base, best.best.contents)
-    provisional = tuple(p for p in changed if place_observability(evidence, p) < PROVISIONAL_BELOW)
+    provisional = out_of_sight(evidence, base, best)
     ruled_out = tuple(
         sorted(
             {
@@ -567,13 +438,16 @@ def judge(
             }
         )
     )
-    return Verdict(
-        Outcome.MOVE,
-        accepted=best,
-        provisional=provisional,
-        shown=shown,
-        untouched=ruled_out,
-    )
+    return Verdict(Outcome.MOVE, accepted=best, provisional=provisional, untouched=ruled_out)
+
+
+def out_of_sight(
+    evidence: BoardEvidence, base: Mapping[str, Content], group: Group
+) -> tuple[str, ...]:
+    """The places a group's move changes that the camera does not see well: the move is
+    provisional there (checked, and rewound if need be, once they are seen)."""
+    changed = changed_places(base, group.best.contents)
+    return tuple(p for p in changed if place_observability(evidence, p) < PROVISIONAL_BELOW)
 
 
 def putback_tells(game: Game, groups: Sequence[Group]) -> bool:

@@ -4,7 +4,9 @@
 daemon is to do:
 
 - `Take`: a move the belief is sure some legal move explains and the referee's
-  groups single out (a move into places out of sight is provisional);
+  groups single out, or one of the moves the colours leave tied that the belief is
+  decisive on (the tokens counted tell them apart); a move into places out of sight
+  is provisional;
 - `DoubtfulBump`: a bump whose bumped ship is still on the landing space, left in
   doubt: the ship put back tells (asked first), else the table is asked (unless the
   belief holds the mover likelier in a hand or moved against the rules: a `Fix`);
@@ -33,7 +35,7 @@ from bermuda_hw.controller.belief import Belief, Explanation, weigh
 from bermuda_hw.controller.consequences import difference_after, left_over
 from bermuda_hw.controller.identify import Difference, difference, explain
 from bermuda_hw.controller.putback import bump_in_doubt
-from bermuda_hw.controller.referee import Group, Outcome, judge
+from bermuda_hw.controller.referee import Group, Outcome, judge, observation_evidence, out_of_sight
 from bermuda_hw.rules.candidates import Candidate, Content, contents
 from bermuda_hw.rules.game import Game
 from bermuda_hw.vision.types import BoardObservation
@@ -107,14 +109,20 @@ def decide(
     matched the game's placement; `held`: the spaces the roll told the player to leave
     a ship landed on (`referee.judge`)."""
     verdict = judge(game, observation, dice, reference=reference, held=held)
-    accepted = verdict.accepted
     belief = weigh(game, observation, dice)
+    if verdict.outcome is Outcome.TIE:
+        chosen = _decisive(belief, verdict.tied)
+        if chosen is not None:
+            # the colours leave moves tied that the tokens' counts tell apart (a bump with
+            # its ship still beside the mover, counted twice there, against a move that
+            # leaves one): the belief is sure of one of them
+            base = contents(game)
+            evidence = observation_evidence(game.board, observation)
+            return Take(chosen, out_of_sight(evidence, base, chosen), verdict.untouched)
+    accepted = verdict.accepted
     if verdict.outcome is Outcome.MOVE and accepted is not None:
-        doubt = not verdict.shown and bump_in_doubt(game, accepted.best, observation)
-        if (
-            not (doubt or verdict.shown or verdict.provisional)
-            and belief.some_move < 1.0 - belief.alpha
-        ):
+        doubt = bump_in_doubt(game, accepted.best, observation)
+        if not (doubt or verdict.provisional) and belief.some_move < 1.0 - belief.alpha:
             # not sure some legal move was made (a ship still in a hand, or a move the
             # rules do not allow, explain the board too): asked if the move is the
             # likeliest explanation, else told what to do
@@ -139,8 +147,7 @@ def decide(
             # its player's hand, or set down where the rules do not allow; the table is told
             # to finish the move, or which move it made against the rules
         else:
-            # sure some legal move was made, or a bump shown whole by a second token beside
-            # the mover (no ship in a hand), or a move out of sight with nothing else
+            # sure some legal move was made, or a move out of sight with nothing else
             # differing (provisional: checked, and rewound if need be, once seen)
             return Take(accepted, verdict.provisional, verdict.untouched)
     elif (
@@ -156,6 +163,14 @@ def decide(
     if not diff:
         return Matches()
     return Fix(diff, unclear(game, belief, diff, dice))
+
+
+def _decisive(belief: Belief, groups: tuple[Group, ...]) -> Group | None:
+    """The group whose consequence the belief is decisive on, if one is."""
+    best = belief.best
+    if not belief.decisive or best.kind is not Explanation.MOVE or best.is_none:
+        return None
+    return next((g for g in groups if g.consequence == best.consequence), None)
 
 
 def unclear(game: Game, belief: Belief, diff: Difference, dice: frozenset[int] | None) -> str:
