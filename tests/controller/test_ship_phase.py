@@ -220,3 +220,48 @@ def test_a_move_against_the_rules_beside_a_ship_in_reach_is_named_not_asked_back
     decision = decide(game, seen, known_one())
     assert isinstance(decision, Fix), decision
     assert decision.message.startswith(f"yellow: {x} to {w} is 2 spaces; the die says 1")
+
+
+def two_bumps(first: str) -> tuple[Game, int, str]:
+    """Yellow to move from a path space with the die taking it onto a `first` ship (from
+    OIL) or onto its own other ship (from OIL too); (game, die, start)."""
+    for die in range(1, 7):
+        for start in sorted(s for s in BOARD.spaces if s not in BOARD.ports):
+            game = Game.new(2, seed=1, board=BOARD, first_player="yellow")
+            yellow = [s.id for s in game.ships("yellow")]
+            for ship in yellow:
+                game.set_ship(ship, None)
+            game.set_ship(yellow[0], start, "SUGAR")
+            ends = sorted(
+                {
+                    m.end
+                    for m in game.legal_moves(die)
+                    if m.ship == yellow[0] and m.end not in BOARD.ports and m.end != start
+                }
+            )
+            if len(ends) < 2:
+                continue
+            x, y = ends[:2]
+            on_x = yellow[2] if first == "yellow" else game.ships(first)[0].id
+            game.set_ship(on_x, x, "OIL")
+            game.set_ship(yellow[1], y, "OIL")
+            game.set_turn("yellow")
+            return game, die, start
+    raise AssertionError("no such position")
+
+
+def test_two_bumps_the_ships_put_back_tell_apart_ask_for_them_first() -> None:
+    """The virtual die says which; yellow's mover is set down where it reads under the ship
+    it bumped (its own, or a blue one): both bumps read as the board does. Their bumped
+    ships put back leave different boards, and tell more than a question: the put-back is
+    asked first. Two yellow ships bumped, both from OIL, leave the same board once back:
+    that is asked about."""
+    for first, putback in (("blue", True), ("yellow", False)):
+        game, die, start = two_bumps(first)
+        board = board_after(game)
+        board[start].remove("yellow")
+        for counted in (False, True):
+            seen = observe(BOARD, {p: c for p, c in board.items() if c}, counted=counted)
+            decision = decide(game, seen, frozenset({die}))
+            assert isinstance(decision, Tied), decision
+            assert decision.putback is putback, (first, counted)

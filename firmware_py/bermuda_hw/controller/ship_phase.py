@@ -11,7 +11,8 @@ daemon is to do:
   doubt: the ship put back tells (asked first), else the table is asked (unless the
   belief holds the mover likelier in a hand or moved against the rules: a `Fix`);
 - `Tied`: moves that explain the board as well: put-backs that tell them apart
-  are asked for first, else the table is asked which (unless the belief holds a
+  are asked for first where they tell more than a question (`inform`), else the
+  table is asked which (unless the belief holds a
   ship likelier still in a hand, or moved against the rules: a `Fix`);
 - `Waiting`: a move out of sight, with something else on the board it does not
   explain: that is a fix, and the move waits for the rest to match;
@@ -34,9 +35,17 @@ from dataclasses import dataclass
 from bermuda_hw.controller.belief import Belief, Explanation, weigh
 from bermuda_hw.controller.consequences import difference_after, left_over
 from bermuda_hw.controller.identify import Difference, difference, explain
+from bermuda_hw.controller.inform import putback_first
 from bermuda_hw.controller.putback import bump_in_doubt
-from bermuda_hw.controller.referee import Group, Outcome, judge, observation_evidence, out_of_sight
-from bermuda_hw.rules.candidates import Candidate, Content, contents
+from bermuda_hw.controller.referee import (
+    Group,
+    Outcome,
+    judge,
+    observation_evidence,
+    out_of_sight,
+    putback_tells,
+)
+from bermuda_hw.rules.candidates import Bump, Candidate, Content, contents
 from bermuda_hw.rules.game import Game
 from bermuda_hw.vision.types import BoardObservation
 
@@ -44,6 +53,9 @@ from bermuda_hw.vision.types import BoardObservation
 #: sight that could be anywhere): the table is asked to show it instead; a question of
 #: more options than this is one a person cannot answer by counting presses
 MAX_OPTIONS = 3
+#: a tied move the belief holds at nothing still counts this much in weighing requests (a
+#: move the colours tie with the best is never impossible)
+MIN_WEIGHT = 1e-6
 
 
 @dataclass(frozen=True)
@@ -61,6 +73,9 @@ class DoubtfulBump:
 @dataclass(frozen=True)
 class Tied:
     groups: tuple[Group, ...]
+    #: the bumped ships put back are asked for first: they tell the moves apart, even put
+    #: in a wrong port, and more than a question would (`inform`)
+    putback: bool = False
 
 
 @dataclass(frozen=True)
@@ -158,11 +173,27 @@ def decide(
         # moves that explain the board as well, unless a ship still in a hand or a move the
         # rules do not allow explains it better: a question then would ask about a move
         # not made (yet)
-        return Tied(verdict.tied)
+        return Tied(verdict.tied, _putback_first(game, belief, verdict.tied))
     diff = difference(game, observation)
     if not diff:
         return Matches()
     return Fix(diff, unclear(game, belief, diff, dice))
+
+
+def _putback_first(game: Game, belief: Belief, groups: tuple[Group, ...]) -> bool:
+    """Whether tied moves' bumped ships put back are asked for before the question: only
+    where no ship put back in any port can leave another move's board
+    (`referee.putback_tells`), and where the put-back tells more (`inform.putback_first`,
+    the moves weighed by the belief)."""
+    if not putback_tells(game, groups):
+        return False
+    posterior = {h.consequence: h.posterior for h in belief.hypotheses if h.consequence}
+    weights = [max(posterior.get(g.consequence, 0.0), MIN_WEIGHT) for g in groups]
+    boards = [
+        frozenset(next(c for c in g.members if c.bump is Bump.BACK).contents.items())
+        for g in groups
+    ]
+    return putback_first(weights, boards)
 
 
 def _decisive(belief: Belief, groups: tuple[Group, ...]) -> Group | None:
