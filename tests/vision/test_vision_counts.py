@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 import numpy as np
@@ -10,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from printing_trial import ARRANGEMENTS, RENDERERS, start_ships, token_scene
 
-from bermuda_hw.rules.board import Board
-from bermuda_hw.sim.render import Scene
+from bermuda_hw.rules.board import Board, Space
+from bermuda_hw.sim.render import CloudState, Scene, ShipToken
 from bermuda_hw.vision.colors import calibration_to_toml, parse_calibration
 from bermuda_hw.vision.counts import ONE_FROM, TWO_FROM, count_loglik
 from bermuda_hw.vision.reader import BoardReader
@@ -95,3 +96,47 @@ def test_a_hidden_place_has_no_count_preference(classic_board: Board) -> None:
     assert hidden
     for space in hidden:
         assert not evidence.count_loglik(evidence.index(space)).any()
+
+
+@pytest.mark.parametrize("light", ["warmer", "lamp on one side"])
+def test_a_yellow_tokens_rim_is_no_green_token(classic_board: Board, light: str) -> None:
+    """The project's renderer blurs a yellow token's rim into the blue sea: a line of
+    green pixels round it. Yellow tokens alone and two side by side are counted, and no
+    green token is seen beside them."""
+    board = classic_board
+    rng = random.Random(0)
+    shoot = RENDERERS["project renderer"](board, rng)
+    calibration = BoardReader(board).calibrate(shoot(Scene(start_ships(board)), 1))
+    centre = board.grid.dot_mm(*board.grid.centre)
+    free = [
+        s
+        for s in board.spaces.values()
+        if s.kind == "path" and math.dist(s.position, centre) > board.cloud.footprint_radius_mm + 30
+    ]
+    rng.shuffle(free)
+    chosen: list[Space] = []
+    for space in free:
+        if all(math.dist(space.position, o.position) > 40.0 for o in chosen):
+            chosen.append(space)
+    tokens: list[ShipToken] = []
+    truth: dict[str, int] = {}
+    for n, space in enumerate(chosen[:8]):
+        heading = rng.uniform(0, 360)
+        across = (math.cos(math.radians(heading)), math.sin(math.radians(heading)))
+        x, y = space.position
+        if n % 2 == 0:
+            tokens.append(ShipToken("yellow", x, y, heading))
+        else:
+            tokens += [
+                ShipToken("yellow", x - 6 * across[0], y - 6 * across[1], heading),
+                ShipToken("yellow", x + 6 * across[0], y + 6 * across[1], heading),
+            ]
+        truth[space.id] = 1 + n % 2
+    scene = Scene(tuple(tokens), CloudState(*centre))
+    evidence = BoardReader(board, calibration).read(shoot(scene, 2, light)).evidence
+    assert evidence is not None
+    for space_id, n in truth.items():
+        got = evidence.counts(evidence.index(space_id))
+        assert {c: got[c][0] for c in board.ship_colors} == {
+            c: n if c == "yellow" else 0 for c in board.ship_colors
+        }, (space_id, got)

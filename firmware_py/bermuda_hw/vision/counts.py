@@ -9,7 +9,10 @@ place, in units of one token's area, says how many there are:
   cut to a disk): two tokens side by side, overlapping or one on top of the
   other stay within their place's cell;
 - a place's area of a colour is the number of its pixels with that ship
-  colour (the labels after the learned board's veto), in mm²;
+  colour (the labels after the learned board's veto) within a pixel of a
+  solid part of that colour (a 2x2 block), in mm²: a token's blurred rim
+  mixed with the sea (a yellow token's looks green) is a line one pixel wide
+  and is no token;
 - one token's area is measured by the calibration on the start layout (one
   token in every berth: the median of their areas, kept in the calibration
   file); without a calibration, it is the median of the areas over the
@@ -47,6 +50,8 @@ EDGE_ONE = 0.05  # softness of the edges, in x
 EDGE_TWO = 0.07
 STEADY = 0.8  # weight of the earlier frames' token area
 COUNTS = (0, 1, 2)  # 2: two or more
+_BLOCK = np.ones((2, 2), np.uint8)  # a solid part of a colour: a 2x2 block of its pixels
+_NEAR = np.ones((3, 3), np.uint8)  # pixels of a colour within a pixel of its solid parts count
 
 
 def _log_sigmoid(z: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
@@ -101,9 +106,20 @@ class TokenCounter:
         self.fixed = token_area_mm2 is not None
 
     def areas(self, labels: npt.NDArray[np.int8]) -> Floats:
-        """Each place's area (mm²) of each ship colour: places x colours."""
+        """Each place's area (mm²) of each ship colour: places x colours.
+
+        Only a colour's pixels within a pixel of a solid part of that colour (a
+        2x2 block) count: the blurred rim of a token takes the colour of its mix
+        with the sea (a yellow token's rim on blue sea looks green), a line one
+        pixel wide that is no token."""
         n = len(self.layout.places)
-        use = (labels >= 0) & (self.cell >= 0)
+        inside = self.cell >= 0
+        solid = np.zeros(labels.shape, bool)
+        for c in range(self.colors):
+            mask = (labels == c).view(np.uint8)
+            core = cv2.dilate(cv2.erode(mask, _BLOCK), _NEAR)
+            solid |= (core & mask).view(bool)
+        use = solid & inside
         idx = self.cell[use] * self.colors + labels[use].astype(np.int64)
         counts = np.bincount(idx, minlength=n * self.colors).astype(np.float64)
         out: Floats = counts.reshape(n, self.colors) * self.px_area_mm2
