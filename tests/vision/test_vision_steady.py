@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+import pytest
 from printing_trial import RENDERERS, Shoot, start_ships
 from vision_helpers import TILTED, placed
 
+import bermuda_hw.vision.reader as reader_module
 from bermuda_hw.rules.board import Board
-from bermuda_hw.sim.render import CameraModel, Scene, random_scene
+from bermuda_hw.sim.render import CameraModel, CloudState, Scene, random_scene
 from bermuda_hw.vision.background import (
     REVEAL_FRAMES,
     BackgroundComparison,
@@ -135,3 +138,48 @@ def test_the_lights_fit_follows_what_the_learned_board_reveals() -> None:
     assert learned.saturated is not None
     fresh = BoardBackground(learned.bgr.copy(), learned.known.copy(), 0.5, learned.saturated)
     assert np.array_equal(again, BackgroundComparison(fresh, frame, usable).light_change)
+
+
+@pytest.mark.parametrize("renderer", ["project renderer", "independent renderer"])
+def test_a_still_cloud_is_not_searched_for_and_a_moved_one_is_found_at_once(
+    classic_board: Board, renderer: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Camera and cloud still (ships moved, new image noise): the cloud's marker is not
+    searched for again and the cloud is read as a fresh reader reads it. The next frame
+    after the cloud moved (a dot away and a letter on, or a nudge of 2 mm) reads it where
+    it is now."""
+    board = classic_board
+    rng = random.Random(1)
+    shoot = RENDERERS[renderer](board, rng)
+    x, y = board.grid.dot_mm(*board.grid.centre)
+
+    searches: list[int] = []
+    real = reader_module.detect_markers
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        searches.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(reader_module, "detect_markers", counting)
+    reader = BoardReader(board)
+    still = CloudState(x, y, 0.0)
+    for _ in range(2):
+        reader.read(shoot(Scene(start_ships(board), still), rng.randrange(1 << 30)))
+    searches.clear()
+    image = shoot(Scene(start_ships(board)[:4], still), rng.randrange(1 << 30))
+    reading = reader.read(image)
+    assert reading.pose_source == "steady"
+    assert searches == []
+    fresh = BoardReader(board).read(image).cloud
+    assert reading.cloud is not None and fresh is not None
+    assert reading.cloud.letter == fresh.letter
+    assert np.hypot(reading.cloud.x_mm - fresh.x_mm, reading.cloud.y_mm - fresh.y_mm) < 0.2
+
+    pitch = board.grid.pitch_mm
+    for moved in (CloudState(x + pitch, y, 45.0), CloudState(x + pitch + 2.0, y, 45.0)):
+        reading = reader.read(shoot(Scene(start_ships(board), moved), rng.randrange(1 << 30)))
+        assert reading.pose_source == "steady"
+        assert reading.cloud is not None
+        col, row = board.grid.nearest_dot(moved.x_mm, moved.y_mm)
+        assert (reading.cloud.col, reading.cloud.row, reading.cloud.letter) == (col, row, 1)
+        assert abs(reading.cloud.x_mm - moved.x_mm) < 1.0

@@ -46,6 +46,11 @@ from bermuda_hw.vision.types import CloudReading, FrameReading
 Image = npt.NDArray[np.uint8]
 Matrix = npt.NDArray[np.float64]
 
+CLOUD_WINDOW_PAD_PX = 2  # the cloud marker's window: its corners' box and this much around
+# The cloud marker's window correlates at least this well with its look when last found:
+# the cloud is where it was (image noise keeps a marker's black and white above 0.99,
+# half a millimetre across the board or a turn of 3 degrees brings it to 0.97).
+CLOUD_STILL_CORRELATION = 0.98
 UNCOVERED_MM = 20.0  # beside the cloud, a board never seen is not searched for ships
 
 
@@ -99,6 +104,8 @@ class BoardReader:
         )
         self._cloud_px: Matrix | None = None
         self._cloud: tuple[CloudReading, list[tuple[float, float, float]]] | None = None
+        # The cloud marker's grey window when it was last found: (x0, y0, x1, y1), patch.
+        self._cloud_patch: tuple[tuple[int, int, int, int], Image] | None = None
         self._ignore = [(z.x_mm, z.y_mm, z.radius_mm) for z in self.calibration.ignore]
         # The cloud's marker at half resolution is 30-40 px wide: two threshold scales do.
         self._cloud_detector = make_detector(board.markers.dictionary, window_sizes=(7, 17))
@@ -125,6 +132,37 @@ class BoardReader:
         self.normaliser.forget()
         self._cloud_px = None
         self._cloud = None
+        self._cloud_patch = None
+
+    def _cloud_window(self, corners: Matrix, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
+        """The image window (x0, y0, x1, y1) of the cloud marker with corners `corners`."""
+        x0, y0 = corners.min(axis=0)
+        x1, y1 = corners.max(axis=0)
+        h, w = shape[:2]
+        pad = CLOUD_WINDOW_PAD_PX
+        return (
+            max(int(x0) - pad, 0),
+            max(int(y0) - pad, 0),
+            min(int(x1) + pad + 1, w),
+            min(int(y1) + pad + 1, h),
+        )
+
+    def _remember_cloud(self, gray: Image, corners: Matrix) -> None:
+        xa, ya, xb, yb = box = self._cloud_window(corners, gray.shape)
+        self._cloud_patch = (box, np.ascontiguousarray(gray[ya:yb, xa:xb]))
+
+    def _cloud_unmoved(self, gray: Image) -> bool:
+        """True if the cloud marker's window looks as when the marker was last found
+        (normalised cross-correlation): the cloud has not moved or turned, nothing covers
+        its marker."""
+        if self._cloud_patch is None:
+            return False
+        (xa, ya, xb, yb), patch = self._cloud_patch
+        now = np.ascontiguousarray(gray[ya:yb, xa:xb])
+        if now.shape != patch.shape or min(now.shape) < 8:
+            return False
+        score = float(cv2.matchTemplate(now, patch, cv2.TM_CCOEFF_NORMED)[0, 0])
+        return score >= CLOUD_STILL_CORRELATION
 
     def _still_there(self, norm: Normalised, zone: list[tuple[float, float, float]]) -> bool:
         """True if most of the sea under the cloud's last footprint does not look like sea."""
@@ -182,6 +220,10 @@ class BoardReader:
 
     def _find_cloud(self, gray: Image, pose: BoardPose) -> Matrix | None:
         cloud_id = self.board.markers.cloud_id
+        if pose.source == "steady" and self._cloud_px is not None and self._cloud_unmoved(gray):
+            # camera and cloud both still: its marker is where it was last found
+            return self._cloud_px
+        self._cloud_patch = None  # remembered again where the marker is found
         if pose.source in ("detected",) and cloud_id in self.tracker.last_detections:
             return self.tracker.last_detections[cloud_id]
         if self._cloud_px is not None:
@@ -259,6 +301,8 @@ class BoardReader:
         blocked: list[tuple[float, float, float]] = []
         corners = self._find_cloud(gray, pose)
         if corners is not None:
+            if self._cloud_patch is None:
+                self._remember_cloud(gray, corners)
             self._cloud_px = corners
             cloud = cloud_from_corners(self.board, pose, corners)
             blocked = hidden_zone(self.board, pose, cloud, corners)
