@@ -1,4 +1,5 @@
-"""Vision accuracy and speed on rendered 1280x960 frames with random cameras, light and ships.
+"""Vision accuracy and speed on rendered 1280x960 frames with random cameras, light and ships,
+and the speed on a still board.
 
 Then, on both renderers (the project's and the independent one of the
 tests): frames lit unlike the calibration (brighter, dimmer, warmer, cooler,
@@ -44,6 +45,7 @@ COUNT_FRAMES = 4
 def main() -> None:
     """Every section."""
     random_tables()
+    steady_board()
     other_light()
     token_counts()
     differing_printings()
@@ -187,6 +189,46 @@ def random_tables() -> None:
         for source, ts in sorted(by_source.items())
     )
     print(f"  by board pose: {parts}")
+
+
+STEADY_SETUPS = 5  # a still board: camera placements, each one table shown again and again
+STEADY_FRAMES = 20
+
+
+def steady_board() -> None:
+    """The time to read a frame of a board where nothing moved (the camera, the light, the
+    ships and the cloud still; only the image noise new), against the same floor."""
+    board = load_board()
+    rng = random.Random(SEED + 4)
+    times: list[float] = []
+    floors: list[float] = []
+    for _ in range(STEADY_SETUPS):
+        camera = CameraModel.random(rng, board)
+        palette = Palette.random(rng)
+        scene = random_scene(board, rng, cloud=True)
+        reader = BoardReader(board)
+        for i in range(STEADY_FRAMES):
+            frame = render(board, scene, camera, seed=rng.randrange(1 << 30), palette=palette)
+            t0 = time.perf_counter()
+            reader.read(frame)
+            t1 = time.perf_counter()
+            pose = reader.tracker.pose
+            h = pose.board_to_image if pose is not None else np.eye(3)
+            t2 = time.perf_counter()
+            warped = cv2.warpPerspective(frame, h, (frame.shape[1], frame.shape[0]))
+            cv2.cvtColor(warped, cv2.COLOR_BGR2Lab)
+            t3 = time.perf_counter()
+            if i >= 2:  # the pose detected, then kept: as the daemon reads a still board
+                times.append(t1 - t0)
+                floors.append(t3 - t2)
+    median_ms = statistics.median(times) * 1000
+    floor_ms = statistics.median(floors) * 1000
+    print(
+        f"a still board ({STEADY_SETUPS} setups x {STEADY_FRAMES} frames of one table): "
+        f"median time per frame {median_ms:.2f} ms; floor {floor_ms:.2f} ms; ratio "
+        f"{median_ms / floor_ms:.2f}; load average {os.getloadavg()[0]:.1f} on "
+        f"{os.cpu_count()} cores"
+    )
 
 
 def differing_printings() -> None:
