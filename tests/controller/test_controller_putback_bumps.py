@@ -124,7 +124,7 @@ def test_a_board_left_as_it_is_is_asked_about_once(make_table: MakeTable) -> Non
     table.steps(12)
     assert table.mode() is Mode.ASK and not c.status.putback
     # the same board settling anew (after a misread elsewhere, say) keeps the question
-    c._observe(c.last_observation)
+    c.observe(c.last_observation)
     assert table.mode() is Mode.ASK and not c.status.putback
     assert c.status.question is not None
     c.answer(question.options.index(str(onto_b)) + 1)

@@ -153,7 +153,7 @@ def test_a_provisional_move_the_board_contradicts_is_rewound(make_table: MakeTab
     # the token went where the camera could not see (so the move was taken unseen) ...
     token = next(s for s in game.ships_at(move.start) if s == move.ship)
     table.world.remove(token)
-    c._apply(cand, (move.end,))
+    c.checks.apply(cand, (move.end,))
     c._commit()
     assert c.status.provisional == (str(move),)
     stored = table.journal.load(table.board)

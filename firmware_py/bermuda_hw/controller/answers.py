@@ -1,0 +1,213 @@
+"""The table's requests and questions, carried out: bumped ships asked back, a question
+put, and what its answer does.
+
+`asking` decides when the table is asked and what an answer means; this module
+shows it (the mode, the line, the LED) and acts on it: an answer naming a move
+takes it (its arrivals out of sight checked once in view), "none of these" asks
+for the board back as the game has it, "not yet" lets the player finish. A put-
+back request that runs out becomes the question; a quiet board never commits a
+move.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Protocol
+
+from bermuda_hw.clock import Clock
+from bermuda_hw.controller.asking import Asking, NoneOfThese, NoSuchAnswer, NotYet, Settled
+from bermuda_hw.controller.board_checks import BoardChecks
+from bermuda_hw.controller.buttons import SpinButton
+from bermuda_hw.controller.identify import Difference, difference
+from bermuda_hw.controller.putback import out_of_sight_choice, unseen_arrivals
+from bermuda_hw.controller.referee import Group, putback_tells
+from bermuda_hw.controller.rig import Rig
+from bermuda_hw.controller.session import GameSession
+from bermuda_hw.controller.signals import Pattern
+from bermuda_hw.controller.status import Mode, Status
+from bermuda_hw.controller.turn import Request, RequestKey
+from bermuda_hw.controller.wording import press_hint
+from bermuda_hw.rules.candidates import contents
+from bermuda_hw.vision.types import BoardObservation
+
+
+class Table(Protocol):
+    """What asking the table needs of the controller."""
+
+    session: GameSession
+    rig: Rig
+    clock: Clock
+    asking: Asking
+    button: SpinButton
+    checks: BoardChecks
+    last_observation: BoardObservation | None
+
+    @property
+    def status(self) -> Status: ...
+
+    def say(self, text: str) -> None: ...
+
+    def set_mode(self, mode: Mode, message: str = "", pattern: Pattern | None = None) -> None: ...
+
+    def publish(self) -> None: ...
+
+    def observe(self, observation: BoardObservation) -> None:
+        """Act on a stable observation, as the loop does."""
+        ...
+
+
+class Answers:
+    """Bumped ships asked back, the table's questions put, and their answers carried out."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+
+    def ask_putback(self, tied: tuple[Group, ...], observation: BoardObservation) -> bool:
+        """Ask for bumped ships to go back before asking which of the tied moves was made
+        (`controller.putback`); True while that is what the table is asked."""
+        game = self.table.session.current
+        choice = out_of_sight_choice(game, tied, observation)
+        if choice is not None:
+            return self.request_putback(Request.OUT_OF_SIGHT, choice[0].consequence)
+        # moves that all bumped ships, none back yet, whose boards the ships put back tell
+        # apart (even put in a wrong port)
+        if not putback_tells(game, tied):
+            self.table.checks.end_putback()
+            return False
+        return self.request_putback(Request.BUMPS, tuple(g.consequence for g in tied), tied)
+
+    def request_putback(self, kind: Request, key: RequestKey, tied: tuple[Group, ...] = ()) -> bool:
+        """Ask the active player to put back any ship the move bumped (without saying which
+        move); True while that is what the table is asked, False if this request ran out
+        once already in this state of the game."""
+        table = self.table
+        now, state = table.clock.monotonic(), table.rig.reading_state()
+        made = table.asking.request_putback(table.checks.turn, kind, key, tied, state, now)
+        if made is None:  # ran out once already: the table is asked, or the move taken
+            table.checks.end_putback()
+            return False
+        if made:
+            status = table.status
+            status.putback = True
+            status.fix = None
+            status.waiting = None
+            status.question = None
+            table.set_mode(
+                Mode.FIX,
+                f"{table.session.current.active}: if your move bumped a ship, "
+                "put it back in its port",
+                Pattern.FIX,
+            )
+        return True
+
+    def putback_step(self) -> None:
+        """A frame with no new stable board while a put-back is asked for: once the request
+        ran out (`asking`), the table is asked which move it was (a bump in doubt: whether
+        that move was made), with "none of these" and "not yet" among the answers. No move
+        is ever taken for a quiet board."""
+        table = self.table
+        observation = table.last_observation
+        if observation is None or table.status.mode is not Mode.FIX:
+            table.checks.end_putback()
+            return
+        now, state = table.clock.monotonic(), table.rig.reading_state()
+        asked = table.asking.putback_lapsed(table.checks.turn, state, now)
+        if asked is None:
+            return
+        table.checks.end_putback()
+        if asked.kind is Request.BUMPS:
+            # the board never showed one move's ships put back: ask which move it was
+            self.ask(asked.tied)
+            return
+        # the board is judged again: a tie, or a bump still in doubt, is asked about
+        table.observe(observation)
+
+    def settle_putback(self, observation: BoardObservation) -> bool:
+        """A stable board while the table is asked to put back the ships of one of several
+        moves that all bumped ships: True while the request stands or once it became the
+        question; False when the board says something else, judged then as usual."""
+        table = self.table
+        turn = table.checks.turn
+        asked = turn.putback
+        assert asked is not None
+        verdict = table.checks.judge(observation)
+        now, state = table.clock.monotonic(), table.rig.reading_state()
+        game = table.session.current
+        settled = table.asking.settle_putback(turn, verdict, contents(game), state, now)
+        if settled is Settled.STANDS:
+            return True
+        table.checks.end_putback()
+        if settled is Settled.ASK:
+            self.ask(asked.tied)
+            return True
+        return False
+
+    def ask(self, groups: tuple[Group, ...]) -> None:
+        """Ask the table which of the tied moves was made (one question, by die if it can;
+        whether it was made, for one move in doubt). "None of these" and "not yet" are
+        always among the answers; nothing is taken until the table answers."""
+        table = self.table
+        turn, now, state = table.checks.turn, table.clock.monotonic(), table.rig.reading_state()
+        if not table.asking.should_ask(turn, groups, table.status.mode is Mode.ASK, state, now):
+            return
+        question = table.asking.ask(turn, table.session.current.active, groups, now)
+        table.status.question = question
+        table.button.forget()
+        table.set_mode(Mode.ASK, f"{question.text} ({press_hint(question.options)})", Pattern.ASK)
+
+    def answer_step(self) -> None:
+        """In mode ASK: take an answer from the page, or from presses once the button rests.
+        Unanswered, the question is said again every `announce.REPEAT_S` while the game waits."""
+        table = self.table
+        option = table.asking.take(table.button.counted)
+        question = table.status.question
+        if option is None:
+            if question is not None and table.asking.repeat_due(table.clock.monotonic()):
+                # asked again: a question of its own (a page or a player sees it anew)
+                table.status.question = replace(question)
+                table.say(
+                    f"still waiting for an answer, the game is paused: {question.text} "
+                    f"({press_hint(question.options)})"
+                )
+            return
+        game = table.session.current
+        now, state = table.clock.monotonic(), table.rig.reading_state()
+        answer = table.asking.answer(table.checks.turn, option, state, now)
+        if isinstance(answer, NoSuchAnswer):
+            table.say(str(answer))
+            return
+        table.status.question = None
+        observation = table.last_observation
+        if isinstance(answer, NotYet):  # the move is not finished
+            table.say(f"answer {option}: not yet")
+            table.set_mode(
+                Mode.READY,
+                f"{game.active}: finish your move; the table asks again when the board changes",
+                Pattern.READY,
+            )
+            table.status.unfinished = True
+            table.publish()
+            return
+        if isinstance(answer, NoneOfThese):  # nothing is taken
+            table.say(f"answer {option}: none of these; nothing is taken")
+            diff = difference(game, observation) if observation is not None else Difference()
+            table.checks.show_fix(
+                diff,
+                f"{game.active}: none of these: set the board back as the "
+                f"game has it ({diff.describe() if diff else 'it is'}), "
+                "then make your move again",
+            )
+            return
+        group = answer.group
+        table.say(f"answer {option}: {group.best.describe()}")
+        # the places the move arrives at that the camera does not see well are checked
+        # once it does (the answer names the move; the board will show it)
+        provisional: tuple[str, ...] = ()
+        if observation is not None:
+            provisional = unseen_arrivals(game, group.best, observation)
+        if not table.checks.apply(group.best, provisional):
+            return
+        if observation is not None:
+            table.checks.check(observation)
+        else:
+            table.checks.settled()

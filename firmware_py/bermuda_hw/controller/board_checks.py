@@ -1,0 +1,257 @@
+"""The board checked against the game, carried out: settled, a fix asked, a move taken.
+
+Every stable board the ship phase does not take as a new move is compared
+with the game (`identify.difference`): when it matches, the game is settled
+(the next move is awaited, or the spin); otherwise the table is asked to fix
+it, each ask counted as a failed attempt (`hand_edits`). A move is taken here
+too (journalled through the session, the bumped ships it leaves to go back
+first), and so is a long press's acceptance of the board as seen.
+`BoardChecks` holds the last board that matched the game (the reference the
+referee compares the next move's tokens with) and whether an undo waits for
+the board as it was.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from bermuda_hw.clock import Clock
+from bermuda_hw.controller.asking import PUTBACK_GIVE_UP_S
+from bermuda_hw.controller.computer import Seats
+from bermuda_hw.controller.hand_edits import accepted, edits_for, fix_message, refusal
+from bermuda_hw.controller.identify import Difference, difference
+from bermuda_hw.controller.referee import Verdict, bumped_beside, judge
+from bermuda_hw.controller.rig import Rig
+from bermuda_hw.controller.seats import hold_spaces
+from bermuda_hw.controller.session import GameSession
+from bermuda_hw.controller.ship_phase import reference_board
+from bermuda_hw.controller.signals import Pattern
+from bermuda_hw.controller.status import Mode, Status
+from bermuda_hw.controller.turn import Bumped, Turn, Turns
+from bermuda_hw.controller.wording import either
+from bermuda_hw.rules.candidates import Candidate, contents
+from bermuda_hw.rules.game import Game, Phase
+from bermuda_hw.vision.types import BoardObservation
+
+
+class Table(Protocol):
+    """What the board's checks need of the controller."""
+
+    session: GameSession
+    turns: Turns
+    rig: Rig
+    clock: Clock
+    seats: Seats
+    last_observation: BoardObservation | None
+
+    @property
+    def status(self) -> Status: ...
+
+    def say(self, text: str) -> None: ...
+
+    def set_mode(self, mode: Mode, message: str = "", pattern: Pattern | None = None) -> None: ...
+
+    def saved(self, committed: bool) -> bool: ...
+
+    def announce_over(self) -> None: ...
+
+
+class BoardChecks:
+    """The board against the game: settled, a fix, a move taken, the board accepted."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        # the last board that matched the game, for the game and the placement it matched
+        self.reference: tuple[Game, dict[str, tuple[str, ...]], BoardObservation] | None = None
+        self.restoring = False  # after an undo: wait for the board as it was, take no move
+
+    @property
+    def turn(self) -> Turn:
+        """What the table is in the middle of for the game as it is now (`controller.turn`)."""
+        return self.table.turns.now(self.table.session.current)
+
+    def check_setup(self, observation: BoardObservation) -> None:
+        """In mode SETUP: the board must be as the game has it before play goes on."""
+        game = self.table.session.current
+        diff = difference(game, observation)
+        if not diff:
+            self.table.say(f"the board matches the game; round {game.round}")
+            self.table.rig.learn_start_layout(game)
+            self.settled(observation)
+        else:
+            self.show_fix(diff, f"set the board as the game has it: {diff.describe()}", Mode.SETUP)
+
+    def check(self, observation: BoardObservation) -> None:
+        """The board as the game has it is settled; anything else is a fix."""
+        game = self.table.session.current
+        diff = difference(game, observation)
+        if diff:
+            self.show_fix(diff, f"fix the board: {diff.describe()}")
+        elif not self._bumped_beside(observation):
+            self.settled(observation)
+
+    def judge(self, observation: BoardObservation) -> Verdict:
+        """The referee's verdict on an observation for the game as it is, with the die if
+        it is known and the last board that matched the game's placement."""
+        game = self.table.session.current
+        reference = reference_board(self.reference, game)
+        return judge(
+            game, observation, self.known_dice(), reference=reference, held=self.told_to_leave()
+        )
+
+    def told_to_leave(self) -> frozenset[str]:
+        """The spaces the roll told the player to leave a ship landed on, both ships there,
+        until asked to put one back: none once a put-back has been asked for this turn."""
+        if self.turn.putback_first is not None:
+            return frozenset()
+        return frozenset(self.table.status.hold)
+
+    def known_dice(self) -> frozenset[int] | None:
+        """The die values the move may have been made with (None: any)."""
+        game = self.table.session.current
+        if game.die is not None:
+            return frozenset({game.die})
+        # with the virtual die, no move is made before the press that rolls it
+        return frozenset() if self.table.session.die_mode == "virtual" else None
+
+    def show_fix(self, diff: Difference, message: str, mode: Mode = Mode.FIX) -> None:
+        """Ask for a fix; each ask while the game stays as it is counts as a failed attempt."""
+        status = self.table.status
+        waiting = self.waiting_move() if mode is Mode.FIX else None
+        status.waiting = None if waiting is None else str(waiting[0].move)
+        self.end_putback()
+        status.question = None
+        self.turn.tied = ()
+        # every ask since the game last changed is a failed attempt (the players may try
+        # something else each time: the same stray token shows as another fix)
+        status.fix_attempts += 1
+        status.fix = diff
+        self.table.set_mode(mode, fix_message(message, status.fix_attempts), Pattern.FIX)
+
+    def end_putback(self) -> None:
+        """No bumped ships are asked back any more."""
+        if self.table.session.game is not None:
+            self.turn.putback = None
+        self.table.status.putback = False
+
+    def _bumped_beside(self, observation: BoardObservation) -> bool:
+        """A ship the last move bumped back into a port the camera cannot see, still beside
+        the mover on the landing space (one ship per place shows there, only the place's
+        evidence tells): the players are asked to put it back, and the board is read again
+        every stable run while they do (its ships read the same). True while that is asked;
+        after `PUTBACK_GIVE_UP_S` the board is taken as it reads."""
+        table = self.table
+        game = table.session.current
+        bumped = self.turn.bumped
+        if bumped is None:
+            return False
+        diff = bumped_beside(game, observation, bumped.landing, bumped.ships)
+        if not diff:
+            return False
+        now = table.clock.monotonic()
+        if bumped.beside_s is None:
+            bumped.beside_s = now
+        if now - bumped.beside_s >= PUTBACK_GIVE_UP_S:
+            table.say(f"the camera still sees {diff.describe()}: check it, the game goes on")
+            return False
+        table.rig.forget()  # the next stable run is reported though its ships read the same
+        if table.status.mode is not Mode.FIX or table.status.fix != diff:
+            hidden = sorted({space for _, space in diff.missing if space is not None})
+            self.show_fix(
+                diff, f"fix the board: {diff.describe()} (the cloud covers {either(tuple(hidden))})"
+            )
+        return True
+
+    def settled(self, matched: BoardObservation | None = None) -> None:
+        """The board matches the game: wait for the next move, or for the spin button.
+        `matched`: the observation just found to show the game, kept as the board the
+        referee compares the next move's tokens with (without it, the last observation is
+        kept if it shows the game)."""
+        table = self.table
+        status, game = table.status, table.session.current
+        status.fix = None
+        status.waiting = None
+        self.restoring = False
+        status.fix_attempts = 0
+        turn = self.turn
+        turn.bumped = None
+        turn.putback_first = None
+        seen = table.last_observation
+        if matched is not None:
+            self.reference = (game, contents(game), matched)
+        elif seen is not None and not difference(game, seen):
+            self.reference = (game, contents(game), seen)
+        status.question = None
+        status.die = game.die
+        if game.is_over():
+            table.announce_over()
+        elif game.phase is Phase.CLOUD:
+            table.set_mode(
+                Mode.SPIN,
+                f"round {game.round}: every player has moved; press spin",
+                Pattern.PRESS_SPIN,
+            )
+        else:
+            status.hold = hold_spaces(game)
+            table.set_mode(Mode.READY, table.seats.to_move(), Pattern.READY)
+
+    def apply(self, candidate: Candidate, provisional: tuple[str, ...] = ()) -> bool:
+        """Make a candidate's move in the game and journal it (provisional if it went where
+        the camera cannot see)."""
+        table = self.table
+        status = table.status
+        status.question = None
+        status.hold = ()
+        chosen, status.suggestion = status.suggestion, None
+        made, committed = table.session.apply(candidate, provisional, chosen)
+        table.saved(committed)
+        status.die = None
+        if candidate.bumped:  # (the game's new state: the bumped ships go back first)
+            self.turn.bumped = Bumped(made.end or "", candidate.bumped)
+        return committed
+
+    def waiting_move(self) -> tuple[Candidate, tuple[str, ...]] | None:
+        """The move out of sight a fix waits on, while the game is still as it was then."""
+        game = self.table.session.game
+        if game is None or game.phase is not Phase.SHIPS:
+            return None
+        return self.turn.waiting
+
+    def accept_board(self) -> bool:
+        """Take the board as the camera sees it (a long press after failed fixes): each ship
+        the game has where the camera sees none moves to where a ship of its colour is
+        seen, or leaves the game; journalled as hand edits of the position."""
+        table = self.table
+        game, observation = table.session.current, table.last_observation
+        refused = refusal(
+            self.turn.putback is not None, observation is not None, table.status.fix_attempts
+        )
+        if refused is not None:
+            table.say(refused)
+            return False
+        assert observation is not None
+        waiting = self.waiting_move() if table.status.mode is Mode.FIX else None
+        self.turn.waiting = None
+        count = len(game.journal)
+        bumped: tuple[str, ...] = ()
+        if waiting is not None:
+            # the move out of sight the fix was shown beside is a move (die, cards), not an
+            # edit: it is made first, and only what it leaves unexplained is accepted
+            if not self.apply(*waiting):
+                return False
+            bumped = waiting[0].bumped
+        # the ships it bumps go back to their ports as the players are asked next
+        going_back = self.turn.bumped
+        edits = edits_for(game, observation, bumped)
+        # what the board now shows is the game; only the move just made stays to be checked
+        committed = table.session.edit(edits, keep_since=count)
+        # (the edits are a new state of the game; its bumped ships still go back first)
+        self.turn.bumped = going_back
+        if not table.saved(committed):
+            return False
+        table.say(accepted(edits))
+        if bumped:
+            self.check(observation)
+        else:
+            self.settled()
+        return True

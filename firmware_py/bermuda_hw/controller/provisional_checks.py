@@ -1,0 +1,127 @@
+"""Provisional moves and captures the board contradicts, carried out: the game taken back
+or corrected.
+
+A move taken into places the camera could not see, or captures decided under the
+cloud, stay provisional (`consequences.Provisional`) until their places are in
+view. When the board then contradicts one, the session takes the game back to
+before it (a rewind, mode SETUP) or corrects it (the captures, or the move of
+that turn the board now shows: `corrections`), and the table is told.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from bermuda_hw.controller.board_checks import BoardChecks
+from bermuda_hw.controller.consequences import Provisional
+from bermuda_hw.controller.corrections import CorrectedCaptures, corrected_move
+from bermuda_hw.controller.rig import Rig
+from bermuda_hw.controller.session import GameSession, NotThere, WrongCaptures
+from bermuda_hw.controller.signals import Pattern
+from bermuda_hw.controller.status import Mode, Status
+from bermuda_hw.errors import HardwareError
+from bermuda_hw.rules.game import ShipStatus
+from bermuda_hw.vision.types import BoardObservation
+
+
+class Table(Protocol):
+    """What correcting the game needs of the controller."""
+
+    session: GameSession
+    rig: Rig
+    checks: BoardChecks
+
+    @property
+    def status(self) -> Status: ...
+
+    def set_mode(self, mode: Mode, message: str = "", pattern: Pattern | None = None) -> None: ...
+
+    def saved(self, committed: bool) -> bool: ...
+
+    def announce_over(self) -> None: ...
+
+    def fault(self, message: str) -> None: ...
+
+
+def check_provisional(table: Table, observation: BoardObservation, final: bool = False) -> bool:
+    """Check provisional moves and captures whose places are now in view; True if the
+    game went back or was corrected. `final`: what cannot be checked now never will
+    be (the game is over), and stays as the game has it."""
+    wrong = table.session.check_provisional(observation, final)
+    table.status.provisional = table.session.provisional_moves
+    if isinstance(wrong, WrongCaptures):
+        _correct_captures(table, wrong.item, wrong.corrected)
+    elif isinstance(wrong, NotThere):
+        _rewind(table, wrong.item, wrong.wrong)
+    return wrong is not None
+
+
+def _correct_captures(table: Table, item: Provisional, corrected: CorrectedCaptures) -> None:
+    """Correct a cloud phase's captures that the board, now in view, contradicts
+    (`corrections.corrected_captures`)."""
+    fixed = corrected.game
+    if not table.session.correct_captures(item, corrected):
+        return
+    status = table.status
+    status.seq = len(fixed.journal)
+    status.fix_attempts = 0
+    table.checks.end_putback()  # (the state they were about is gone)
+    status.question = None
+    removed = {s for s in status.lost if fixed.ship(s).status is ShipStatus.OUT}
+    removed |= {s for s in corrected.captured if fixed.ship(s).status is ShipStatus.OUT}
+    status.lost = tuple(s for s in fixed.ship_ids if s in removed)
+    status.outcome = str(fixed.outcome()) if fixed.is_over() else None
+    if fixed.is_over() and not table.session.captures_unchecked:
+        table.announce_over()
+    elif not fixed.is_over():
+        table.rig.forget()  # the board did not change: check it on a fresh observation
+        table.set_mode(
+            Mode.SETUP,
+            f"round {fixed.round}: the captures were corrected; checking the board",
+            Pattern.FIX,
+        )
+
+
+def correct_provisional_move(table: Table, observation: BoardObservation) -> bool:
+    """The last move taken into places out of sight, replaced by the move of that turn
+    the board now shows (`corrections.corrected_move`); the journal keeps both (an undo
+    entry, then the corrected rows). True if the game was corrected."""
+    session = table.session
+    moves = [p for p in session.provisional if not p.captures]
+    if not moves or table.checks.turn.putback is not None or table.status.mode is Mode.ASK:
+        return False
+    item = moves[-1]
+    corrected = corrected_move(session.current, item, observation, session.die_mode)
+    if corrected is None:
+        return False
+    if not session.correct_move(item, corrected):
+        return True
+    table.saved(True)
+    # the board is judged anew on a fresh observation: a move made since and not yet
+    # taken is taken as usual
+    table.rig.forget()
+    table.checks.settled()
+    return True
+
+
+def _rewind(table: Table, item: Provisional, wrong: list[str]) -> None:
+    """Take the game back to before a provisional move the board contradicts."""
+    session = table.session
+    before = session.current
+    if not session.rewind(item, wrong):
+        return
+    game = session.current
+    table.status.provisional = session.provisional_moves
+    table.status.seq = len(game.journal)
+    if game.pose != before.pose:
+        try:
+            table.rig.place_cloud(session.current)
+        except HardwareError as exc:
+            table.fault(f"{exc}")
+            return
+    table.rig.forget()
+    table.set_mode(
+        Mode.SETUP,
+        f"the game went back: {item.move} was not seen; set the board as the game has it",
+        Pattern.FIX,
+    )
