@@ -1,0 +1,114 @@
+"""The board checked against the game, carried out: settled, a fix asked (and counted), a move
+taken, a long press's board accepted (a stand-in for the controller; synthetic observations,
+no frame)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from parts_table import BOARD, Table
+from synthetic import observe, set_dock_or_bump
+
+from bermuda_hw.controller.hand_edits import ACCEPT_AFTER_ATTEMPTS
+from bermuda_hw.controller.identify import difference
+from bermuda_hw.controller.status import Mode
+from bermuda_hw.rules.candidates import candidates, contents
+from bermuda_hw.rules.game import Game, GameOptions, Phase
+from bermuda_hw.vision.types import BoardObservation
+
+
+def _seen(game: Game, without: str | None = None) -> BoardObservation:
+    """The board as the game has it (less one ship of the port `without`)."""
+    places = {p: list(c) for p, c in contents(game).items()}
+    if without is not None:
+        places[without] = places[without][1:]
+    return observe(BOARD, places)
+
+
+def _a_port(game: Game) -> str:
+    return next(p for p, c in contents(game).items() if p in BOARD.ports and c)
+
+
+def test_a_board_as_the_game_has_it_settles_setup_and_is_kept_as_the_reference(
+    tmp_path: Path,
+) -> None:
+    table = Table(tmp_path)
+    table.status.mode = Mode.SETUP
+    seen = _seen(table.game)
+    table.checks.check_setup(seen)
+    assert table.lines[-1] == "the board matches the game; round 1"
+    assert "learn start layout" in table.rig.calls
+    assert table.status.mode is Mode.READY and table.status.fix is None
+    reference = table.checks.reference
+    assert reference is not None and reference[0] is table.game and reference[2] is seen
+
+
+def test_each_ask_for_a_fix_counts_and_the_third_offers_the_long_press(tmp_path: Path) -> None:
+    table = Table(tmp_path)
+    table.status.mode = Mode.SETUP
+    seen = _seen(table.game, without=_a_port(table.game))
+    for attempt in range(1, ACCEPT_AFTER_ATTEMPTS + 1):
+        table.checks.check_setup(seen)
+        assert table.status.mode is Mode.SETUP and table.status.fix_attempts == attempt
+        assert table.status.fix is not None and table.status.fix.missing
+        offered = "hold the spin button" in table.status.message
+        assert offered is (attempt >= ACCEPT_AFTER_ATTEMPTS)
+    assert table.status.message.startswith("set the board as the game has it: ")
+    table.checks.check(seen)  # outside setup: the same board is a fix to make
+    assert table.status.mode is Mode.FIX and table.status.message.startswith("fix the board")
+
+
+def test_settled_waits_for_the_spin_once_every_player_has_moved(tmp_path: Path) -> None:
+    table = Table(tmp_path)
+    game = table.game
+    while game.phase is Phase.SHIPS:
+        game.roll_die()
+        game.push(game.legal_moves()[0])
+    table.status.fix_attempts = 2
+    table.checks.restoring = True
+    table.checks.settled()
+    assert table.status.mode is Mode.SPIN
+    assert table.status.message == f"round {game.round}: every player has moved; press spin"
+    assert table.status.fix_attempts == 0 and not table.checks.restoring
+
+
+def test_the_die_known_to_the_referee(tmp_path: Path) -> None:
+    assert Table(tmp_path / "table").checks.known_dice() is None  # any die, unseen
+    virtual = Table(tmp_path / "virtual", options=GameOptions(die="virtual"))
+    assert virtual.checks.known_dice() == frozenset()  # no move before the roll
+    virtual.seats.roll()
+    assert virtual.checks.known_dice() == frozenset({virtual.game.die})
+
+
+def test_a_move_taken_is_journalled_and_its_bumped_ships_go_back_first(tmp_path: Path) -> None:
+    table = Table(tmp_path, players=4)
+    game = table.game
+    set_dock_or_bump(game)  # yellow: with a 1, a bump of its own ship, or a dock
+    game.set_die(1)
+    chosen = next(c for c in candidates(game, frozenset({1})) if c.bumped)
+    assert table.checks.apply(chosen) is True
+    assert table.status.seq == len(game.journal) and table.status.die is None
+    assert table.journalled()[-1] == dict(game.journal[-1])
+    bumped = table.checks.turn.bumped
+    assert bumped is not None and bumped.ships == chosen.bumped
+    assert chosen.move is not None and bumped.landing == chosen.move.end
+
+
+def test_a_long_press_accepts_the_board_only_after_the_asks(tmp_path: Path) -> None:
+    table = Table(tmp_path)
+    port = _a_port(table.game)
+    seen = _seen(table.game, without=port)
+    table.last_observation = seen
+    table.status.mode = Mode.SETUP
+    table.checks.check_setup(seen)
+    assert table.checks.accept_board() is False
+    assert "only after a fix has been asked for" in table.lines[-1]
+    for _ in range(ACCEPT_AFTER_ATTEMPTS - 1):
+        table.checks.check_setup(seen)
+    before = len(table.game.journal)
+    assert table.checks.accept_board() is True
+    assert table.lines[-1].startswith("the board is accepted as seen: ")
+    assert "out of the game" in table.lines[-1]
+    assert len(table.game.journal) > before and table.status.mode is Mode.READY
+    assert not difference(table.game, seen)  # the game is what is seen
+    assert len(table.journalled()) == len(table.game.journal)
