@@ -46,9 +46,11 @@ def corrected_captures(game: Game, item: Provisional, seen: Difference) -> Corre
     extra = Counter(e for e in seen.extra if e[1] in places)
     missing = Counter(m for m in seen.missing if m[1] in places)
     entries = list(game.journal)
-    if not (extra or missing) or item.count >= len(entries) or "cloud" not in entries[item.count]:
+    if not (extra or missing) or item.count >= len(entries):
         return None
     entry = entries[item.count]
+    if "cloud" not in entry:
+        return None
     try:
         before = rewound(game, item.count)
     except (RulesError, StateError):

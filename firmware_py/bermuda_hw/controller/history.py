@@ -27,6 +27,7 @@ from bermuda_hw.controller.journal import Journal, StoredGame
 from bermuda_hw.errors import BermudaError, StateError
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.computer import LEVELS
+from bermuda_hw.rules.entries import JournalEntry
 from bermuda_hw.rules.game import Game
 from bermuda_hw.rules.record import Replayed, replay_positions
 
@@ -103,7 +104,7 @@ class Totals:
         return Totals(self.games + 1, self.wins + int(won), self.usd + usd)
 
 
-def game_length(entries: Iterable[Mapping[str, Any]]) -> tuple[int, int]:
+def game_length(entries: Iterable[JournalEntry]) -> tuple[int, int]:
     """A game's rounds (begun) and moves (turns, passes included) from its journal entries."""
     rounds = moves = 0
     in_round = False

@@ -27,13 +27,14 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, cast, final
 
 from bermuda_hw.controller.statedir import MARK_SUFFIX
 from bermuda_hw.controller.statedir import owner_name as _owner
 from bermuda_hw.controller.statedir import read_only_file_system as _read_only_file_system
 from bermuda_hw.errors import BermudaError, StateError
 from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.entries import JournalEntry, entry_from_json
 from bermuda_hw.rules.game import Game
 from bermuda_hw.rules.record import record as game_record
 from bermuda_hw.rules.record import replay
@@ -75,6 +76,30 @@ def _now() -> str:
 log = logging.getLogger("bermuda_hw.journal")
 
 
+@final
+class UndoEntry(TypedDict):
+    """A row of the journal's own: the rows it takes back (by seq), never replayed."""
+
+    undo: list[int]
+
+
+#: a row of the entries table: the game's journal entry, or an undo naming rows taken back
+Row = JournalEntry | UndoEntry
+
+
+def row_from_json(value: object) -> Row:
+    """A row read back (JSON), checked: an undo entry, or a journal entry of its kind
+    (`rules.entries.entry_from_json`); StateError otherwise."""
+    if isinstance(value, Mapping) and "undo" in value:
+        seqs = value["undo"]
+        if not isinstance(seqs, list) or not all(
+            isinstance(n, int) and not isinstance(n, bool) for n in seqs
+        ):
+            raise StateError(f"undo entry {value!r}: not a list of rows")
+        return cast(UndoEntry, value)
+    return entry_from_json(value)
+
+
 @dataclass(frozen=True)
 class StoredGame:
     """A game as the journal holds it: its header and its entries."""
@@ -82,11 +107,11 @@ class StoredGame:
     id: int
     board: str
     setup: Mapping[str, Any]
-    entries: tuple[Mapping[str, Any], ...]
+    entries: tuple[JournalEntry, ...]
     started_utc: str
     finished_utc: str | None
     outcome: str | None
-    log: tuple[Mapping[str, Any], ...] = ()  # every row, undo entries and undone rows too
+    log: tuple[Row, ...] = ()  # every row, undo entries and undone rows too
 
     def record(self) -> dict[str, Any]:
         """In the shape of `rules.record.record`, for `rules.record.replay`."""
@@ -354,18 +379,18 @@ class Journal:
             tuple(entry for _, entry in log),
         )
 
-    def _log(self, game_id: int) -> list[tuple[int, dict[str, Any]]]:
+    def _log(self, game_id: int) -> list[tuple[int, Row]]:
         try:
             return [
-                (int(seq), json.loads(text))
+                (int(seq), row_from_json(json.loads(text)))
                 for seq, text in self.conn.execute(
                     "SELECT seq, entry FROM entries WHERE game_id = ? ORDER BY seq", (game_id,)
                 )
             ]
-        except (json.JSONDecodeError, RecursionError) as exc:
+        except (json.JSONDecodeError, RecursionError, StateError) as exc:
             raise StateError(f"{self.path}: game {game_id}: a damaged entry: {exc}") from exc
 
-    def undo(self, game_id: int, count: int) -> list[Mapping[str, Any]]:
+    def undo(self, game_id: int, count: int) -> list[JournalEntry]:
         """Take back the game's last `count` entries with an undo entry; the entries taken back.
 
         Nothing is deleted: the undo entry names the rows it takes back, and a
@@ -379,7 +404,7 @@ class Journal:
                     f"{self.path}: game {game_id}: cannot undo {count} of {len(effective)} entries"
                 )
             undone = effective[-count:]
-            self._insert(game_id, len(log), [{"undo": [seq for seq, _ in undone]}])
+            self._insert(game_id, len(log), [UndoEntry(undo=[seq for seq, _ in undone])])
             self.conn.execute(
                 "UPDATE games SET finished_utc = NULL, outcome = NULL WHERE id = ?", (game_id,)
             )
@@ -399,7 +424,7 @@ class Journal:
                     f"{self.path}: game {game_id}: cannot rewrite from entry "
                     f"{start} of {len(effective)}"
                 )
-            self._insert(game_id, len(log), [{"undo": [seq for seq, _ in effective[start:]]}])
+            self._insert(game_id, len(log), [UndoEntry(undo=[seq for seq, _ in effective[start:]])])
             self._insert(game_id, len(log) + 1, game.journal[start:])
             self.conn.execute(
                 "UPDATE games SET finished_utc = NULL, outcome = NULL WHERE id = ?", (game_id,)
@@ -432,7 +457,7 @@ class Journal:
             self._insert(game_id, 0, record["journal"])
         return game_id
 
-    def append(self, game_id: int, entries: Sequence[Mapping[str, Any]]) -> None:
+    def append(self, game_id: int, entries: Sequence[JournalEntry]) -> None:
         """Add entries to a game's journal in one transaction (all or nothing)."""
         if not entries:
             return
@@ -496,7 +521,7 @@ class Journal:
             ).fetchone()
         return int(row[0])
 
-    def _insert(self, game_id: int, first: int, entries: Sequence[Mapping[str, Any]]) -> None:
+    def _insert(self, game_id: int, first: int, entries: Sequence[Row]) -> None:
         now = _now()
         self.conn.executemany(
             "INSERT INTO entries (game_id, seq, entry, at_utc) VALUES (?, ?, ?, ?)",
@@ -519,9 +544,12 @@ class Journal:
         self.close()
 
 
-def _effective(log: Sequence[tuple[int, Mapping[str, Any]]]) -> list[tuple[int, Mapping[str, Any]]]:
+def _effective(log: Sequence[tuple[int, Row]]) -> list[tuple[int, JournalEntry]]:
     """The rows that count: neither an undo entry nor a row that an undo names."""
-    undone = {seq for _, entry in log if "undo" in entry for seq in entry["undo"]}
+    undone: set[int] = set()
+    for _, row in log:
+        if "undo" in row:  # (mypy narrows `not in` here, not `in`: hence the cast)
+            undone.update(cast(UndoEntry, row)["undo"])
     return [(seq, entry) for seq, entry in log if "undo" not in entry and seq not in undone]
 
 

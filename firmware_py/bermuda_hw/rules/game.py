@@ -44,6 +44,7 @@ from bermuda_hw.rules.cloud import (
     swept_ships,
 )
 from bermuda_hw.rules.cover import STAND_TOLERANCE_MM
+from bermuda_hw.rules.entries import CloudEntry, JournalEntry
 from bermuda_hw.rules.events import (
     BonusTaken,
     Bumped,
@@ -284,7 +285,7 @@ class Game:
     order: tuple[str, ...]
     seed: int
     rng: random.Random
-    journal: list[dict[str, Any]]
+    journal: list[JournalEntry]  # `rules.entries`: one typed dict per kind
     setup: dict[str, Any]
     setup_rolls: list[dict[str, int]]
 
@@ -386,7 +387,7 @@ class Game:
         other.setup_rolls = list(self.setup_rolls)
         return other
 
-    def pop(self, count: int = 1) -> list[dict[str, Any]]:
+    def pop(self, count: int = 1) -> list[JournalEntry]:
         """Take back the last `count` journal entries: the game is as it was before them,
         its position and its dice to come (the random source) alike. The entries taken
         back, oldest first.
@@ -895,15 +896,15 @@ class Game:
             die=None,
             phase=Phase.SHIPS,
         ).with_statuses(self._table.blocked(pose))
-        self.journal.append(
-            {
-                "cloud": str(spin),
-                "engine": engine_spin,
-                "captured": list(captured),
-                "decided": capture is None,
-                **({"provisional": list(provisional)} if provisional else {}),
-            }
-        )
+        entry: CloudEntry = {
+            "cloud": str(spin),
+            "engine": engine_spin,
+            "captured": list(captured),
+            "decided": capture is None,
+        }
+        if provisional:
+            entry["provisional"] = list(provisional)
+        self.journal.append(entry)
         outcome = _check_fleets(position, self.players)
         if outcome is not None:
             position = _finish(position, outcome, events)

@@ -31,6 +31,7 @@ from bermuda_hw.errors import RulesError, StateError
 from bermuda_hw.rules.board import LETTERS, Board
 from bermuda_hw.rules.cards import CARD_PRODUCTS
 from bermuda_hw.rules.cloud import CloudPose, Spin, letter_index
+from bermuda_hw.rules.entries import JournalEntry, MoveEntry, entry_from_json
 from bermuda_hw.rules.events import EndReason, Outcome
 from bermuda_hw.rules.game import (
     Game,
@@ -85,16 +86,16 @@ class Replayed(NamedTuple):
     """A recorded game replayed step by step (see `replay_positions`)."""
 
     game: Game  # the game after every entry
-    entries: tuple[Mapping[str, Any], ...]  # the journal's entries, in order
+    entries: tuple[JournalEntry, ...]  # the journal's entries, in order
     positions: tuple[Position, ...]  # the setup's position, then the one after each entry
 
-    def moves(self) -> list[tuple[Mapping[str, Any], Position]]:
+    def moves(self) -> list[tuple[MoveEntry, Position]]:
         """Each move (a "move" entry) with the position it left, in order."""
-        return [
-            (entry, self.positions[k + 1])
-            for k, entry in enumerate(self.entries)
-            if "move" in entry
-        ]
+        moves: list[tuple[MoveEntry, Position]] = []
+        for k, entry in enumerate(self.entries):
+            if "move" in entry:
+                moves.append((entry, self.positions[k + 1]))
+        return moves
 
 
 def replay_positions(record: Mapping[str, Any], board: Board | None = None) -> Replayed:
@@ -112,7 +113,8 @@ def replay_positions(record: Mapping[str, Any], board: Board | None = None) -> R
     """
     positions: list[Position] = []
     game = _replay(record, board, positions)
-    return Replayed(game, tuple(record["journal"]), tuple(positions))
+    entries = tuple(entry_from_json(entry) for entry in record["journal"])
+    return Replayed(game, entries, tuple(positions))
 
 
 def _replay(
@@ -161,7 +163,7 @@ def rewound(game: Game, count: int) -> Game:
     return back
 
 
-def played_on(game: Game, entries: Sequence[Mapping[str, Any]]) -> Game:
+def played_on(game: Game, entries: Sequence[Mapping[str, object]]) -> Game:
     """A copy of `game` with `entries` played after its journal, as a replay plays them
     (a roll or a spin the seed does not give is a StateError)."""
     on = game.copy()
@@ -175,8 +177,10 @@ def played_on(game: Game, entries: Sequence[Mapping[str, Any]]) -> Game:
     return on
 
 
-def apply_entry(game: Game, entry: Mapping[str, Any]) -> None:
-    """Play one journal entry on `game` (which appends it to its own journal again)."""
+def apply_entry(game: Game, read: Mapping[str, object]) -> None:
+    """Play one journal entry on `game` (which appends it to its own journal again); an
+    entry read back is checked for its kind's fields first (`entries.entry_from_json`)."""
+    entry = entry_from_json(read)
     if "roll" in entry:
         if entry["engine"]:
             if game.roll_die() != entry["roll"]:
@@ -192,7 +196,10 @@ def apply_entry(game: Game, entry: Mapping[str, Any]) -> None:
         # captures from places the cloud covered keep their note
         game.cloud_phase(spin, capture, provisional=entry.get("provisional") or ())
         got = game.journal[-1]
-        if got["cloud"] != entry["cloud"] or got["captured"] != entry["captured"]:
+        if "cloud" not in got or (got["cloud"], got["captured"]) != (
+            entry["cloud"],
+            entry["captured"],
+        ):
             raise StateError(f"journal {entry}: the seed gives {got}")
     elif "set-ship" in entry:
         game.set_ship(
@@ -203,7 +210,7 @@ def apply_entry(game: Game, entry: Mapping[str, Any]) -> None:
         )
     elif "set-cloud" in entry:
         col, row, letter = entry["set-cloud"]
-        game.set_cloud(CloudPose(col, row, letter_index(letter)))
+        game.set_cloud(CloudPose(int(col), int(row), letter_index(str(letter))))
     elif "set-turn" in entry:
         game.set_turn(entry["set-turn"], Phase(entry["phase"]))
     else:
@@ -366,7 +373,7 @@ def _restore(data: Mapping[str, Any], board: Board) -> Game:
     game.position = position_from_dict(data, game)
     version, internal, gauss = data["rng"]
     game.rng.setstate((version, tuple(internal), gauss))
-    game.journal = list(data["journal"])
+    game.journal = [entry_from_json(entry) for entry in data["journal"]]
     return game
 
 
