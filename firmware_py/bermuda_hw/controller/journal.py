@@ -34,7 +34,7 @@ from bermuda_hw.controller.statedir import owner_name as _owner
 from bermuda_hw.controller.statedir import read_only_file_system as _read_only_file_system
 from bermuda_hw.errors import BermudaError, StateError
 from bermuda_hw.rules.board import Board
-from bermuda_hw.rules.entries import JournalEntry, entry_from_json
+from bermuda_hw.rules.entries import GameRecord, JournalEntry, entry_from_json
 from bermuda_hw.rules.game import Game
 from bermuda_hw.rules.record import record as game_record
 from bermuda_hw.rules.record import replay
@@ -113,7 +113,7 @@ class StoredGame:
     outcome: str | None
     log: tuple[Row, ...] = ()  # every row, undo entries and undone rows too
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> GameRecord:
         """In the shape of `rules.record.record`, for `rules.record.replay`."""
         return {"board": self.board, "setup": dict(self.setup), "journal": list(self.entries)}
 

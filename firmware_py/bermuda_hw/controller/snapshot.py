@@ -17,6 +17,7 @@ from typing import Any
 
 from bermuda_hw.controller.status import Status
 from bermuda_hw.rules.board import LETTERS, Point
+from bermuda_hw.rules.entries import GameRecord
 from bermuda_hw.rules.game import Game
 from bermuda_hw.rules.record import record as game_record
 
@@ -102,7 +103,7 @@ class Snapshot:
     status: Mapping[str, Any]
     game: Mapping[str, Any] | None
     cards: Mapping[str, Any] | None
-    record: Mapping[str, Any] | None  # `rules.record.record`: replayable with `replay`
+    record: GameRecord | None  # `rules.record.record`: replayable with `replay`
     positions: Mapping[str, Point]  # where the engine has each ship on the board (mm)
     engine: Game | None  # a private copy of the game, for questions such as the danger map
     taken_unix: float = 0.0  # wall-clock time it was taken (for latency measurements)

@@ -17,7 +17,7 @@ bermuda_hw.errors.StateError: journal entry {'move': 3}: 'move' is not str
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import NotRequired, TypedDict, cast, final
+from typing import Any, NotRequired, TypedDict, cast, final
 
 from bermuda_hw.errors import StateError
 
@@ -81,6 +81,16 @@ class SetTurnEntry(_SetTurn):
 
 
 JournalEntry = RollEntry | MoveEntry | CloudEntry | SetShipEntry | SetCloudEntry | SetTurnEntry
+
+
+class GameRecord(TypedDict):
+    """What reproduces a game (`rules.record.record`): its board's name, its setup (players,
+    seed, options, first player) and its journal."""
+
+    board: str
+    setup: dict[str, Any]
+    journal: list[JournalEntry]
+
 
 # each kind's key and the types of its fields, for entries read back (JSON: lists, not tuples)
 _FIELDS: dict[str, dict[str, tuple[type, ...]]] = {

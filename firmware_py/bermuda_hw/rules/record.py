@@ -31,7 +31,7 @@ from bermuda_hw.errors import RulesError, StateError
 from bermuda_hw.rules.board import LETTERS, Board
 from bermuda_hw.rules.cards import CARD_PRODUCTS
 from bermuda_hw.rules.cloud import CloudPose, Spin, letter_index
-from bermuda_hw.rules.entries import JournalEntry, MoveEntry, entry_from_json
+from bermuda_hw.rules.entries import GameRecord, JournalEntry, MoveEntry, entry_from_json
 from bermuda_hw.rules.events import EndReason, Outcome
 from bermuda_hw.rules.game import (
     Game,
@@ -68,7 +68,7 @@ __all__ = [
 # ---------------------------------------------------------------- the record
 
 
-def record(game: Game) -> dict[str, Any]:
+def record(game: Game) -> GameRecord:
     """What reproduces a game: its board's name, its setup and its journal (see `replay`)."""
     return {"board": game.board.name, "setup": dict(game.setup), "journal": list(game.journal)}
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Mapping
 from typing import Any
 
 from bermuda_hw.controller.snapshot import Snapshot
@@ -21,6 +20,7 @@ from bermuda_hw.errors import BermudaError
 from bermuda_hw.rules.board import LETTERS, Board
 from bermuda_hw.rules.cloud import CloudPose, Spin, letter_index, plan_spin
 from bermuda_hw.rules.danger import spinner_outcomes, sweep_odds
+from bermuda_hw.rules.entries import GameRecord, JournalEntry
 from bermuda_hw.rules.events import Event
 from bermuda_hw.rules.game import Game, GameOptions, Phase, ShipStatus
 from bermuda_hw.rules.hints import move_hints
@@ -35,10 +35,10 @@ class History:
         self.items: list[dict[str, Any]] = []
         self._key: tuple[int, tuple[Any, ...]] | None = None
         self._game: Game | None = None
-        self._entries: list[Mapping[str, Any]] = []
+        self._entries: list[JournalEntry] = []
         self._angles = {o.spin: o.angle_deg for o in spinner_outcomes(board.spinner)}
 
-    def update(self, game_id: int, record: Mapping[str, Any] | None) -> None:
+    def update(self, game_id: int, record: GameRecord | None) -> None:
         if record is None:
             self.items, self._game, self._entries, self._key = [], None, [], None
             return
@@ -72,7 +72,7 @@ class History:
             self.items.append(item)
             self._entries.append(entry)
 
-    def _apply(self, game: Game, entry: Mapping[str, Any], seq: int) -> dict[str, Any]:
+    def _apply(self, game: Game, entry: JournalEntry, seq: int) -> dict[str, Any]:
         item: dict[str, Any] = {"seq": seq, "round": game.round, "entry": dict(entry)}
         events: list[Event] = []
         texts: list[str]
