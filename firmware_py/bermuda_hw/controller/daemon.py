@@ -126,7 +126,7 @@ class Controller:
         self.button = SpinButton(clock)
         self.status = Status()
         self.last_observation: BoardObservation | None = None
-        self.aligned = False
+        self.aligned = False  # the cloud's letter believed from the camera since it last turned
         self.asking = Asking()  # when the table is asked, and what its answers mean
         # what the table is in the middle of for the game as it is (`turn`): requests,
         # questions, "not yet", a move out of sight waiting, bumped ships not yet back
