@@ -20,7 +20,7 @@ from bermuda_hw.controller.board_checks import BoardChecks
 from bermuda_hw.controller.buttons import SpinButton
 from bermuda_hw.controller.identify import Difference, difference
 from bermuda_hw.controller.putback import out_of_sight_choice, unseen_arrivals
-from bermuda_hw.controller.referee import Group, putback_tells
+from bermuda_hw.controller.referee import Group
 from bermuda_hw.controller.rig import Rig
 from bermuda_hw.controller.session import GameSession
 from bermuda_hw.controller.signals import Pattern
@@ -62,16 +62,18 @@ class Answers:
     def __init__(self, table: Table) -> None:
         self.table = table
 
-    def ask_putback(self, tied: tuple[Group, ...], observation: BoardObservation) -> bool:
+    def ask_putback(
+        self, tied: tuple[Group, ...], observation: BoardObservation, putback: bool
+    ) -> bool:
         """Ask for bumped ships to go back before asking which of the tied moves was made
-        (`controller.putback`); True while that is what the table is asked."""
+        (`controller.putback`); True while that is what the table is asked. `putback`: the
+        tied moves' bumped ships put back tell them apart, even put in a wrong port, and
+        tell more than the question (`ship_phase.Tied.putback`)."""
         game = self.table.session.current
         choice = out_of_sight_choice(game, tied, observation)
         if choice is not None:
             return self.request_putback(Request.OUT_OF_SIGHT, choice[0].consequence)
-        # moves that all bumped ships, none back yet, whose boards the ships put back tell
-        # apart (even put in a wrong port)
-        if not putback_tells(game, tied):
+        if not putback:
             self.table.checks.end_putback()
             return False
         return self.request_putback(Request.BUMPS, tuple(g.consequence for g in tied), tied)

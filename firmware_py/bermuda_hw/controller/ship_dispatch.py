@@ -88,7 +88,7 @@ def on_ship_board(table: Table, observation: BoardObservation) -> None:
         if not answers.request_putback(Request.DOUBTFUL_BUMP, decision.group.consequence):
             answers.ask((decision.group,))
     elif isinstance(decision, Tied):
-        if not answers.ask_putback(decision.groups, observation):
+        if not answers.ask_putback(decision.groups, observation, decision.putback):
             answers.ask(decision.groups)
     elif isinstance(decision, Waiting):
         turn.waiting = (decision.move, decision.places)
