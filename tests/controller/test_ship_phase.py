@@ -265,3 +265,22 @@ def test_two_bumps_the_ships_put_back_tell_apart_ask_for_them_first() -> None:
             decision = decide(game, seen, frozenset({die}))
             assert isinstance(decision, Tied), decision
             assert decision.putback is putback, (first, counted)
+
+
+def test_a_count_alone_never_settles_a_tie_whose_other_places_are_out_of_sight() -> None:
+    """Yellow docks at SUGAR, which the camera cannot see, and a stray yellow token's worth
+    is counted on z beside yellow's ship there: the bump with its ship beside the mover
+    explains that count, the dock explains everything else, and the one place that could
+    check it is out of sight. The tie stands; it is never taken on the count alone. Seen
+    whole, SUGAR shows the docked ship and the dock is no bump either."""
+    game, x, z = dock_or_bump()
+    board = board_after(game)
+    board[x].remove("yellow")
+    board.setdefault("SUGAR", []).append("yellow")
+    board[z].append("yellow")
+    for seed in range(3):
+        seen = observe(
+            BOARD, {p: c for p, c in board.items() if c}, seed=seed, hidden=("SUGAR",), counted=True
+        )
+        decision = decide(game, seen, known_one())
+        assert not isinstance(decision, Take), (seed, decision)

@@ -384,8 +384,8 @@ def judge(
     """Score the turn's candidate boards against the observation; see the module's text.
 
     `reference` is the last board that matched the game (the position before this turn):
-    with it, a second token on a landing space settles a tie for the moves landing there
-    (`_beside`). `held`: the landing spaces where the player was told to leave a ship they
+    with it, a ship left untouched on a held landing space rules a bump there out.
+    `held`: the landing spaces where the player was told to leave a ship they
     land on until asked to put one back (and no put-back has been asked for since): an
     untouched ship on one rules out a bump there with its ship back (`untouched`)."""
     if game.phase is not Phase.SHIPS:
@@ -442,11 +442,14 @@ def judge(
 
 
 def out_of_sight(
-    evidence: BoardEvidence, base: Mapping[str, Content], group: Group
+    evidence: BoardEvidence, base: Mapping[str, Content], group: Group, every: bool = False
 ) -> tuple[str, ...]:
     """The places a group's move changes that the camera does not see well: the move is
-    provisional there (checked, and rewound if need be, once they are seen)."""
-    changed = changed_places(base, group.best.contents)
+    provisional there (checked, and rewound if need be, once they are seen). `every`: the
+    places any of the group's boards changes (its ships back, still on the landing space,
+    lifted off), not only its best board's."""
+    boards = group.members if every else (group.best,)
+    changed = sorted({p for c in boards for p in changed_places(base, c.contents)})
     return tuple(p for p in changed if place_observability(evidence, p) < PROVISIONAL_BELOW)
 
 

@@ -127,13 +127,17 @@ def decide(
     belief = weigh(game, observation, dice)
     if verdict.outcome is Outcome.TIE:
         chosen = _decisive(belief, verdict.tied)
-        if chosen is not None:
+        evidence = observation_evidence(game.board, observation)
+        base = contents(game)
+        if chosen is not None and not any(
+            out_of_sight(evidence, base, g, every=True) for g in verdict.tied
+        ):
             # the colours leave moves tied that the tokens' counts tell apart (a bump with
             # its ship still beside the mover, counted twice there, against a move that
-            # leaves one): the belief is sure of one of them
-            base = contents(game)
-            evidence = observation_evidence(game.board, observation)
-            return Take(chosen, out_of_sight(evidence, base, chosen), verdict.untouched)
+            # leaves one): the belief is sure of one of them. Only where every place the
+            # tied moves change is in view: a count alone never settles a tie whose other
+            # places the camera cannot check
+            return Take(chosen, (), verdict.untouched)
     accepted = verdict.accepted
     if verdict.outcome is Outcome.MOVE and accepted is not None:
         doubt = bump_in_doubt(game, accepted.best, observation)
