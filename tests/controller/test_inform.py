@@ -12,10 +12,13 @@ from hypothesis import strategies as st
 from bermuda_hw.controller.inform import (
     ANSWER_RIGHT,
     FOLLOW,
+    WRONG_COST,
     entropy,
     putback_first,
     putback_information,
     question_information,
+    question_worth,
+    wrong_commits,
 )
 
 weights = st.lists(st.floats(0.01, 1.0), min_size=2, max_size=4)
@@ -61,13 +64,33 @@ def test_two_moves_the_putback_tells_apart_ask_for_it_first() -> None:
         assert putback_first([p, 1.0 - p], ["a", "b"]), p
 
 
-def test_three_moves_as_likely_are_better_asked() -> None:
-    """Three moves as likely: a question's three options tell more than a request a player
-    lets pass three times in ten (1.12 bits against 1.11)."""
+@given(st.lists(st.floats(1e-9, 1.0), min_size=2, max_size=4))
+def test_a_putback_that_tells_the_moves_apart_comes_first_at_these_rates(
+    ws: list[float],
+) -> None:
+    """Two to four moves, however weighed (an option the belief holds at nearly nothing
+    included): the put-back first. A wrong press commits a move nobody made."""
+    assert putback_first(ws, range(len(ws)))
+
+
+def test_a_table_that_lets_requests_pass_is_asked_at_once() -> None:
+    assert not putback_first([1.0, 1.0], ["a", "b"], follow=0.4)
+    assert not putback_first([1.0, 1.0, 1.0], ["a", "b", "c"], follow=0.5)
+
+
+def test_a_wrong_press_costs_what_it_commits() -> None:
+    """Three moves as likely: the question tells more than the put-back (1.12 bits against
+    1.11), but one press in fifteen commits a move nobody made: worth less."""
     ws = [1.0, 1.0, 1.0]
     assert question_information(ws) > putback_information(ws, ["a", "b", "c"])
-    assert not putback_first(ws, ["a", "b", "c"])
+    assert wrong_commits(ws) == pytest.approx((1.0 - ANSWER_RIGHT) * 2 / 3)
+    assert question_worth(ws) == pytest.approx(
+        question_information(ws) - WRONG_COST * wrong_commits(ws)
+    )
+    assert putback_first(ws, ["a", "b", "c"])
     assert putback_information(ws, ["a", "b", "c"]) == pytest.approx(FOLLOW * math.log2(3))
+    # answered rightly always, a question commits nothing wrong and tells everything
+    assert wrong_commits(ws, right=1.0) == 0.0
 
 
 def test_the_rates_are_probabilities() -> None:

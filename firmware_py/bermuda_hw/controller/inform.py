@@ -15,8 +15,15 @@ between the move truly made and what the table does in reply.
   presses the right option (`ANSWER_RIGHT`), else any other option alike, "none of
   these" included.
 
-The put-back is asked first when it tells at least as much as the question; the
-question follows if the put-back leaves the moves tied. Both figures are rates of
+A wrong press is worse than no press: it commits a move nobody made, to be found and
+undone. The question's worth is therefore what it tells less `WRONG_COST` for every
+move it is expected to commit wrongly; a request let pass commits nothing and is made
+again. The put-back is asked first when it is worth at least as much as the question;
+the question follows if the put-back leaves the moves tied. With the rates below, a
+put-back that tells the moves apart (`referee.putback_tells` makes sure it does) is
+worth more for two to four moves however weighed (a tie of more is never asked:
+`ship_phase.MAX_OPTIONS`); at a table whose players let requests pass more often than
+not, the question would come first. Both figures are rates of
 people at a table, not of the simulated players: a person asked to do something
 with their hands on a game they know does it more often than not, and answers a
 question about their own move rightly nearly always.
@@ -35,22 +42,30 @@ FOLLOW = 0.7
 ANSWER_RIGHT = 0.9
 
 
+#: What a move committed on a wrong press costs, in bits: at least what it claimed to tell
+#: (the record holds a wrong move until the table finds and undoes it).
+WRONG_COST = 1.0
+
+
 def entropy(weights: Sequence[float]) -> float:
     """The entropy, in bits, of the distribution proportional to `weights`."""
     total = sum(weights)
     return -sum(w / total * math.log2(w / total) for w in weights if w > 0.0)
 
 
-def putback_information(weights: Sequence[float], boards: Sequence[Hashable]) -> float:
+def putback_information(
+    weights: Sequence[float], boards: Sequence[Hashable], follow: float = FOLLOW
+) -> float:
     """The bits a put-back request tells of moves with prior `weights` whose boards, with
-    their ships back, are `boards` (equal boards: the camera cannot tell those moves apart)."""
+    their ships back, are `boards` (equal boards: the camera cannot tell those moves apart),
+    followed with probability `follow`."""
     if len(weights) != len(boards):
         raise ValueError("one board per move")
     by_board: dict[Hashable, float] = {}
     for weight, board in zip(weights, boards, strict=True):
         by_board[board] = by_board.get(board, 0.0) + weight
     # followed: the board tells which class of equal boards the move is in; else nothing
-    return FOLLOW * entropy(list(by_board.values()))
+    return follow * entropy(list(by_board.values()))
 
 
 def question_information(weights: Sequence[float], right: float = ANSWER_RIGHT) -> float:
@@ -67,6 +82,25 @@ def question_information(weights: Sequence[float], right: float = ANSWER_RIGHT) 
     return entropy(answers) - given
 
 
-def putback_first(weights: Sequence[float], boards: Sequence[Hashable]) -> bool:
+def wrong_commits(weights: Sequence[float], right: float = ANSWER_RIGHT) -> float:
+    """How likely a question about moves of prior `weights` commits a move not made: a
+    wrong press that lands on another move (not on "none of these")."""
+    n = len(weights) + 1
+    return (1.0 - right) * (len(weights) - 1) / (n - 1)
+
+
+def question_worth(weights: Sequence[float], right: float = ANSWER_RIGHT) -> float:
+    """What a question is worth, in bits: what it tells, less `WRONG_COST` per move it is
+    expected to commit wrongly."""
+    return question_information(weights, right) - WRONG_COST * wrong_commits(weights, right)
+
+
+def putback_first(
+    weights: Sequence[float],
+    boards: Sequence[Hashable],
+    follow: float = FOLLOW,
+    right: float = ANSWER_RIGHT,
+) -> bool:
     """Whether a put-back is the better first request for tied moves (see the module)."""
-    return putback_information(weights, boards) >= question_information(weights)
+    told = putback_information(weights, boards, follow)
+    return told > 0.0 and told >= question_worth(weights, right)
