@@ -17,7 +17,7 @@ from printing_trial import RENDERERS, score, start_ships, visible_truth
 
 from bermuda_hw.cli import main
 from bermuda_hw.rules.board import Board
-from bermuda_hw.sim.render import CloudState, Scene, random_scene
+from bermuda_hw.sim.render import CloudState, Scene, ShipToken, random_scene
 from bermuda_hw.vision.background import (
     SAME_AS_BOARD,
     BackgroundComparison,
@@ -91,6 +91,39 @@ def test_pixels_clipped_while_learning_are_not_compared(tmp_path: Path) -> None:
     assert again.saturated is not None
     assert np.array_equal(again.saturated, learned.saturated)
     assert np.array_equal(again.known, learned.known)
+    assert again.floor is not None and learned.floor is not None
+    assert np.array_equal(again.floor, learned.floor)
+
+
+def test_a_channel_clipped_while_learning_is_a_floor() -> None:
+    """An orange paint whose red the camera clipped while learning shows a stronger red
+    under a dimmer light: it matches the learned look (the red is at least as learned),
+    and its pixels are no less the board for being learned clipped; a red ship on it,
+    darker in blue and green, stays far from it. The clipped channels are kept per pixel,
+    also where the paint is filled in under a ship."""
+    shape = (40, 60)
+    learner = BackgroundLearner(shape, 0.5)
+    board = np.full((*shape, 3), (180, 140, 60), np.uint8)  # sea
+    board[10:30, 10:40] = (106, 140, 183)  # an orange paint, its red clipped
+    clipped = np.zeros((*shape, 3), bool)
+    clipped[10:30, 10:40, 2] = True
+    seen = np.ones(shape, bool)
+    seen[18:22, 20:24] = False  # under a ship
+    learner.add(board, seen, clipped)
+    learned = learner.result()
+    assert learned.floor is not None
+    assert learned.floor[20, 22].tolist() == [False, False, True]
+    assert not learned.floor[5, 5].any()
+    frame = board.copy()
+    frame[10:30, 10:40] = (106, 140, 225)  # the paint's true red
+    frame[12:16, 12:16] = (40, 45, 200)  # a red ship
+    comparison = BackgroundComparison(learned, frame, np.ones(shape, bool))
+    assert comparison.distance[20, 22] < SAME_AS_BOARD
+    assert comparison.distance[14, 14] > 30.0
+    expected, _, _ = comparison.at(
+        np.array([44, 28]), np.array([44, 28]), pixels=frame[[22, 14], [22, 14]]
+    )
+    assert float(np.abs(expected[0] - comparison.lab[22, 22]).max()) < 1.0
 
 
 @pytest.mark.parametrize(
@@ -180,6 +213,40 @@ def test_a_pale_paint_a_lamp_clips_is_no_ship(classic_board: Board) -> None:
     scene = Scene(ships, away)
     reading = BoardReader(board, calibration).read(shoot(scene, 13, LAMP))
     truth = visible_truth(board, scene)
+    assert score(truth, reading) == (len(truth), 0)
+
+
+@pytest.mark.parametrize("light", ["dimmer", "cooler"])
+def test_a_paint_clipped_at_calibration_is_no_ship_under_a_dimmer_light(
+    classic_board: Board, light: str
+) -> None:
+    """The camera clipped the red of a port's orange paint in the calibration frame, so
+    the learned look holds too little red there. A dimmer or cooler light then shows
+    the paint's true, redder colour (seed 99's printing: LUMBER about L*a*b* 66/29/30
+    against a learned 61/11/24), nearer the red ships' than the paint learned: four red
+    ships were read in the empty port, by a fresh reader and by one that learned the
+    game's start. The clipped channel is a floor of the paint's, and a ship of each
+    colour in the port's berths is still read."""
+    board = classic_board
+    shoot = RENDERERS["project renderer"](board, random.Random(99))
+    ships = start_ships(board)
+    calibration = BoardReader(board).calibrate(shoot(Scene(ships), 1))
+    assert calibration.background is not None
+    berths = board.ports["LUMBER"].berths
+    scale = calibration.background.px_per_mm
+    x0, y0 = round(min(x for x, _ in berths) * scale), round(min(y for _, y in berths) * scale)
+    assert calibration.background.saturated[y0 : y0 + 12, x0 : x0 + 12].any()
+    learned = BoardReader(board, calibration)
+    learned.read(shoot(Scene(ships, CloudState(*board.grid.dot_mm(*board.grid.centre))), 2))
+    learned.learn_background()
+    away = CloudState(*board.grid.dot_mm(6, 4))
+    empty = shoot(Scene((), away), 3, light)
+    for reader in (BoardReader(board, calibration), learned):
+        assert [(s.color, s.space) for s in reader.read(empty).ships] == []
+    colours = ("red", "yellow", "green", "blue")
+    docked = Scene(tuple(ShipToken(c, *b, 0.0) for c, b in zip(colours, berths, strict=True)), away)
+    reading = BoardReader(board, calibration).read(shoot(docked, 4, light))
+    truth = visible_truth(board, docked)
     assert score(truth, reading) == (len(truth), 0)
 
 

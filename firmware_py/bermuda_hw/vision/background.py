@@ -18,6 +18,12 @@ own colour at that spot. Light that changes between learning and reading
 that gain is fitted and applied to the learned look, so only what lies on
 the board stays.
 
+Where the camera clipped a channel while the board was learned (an orange
+paint's red under a bright light), the learned value is only a floor of the
+paint's: under a dimmer light the paint shows its true, stronger colour. Such a
+channel is expected at least as bright as learned, and as bright as the frame
+shows it above that.
+
 The learned look is saved as a PNG (normalised BGR, alpha 255 where known)
 beside the colour calibration file.
 """
@@ -56,7 +62,9 @@ LIGHT_STEP = 0.004  # log gain: a light change smaller than this reuses the last
 RELIGHT_STEP = 0.04
 SAME_AS_BOARD = 8.0  # a pixel this near to the board's look there is the board
 CLIPPED = 245  # a channel this bright may be clipped
-SATURATED_ALPHA = 192  # the saved PNG's alpha of a learned pixel the camera clipped
+#: the saved PNG's alpha of a learned pixel the camera clipped, plus its clipped channels
+#: as bits (1 blue, 2 green, 4 red; none: a file from before they were kept)
+SATURATED_ALPHA = 192
 REVEAL_FRAMES = 2  # a never-seen pixel is learned after this many calm frames in a row
 REVEAL_SPREAD = 12.0  # ... that differ by less than this (per BGR channel)
 #: log(value + 4) of every 8-bit value: the light's gain is fitted on these logs' differences
@@ -76,10 +84,18 @@ class BoardBackground:
     #: Known pixels the camera clipped while they were learned (a white under a bright
     #: light): their true look is brighter than learned, so they are not compared.
     saturated: Mask | None = None
+    #: Their channels the camera clipped (height x width x 3): the learned value is
+    #: only a floor of the true one (None: each saturated pixel's brightest channel).
+    floor: Mask | None = None
 
     def __post_init__(self) -> None:
         if self.saturated is None:
             self.saturated = np.zeros(self.shape, bool)
+        if self.floor is None:
+            top = self.bgr.max(axis=2, keepdims=True).astype(np.int16)
+            self.floor = self.saturated[..., None] & (self.bgr.astype(np.int16) >= top - 2)
+        #: pixels with a floor channel
+        self.floored: Mask = np.asarray(self.floor.any(axis=2) & self.known)
         self._fits: Mask | None = None
         self._log: Floats | None = None
         self.lab: Floats = to_lab(self.bgr)
@@ -101,7 +117,7 @@ class BoardBackground:
     def fits_gain(self) -> Mask:
         """Known pixels that tell the light's gain: not clipped in the learned look."""
         if self._fits is None:
-            self._fits = self.known & (channel_max(self.bgr) < CLIPPED)
+            self._fits = self.known & (channel_max(self.bgr) < CLIPPED) & ~self.floored
         return self._fits
 
     @property
@@ -143,8 +159,10 @@ class BoardBackground:
         """Write the PNG (BGR, alpha 255 where learned, SATURATED_ALPHA where learned but
         clipped by the camera, 0 where never seen)."""
         alpha = np.where(self.known, 255, 0).astype(np.uint8)
-        if self.saturated is not None:
-            alpha[self.known & self.saturated] = SATURATED_ALPHA
+        if self.saturated is not None and self.floor is not None:
+            bits = (self.floor * np.array([1, 2, 4], np.uint8)).sum(axis=2).astype(np.uint8)
+            at = self.known & self.saturated
+            alpha[at] = SATURATED_ALPHA + bits[at]
         out = np.dstack([self.bgr, alpha])
         try:
             ok = cv2.imwrite(str(path), out)
@@ -171,12 +189,12 @@ class BoardBackground:
             )
         alpha = img[..., 3]
         known = alpha > 127
-        return cls(
-            np.ascontiguousarray(img[..., :3]),
-            known,
-            px_per_mm,
-            known & (np.abs(alpha.astype(np.int16) - SATURATED_ALPHA) < 16),
-        )
+        saturated = known & (np.abs(alpha.astype(np.int16) - SATURATED_ALPHA) < 16)
+        bits = np.where(saturated, alpha.astype(np.int16) - SATURATED_ALPHA, 0)
+        floor: Mask | None = None
+        if ((bits >= 1) & (bits <= 7)).any():
+            floor = (bits[..., None] & np.array([1, 2, 4], np.int16)) > 0
+        return cls(np.ascontiguousarray(img[..., :3]), known, px_per_mm, saturated, floor)
 
 
 class BackgroundLearner:
@@ -187,7 +205,7 @@ class BackgroundLearner:
         self.px_per_mm = px_per_mm
         self.sum = np.zeros((*shape, 3), np.float64)
         self.count = np.zeros(shape, np.float64)
-        self.clipped = np.zeros(shape, bool)
+        self.clipped = np.zeros((*shape, 3), bool)
 
     def mask_for(
         self, ships_mm: Iterable[tuple[float, float]], blocked: Iterable[tuple[float, float, float]]
@@ -202,11 +220,13 @@ class BackgroundLearner:
         return mask > 0
 
     def add(self, half: Image, usable: Mask, clipped: Mask | None = None) -> None:
-        """One normalised frame; `clipped`: its pixels the camera clipped."""
+        """One normalised frame; `clipped`: its pixels the camera clipped, per channel
+        (height x width x 3) or in every channel (height x width)."""
         self.sum[usable] += half[usable].astype(np.float64)
         self.count[usable] += 1.0
         if clipped is not None:
-            self.clipped |= usable & clipped
+            channels = clipped if clipped.ndim == 3 else clipped[..., None]
+            self.clipped |= usable[..., None] & channels
 
     def result(
         self, previous: BoardBackground | None = None, regions: npt.NDArray[np.int32] | None = None
@@ -221,13 +241,14 @@ class BackgroundLearner:
         mean = np.zeros((*self.shape, 3), np.uint8)
         mean[seen] = np.clip(np.round(self.sum[seen] / self.count[seen][:, None]), 0, 255)
         known = seen.copy()
-        saturated = self.clipped.copy()
+        # a filled pixel's channels are floors as the pixels it is filled from are
+        floor = self.clipped.copy()
         if previous is not None and previous.shape == self.shape:
             keep = ~seen & previous.known
             mean[keep] = previous.bgr[keep]
             known |= keep
-            if previous.saturated is not None:
-                saturated |= keep & previous.saturated
+            if previous.floor is not None:
+                floor[keep] = previous.floor[keep]
         if regions is not None:
             for region in np.unique(regions[regions > 0]):
                 inside = regions == region
@@ -235,6 +256,7 @@ class BackgroundLearner:
                 if paint.sum() >= 8:
                     fill = inside & ~known
                     mean[fill] = np.median(mean[paint], axis=0).astype(np.uint8)
+                    floor[fill] = floor[paint].mean(axis=0) > 0.5
                     known |= fill
         hole = (~known).astype(np.uint8)
         if hole.any() and known.any():
@@ -251,8 +273,15 @@ class BackgroundLearner:
                     mean, hole, max(3.0, FILL_MM * self.px_per_mm / 2), cv2.INPAINT_TELEA
                 )
                 mean[small] = filled[small]
+                if floor.any():
+                    radius = max(3.0, FILL_MM * self.px_per_mm / 2)
+                    spread = cv2.inpaint(
+                        floor.astype(np.uint8) * 255, hole, radius, cv2.INPAINT_TELEA
+                    )
+                    floor[small] = spread[small] > 127
                 known |= small
-        return BoardBackground(mean, known, self.px_per_mm, saturated & known)
+        floor &= known[..., None]
+        return BoardBackground(mean, known, self.px_per_mm, np.asarray(floor.any(axis=2)), floor)
 
 
 def weighted_distance(lab: Floats, ref: Floats) -> Floats:
@@ -306,6 +335,16 @@ class BackgroundComparison:
             bgr = np.clip(background.bgr.astype(np.float32) * self._gain_field(coef), 0, 255)
             lab = to_lab(np.round(bgr).astype(np.uint8))
             background.last_light[kind] = (key, lab, bgr)
+        self._lit_bgr = bgr  # the learned look under this light, before its floors
+        floored = background.floored
+        if floored.any():
+            # A channel clipped while learning is at least as bright as learned (under this
+            # light), and may be as bright as the frame shows it.
+            raised = self._raise(bgr[floored], floored, half[floored])
+            bgr = bgr.copy()
+            bgr[floored] = raised
+            lab = lab.copy()
+            lab[floored] = to_lab(np.round(raised).astype(np.uint8))
         #: the expected look in BGR, not capped where the camera clips
         self.expected_bgr: Floats = bgr
         self.expected: Floats = lab
@@ -320,6 +359,16 @@ class BackgroundComparison:
                 capped = np.minimum(bgr[over], top[over])
                 self.expected[over] = to_lab(np.round(capped).astype(np.uint8))
         self.distance = weighted_distance(self.lab, self.expected)
+
+    def _raise(
+        self, bgr: Floats, at: Mask | tuple[npt.NDArray[np.intp], ...], seen: Image
+    ) -> Floats:
+        """The expected BGR of some pixels (`at` in the half-resolution board) with each
+        channel clipped while learning raised to what the frame shows (`seen`), if more."""
+        assert self.background.floor is not None
+        floor = self.background.floor[at]
+        out: Floats = np.where(floor, np.maximum(bgr, seen.astype(np.float32)), bgr)
+        return out
 
     def _light_change(self, half: Image, usable: Mask) -> Floats:
         """How the light changed since learning: the log gain per channel (BGR) of every
@@ -396,15 +445,30 @@ class BackgroundComparison:
         return out
 
     def at(
-        self, rows: npt.NDArray[np.intp], cols: npt.NDArray[np.intp], scale: int = 2
+        self,
+        rows: npt.NDArray[np.intp],
+        cols: npt.NDArray[np.intp],
+        scale: int = 2,
+        pixels: Image | None = None,
     ) -> tuple[Floats, Mask, Floats]:
         """The expected L*a*b*, whether it is known, and the expected BGR not capped where
         the camera clips, at pixels of a `scale` times finer image (the full-resolution
-        rectified frame)."""
+        rectified frame); with the frame's `pixels` there (normalised BGR), a channel
+        clipped while learning is raised to each pixel's own value, if more."""
         h, w = self.background.shape
         r = np.clip(rows // scale, 0, h - 1)
         c = np.clip(cols // scale, 0, w - 1)
-        return self.expected[r, c], self.background.known[r, c], self.expected_bgr[r, c]
+        lab, known, bgr = self.expected[r, c], self.background.known[r, c], self.expected_bgr[r, c]
+        if pixels is not None:
+            floored = self.background.floored[r, c]
+            if floored.any():
+                at = (r[floored], c[floored])
+                raised = self._raise(self._lit_bgr[at], at, pixels[floored])
+                bgr = bgr.copy()
+                bgr[floored] = raised
+                lab = lab.copy()
+                lab[floored] = to_lab(np.round(raised).astype(np.uint8))
+        return lab, known, bgr
 
 
 @dataclass(frozen=True)

@@ -452,7 +452,8 @@ class BoardReader:
         if not seen:
             raise CalibrationError(None, None, "learning the board: the board is not in view")
         for norm, blocked in seen:
-            learner.add(norm.half, learner.mask_for(ships_mm, blocked), norm.clipped)
+            clipped = norm.clipped if norm.clipped_channels is None else norm.clipped_channels
+            learner.add(norm.half, learner.mask_for(ships_mm, blocked), clipped)
         self.background = learner.result(self.background, self._paint_regions())
         return self.background
 

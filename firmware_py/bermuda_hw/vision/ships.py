@@ -269,7 +269,7 @@ class ShipFinder:
         labels = self.place_labels(rect, norm, use, against_port=board is None)  # P x D
         if board is not None:
             rows, cols = self.rows[use], self.cols[use]
-            expected, known, expected_bgr = board.at(rows, cols)
+            expected, known, expected_bgr = board.at(rows, cols, pixels=pix)
             clipping = Clipping(pix, norm.clipped_at(rect, rows, cols), expected_bgr)
             veto_board_colours(
                 labels, to_lab(pix), expected, known, self.classifier.centres, 0.0, clipping
