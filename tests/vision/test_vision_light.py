@@ -226,11 +226,12 @@ def test_a_paint_clipped_at_calibration_is_no_ship_under_a_dimmer_light(
     against a learned 61/11/24), nearer the red ships' than the paint learned: four red
     ships were read in the empty port, by a fresh reader and by one that learned the
     game's start. The clipped channel is a floor of the paint's, and a ship of each
-    colour in the port's berths is still read."""
+    colour in the port's berths is still read. The calibration names the clipped paint."""
     board = classic_board
     shoot = RENDERERS["project renderer"](board, random.Random(99))
     ships = start_ships(board)
     calibration = BoardReader(board).calibrate(shoot(Scene(ships), 1))
+    assert [n for n in calibration.light_notes if "clipped paint" in n]  # the owner is told
     assert calibration.background is not None
     berths = board.ports["LUMBER"].berths
     scale = calibration.background.px_per_mm

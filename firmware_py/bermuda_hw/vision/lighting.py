@@ -490,19 +490,27 @@ MAX_CAST = 1.3  # the white paper's strongest channel over its weakest
 def light_problems(norm: Normalised) -> list[str]:
     """What makes a frame's light unlike a good light at play, each with what to change.
 
-    Vision evens out the light, but not what the camera lost: clipped whites
-    (their paint is unknown: a ship on them is judged against nothing), and
+    Vision evens out the light, but not what the camera lost: clipped whites and
+    paint (their true colour is unknown: only a floor of it is learned), and
     a strong colour cast (each channel is evened out by the white paper, but
     a weak channel is noisy and a dull ship colour drifts towards the paint).
     """
     out: list[str] = []
     clipped = 0.0 if norm.clipped is None else float(norm.clipped.mean())
     if clipped > MAX_CLIPPED:
+        # Paint with one or two channels at the top: its colour is lost, not only its
+        # brightness (an orange port's red), and a dimmer light shows it otherwise.
+        paint = 0.0
+        if norm.clipped is not None and norm.clipped_channels is not None:
+            some = norm.clipped_channels.sum(axis=2)
+            paint = float((norm.clipped & (some > 0) & (some < 3)).mean())
+        what = "clipped whites"
+        if paint > MAX_CLIPPED:
+            what += f"; {100 * paint:.1f} % is clipped paint, its colour lost"
         out.append(
-            f"{100 * clipped:.1f} % of the board is at the camera's top (clipped "
-            "whites): dim the light or shorten the exposure ([camera] exposure_time_us) "
-            "until "
-            "the white paper around the markers is no longer pure white"
+            f"{100 * clipped:.1f} % of the board is at the camera's top ({what}): dim the "
+            "light or shorten the exposure ([camera] exposure_time_us) until the white "
+            "paper around the markers is no longer pure white"
         )
     if norm.white_raw is not None:
         b, g, r = norm.white_raw
