@@ -226,7 +226,10 @@ def test_a_paint_clipped_at_calibration_is_no_ship_under_a_dimmer_light(
     against a learned 61/11/24), nearer the red ships' than the paint learned: four red
     ships were read in the empty port, by a fresh reader and by one that learned the
     game's start. The clipped channel is a floor of the paint's, and a ship of each
-    colour in the port's berths is still read. The calibration names the clipped paint."""
+    colour in the port's berths is still read. The calibration names the clipped paint.
+    (The port's rim, outside the paint region kept away from its printed border, was
+    filled from the sea beyond: a third of a red token's area was counted in two
+    berths.)"""
     board = classic_board
     shoot = RENDERERS["project renderer"](board, random.Random(99))
     ships = start_ships(board)
@@ -243,7 +246,12 @@ def test_a_paint_clipped_at_calibration_is_no_ship_under_a_dimmer_light(
     away = CloudState(*board.grid.dot_mm(6, 4))
     empty = shoot(Scene((), away), 3, light)
     for reader in (BoardReader(board, calibration), learned):
-        assert [(s.color, s.space) for s in reader.read(empty).ships] == []
+        reading = reader.read(empty)
+        assert [(s.color, s.space) for s in reading.ships] == []
+        assert reading.evidence is not None
+        for i, place in enumerate(reader.layout.places):
+            if place.space == "LUMBER":  # no red token counted in a berth either
+                assert reading.evidence.counts(i)["red"][0] == 0
     colours = ("red", "yellow", "green", "blue")
     docked = Scene(tuple(ShipToken(c, *b, 0.0) for c, b in zip(colours, berths, strict=True)), away)
     reading = BoardReader(board, calibration).read(shoot(docked, 4, light))

@@ -51,6 +51,7 @@ Image = npt.NDArray[np.uint8]
 Floats = npt.NDArray[np.float32]
 Mask = npt.NDArray[np.bool_]
 
+RIM = np.ones((5, 5), np.uint8)  # a paint region's margin from its port's printed border
 FILL_MM = 20.0  # holes this close to learned pixels are filled from around them
 SHIP_MASK_MM = 15.0  # around a known ship's place, nothing is learned
 DRIFT_BLOCK_MM = 24.0
@@ -254,7 +255,10 @@ class BackgroundLearner:
                 inside = regions == region
                 paint = inside & known
                 if paint.sum() >= 8:
-                    fill = inside & ~known
+                    # the region keeps away from the port's printed border: its unseen
+                    # rim, as wide as that margin, is the paint too (not the sea beyond)
+                    rim = cv2.dilate(inside.view(np.uint8), RIM) > 0
+                    fill = rim & ~known
                     mean[fill] = np.median(mean[paint], axis=0).astype(np.uint8)
                     floor[fill] = floor[paint].mean(axis=0) > 0.5
                     known |= fill

@@ -18,6 +18,7 @@ import numpy.typing as npt
 from bermuda_hw.errors import CalibrationError, VisionError
 from bermuda_hw.rules.board import Board
 from bermuda_hw.vision.background import (
+    RIM,
     BackgroundComparison,
     BackgroundLearner,
     BoardBackground,
@@ -463,7 +464,7 @@ class BoardReader:
         box = cv2.resize(
             self.layout.port_box.astype(np.uint8), half, interpolation=cv2.INTER_NEAREST
         )
-        box = cv2.erode(box, np.ones((5, 5), np.uint8))
+        box = cv2.erode(box, RIM)
         _, labels = cv2.connectedComponents(box, connectivity=8)
         return np.asarray(labels, np.int32)
 
