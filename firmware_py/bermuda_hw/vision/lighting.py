@@ -257,6 +257,7 @@ class LightingNormaliser:
         ).astype(np.float32)
         self.sea_half = sea_half
         self.sea_mask = sea_half > 0
+        self.sea_u8 = self.sea_mask.astype(np.uint8)
         self.sea_small = cv2.resize(sea_half, self.blocks, interpolation=cv2.INTER_AREA)
         idx = np.nonzero(sea_half > 0)
         step = max(1, len(idx[0]) // 4000)
@@ -269,10 +270,20 @@ class LightingNormaliser:
         self.land_sample = (idx[0][::step], idx[1][::step])
         self.sea_colour: SeaColour | None = None
 
+    def clipped_on_sea(self, top: npt.NDArray[np.bool_]) -> bool:
+        """Whether some pixel of the sea has a channel in `top` (height x width x 3): as
+        `top[sea_mask].any()`, without gathering the sea's pixels (a frame's costliest
+        step in the light when a lamp clips the board)."""
+        some = np.logical_or(np.logical_or(top[..., 0], top[..., 1]), top[..., 2])
+        return bool(np.logical_and(some, self.sea_mask).any())
+
     def sea_blocks(self, half: Image) -> SeaBlocks:
         """The sea of a half-resolution frame block by block (blocks of `BLOCK_MM`)."""
         f = half.astype(np.float32)
-        sums = cv2.resize(f * self.sea_half[..., None], self.blocks, interpolation=cv2.INTER_AREA)
+        # (the sea's pixels kept, the rest zeroed, in 8 bits: the frame times the sea's 0-1
+        # mask, as floats, without a float product)
+        on_sea = cv2.bitwise_and(half, half, mask=self.sea_u8).astype(np.float32)
+        sums = cv2.resize(on_sea, self.blocks, interpolation=cv2.INTER_AREA)
         weight = self.sea_small
         mean = np.asarray(sums / np.maximum(weight, 1e-3)[..., None], np.float32)
         intensity = np.asarray(mean[..., 0] + mean[..., 1] + mean[..., 2], np.float32)
@@ -315,11 +326,14 @@ class LightingNormaliser:
         intensity = blocks.intensity
         chroma = blocks.chroma
         lit: Floats | None = None
+        lit_on: npt.NDArray[np.bool_] | None = None
         counted: Floats | None = None
         seen: npt.NDArray[np.bool_] | None = None
         use = valid
-        if top is not None and top[self.sea_mask].any():
-            lit = np.multiply(~top, self.sea_half[..., None], dtype=np.float32)
+        if top is not None and self.clipped_on_sea(top):
+            # (the sea's mask is 0 or 1: the product is a 0-1 float without multiplying)
+            lit_on = ~top & self.sea_mask[..., None]
+            lit = lit_on.astype(np.float32)
             counted = np.asarray(
                 cv2.resize(lit, self.blocks, interpolation=cv2.INTER_AREA), np.float32
             )
@@ -344,7 +358,7 @@ class LightingNormaliser:
                 float(np.median(gap[like])) if like.any() else SEA_CHROMA_CLOSE,
             )
         ref_chroma = sea.chroma
-        if lit is not None and counted is not None and seen is not None:
+        if lit_on is not None and counted is not None and seen is not None:
             # Blocks with a clipped channel (two left at least, or their colour could not
             # be checked): the brightness that best gives the sea's colour in the channels
             # left.
@@ -352,7 +366,12 @@ class LightingNormaliser:
             if part.any():
                 intensity = intensity.copy()
                 chroma = chroma.copy()
-                unclipped = cv2.resize(blocks.f * lit, self.blocks, interpolation=cv2.INTER_AREA)
+                # (the frame's unclipped sea, zeroed elsewhere in 8 bits: as `blocks.f * lit`)
+                unclipped = cv2.resize(
+                    np.multiply(half, lit_on, dtype=np.uint8).astype(np.float32),
+                    self.blocks,
+                    interpolation=cv2.INTER_AREA,
+                )
                 kept_px = unclipped[part] / np.maximum(counted[part], 1e-3)
                 ref = ref_chroma[part] * seen[part]
                 scale = (kept_px * ref).sum(axis=1) / np.maximum((ref * ref).sum(axis=1), 1e-6)
