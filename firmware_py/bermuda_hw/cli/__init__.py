@@ -106,9 +106,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     finally:
         # called in-process (argv given): the caller gets its Ctrl-C back; as the program,
-        # a press after the first stays ignored until the process has exited
+        # a press from now on is ignored until the process has exited (the command is done:
+        # a press as it ends, a game ended by its round limit say, must not kill the
+        # interpreter on its way out)
         if argv is not None and in_main_thread and previous is signal.default_int_handler:
             signal.signal(signal.SIGINT, previous)
+        elif argv is None and in_main_thread:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _main(argv: Sequence[str] | None) -> int:
