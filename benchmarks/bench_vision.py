@@ -24,7 +24,8 @@ import numpy as np
 
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.sim.render import CameraModel, Palette, Scene, random_scene, render
-from bermuda_hw.vision.reader import BoardReader
+from bermuda_hw.vision.reader import BoardReader, Image
+from bermuda_hw.vision.types import FrameReading
 
 # The trial of boards whose printing differs from the file, and the second renderer,
 # live with the vision tests.
@@ -40,6 +41,20 @@ BASELINE_SETUPS = 4  # the same boards read without the game start, and without 
 OTHER_LIGHT_SETUPS = 6  # calibrated under one light, read under others, per renderer
 COUNT_SETUPS = 3  # token counts: setups x frames, 10 places each, per renderer
 COUNT_FRAMES = 4
+
+
+def timed_read(reader: BoardReader, frame: Image) -> tuple[FrameReading, float, float]:
+    """A frame read, the seconds it took, and the floor's: a bare `warpPerspective` and
+    `cvtColor` of the same frame with the pose the reader found."""
+    t0 = time.perf_counter()
+    reading = reader.read(frame)
+    t1 = time.perf_counter()
+    pose = reader.tracker.pose
+    h = pose.board_to_image if pose is not None else np.eye(3)
+    t2 = time.perf_counter()
+    warped = cv2.warpPerspective(frame, h, (frame.shape[1], frame.shape[0]))
+    cv2.cvtColor(warped, cv2.COLOR_BGR2Lab)
+    return reading, t1 - t0, time.perf_counter() - t2
 
 
 def main() -> None:
@@ -121,18 +136,10 @@ def random_tables() -> None:
             reader = BoardReader(board)
             last_setup = setup
         assert reader is not None
-        t0 = time.perf_counter()
-        reading = reader.read(frame)
-        t1 = time.perf_counter()
-        pose = reader.tracker.pose
-        h = pose.board_to_image if pose is not None else np.eye(3)
-        t2 = time.perf_counter()
-        warped = cv2.warpPerspective(frame, h, (frame.shape[1], frame.shape[0]))
-        cv2.cvtColor(warped, cv2.COLOR_BGR2Lab)
-        t3 = time.perf_counter()
-        times.append(t1 - t0)
-        floors.append(t3 - t2)
-        by_source.setdefault(reading.pose_source, []).append(t1 - t0)
+        reading, read_s, floor_s = timed_read(reader, frame)
+        times.append(read_s)
+        floors.append(floor_s)
+        by_source.setdefault(reading.pose_source, []).append(read_s)
         if not reading.board_found:
             not_found += 1
             continue
@@ -209,18 +216,10 @@ def steady_board() -> None:
         reader = BoardReader(board)
         for i in range(STEADY_FRAMES):
             frame = render(board, scene, camera, seed=rng.randrange(1 << 30), palette=palette)
-            t0 = time.perf_counter()
-            reader.read(frame)
-            t1 = time.perf_counter()
-            pose = reader.tracker.pose
-            h = pose.board_to_image if pose is not None else np.eye(3)
-            t2 = time.perf_counter()
-            warped = cv2.warpPerspective(frame, h, (frame.shape[1], frame.shape[0]))
-            cv2.cvtColor(warped, cv2.COLOR_BGR2Lab)
-            t3 = time.perf_counter()
+            _, read_s, floor_s = timed_read(reader, frame)
             if i >= 2:  # the pose detected, then kept: as the daemon reads a still board
-                times.append(t1 - t0)
-                floors.append(t3 - t2)
+                times.append(read_s)
+                floors.append(floor_s)
     median_ms = statistics.median(times) * 1000
     floor_ms = statistics.median(floors) * 1000
     print(

@@ -20,6 +20,7 @@ from bermuda_hw.controller.spin import Spinner
 from bermuda_hw.controller.status import Mode, Status
 from bermuda_hw.errors import HardwareError
 from bermuda_hw.rules.events import CloudRemoved
+from bermuda_hw.rules.game import Game
 from bermuda_hw.vision.types import BoardObservation
 
 
@@ -93,6 +94,13 @@ def finish_spin(table: Table, observation: BoardObservation) -> None:
             return
         table.aligned = False  # check the letter it shows after that turn
     table.say(totals_line(game))
+    check_board(table, game, f"round {game.round}: checking the board")
+
+
+def check_board(table: Table, game: Game, message: str) -> None:
+    """With the cloud where the game has it: the board checked against the game (`message`)
+    before play goes on, the cloud's unchecked captures first if the game has ended, or
+    the game announced over."""
     if game.is_over() and table.session.captures_unchecked:
         table.set_mode(
             Mode.SETUP, "checking the cloud's captures before the game ends", Pattern.BUSY
@@ -100,4 +108,4 @@ def finish_spin(table: Table, observation: BoardObservation) -> None:
     elif game.is_over():
         table.announce_over()
     else:
-        table.set_mode(Mode.SETUP, f"round {game.round}: checking the board", Pattern.FIX)
+        table.set_mode(Mode.SETUP, message, Pattern.FIX)

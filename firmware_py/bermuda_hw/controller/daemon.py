@@ -55,7 +55,7 @@ from bermuda_hw.controller.answers import Answers
 from bermuda_hw.controller.asking import Asking
 from bermuda_hw.controller.board_checks import BoardChecks
 from bermuda_hw.controller.buttons import SpinButton
-from bermuda_hw.controller.cloud_dispatch import finish_spin, spin
+from bermuda_hw.controller.cloud_dispatch import check_board, finish_spin, spin
 from bermuda_hw.controller.commands import ActionRefused, CommandQueue
 from bermuda_hw.controller.computer import Seats
 from bermuda_hw.controller.journal import Journal
@@ -293,14 +293,7 @@ class Controller:
         self.rig.place_cloud(game)
         self.aligned = False
         self.rig.forget()
-        if game.is_over() and self.session.captures_unchecked:
-            self.set_mode(
-                Mode.SETUP, "checking the cloud's captures before the game ends", Pattern.BUSY
-            )
-        elif game.is_over():
-            self.announce_over()
-        else:
-            self.set_mode(Mode.SETUP, "checking the board", Pattern.FIX)
+        check_board(self, game, "checking the board")
 
     # --- the loop -----------------------------------------------------------------------
 

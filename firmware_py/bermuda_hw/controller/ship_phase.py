@@ -127,11 +127,7 @@ def decide(
     belief = weigh(game, observation, dice)
     if verdict.outcome is Outcome.TIE:
         chosen = _decisive(belief, verdict.tied)
-        evidence = observation_evidence(game.board, observation)
-        base = contents(game)
-        if chosen is not None and not any(
-            out_of_sight(evidence, base, g, every=True) for g in verdict.tied
-        ):
+        if chosen is not None and not _out_of_sight(game, observation, verdict.tied):
             # the colours leave moves tied that the tokens' counts tell apart (a bump with
             # its ship still beside the mover, counted twice there, against a move that
             # leaves one): the belief is sure of one of them. Only where every place the
@@ -198,6 +194,13 @@ def _putback_first(game: Game, belief: Belief, groups: tuple[Group, ...]) -> boo
         for g in groups
     ]
     return putback_first(weights, boards)
+
+
+def _out_of_sight(game: Game, observation: BoardObservation, groups: tuple[Group, ...]) -> bool:
+    """Whether any place that any board of the groups changes is out of sight."""
+    evidence = observation_evidence(game.board, observation)
+    base = contents(game)
+    return any(out_of_sight(evidence, base, g, every=True) for g in groups)
 
 
 def _decisive(belief: Belief, groups: tuple[Group, ...]) -> Group | None:
