@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from synthetic import after, observe, set_dock_or_bump, two_plain_moves
 
-from bermuda_hw.controller.belief import ALPHA, Explanation, weigh
+from bermuda_hw.controller.belief import ALPHA, HIDDEN, Explanation, weigh
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.candidates import consequence, contents
@@ -67,6 +67,25 @@ def test_a_held_ship_beside_its_own_ship_in_reach_commits_no_bump(board: Board) 
     belief = weigh(game, observe(board, lifted(game, x)), frozenset({1}))
     assert not belief.decisive
     assert belief.mass(Explanation.IN_HAND) > ALPHA
+
+
+def test_a_counted_board_with_a_ship_in_hand_is_no_mover_hidden_under_the_ship_in_reach(
+    board: Board,
+) -> None:
+    # yellow holds its ship from x while a blue ship stands on z, where the die takes it:
+    # the fill cannot tell "in hand" from "landed on z, wholly under the blue ship"; with
+    # the tokens counted, a token wholly hidden under another is rare (HIDDEN) and the
+    # ship in hand is the likeliest explanation
+    game = Game.new(2, seed=1, board=board, first_player="yellow")
+    x, z = set_dock_or_bump(game)
+    game.set_ship("yellow-2", None)
+    game.set_ship(game.ships("blue")[0].id, z, "SUGAR")
+    held = lifted(game, x)
+    fill_only = weigh(game, observe(board, held), frozenset({1}))
+    assert fill_only.best.kind is Explanation.MOVE
+    counted = weigh(game, observe(board, held, counted=True), frozenset({1}))
+    assert counted.best.kind is Explanation.IN_HAND
+    assert counted.some_move < 10 * HIDDEN
 
 
 def test_a_miscount_is_never_explained_as_a_legal_bump(board: Board) -> None:

@@ -85,8 +85,17 @@ ABSENT_SD = 0.04
 #: pixel within reach of the place, in units of one token's area). Where vision measured
 #: the counts, their likelihood (`BoardEvidence.count_loglik`) joins the fill's: a token
 #: seen off centre then tells as much as one on it, two tokens of a colour on a place tell
-#: from one, and a token under another may show or not. Both come from the same pixels,
-#: so MISREAD (below) bounds what a place adds in all.
+#: from one, and a token under another may show or not (wholly, at a cost: HIDDEN). Both
+#: come from the same pixels, so MISREAD (below) bounds what a place adds in all.
+#: Where the counts are measured, a token wholly hidden under another (two of a colour
+#: counted as one, or a colour not seen at all on a place that holds it under another)
+#: costs HIDDEN: a token is 9 mm across and hides another only when set down within about a
+#: millimetre of its centre, where a hand sets a token down 2-6 mm off the place's centre or
+#: beside the token there. Without it a ship thought about in a hand and a bump with its
+#: mover hidden under the bumped ship explained a quiet board alike, and the table was
+#: asked about a move not made.
+HIDDEN = 0.05
+LOG_HIDDEN = math.log(HIDDEN)
 
 
 class PlaceModel:
@@ -127,12 +136,16 @@ class PlaceModel:
         def shown(k: int, top: bool) -> float:
             # the fill: the ship on top shows; those under it may show or not
             value = float(present[k]) if top else max(float(present[k]), float(absent[k]))
-            if counts is not None:
-                # the count: n of a colour on top show 1..n of it (two stacked exactly
-                # show one token's area), under another 0..n
-                n = min(many[colors[k]], COUNTS[-1])
-                value += max(float(counts[i, k, m]) for m in range(0 if not top else 1, n + 1))
-            return value
+            if counts is None:
+                return value
+            # the count: n of a colour on top show 1..n of it, under another 0..n; each
+            # token the count does not show is wholly hidden under another (HIDDEN)
+            n = min(many[colors[k]], COUNTS[-1])
+            shows = max(float(counts[i, k, m]) + (n - m) * LOG_HIDDEN for m in range(1, n + 1))
+            if top:
+                return value + shows
+            gone = float(absent[k]) + float(counts[i, k, 0]) + n * LOG_HIDDEN
+            return max(value + shows, gone)
 
         return max(
             shown(top, True) + rest + sum(shown(k, False) for k in idx if k != top) for top in idx
