@@ -46,6 +46,27 @@ def test_a_move_seen_whole_with_the_die_known_is_taken() -> None:
     assert decision.provisional == ()
 
 
+def test_a_move_singled_out_that_the_belief_is_not_decisive_on_is_asked_never_taken() -> None:
+    """The die on the table; the move is seen whole, and the other move's landing space shows
+    a faint trace of the mover's colour (a tenth of its disk). The referee's groups single
+    the move out; the belief holds the other move possible beyond ALPHA: the table is asked
+    whether the move was made. Without the trace it is taken."""
+    game, move, other = two_plain_moves(BOARD, 0)
+    assert other.end is not None
+    for trace, taken in ((0.0, True), (0.12, False)):
+        seen = observe(BOARD, board_after(game, move))
+        evidence = seen.evidence
+        assert evidence is not None
+        i = evidence.index(other.end)
+        evidence.fractions[i, evidence.colors.index(game.active)] = trace
+        decision = decide(game, seen, None)
+        if taken:
+            assert isinstance(decision, Take), decision
+        else:
+            assert isinstance(decision, AskWhether), decision
+        assert decision.group.best.move == move
+
+
 def test_the_board_as_the_game_has_it_matches_and_is_no_move() -> None:
     game, _, _ = two_plain_moves(BOARD, 1)
     assert isinstance(decide(game, observe(BOARD, board_after(game)), known(game)), Matches)
