@@ -235,8 +235,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     started = time.perf_counter()
     results = _played([task for _, tasks in sets for task in tasks], args.jobs)
     for title, tasks in sets:
-        reports = [next(results) for _ in tasks]
-        for report in reports:
+        reports = []
+        for _ in tasks:
+            report = next(results)  # each game's line as soon as it is played
+            reports.append(report)
             if (
                 args.verbose
                 or not report.finished
