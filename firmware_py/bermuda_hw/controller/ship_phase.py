@@ -3,10 +3,10 @@
 `decide(game, observation, dice)` is pure: no state, no time. It returns what the
 daemon is to do:
 
-- `Take`: a move the referee's groups single out and the belief is decisive on, or
-  one of the moves the colours leave tied that the belief is decisive on (the tokens
-  counted tell them apart); a move into places out of sight is provisional, taken
-  with nothing else differing and checked once seen;
+- `Take`: a move the belief is sure some legal move explains and the referee's
+  groups single out, or one of the moves the colours leave tied that the belief is
+  decisive on (the tokens counted tell them apart); a move into places out of sight
+  is provisional;
 - `DoubtfulBump`: a bump whose bumped ship is still on the landing space, left in
   doubt: the ship put back tells (asked first), else the table is asked (unless the
   belief holds the mover likelier in a hand or moved against the rules: a `Fix`);
@@ -137,10 +137,10 @@ def decide(
     accepted = verdict.accepted
     if verdict.outcome is Outcome.MOVE and accepted is not None:
         doubt = bump_in_doubt(game, accepted.best, observation)
-        if not (doubt or verdict.provisional) and _decisive(belief, (accepted,)) is None:
-            # not sure of this move (a ship still in a hand, a move the rules do not allow,
-            # or another move explain the board too): asked if the move is the likeliest
-            # explanation, else told what to do
+        if not (doubt or verdict.provisional) and belief.some_move < 1.0 - belief.alpha:
+            # not sure some legal move was made (a ship still in a hand, or a move the
+            # rules do not allow, explain the board too): asked if the move is the
+            # likeliest explanation, else told what to do
             if (
                 belief.best.kind is Explanation.MOVE
                 and belief.best.consequence == accepted.consequence
@@ -162,8 +162,8 @@ def decide(
             # its player's hand, or set down where the rules do not allow; the table is told
             # to finish the move, or which move it made against the rules
         else:
-            # sure of the move, or a move out of sight with nothing else differing
-            # (provisional: checked, and rewound if need be, once seen)
+            # sure some legal move was made, or a move out of sight with nothing else
+            # differing (provisional: checked, and rewound if need be, once seen)
             return Take(accepted, verdict.provisional, verdict.untouched)
     elif (
         verdict.outcome is Outcome.TIE
@@ -217,10 +217,18 @@ def unclear(game: Game, belief: Belief, diff: Difference, dice: frozenset[int] |
     differs."""
     best = belief.best
     if best.kind is Explanation.IN_HAND and best.place is not None:
+        # a bump the belief still holds possible has its mover under the ship it bumped:
+        # that ship put back shows the move
+        landing = any(
+            h.posterior >= belief.alpha and any(c.bump is Bump.LANDING for c in h.members)
+            for h in belief.moves
+        )
         return (
             f"{game.active}: finish your move: a {game.active} ship is off {best.place}; set "
-            "it down where the die takes it (a ship set down where the camera cannot see, "
-            f"under the cloud, is no move: put it back on {best.place} first)"
+            "it down where the die takes it"
+            + ("; if it lands on a ship, put that ship back in its port" if landing else "")
+            + " (a ship set down where the camera cannot see, under the cloud, is no move: "
+            f"put it back on {best.place} first)"
         )
     return explain(game, diff, dice)
 
