@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from table_helpers import set_out, set_out_ready
 
-from bermuda_hw.controller.asking import PUTBACK_WAIT_S
+from bermuda_hw.controller.asking import PUTBACK_GIVE_UP_S, PUTBACK_WAIT_S
 from bermuda_hw.controller.hand_edits import ACCEPT_AFTER_ATTEMPTS
 from bermuda_hw.controller.status import NONE_OF_THESE, NOT_YET, Mode
 from bermuda_hw.rules.game import Game, GameOptions
@@ -200,3 +200,69 @@ def test_simulated_players_put_back_only_what_their_move_bumped(make_table: Make
     after = table.world.ship_positions()
     assert place_of(table.board, after[b]) == port
     assert {s: p for s, p in after.items() if s != b} == {s: p for s, p in before.items() if s != b}
+
+
+def test_a_request_made_again_after_the_board_matched_waits_again(make_table: MakeTable) -> None:
+    """A ship set back at its start ends the request with the board as the game has it;
+    moved out of sight again more than a minute later, the request waits its full time
+    again (it does not give up at once from the first request's time)."""
+    table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
+    c = table.controller
+    hidden_move, _bump, _b = _own_ship_or_out_of_sight(table)
+    start = c.game.ship(hidden_move.ship).location
+    assert start is not None
+    table.world.remove(hidden_move.ship)
+    table.world.place_ship(hidden_move.ship, *table.board.spaces[hidden_move.end].position)
+    table.run_until(lambda: c.status.putback, limit=80)
+    table.world.remove(hidden_move.ship)
+    table.world.place_ship(hidden_move.ship, *table.board.spaces[start].position)
+    table.run_until(lambda: table.mode() is Mode.READY, limit=200)
+    back = c.clock.monotonic()
+    # a quiet minute: a frame a second (the wait is in the table's seconds, not in frames)
+    table.run_until(lambda: c.clock.monotonic() - back > PUTBACK_GIVE_UP_S, 200, every_s=1.0)
+    table.world.remove(hidden_move.ship)
+    table.world.place_ship(hidden_move.ship, *table.board.spaces[hidden_move.end].position)
+    table.run_until(lambda: c.status.putback, limit=80)
+    asked = c.clock.monotonic()
+    table.run_until(lambda: c.clock.monotonic() - asked > PUTBACK_WAIT_S / 2, limit=400)
+    assert c.status.putback and not _taken(c, hidden_move)
+
+
+def test_a_board_never_quiet_is_asked_about_a_minute_after_the_first_request(
+    make_table: MakeTable,
+) -> None:
+    """Boards that keep changing (a stray token set down and lifted again, elsewhere) end
+    the request and bring it back; a minute after the first request the table is asked,
+    not put off for ever, and nothing is taken meanwhile."""
+    table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
+    c = table.controller
+    game: Game = c.game
+    hidden_move, bump, _b = _own_ship_or_out_of_sight(table)
+    table.world.remove(hidden_move.ship)
+    table.world.place_ship(hidden_move.ship, *table.board.spaces[hidden_move.end].position)
+    table.run_until(lambda: c.status.putback, limit=80)
+    first = c.clock.monotonic()
+    stray = next(s.id for s in game.ships(game.active) if s.id != hidden_move.ship)
+    home = table.world.ship_positions()[stray]
+    spot = next(
+        table.board.spaces[s].position
+        for s in sorted(table.board.spaces)
+        if s not in table.board.ports
+        and not game.ships_at(s)
+        and s not in (hidden_move.end, bump.end)
+        and s not in c.last_observation.hidden_spaces
+    )
+    # set down for 2.5 s of the table's time, lifted for 2.5 s (never quiet for
+    # PUTBACK_WAIT_S), a frame every half second
+    for _ in range(40):
+        if table.mode() is Mode.ASK:
+            break
+        table.world.remove(stray)
+        table.world.place_ship(stray, *spot)
+        table.sparse_steps(5, every_s=0.5)
+        table.world.remove(stray)
+        table.world.place_ship(stray, *home)
+        table.sparse_steps(5, every_s=0.5)
+    assert table.mode() is Mode.ASK
+    assert not _taken(c, hidden_move) and not _taken(c, bump)
+    assert PUTBACK_GIVE_UP_S <= c.clock.monotonic() - first < 2 * PUTBACK_GIVE_UP_S

@@ -146,19 +146,22 @@ def test_the_same_board_after_a_dock_is_asked_with_the_table_die(make_table: Mak
     assert c.game.ship(dock.ship).location == port
 
 
-def test_a_mover_set_down_on_the_ship_it_lands_on_is_asked_for_the_put_back(
+def test_a_mover_set_down_on_the_ship_it_lands_on_is_told_to_put_it_back(
     make_table: MakeTable,
 ) -> None:
-    """The mover set down half on the ship landed on (no second token shows): the bump is
-    not shown whole, so the put-back is asked for; the board with the bumped ship back is
-    then a question, never the dock unasked."""
+    """The mover set down squarely on the ship landed on (no second token shows): the bump
+    is not shown whole, and the board reads likelier as the ship still in a hand
+    (`belief.HIDDEN`): the player is told to finish the move and to put back a ship it
+    lands on; the board with the bumped ship back is then a question, never the dock
+    unasked."""
     table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
     c = table.controller
     dock, bump, b, port = rolled(table)
     assert bump.end is not None
     x_mm, y_mm = table.board.spaces[bump.end].position
     table.world.place_ship(bump.ship, x_mm + 1.0, y_mm)
-    table.run_until(lambda: c.status.putback, limit=80)
+    table.run_until(lambda: "put that ship back in its port" in c.status.message, limit=80)
+    assert table.mode() is Mode.FIX and c.status.question is None
     before = len(taken_moves(c))
     put_in_port(table, b, port)
     table.run_until(lambda: table.mode() is Mode.ASK or len(taken_moves(c)) > before, limit=200)
