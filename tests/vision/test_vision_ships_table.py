@@ -3,6 +3,8 @@ holds steady and made again when it really changes."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
@@ -10,11 +12,13 @@ from bermuda_hw.vision.colors import LIGHTNESS_WEIGHT, ColorCalibration, default
 from bermuda_hw.vision.ships import (
     FAR_LAND,
     FAR_SEA,
+    GLARE_CHROMA,
     LABEL_MASK,
     LUT_STEP,
     NONE,
     ColorClassifier,
     ShipSettings,
+    glare_lightness,
 )
 
 SEA = (45.0, -5.0, -30.0)
@@ -127,3 +131,54 @@ def test_the_far_flags_mark_colours_far_from_the_sea_and_from_the_land() -> None
         assert darker.sum() > 100 and (table[darker] & flag).all()
     greys = (chroma < 4.0) & (grid[:, 0] > SEA[0]) & (grid[:, 0] < SEA[0] + 5.0)
     assert greys.any() and (table[greys] & FAR_SEA).all()
+
+
+def _table_by_definition(
+    classifier: ColorClassifier,
+    sea: tuple[float, float, float],
+    land: tuple[float, float, float] | None,
+    paint: tuple[float, float, float] | None,
+) -> npt.NDArray[np.uint8]:
+    """The table written out as the module's docstring says, one row of the grid at a time
+    (distances as sums over each cell's three channels)."""
+    grid, grid_w = classifier.grid, classifier.grid_w
+    weight = np.array([LIGHTNESS_WEIGHT, 1.0, 1.0], np.float32)
+
+    def dist(cells: npt.NDArray[np.float32], colour: npt.NDArray[np.float32]) -> npt.NDArray[Any]:
+        return np.sqrt(((cells - colour) ** 2).sum(axis=1))
+
+    sea_arr = np.array(sea, np.float32)
+    bg = np.minimum(classifier.neutral, dist(grid, sea_arr))
+    if paint is not None:
+        bg = np.minimum(bg, dist(grid, np.array(paint, np.float32)))
+    best, d_best = classifier.best, classifier.d_best
+    ok = (d_best < classifier.tolerance[best]) & (
+        np.minimum(classifier.d_second, bg) - d_best > classifier.margin
+    )
+    out = np.where(ok, best + 1, 0).astype(np.uint8)
+    glare = (grid[:, 0] > glare_lightness(sea)) & (classifier.neutral < GLARE_CHROMA)
+    far_sea = dist(grid_w, sea_arr * weight) > classifier.far
+    out |= np.where(far_sea & ~glare, FAR_SEA, 0).astype(np.uint8)
+    if land is not None:
+        far_land = dist(grid_w, np.array(land, np.float32) * weight) > classifier.far
+        out |= np.where(far_land & ~glare, FAR_LAND, 0).astype(np.uint8)
+    return out
+
+
+def test_a_table_is_the_one_its_definition_gives_cell_for_cell() -> None:
+    """The table is made a channel at a time (a frame's new light costs a fraction of a
+    millisecond): every cell's code is the one computed cell by cell, for seas, lands and
+    paints across the colour space."""
+    classifier = _classifier()
+    rng = np.random.default_rng(7)
+    for _ in range(40):
+        sea, land, paint = (
+            (float(rng.uniform(10, 95)), float(rng.uniform(-40, 40)), float(rng.uniform(-60, 60)))
+            for _ in range(3)
+        )
+        for chosen_land, chosen_paint in ((land, paint), (None, paint), (land, None)):
+            classifier._luts.clear()
+            table = classifier.lut(sea, chosen_land, chosen_paint)
+            expected = _table_by_definition(classifier, sea, chosen_land, chosen_paint)
+            assert table.dtype == np.uint8
+            assert np.array_equal(table, expected)

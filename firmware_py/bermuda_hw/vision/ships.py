@@ -88,6 +88,19 @@ def lut_index(bgr: Image) -> npt.NDArray[np.uint16]:
     return out
 
 
+def _distance(channels: Floats, colour: Floats) -> Floats:
+    """Euclidean distance of every grid cell from a colour (`channels`: 3 x cells, each
+    channel's row contiguous)."""
+    d0 = channels[0] - colour[0]
+    d1 = channels[1] - colour[1]
+    d2 = channels[2] - colour[2]
+    total = d0 * d0
+    total += d1 * d1
+    total += d2 * d2
+    out: Floats = np.sqrt(total, out=total)
+    return out
+
+
 class ColorClassifier:
     """Labels normalised BGR pixels with a ship colour, through a per-frame lookup table.
 
@@ -107,6 +120,15 @@ class ColorClassifier:
         self.d_best = d[np.arange(len(d)), self.best]
         self.d_second = np.partition(d, 1, axis=1)[:, 1]  # a board has two colours or more
         self.neutral = np.sqrt((self.grid[:, 1:] ** 2).sum(axis=1))
+        # What a table is made of, computed once: the grid's channels each in one array
+        # (a distance to a background colour is then three passes over contiguous memory,
+        # each cell's sum in the same order as a sum over its row), and the decisions
+        # that do not depend on the background colours.
+        self._grid_channels: Floats = np.ascontiguousarray(self.grid.T)
+        self._grid_w_channels: Floats = np.ascontiguousarray(self.grid_w.T)
+        self._in_tolerance = self.d_best < self.tolerance[self.best]
+        self._colour_codes = (self.best + 1).astype(np.uint8)
+        self._grey = self.neutral < GLARE_CHROMA
         self._luts: list[tuple[tuple[float, ...], npt.NDArray[np.uint8]]] = []
 
     def lut(self, sea: Lab, land: Lab | None, paint: Lab | None = None) -> npt.NDArray[np.uint8]:
@@ -121,31 +143,26 @@ class ColorClassifier:
                 return table
         if len(self._luts) >= 8:
             self._luts.pop(0)
-        sea_w = _weighted(np.array([sea], np.float32))[0]
-        d_sea = np.sqrt(((self.grid_w - sea_w) ** 2).sum(axis=1))
+        grid, grid_w = self._grid_channels, self._grid_w_channels
+        d_sea = _distance(grid_w, _weighted(np.array([sea], np.float32))[0])
         # The sea is measured in this very frame and made even by the normalisation,
         # so its lightness is reliable: against the sea, lightness counts in full (a
         # blue ship is mostly darker than a blue sea).
-        d_sea_full = np.sqrt(((self.grid - np.array(sea, np.float32)) ** 2).sum(axis=1))
+        d_sea_full = _distance(grid, np.array(sea, np.float32))
         # Ships sail on the sea and stand on printed spaces: the land is no background
         # for them (a yellow ship may well match a yellow coast), only for hands.
         bg = np.minimum(self.neutral, d_sea_full)
         if paint is not None:
-            bg = np.minimum(
-                bg, np.sqrt(((self.grid - np.array(paint, np.float32)) ** 2).sum(axis=1))
-            )
-        far_land = np.zeros(len(bg), bool)
-        if land is not None:
-            land_w = _weighted(np.array([land], np.float32))[0]
-            d_land = np.sqrt(((self.grid_w - land_w) ** 2).sum(axis=1))
-            far_land = d_land > self.far
+            np.minimum(bg, _distance(grid, np.array(paint, np.float32)), out=bg)
         second = np.minimum(self.d_second, bg)
-        ok = (self.d_best < self.tolerance[self.best]) & (second - self.d_best > self.margin)
-        out = np.where(ok, self.best + 1, 0).astype(np.uint8)
+        ok = self._in_tolerance & (second - self.d_best > self.margin)
+        out = np.where(ok, self._colour_codes, np.uint8(0))
         # Glare (light and nearly grey) hides the board but is no hand.
-        glare = (self.grid[:, 0] > glare_lightness(sea)) & (self.neutral < GLARE_CHROMA)
-        out |= np.where((d_sea > self.far) & ~glare, FAR_SEA, 0).astype(np.uint8)
-        out |= np.where(far_land & ~glare, FAR_LAND, 0).astype(np.uint8)
+        not_glare = ~((grid[0] > glare_lightness(sea)) & self._grey)
+        out[(d_sea > self.far) & not_glare] |= np.uint8(FAR_SEA)
+        if land is not None:
+            d_land = _distance(grid_w, _weighted(np.array([land], np.float32))[0])
+            out[(d_land > self.far) & not_glare] |= np.uint8(FAR_LAND)
         self._luts.append((key, out))
         return out
 
