@@ -84,6 +84,20 @@ def median_bgr(pixels: Image) -> Floats:
     return out
 
 
+def median_rows(values: Floats) -> Floats:
+    """The median of each column of float values (N x 3; N > 0, no NaN), equal to
+    `np.median(values, axis=0)`: one partition of the rows, without its checks and
+    its mean of the middle pair."""
+    n = len(values)
+    low, high = (n - 1) // 2, n // 2
+    if low == high:
+        odd: Floats = np.partition(values, low, axis=0)[low]
+        return odd
+    part = np.partition(values, (low, high), axis=0)
+    out: Floats = (part[low] + part[high]) / values.dtype.type(2)
+    return out
+
+
 def bgr_to_lab(bgr: npt.NDArray[np.float32]) -> Lab:
     one = np.clip(np.round(bgr), 0, 255).astype(np.uint8).reshape(1, 1, 3)
     lab = to_lab(one).reshape(3)
@@ -166,36 +180,44 @@ def quadratic_basis(rows: int, cols: int) -> Floats:
     return out
 
 
-def sea_chroma(chroma: Floats, use: npt.NDArray[np.bool_], basis: Floats | None = None) -> Floats:
+def sea_chroma(
+    chroma: Floats,
+    use: npt.NDArray[np.bool_],
+    basis: Floats | npt.NDArray[np.float64] | None = None,
+) -> Floats:
     """The sea's chromaticity at every block (blocks x 3): a quadratic surface per channel
     fitted to the blocks `use`, refitted without the blocks that stray from it (ships, a
     hand); with too few blocks, their median everywhere. `basis`: the blocks' quadratic
-    terms (`quadratic_basis`), when already made."""
-    flat = np.median(chroma[use], axis=0) if use.any() else np.full(3, 1.0 / 3.0)
-    out: Floats = np.broadcast_to(flat, chroma.shape).astype(np.float32)
+    terms (`quadratic_basis`, as float32 or float64), when already made."""
     if basis is None:
         basis = quadratic_basis(*chroma.shape[:2])
-    terms = basis.reshape(-1, basis.shape[-1]).astype(np.float64)
-    values = chroma.reshape(-1, 3).astype(np.float64)
+    terms = np.asarray(basis.reshape(-1, basis.shape[-1]), np.float64)
     use_flat = use.ravel()
-    keep = use_flat
+    # The fit and the strays are judged on the blocks `use` alone; the surface is
+    # evaluated everywhere once, from the last fit.
+    terms_used = terms[use_flat]
+    values = chroma.reshape(-1, 3)[use_flat].astype(np.float64)
+    keep = np.ones(len(values), bool)
+    coef: npt.NDArray[np.float64] | None = None
     for _ in range(4):
         if np.count_nonzero(keep) < MIN_SEA_FIT_BLOCKS:
             break
         # The least-squares fit through its normal equations: six terms on a grid of
         # -0.5..0.5 are well conditioned, and a 6 x 6 solve costs nothing per frame.
-        a = terms[keep]
-        coef = np.linalg.solve(a.T @ a, a.T @ values[keep])
-        fit = terms @ coef
-        gap = np.abs(values - fit)
+        a = terms_used[keep]
+        coef = np.asarray(np.linalg.solve(a.T @ a, a.T @ values[keep]), np.float64)
+        gap = np.abs(values - terms_used @ coef)
         dist = np.maximum(np.maximum(gap[:, 0], gap[:, 1]), gap[:, 2])
-        out = fit.astype(np.float32).reshape(chroma.shape)
         limit = max(SEA_CHROMA_CLOSE, STRAY_FACTOR * float(np.median(dist[keep])))
-        again = use_flat & (dist < limit)
+        again = dist < limit
         if np.array_equal(again, keep):
             break  # the same blocks would give the same fit
         keep = again
-    return out
+    if coef is not None:
+        out: Floats = (terms @ coef).astype(np.float32).reshape(chroma.shape)
+        return out
+    flat = median_rows(chroma[use]) if use.any() else np.full(3, 1.0 / 3.0)
+    return np.broadcast_to(flat, chroma.shape).astype(np.float32)
 
 
 def _chroma_gap(chroma: Floats, ref: Floats) -> Floats:
@@ -223,7 +245,6 @@ def same_sea(kept: SeaColour, chroma: Floats, use: npt.NDArray[np.bool_]) -> boo
 class SeaBlocks:
     """A half-resolution frame's sea block by block."""
 
-    f: Floats  # the frame as floats
     intensity: Floats  # the sum of the sea's mean channels in every block
     chroma: Floats  # each channel's share of it (blocks x 3)
     valid: npt.NDArray[np.bool_]  # blocks that are mostly sea
@@ -251,7 +272,8 @@ class LightingNormaliser:
             max(4, round(layout.width_px / (BLOCK_MM * s))),
             max(4, round(layout.height_px / (BLOCK_MM * s))),
         )
-        self.basis = quadratic_basis(self.blocks[1], self.blocks[0])
+        # (in float64, as the fit of the sea's chromaticity uses it: converted once)
+        self.basis = quadratic_basis(self.blocks[1], self.blocks[0]).astype(np.float64)
         sea_half = cv2.resize(
             layout.sea.astype(np.uint8), self.half_size, interpolation=cv2.INTER_NEAREST
         ).astype(np.float32)
@@ -279,7 +301,6 @@ class LightingNormaliser:
 
     def sea_blocks(self, half: Image) -> SeaBlocks:
         """The sea of a half-resolution frame block by block (blocks of `BLOCK_MM`)."""
-        f = half.astype(np.float32)
         # (the sea's pixels kept, the rest zeroed, in 8 bits: the frame times the sea's 0-1
         # mask, as floats, without a float product)
         on_sea = cv2.bitwise_and(half, half, mask=self.sea_u8).astype(np.float32)
@@ -288,7 +309,7 @@ class LightingNormaliser:
         mean = np.asarray(sums / np.maximum(weight, 1e-3)[..., None], np.float32)
         intensity = np.asarray(mean[..., 0] + mean[..., 1] + mean[..., 2], np.float32)
         chroma = np.asarray(mean / np.maximum(intensity, 1.0)[..., None], np.float32)
-        return SeaBlocks(f, intensity, chroma, weight > 0.4)
+        return SeaBlocks(intensity, chroma, weight > 0.4)
 
     def brightness_gain(self, half: Image) -> Floats:
         """The per-block gain that makes the sea equally bright everywhere (`fit_light`)."""
@@ -433,8 +454,8 @@ class LightingNormaliser:
             samples = raw * gain[ys, xs, None]
             bright = samples.sum(axis=1)
             upper = bright >= np.percentile(bright, 40)
-            white = np.median(samples[upper], axis=0)
-            paper = np.median(raw[upper], axis=0)
+            white = median_rows(samples[upper])
+            paper = median_rows(raw[upper])
             white_raw = (float(paper[0]), float(paper[1]), float(paper[2]))
             spread = float(white.max() / max(float(white.min()), 1.0))
             if float(white.min()) > 40 and spread < 1.8:
@@ -459,7 +480,7 @@ class LightingNormaliser:
         py, px = self.layout.port_ring_idx
         if len(py):
             paint = rect[py, px].astype(np.float32) * (gain[py, px][:, None] * wb)
-            port = bgr_to_lab(np.median(np.clip(paint, 0, 255), axis=0))
+            port = bgr_to_lab(median_rows(np.clip(paint, 0, 255)))
         at_top = norm_half == 255
         return Normalised(
             gain,
@@ -497,7 +518,7 @@ class LightingNormaliser:
         if len(py):
             h, w = half.shape[:2]
             ring = half[np.clip(py // 2, 0, h - 1), np.clip(px // 2, 0, w - 1)]
-            port = bgr_to_lab(np.median(ring.astype(np.float32), axis=0))
+            port = bgr_to_lab(median_rows(ring.astype(np.float32)))
         return replace(norm, half=half, sea_lab=sea, land_lab=land, port_lab=port, relight=inverse)
 
 

@@ -409,7 +409,7 @@ class ShipFinder:
         kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (3, 3))  # strokes thinner than ~6 mm
         for color in range(len(self.names)):
             mask = ((labels == color) & allowed).astype(np.uint8)
-            if int(mask.sum()) * px_area < self.settings.min_area_mm2:
+            if cv2.countNonZero(mask) * px_area < self.settings.min_area_mm2:
                 continue
             # Fill a token's lighter deck or glint, then drop strokes thinner than a ship.
             mask = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, kernel)
