@@ -290,6 +290,10 @@ class LightingNormaliser:
         idx = np.nonzero(land_half)
         step = max(1, len(idx[0]) // 2000)
         self.land_sample = (idx[0][::step], idx[1][::step])
+        # the samples as indices into the flattened frame (taken flat: faster)
+        width = self.half_size[0]
+        self._sea_flat = self.sea_sample[0] * width + self.sea_sample[1]
+        self._land_flat = self.land_sample[0] * width + self.land_sample[1]
         self.sea_colour: SeaColour | None = None
 
     def clipped_on_sea(self, top: npt.NDArray[np.bool_]) -> bool:
@@ -499,12 +503,11 @@ class LightingNormaliser:
     def _sea_and_land(self, half: Image) -> tuple[Lab, Lab | None]:
         """The sea's and the land's colours in a normalised half-resolution board (the
         medians of their samples; None: a board without land)."""
-        sy, sx = self.sea_sample
-        sea = bgr_to_lab(median_bgr(half[sy, sx]))
-        if not len(self.land_sample[0]):
+        pixels = half.reshape(-1, 3)
+        sea = bgr_to_lab(median_bgr(pixels.take(self._sea_flat, axis=0)))
+        if not len(self._land_flat):
             return sea, None
-        ly, lx = self.land_sample
-        return sea, bgr_to_lab(median_bgr(half[ly, lx]))
+        return sea, bgr_to_lab(median_bgr(pixels.take(self._land_flat, axis=0)))
 
     def relit(self, norm: Normalised, field: Floats) -> Normalised:
         """A frame under the light the board was learned under: `field` is the light's

@@ -69,6 +69,10 @@ class OcclusionDetector:
         # not sea (a title, a compass rose) looks foreign in every frame; a hand moves.
         self.static: Floats | None = None
         self.sea_small = cv2.resize(self.sea_f, self.blocks, interpolation=cv2.INTER_AREA)
+        # Which flag of a pixel's lookup-table code makes it foreign: far from the sea on
+        # the sea, far from the land on the land (both where the two touch).
+        sea_flag = np.where(self.sea, FAR_SEA, 0)
+        self.far_flag = (sea_flag | np.where(self.land, FAR_LAND, 0)).astype(np.uint8)
 
     def sea_field(self, lab: Floats, sea: Lab) -> Floats:
         """The local colour of the sea everywhere (half resolution, L*a*b*).
@@ -120,8 +124,7 @@ class OcclusionDetector:
         First against the whole sea's colour (a lookup, cheap); only if that finds a
         large patch, again against the local sea colour, which strong light can shift.
         """
-        far_land = self.land & ((codes & FAR_LAND) > 0)
-        rough_mask = (self.sea & ((codes & FAR_SEA) > 0)) | far_land
+        rough_mask = cv2.bitwise_and(codes, self.far_flag) > 0
         rough = self._largest(rough_mask, blocked)
         if self.learn:
             seen = rough_mask.astype(np.float32)
@@ -137,6 +140,7 @@ class OcclusionDetector:
         glare = (lab[..., 0] > glare_lightness(sea)) & (
             np.abs(lab[..., 1]) + np.abs(lab[..., 2]) < GLARE_CHROMA
         )
+        far_land = self.land & ((codes & FAR_LAND) > 0)
         return self._largest((self.sea & far_sea & ~glare) | far_land, blocked)
 
     def _largest(
@@ -148,6 +152,8 @@ class OcclusionDetector:
         s = self.layout.px_per_mm / 2
         for x, y, r in blocked:
             cv2.circle(mask, (round(x * s), round(y * s)), round(r * s), 0, -1)
+        if not cv2.countNonZero(mask):
+            return 0.0
         # Bridge the printed spaces and ports that the masks leave out under an arm.
         closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((5, 5), np.uint8))
         opened = cv2.morphologyEx(closed, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
