@@ -27,7 +27,7 @@ from bermuda_hw.vision.background import (
     clipped_board_distance,
 )
 from bermuda_hw.vision.layout import BoardLayout
-from bermuda_hw.vision.lighting import CLIPPED, LightingNormaliser, Normalised
+from bermuda_hw.vision.lighting import CLIPPED, LightingNormaliser, Normalised, median_rows
 from bermuda_hw.vision.reader import BoardReader, start_layout
 
 Image = npt.NDArray[np.uint8]
@@ -418,3 +418,17 @@ def test_the_light_of_a_clipped_sea_is_measured_as_with_float_products(
     assert np.array_equal(
         unclipped, cv2.resize(masked, normaliser.blocks, interpolation=cv2.INTER_AREA)
     )
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_the_per_channel_median_is_numpys(dtype: type[np.floating[npt.NBitBase]]) -> None:
+    """The white paper's and the ports' colours are per-channel medians taken by one
+    partition: equal to `np.median` (the mean of the middle pair for an even count) for
+    odd and even counts, ties and one row."""
+    rng = np.random.default_rng(11)
+    for n in (1, 2, 3, 4, 1375, 1376):
+        values = (rng.random((n, 3)) * 255).astype(dtype)
+        values[::3] = np.round(values[::3])  # ties, as integer camera values give
+        got = median_rows(values)
+        assert got.dtype == dtype
+        assert np.array_equal(got, np.median(values, axis=0))
