@@ -366,8 +366,10 @@ class ShipFinder:
         labels = colour_labels(codes)
         if norm.port_lab is not None and board is None:
             in_port = norm.half.reshape(-1, 3).take(self.port_half_flat, axis=0)
-            labels.reshape(-1)[self.port_half_flat] = self.classifier.labels(
-                in_port, norm.sea_lab, norm.port_lab
+            np.put(
+                labels,
+                self.port_half_flat,
+                self.classifier.labels(in_port, norm.sea_lab, norm.port_lab),
             )
         if board is not None:
             veto_board_colours(
