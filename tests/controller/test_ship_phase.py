@@ -284,3 +284,59 @@ def test_a_count_alone_never_settles_a_tie_whose_other_places_are_out_of_sight()
         )
         decision = decide(game, seen, known_one())
         assert not isinstance(decision, Take), (seed, decision)
+
+
+PUTBACK_CLAUSE = "if it lands on a ship, put that ship back in its port"
+
+
+def test_a_ship_in_hand_beside_a_ship_in_reach_is_told_to_put_back_what_it_lands_on() -> None:
+    """Yellow holds its ship from x while a blue ship stands on z, where the die takes it:
+    the board reads as the ship in hand, and the player is told to finish the move and to
+    put back a ship it lands on (its mover perhaps under the blue ship: that board put
+    back shows the move). With nothing in reach, the move alone is asked for."""
+    game, x, z = dock_or_bump()
+    game.set_ship("yellow-2", None)
+    game.set_ship(game.ships("blue")[0].id, z, "SUGAR")
+    board = board_after(game)
+    board[x].remove("yellow")
+    seen = observe(BOARD, {p: c for p, c in board.items() if c}, counted=True)
+    decision = decide(game, seen, known_one())
+    assert isinstance(decision, Fix), decision
+    assert decision.message.startswith(f"yellow: finish your move: a yellow ship is off {x}")
+    assert PUTBACK_CLAUSE in decision.message
+    plain, move, _ = two_plain_moves(BOARD, 1)
+    held = board_after(plain)
+    ship = plain.ship(move.ship)
+    assert ship.location is not None
+    held[ship.location].remove(ship.color)
+    decision = decide(plain, observe(BOARD, held, counted=True), known(plain))
+    assert isinstance(decision, Fix) and "finish your move" in decision.message
+    assert PUTBACK_CLAUSE not in decision.message
+
+
+def test_no_put_back_is_asked_that_would_leave_the_board_as_before_the_move() -> None:
+    """Yellow's ship lifted from SUGAR while its own ship, whose previous port is SUGAR,
+    stands where the die takes it: that bump's ship put back would leave the board as the
+    game has it (read as no move), so the player is only told to finish the move."""
+    for die in range(1, 7):
+        game = Game.new(2, seed=1, board=BOARD, first_player="yellow")
+        for ship in game.ships("yellow"):
+            game.set_ship(ship.id, None)
+        game.set_ship("yellow-1", "SUGAR")
+        ends = sorted(
+            m.end
+            for m in game.legal_moves(die)
+            if m.ship == "yellow-1" and m.end is not None and m.end not in BOARD.ports
+        )
+        if ends:
+            break
+    game.set_ship("yellow-2", ends[0], "SUGAR")
+    game.set_turn("yellow")
+    board = board_after(game)
+    board["SUGAR"].remove("yellow")
+    decision = decide(
+        game, observe(BOARD, {p: c for p, c in board.items() if c}, counted=True), None
+    )
+    assert isinstance(decision, Fix), decision
+    assert "finish your move: a yellow ship is off SUGAR" in decision.message
+    assert PUTBACK_CLAUSE not in decision.message

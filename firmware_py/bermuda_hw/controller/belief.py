@@ -87,17 +87,15 @@ ABSENT_SD = 0.04
 #: seen off centre then tells as much as one on it, two tokens of a colour on a place tell
 #: from one, and a token under another may show or not (wholly, at a cost: HIDDEN). Both
 #: come from the same pixels, so MISREAD (below) bounds what a place adds in all.
-#: Where the counts are measured, each token they do not show costs HIDDEN: two of a colour
-#: counted as one, or a colour not seen at all on a place that holds it under another. To
-#: the counts a token is hidden when another lies on it within about 3 mm of its centre
-#: (tokens are 9 mm across; the strip left shows less than a fifth of a token, docs/vision.md).
-#: A player landing on a ship sets the mover beside it or on it, and on it that squarely
-#: about one time in five (assumed: how people set a mover down was not measured); a mover
-#: under the ship it bumped needs that ship set back over it.
-#: Without this a player thinking with a ship in hand, while another ship stood where the
-#: die reaches, read as a bump with its mover under that ship (the same colours), and the
-#: table was asked "did you make ... (the bumped ships still on the landing space)?" about
-#: a move not made.
+#: Where the counts are measured, each token they do not show costs HIDDEN (odds against
+#: one shown): two of a colour counted as one, or a colour not seen at all on a place that
+#: holds it under another. To the counts a token is hidden when another lies on it within
+#: about 3 mm of its centre (tokens are 9 mm across; the strip left shows less than a fifth
+#: of a token, docs/vision.md). A player landing on a ship sets the mover beside it or on
+#: it, and on it that squarely about one time in six (assumed: how people set a mover down
+#: was not measured); a mover under the ship it bumped needs that ship set back over it.
+#: So a ship lifted off its start, with another player's ship where the die reaches, reads
+#: as a ship in a hand rather than as a bump with its mover under that ship.
 HIDDEN = 0.2
 LOG_HIDDEN = math.log(HIDDEN)
 

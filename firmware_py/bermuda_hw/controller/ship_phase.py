@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bermuda_hw.controller.belief import Belief, Explanation, weigh
-from bermuda_hw.controller.consequences import difference_after, left_over
+from bermuda_hw.controller.consequences import back_board, difference_after, left_over
 from bermuda_hw.controller.identify import Difference, difference, explain
 from bermuda_hw.controller.inform import putback_first
 from bermuda_hw.controller.putback import bump_in_doubt
@@ -217,20 +217,32 @@ def unclear(game: Game, belief: Belief, diff: Difference, dice: frozenset[int] |
     differs."""
     best = belief.best
     if best.kind is Explanation.IN_HAND and best.place is not None:
-        # a bump the belief still holds possible has its mover under the ship it bumped:
-        # that ship put back shows the move
-        landing = any(
-            h.posterior >= belief.alpha and any(c.bump is Bump.LANDING for c in h.members)
-            for h in belief.moves
-        )
         return (
             f"{game.active}: finish your move: a {game.active} ship is off {best.place}; set "
             "it down where the die takes it"
-            + ("; if it lands on a ship, put that ship back in its port" if landing else "")
+            + (
+                "; if it lands on a ship, put that ship back in its port"
+                if _putback_shows(game, belief)
+                else ""
+            )
             + " (a ship set down where the camera cannot see, under the cloud, is no move: "
             f"put it back on {best.place} first)"
         )
     return explain(game, diff, dice)
+
+
+def _putback_shows(game: Game, belief: Belief) -> bool:
+    """Whether a bump the belief holds possible (its mover perhaps set down under the ship
+    it bumped) would show itself with its bumped ships put back: not where that board is
+    the game's as it stands (an own ship bumped back into the port its mover left), which
+    would read as no move made."""
+    base = contents(game)
+    return any(
+        h.posterior >= belief.alpha and back_board(game, c) != base
+        for h in belief.moves
+        for c in h.members
+        if c.bump is Bump.LANDING
+    )
 
 
 def reference_board(
