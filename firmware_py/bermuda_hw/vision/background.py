@@ -273,12 +273,10 @@ class BackgroundLearner:
             np.maximum.at(depth, parts.ravel(), dist.ravel())
             small = (hole > 0) & (depth[parts] <= FILL_MM * self.px_per_mm)
             if small.any():
-                filled = cv2.inpaint(
-                    mean, hole, max(3.0, FILL_MM * self.px_per_mm / 2), cv2.INPAINT_TELEA
-                )
+                radius = max(3.0, FILL_MM * self.px_per_mm / 2)
+                filled = cv2.inpaint(mean, hole, radius, cv2.INPAINT_TELEA)
                 mean[small] = filled[small]
                 if floor.any():
-                    radius = max(3.0, FILL_MM * self.px_per_mm / 2)
                     spread = cv2.inpaint(
                         floor.astype(np.uint8) * 255, hole, radius, cv2.INPAINT_TELEA
                     )

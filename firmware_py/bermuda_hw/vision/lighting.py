@@ -289,11 +289,10 @@ class LightingNormaliser:
         )
         idx = np.nonzero(land_half)
         step = max(1, len(idx[0]) // 2000)
-        self.land_sample = (idx[0][::step], idx[1][::step])
         # the samples as indices into the flattened frame (taken flat: faster)
         width = self.half_size[0]
         self._sea_flat = self.sea_sample[0] * width + self.sea_sample[1]
-        self._land_flat = self.land_sample[0] * width + self.land_sample[1]
+        self._land_flat = idx[0][::step] * width + idx[1][::step]
         self.sea_colour: SeaColour | None = None
 
     def clipped_on_sea(self, top: npt.NDArray[np.bool_]) -> bool:
