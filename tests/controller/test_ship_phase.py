@@ -110,6 +110,38 @@ def test_a_move_out_of_sight_with_a_stray_elsewhere_waits_for_the_fix() -> None:
     assert isinstance(taken, Take) and taken.provisional == (move.end,)
 
 
+def test_a_miscount_short_of_a_landing_out_of_sight_is_named_never_waited_on() -> None:
+    """The ship walked one space short, and the space the die takes it to is under the
+    cloud: the legal move out of sight with "the ship belongs there" would explain the
+    board only with a token seen where none is; the miscount is named instead."""
+    for seed in range(1, 40):
+        game, _, _ = two_plain_moves(BOARD, seed)
+        assert game.die is not None
+        if game.die < 2:
+            continue
+        pairs = [
+            (legal, short)
+            for legal in game.legal_moves()
+            for short in game.legal_moves(game.die - 1)
+            if legal.ship == short.ship
+            and legal.walk[:-1] == short.walk
+            and legal.end is not None
+            and short.end is not None
+            and not game.ships_at(legal.end)
+            and not game.ships_at(short.end)
+        ]
+        if pairs:
+            break
+    else:
+        raise AssertionError("no roll with a walk one short of a plain landing")
+    legal, short = pairs[0]
+    assert legal.end is not None and short.end is not None
+    seen = observe(BOARD, board_after_any(game, short), hidden={legal.end})
+    decision = decide(game, seen, known(game))
+    assert isinstance(decision, Fix)
+    assert f"the die says {game.die}" in decision.message and short.end in decision.message
+
+
 def test_a_faint_arrival_is_asked_about_and_a_fainter_one_is_a_move_to_finish() -> None:
     """The mover's colour fills its new place faintly (a token half off it, a glare): the
     clearer the evidence, the further the decision goes, and never past what it shows."""

@@ -15,7 +15,8 @@ daemon is to do:
   table is asked which (unless the belief holds a
   ship likelier still in a hand, or moved against the rules: a `Fix`);
 - `Waiting`: a move out of sight, with something else on the board it does not
-  explain: that is a fix, and the move waits for the rest to match;
+  explain: that is a fix, and the move waits for the rest to match (where a move
+  against the rules is likelier: a `Fix` that names it);
 - `AskWhether`: the likeliest explanation is a legal move, but not decisively
   (a ship in a hand, or an illegal move, also explain the board): the table is
   asked whether it was made, with "not yet";
@@ -141,17 +142,20 @@ def decide(
             # not sure some legal move was made (a ship still in a hand, or a move the
             # rules do not allow, explain the board too): asked if the move is the
             # likeliest explanation, else told what to do
-            if (
-                belief.best.kind is Explanation.MOVE
-                and belief.best.consequence == accepted.consequence
-            ):
+            if _likeliest(belief, accepted):
                 return AskWhether(accepted)
         elif verdict.provisional and left_over(game, accepted.best, observation):
             # a move into places the camera cannot see, with something else that differs:
             # only what it does not explain is a fix (a misread elsewhere must not make
-            # the players undo a real move)
-            diff = difference_after(game, accepted.best, observation)
-            return Waiting(accepted.best, verdict.provisional, diff)
+            # the players undo a real move). Not where the belief holds a move against
+            # the rules likelier: a ship seen where a miscount lands, beside a legal
+            # landing out of sight, is the miscount named, never the legal move with
+            # "the ship belongs" there (a fix a hand cannot carry out under the cloud). A
+            # ship in a hand and one set down out of sight leave the same board: that
+            # stays the move's, provisional, as it is with nothing else differing
+            if belief.best.kind is not Explanation.ILLEGAL:
+                diff = difference_after(game, accepted.best, observation)
+                return Waiting(accepted.best, verdict.provisional, diff)
         elif doubt:
             if belief.decisive and belief.best.consequence == accepted.consequence:
                 # the counts show the mover on its landing space beside the ship it bumped
@@ -178,6 +182,11 @@ def decide(
     if not diff:
         return Matches()
     return Fix(diff, unclear(game, belief, diff, dice))
+
+
+def _likeliest(belief: Belief, group: Group) -> bool:
+    """Whether the belief's likeliest explanation is the group's legal move."""
+    return belief.best.kind is Explanation.MOVE and belief.best.consequence == group.consequence
 
 
 def _putback_first(game: Game, belief: Belief, groups: tuple[Group, ...]) -> bool:
