@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pytest
@@ -11,6 +12,7 @@ from vision_helpers import TILTED, cloud_at, in_berth, on_space, placed
 
 from bermuda_hw.rules.board import LETTERS, Board
 from bermuda_hw.sim.render import CameraModel, CloudState, Cover, Scene
+from bermuda_hw.vision.pose import make_detector
 from bermuda_hw.vision.reader import BoardReader
 from bermuda_hw.vision.stability import StabilitySettings, Stabilizer
 from bermuda_hw.vision.types import FrameReading
@@ -131,3 +133,40 @@ def test_a_port_partly_under_the_cloud_keeps_only_the_hidden_ships(
     at_port = sorted(s.color for s in observation.ships if s.space == "LUMBER")
     assert at_port == sorted(board.ship_colors)  # each ship once: seen or hidden
     assert len([s for s in observation.ships if s.hidden]) == 4 - len(seen)
+
+
+@pytest.mark.parametrize("first_scale_finds", [True, False])
+def test_a_cloud_moved_far_under_a_still_camera_is_found_at_its_new_dot(
+    classic_board: Board, shoot: Shoot, first_scale_finds: bool
+) -> None:
+    """The cloud moved across the board between two frames of a still camera: it is looked
+    for over the whole board at one threshold scale, and at the second scale only where
+    the first finds nothing (a lamp's gradient across the marker): found either way."""
+    board = classic_board
+    reader = BoardReader(board)
+    first = reader.read(shoot(Scene(cloud=cloud_at(board, 1, 1, 2)), TILTED))
+    assert first.cloud is not None and (first.cloud.col, first.cloud.row) == (1, 1)
+    reader.read(shoot(Scene(cloud=cloud_at(board, 1, 1, 2)), TILTED, 1))  # the pose kept
+    first_scale, second_scale = reader._cloud_detectors
+    if not first_scale_finds:
+        # a first scale that finds no marker of the board's dictionary
+        first_scale = make_detector("DICT_6X6_50", window_sizes=(7, 7), refine=False)
+    looked = Looked(first_scale), Looked(second_scale)
+    reader._cloud_detectors = looked
+    moved = reader.read(shoot(Scene(cloud=cloud_at(board, 7, 6, 5)), TILTED, 2))
+    assert moved.pose_source == "steady"
+    assert moved.cloud is not None
+    assert (moved.cloud.col, moved.cloud.row, moved.cloud.letter) == (7, 6, 5)
+    assert [d.calls for d in looked] == ([1, 0] if first_scale_finds else [1, 1])
+
+
+class Looked:
+    """An ArUco detector that counts the images it is given."""
+
+    def __init__(self, detector: Any) -> None:
+        self.detector = detector
+        self.calls = 0
+
+    def detectMarkers(self, gray: np.ndarray) -> Any:  # (OpenCV's name)
+        self.calls += 1
+        return self.detector.detectMarkers(gray)

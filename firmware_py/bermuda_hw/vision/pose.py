@@ -33,8 +33,11 @@ def marker_corners_mm(marker: Marker) -> npt.NDArray[np.float64]:
     return np.array([[x - h, y - h], [x + h, y - h], [x + h, y + h], [x - h, y + h]], np.float64)
 
 
-def make_detector(dictionary: str, window_sizes: tuple[int, int] | None = None) -> Any:
-    """An ArUco detector for a dictionary named like DICT_4X4_50, with corner refinement.
+def make_detector(
+    dictionary: str, window_sizes: tuple[int, int] | None = None, *, refine: bool = True
+) -> Any:
+    """An ArUco detector for a dictionary named like DICT_4X4_50, with corner refinement
+    (unless `refine` is False: the caller refines the corners itself).
 
     `window_sizes` (smallest, largest) limits the adaptive threshold's window sizes
     (in steps of 10 px) when the markers' size in the image is known.
@@ -42,8 +45,11 @@ def make_detector(dictionary: str, window_sizes: tuple[int, int] | None = None) 
     if not hasattr(cv2.aruco, dictionary):
         raise VisionError(f"unknown ArUco dictionary {dictionary!r}")
     params = cv2.aruco.DetectorParameters()
-    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
-    params.cornerRefinementWinSize = 4
+    if refine:
+        params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+        params.cornerRefinementWinSize = 4
+    else:
+        params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_NONE
     if window_sizes is not None:
         params.adaptiveThreshWinSizeMin = window_sizes[0]
         params.adaptiveThreshWinSizeMax = window_sizes[1]
