@@ -105,10 +105,13 @@ def test_a_long_press_accepts_the_board_only_after_the_asks(tmp_path: Path) -> N
     assert "only after a fix has been asked for" in table.lines[-1]
     for _ in range(ACCEPT_AFTER_ATTEMPTS - 1):
         table.checks.check_setup(seen)
+    offered = table.status.message  # says what the long press would do, before it is done
     before = len(table.game.journal)
     assert table.checks.accept_board() is True
     assert table.lines[-1].startswith("the board is accepted as seen: ")
     assert "out of the game" in table.lines[-1]
+    done = table.lines[-1].removeprefix("the board is accepted as seen: ")
+    assert offered.endswith(f"hold the spin button to accept the board as it is ({done})")
     assert len(table.game.journal) > before and table.status.mode is Mode.READY
     assert not difference(table.game, seen)  # the game is what is seen
     assert len(table.journalled()) == len(table.game.journal)

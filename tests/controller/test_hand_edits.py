@@ -24,6 +24,12 @@ def test_the_way_out_is_offered_once_the_fix_was_asked_for_often_enough() -> Non
     assert fix_message("fix the board", ACCEPT_AFTER_ATTEMPTS).endswith(
         "; or hold the spin button to accept the board as it is"
     )
+    # with the edits it would make: a ship the camera does not see leaves the game
+    edits = [("blue-3", None), ("red-1", "S12")]
+    assert fix_message("fix the board", ACCEPT_AFTER_ATTEMPTS, edits).endswith(
+        "accept the board as it is (blue-3 out of the game; red-1 to S12)"
+    )
+    assert fix_message("fix the board", ACCEPT_AFTER_ATTEMPTS - 1, edits) == "fix the board"
 
 
 def test_a_long_press_accepts_only_after_the_asks_and_never_during_a_putback() -> None:

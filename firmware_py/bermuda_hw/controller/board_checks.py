@@ -126,7 +126,15 @@ class BoardChecks:
         # something else each time: the same stray token shows as another fix)
         status.fix_attempts += 1
         status.fix = diff
-        self.table.set_mode(mode, fix_message(message, status.fix_attempts), Pattern.FIX)
+        observation = self.table.last_observation
+        # what a long press would do, said with the way out (a move out of sight is made
+        # first then, and its fix already names the rest)
+        edits = (
+            edits_for(self.table.session.current, observation, ())
+            if waiting is None and observation is not None
+            else None
+        )
+        self.table.set_mode(mode, fix_message(message, status.fix_attempts, edits), Pattern.FIX)
 
     def end_putback(self) -> None:
         """No bumped ships are asked back any more."""

@@ -24,11 +24,16 @@ ACCEPT_AFTER_ATTEMPTS = 3  # after this many asks for a fix, a long press accept
 Edits = list[tuple[str, str | None]]
 
 
-def fix_message(message: str, attempts: int) -> str:
+def fix_message(message: str, attempts: int, edits: Edits | None = None) -> str:
     """An ask for a fix (the `attempts`-th since the game last changed), with the way out
-    once it is due."""
+    once it is due, and what it would do to the game (`edits`, when known: a ship the
+    camera does not see leaves the game, and the table says so before anyone holds the
+    button)."""
     if attempts >= ACCEPT_AFTER_ATTEMPTS:
-        return message + "; or hold the spin button to accept the board as it is"
+        way_out = "; or hold the spin button to accept the board as it is"
+        if edits:
+            way_out += f" ({_described(edits)})"
+        return message + way_out
     return message
 
 
@@ -56,7 +61,10 @@ def edits_for(game: Game, observation: BoardObservation, going_back: tuple[str, 
 
 def accepted(edits: Sequence[tuple[str, str | None]]) -> str:
     """What the table is told of the edits made."""
-    return "the board is accepted as seen: " + (
-        "; ".join(f"{sid} {'to ' + place if place else 'out of the game'}" for sid, place in edits)
-        or "nothing to change"
+    return "the board is accepted as seen: " + (_described(edits) or "nothing to change")
+
+
+def _described(edits: Sequence[tuple[str, str | None]]) -> str:
+    return "; ".join(
+        f"{sid} {'to ' + place if place else 'out of the game'}" for sid, place in edits
     )
