@@ -35,6 +35,10 @@ def test_only_the_important_sentences_are_spoken() -> None:
     assert is_important("blue to move")
     assert is_important("round 2: every player has moved; press spin")
     assert is_important("fix the board: a red ship is missing at S04")
+    # a move against the rules, named with what to do
+    assert is_important(
+        "yellow: SUGAR to S29 is 4 spaces; the die says 5: put the ship back on SUGAR and move 5"
+    )
     assert is_important("game over: blue wins (reached the target)")
     # a computer seat's move and the die it asks for are said aloud for the person who makes it
     assert is_important("yellow, the table's seat, rolls 4: yellow-2 from OIL to S14")

@@ -25,11 +25,12 @@ ESPEAK = "espeak-ng"
 MAX_WAITING = 3
 SPEAK_TIMEOUT_S = 30.0
 
-# What is worth saying aloud: whose turn, press spin, what to fix, captures, the end.
+# What is worth saying aloud: whose turn, press spin, what to fix (a move against the rules
+# named, with what to do), captures, the end.
 IMPORTANT = re.compile(
     r"to move\b|press spin|fix the board|set the board|set up the ships|captured|"
     r"out of the game|game over|\bwins?\b|fault|undone|cannot pass|put it back|"
-    r"the table's seat",
+    r"put the ship back|the table's seat",
     re.IGNORECASE,
 )
 

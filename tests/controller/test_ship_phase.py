@@ -5,6 +5,7 @@ games are made by the rules."""
 
 from __future__ import annotations
 
+import pytest
 from synthetic import observe, set_dock_or_bump, two_plain_moves
 
 from bermuda_hw.controller.ship_phase import (
@@ -110,10 +111,9 @@ def test_a_move_out_of_sight_with_a_stray_elsewhere_waits_for_the_fix() -> None:
     assert isinstance(taken, Take) and taken.provisional == (move.end,)
 
 
-def test_a_miscount_short_of_a_landing_out_of_sight_is_named_never_waited_on() -> None:
-    """The ship walked one space short, and the space the die takes it to is under the
-    cloud: the legal move out of sight with "the ship belongs there" would explain the
-    board only with a token seen where none is; the miscount is named instead."""
+def short_of_a_plain_landing() -> tuple[Game, Move, Move]:
+    """A game whose active player has rolled, a legal move to an empty space, and the
+    same ship's walk one space short of it (also to an empty space)."""
     for seed in range(1, 40):
         game, _, _ = two_plain_moves(BOARD, seed)
         assert game.die is not None
@@ -134,12 +134,51 @@ def test_a_miscount_short_of_a_landing_out_of_sight_is_named_never_waited_on() -
             break
     else:
         raise AssertionError("no roll with a walk one short of a plain landing")
-    legal, short = pairs[0]
+    return game, *pairs[0]
+
+
+@pytest.mark.parametrize("seen_of_landing", [0.0, 0.1, 0.3])
+def test_a_miscount_short_of_a_landing_out_of_sight_is_named_never_waited_on(
+    seen_of_landing: float,
+) -> None:
+    """The ship walked one space short, and the space the die takes it to is under the
+    cloud (wholly, or in its rim band): the legal move out of sight with "the ship
+    belongs there" would explain the board only with a token seen where none is; the
+    miscount is named instead."""
+    game, legal, short = short_of_a_plain_landing()
     assert legal.end is not None and short.end is not None
-    seen = observe(BOARD, board_after_any(game, short), hidden={legal.end})
+    board = board_after_any(game, short)
+    if seen_of_landing:
+        seen = observe(BOARD, board, partly={legal.end: seen_of_landing})
+    else:
+        seen = observe(BOARD, board, hidden={legal.end})
     decision = decide(game, seen, known(game))
     assert isinstance(decision, Fix)
     assert f"the die says {game.die}" in decision.message and short.end in decision.message
+    assert "belongs" not in decision.message
+
+
+def test_a_stray_of_the_movers_colour_far_off_leaves_the_move_out_of_sight_waiting() -> None:
+    """A legal move into a place out of sight, and a token of the mover's colour seen far
+    from it (a stray, a misread): no miscount of this move, so the move waits and the
+    stray alone is the fix (the players must not undo a real move)."""
+    game, legal, _ = short_of_a_plain_landing()
+    assert legal.end is not None and game.die is not None
+    start = game.ship(legal.ship).location
+    assert start is not None
+    board = board_after(game, legal)
+    far = next(
+        p
+        for p in sorted(BOARD.spaces)
+        if p not in board
+        and p not in BOARD.ports
+        and (BOARD.distance(start, p) or 0) > game.die + 3
+    )
+    board[far] = [game.active]
+    decision = decide(game, observe(BOARD, board, hidden={legal.end}), known(game))
+    assert isinstance(decision, Waiting)
+    assert decision.move.move == legal and decision.places == (legal.end,)
+    assert (game.active, far) in decision.diff.extra
 
 
 def test_a_faint_arrival_is_asked_about_and_a_fainter_one_is_a_move_to_finish() -> None:

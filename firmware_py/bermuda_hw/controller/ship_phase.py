@@ -15,8 +15,8 @@ daemon is to do:
   table is asked which (unless the belief holds a
   ship likelier still in a hand, or moved against the rules: a `Fix`);
 - `Waiting`: a move out of sight, with something else on the board it does not
-  explain: that is a fix, and the move waits for the rest to match (where a move
-  against the rules is likelier: a `Fix` that names it);
+  explain: that is a fix, and the move waits for the rest to match (where the same
+  ship miscounted by one is likelier: a `Fix` that names the miscount);
 - `AskWhether`: the likeliest explanation is a legal move, but not decisively
   (a ship in a hand, or an illegal move, also explain the board): the table is
   asked whether it was made, with "not yet";
@@ -147,13 +147,14 @@ def decide(
         elif verdict.provisional and left_over(game, accepted.best, observation):
             # a move into places the camera cannot see, with something else that differs:
             # only what it does not explain is a fix (a misread elsewhere must not make
-            # the players undo a real move). Not where the belief holds a move against
-            # the rules likelier: a ship seen where a miscount lands, beside a legal
-            # landing out of sight, is the miscount named, never the legal move with
-            # "the ship belongs" there (a fix a hand cannot carry out under the cloud). A
-            # ship in a hand and one set down out of sight leave the same board: that
-            # stays the move's, provisional, as it is with nothing else differing
-            if belief.best.kind is not Explanation.ILLEGAL:
+            # the players undo a real move). Not where the belief holds likelier that the
+            # same ship was miscounted by one (`_miscount_of`): a ship seen a space short
+            # of a legal landing out of sight is the miscount named, never the legal move
+            # with "the ship belongs" there (a fix a hand cannot carry out under the
+            # cloud). A stray of the mover's colour farther off stays a fix beside the
+            # move. A ship in a hand and one set down out of sight leave the same board:
+            # that stays the move's, provisional, as it is with nothing else differing
+            if not _miscount_of(game, belief, accepted.best):
                 diff = difference_after(game, accepted.best, observation)
                 return Waiting(accepted.best, verdict.provisional, diff)
         elif doubt:
@@ -182,6 +183,24 @@ def decide(
     if not diff:
         return Matches()
     return Fix(diff, unclear(game, belief, diff, dice))
+
+
+def _miscount_of(game: Game, belief: Belief, legal: Candidate) -> bool:
+    """Whether the belief's likeliest explanation is the legal move's ship moved against
+    the rules to a place one space more or fewer than the die from its start (a
+    miscount, the illegal move people make most). The belief holds every illegal move
+    alike (`PRIOR_ILLEGAL` over every start and place), so it also prefers one to a
+    legal move with a stray of the mover's colour elsewhere: that stray is no miscount
+    of this move, and stays a fix beside it."""
+    best, move = belief.best, legal.move
+    if best.kind is not Explanation.ILLEGAL or move is None or move.is_pass:
+        return False
+    if legal.die is None:
+        return False
+    if best.place != move.start or best.target is None:
+        return False
+    steps = game.board.distance(move.start, best.target)
+    return steps is not None and abs(steps - legal.die) == 1
 
 
 def _likeliest(belief: Belief, group: Group) -> bool:
