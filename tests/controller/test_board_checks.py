@@ -7,10 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from parts_table import BOARD, Table
-from synthetic import observe, set_dock_or_bump
+from synthetic import observe, set_dock_or_bump, two_plain_moves
 
 from bermuda_hw.controller.hand_edits import ACCEPT_AFTER_ATTEMPTS
 from bermuda_hw.controller.identify import difference
+from bermuda_hw.controller.ship_dispatch import on_ship_board
 from bermuda_hw.controller.status import Mode
 from bermuda_hw.rules.candidates import candidates, contents
 from bermuda_hw.rules.game import Game, GameOptions, Phase
@@ -115,3 +116,34 @@ def test_a_long_press_accepts_the_board_only_after_the_asks(tmp_path: Path) -> N
     assert len(table.game.journal) > before and table.status.mode is Mode.READY
     assert not difference(table.game, seen)  # the game is what is seen
     assert len(table.journalled()) == len(table.game.journal)
+
+
+def test_the_long_press_offered_beside_a_move_out_of_sight_says_the_move_and_the_edits(
+    tmp_path: Path,
+) -> None:
+    """A fix shown beside a move into a place out of sight: the offer of the long press
+    names the move it makes first and the edits after it, as the long press then does."""
+    game, move, _ = two_plain_moves(BOARD, 1)
+    table = Table(tmp_path, players=3, seed=game.seed)
+    table.game.roll_die()
+    table.status.mode = Mode.READY
+    after = table.game.copy()
+    after.push(move)
+    places = {p: list(c) for p, c in contents(after).items()}
+    # another player's ship not seen anywhere (knocked off the board)
+    other = next(p for p, c in places.items() if c and table.game.active not in c and p != move.end)
+    places[other].pop(0)
+    assert move.end is not None
+    seen = observe(BOARD, places, hidden={move.end})
+    table.last_observation = seen
+    for _ in range(ACCEPT_AFTER_ATTEMPTS):
+        on_ship_board(table, seen)
+    assert table.status.mode is Mode.FIX and table.status.waiting == str(move)
+    offered = table.status.message
+    assert table.checks.accept_board() is True
+    done = next(
+        line for line in reversed(table.lines) if line.startswith("the board is accepted")
+    ).removeprefix("the board is accepted as seen: ")
+    assert "out of the game" in done
+    assert offered.endswith(f"accept the board as it is ({move} made first; {done})")
+    assert any(e.get("move") == str(move) for e in table.game.journal)

@@ -30,6 +30,11 @@ def test_the_way_out_is_offered_once_the_fix_was_asked_for_often_enough() -> Non
         "accept the board as it is (blue-3 out of the game; red-1 to S12)"
     )
     assert fix_message("fix the board", ACCEPT_AFTER_ATTEMPTS - 1, edits) == "fix the board"
+    # a move out of sight made first; nothing to edit says nothing more
+    assert fix_message("fix", ACCEPT_AFTER_ATTEMPTS, [], "red-1 S03-S05").endswith(
+        "as it is (red-1 S03-S05 made first)"
+    )
+    assert fix_message("fix", ACCEPT_AFTER_ATTEMPTS, []).endswith("accept the board as it is")
 
 
 def test_a_long_press_accepts_only_after_the_asks_and_never_during_a_putback() -> None:

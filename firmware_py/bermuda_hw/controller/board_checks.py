@@ -18,7 +18,15 @@ from typing import Protocol
 from bermuda_hw.clock import Clock
 from bermuda_hw.controller.asking import PUTBACK_GIVE_UP_S
 from bermuda_hw.controller.computer import Seats
-from bermuda_hw.controller.hand_edits import accepted, edits_for, fix_message, refusal
+from bermuda_hw.controller.hand_edits import (
+    Edits,
+    accepted,
+    due,
+    edits_after,
+    edits_for,
+    fix_message,
+    refusal,
+)
 from bermuda_hw.controller.identify import Difference, difference
 from bermuda_hw.controller.referee import Verdict, bumped_beside, judge
 from bermuda_hw.controller.rig import Rig
@@ -127,14 +135,17 @@ class BoardChecks:
         status.fix_attempts += 1
         status.fix = diff
         observation = self.table.last_observation
-        # what a long press would do, said with the way out (a move out of sight is made
-        # first then, and its fix already names the rest)
-        edits = (
-            edits_for(self.table.session.current, observation, ())
-            if waiting is None and observation is not None
-            else None
+        edits: Edits | None = None
+        first: str | None = None
+        if due(status.fix_attempts) and observation is not None:
+            # what a long press would do, said with the way out: the move out of sight the
+            # fix waits on made first, then the edits
+            move = None if waiting is None else waiting[0]
+            edits = edits_after(self.table.session.current, observation, move)
+            first = None if move is None else str(move.move)
+        self.table.set_mode(
+            mode, fix_message(message, status.fix_attempts, edits, first), Pattern.FIX
         )
-        self.table.set_mode(mode, fix_message(message, status.fix_attempts, edits), Pattern.FIX)
 
     def end_putback(self) -> None:
         """No bumped ships are asked back any more."""

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from bermuda_hw.controller.consequences import hand_edits
 from bermuda_hw.controller.identify import difference
+from bermuda_hw.rules.candidates import Candidate
 from bermuda_hw.rules.game import Game
 from bermuda_hw.vision.types import BoardObservation
 
@@ -24,17 +25,23 @@ ACCEPT_AFTER_ATTEMPTS = 3  # after this many asks for a fix, a long press accept
 Edits = list[tuple[str, str | None]]
 
 
-def fix_message(message: str, attempts: int, edits: Edits | None = None) -> str:
+def fix_message(
+    message: str, attempts: int, edits: Edits | None = None, first: str | None = None
+) -> str:
     """An ask for a fix (the `attempts`-th since the game last changed), with the way out
-    once it is due, and what it would do to the game (`edits`, when known: a ship the
-    camera does not see leaves the game, and the table says so before anyone holds the
-    button)."""
-    if attempts >= ACCEPT_AFTER_ATTEMPTS:
-        way_out = "; or hold the spin button to accept the board as it is"
-        if edits:
-            way_out += f" ({_described(edits)})"
-        return message + way_out
-    return message
+    once it is due, and what it would do to the game (`edits`, when known, after the move
+    `first` it makes: a ship the camera does not see leaves the game, and the table says
+    so before anyone holds the button)."""
+    if not due(attempts):
+        return message
+    said = ([f"{first} made first"] if first else []) + ([_described(edits)] if edits else [])
+    way_out = "; or hold the spin button to accept the board as it is"
+    return message + way_out + (f" ({'; '.join(said)})" if said else "")
+
+
+def due(attempts: int) -> bool:
+    """Whether a long press accepts the board after `attempts` asks for a fix."""
+    return attempts >= ACCEPT_AFTER_ATTEMPTS
 
 
 def refusal(putback_asked: bool, seen: bool, attempts: int) -> str | None:
@@ -45,7 +52,7 @@ def refusal(putback_asked: bool, seen: bool, attempts: int) -> str | None:
             "a long press accepts no board while the table is asked to put back "
             "bumped ships: put them back, or wait"
         )
-    if not seen or attempts < ACCEPT_AFTER_ATTEMPTS:
+    if not seen or not due(attempts):
         return (
             "a long press accepts the board as seen only after a fix has been "
             f"asked for {ACCEPT_AFTER_ATTEMPTS} times"
@@ -57,6 +64,17 @@ def edits_for(game: Game, observation: BoardObservation, going_back: tuple[str, 
     """The edits that make the game's placement what the camera sees (the ships
     `going_back` to their ports are asked for next, not edited)."""
     return hand_edits(game, difference(game, observation), going_back)
+
+
+def edits_after(game: Game, observation: BoardObservation, waiting: Candidate | None) -> Edits:
+    """The edits a long press would make now: after the move out of sight the fix waits
+    on (`waiting`, made first; its bumped ships are asked for next, not edited)."""
+    if waiting is None or waiting.move is None or waiting.die is None:
+        return edits_for(game, observation, ())
+    after = game.copy()
+    after.set_die(waiting.die)
+    after.push(waiting.move)
+    return edits_for(after, observation, waiting.bumped)
 
 
 def accepted(edits: Sequence[tuple[str, str | None]]) -> str:
