@@ -108,13 +108,14 @@ class BoardReader:
         # The cloud marker's grey window when it was last found: (x0, y0, x1, y1), patch.
         self._cloud_patch: tuple[tuple[int, int, int, int], Image] | None = None
         self._ignore = [(z.x_mm, z.y_mm, z.radius_mm) for z in self.calibration.ignore]
-        # The cloud's marker at half resolution is 30-40 px wide: one threshold scale finds
-        # it in most frames, at half the work of two; the second scale is looked at only
-        # where the first finds nothing (a lamp's gradient across the marker). Its corners
-        # are refined at full resolution after, so none is refined here.
+        # The cloud's marker at half resolution is 30-40 px wide: two adaptive-threshold
+        # windows (7 and 17 px) find it. The first alone finds it in most frames, at half
+        # the work; the second is looked at only where the first finds nothing (a lamp's
+        # gradient across the marker). Its corners are refined at full resolution after,
+        # so none is refined here.
         self._cloud_detectors = (
             make_detector(board.markers.dictionary, window_sizes=(7, 7), refine=False),
-            make_detector(board.markers.dictionary, window_sizes=(7, 17), refine=False),
+            make_detector(board.markers.dictionary, window_sizes=(17, 17), refine=False),
         )
         s = self.settings.px_per_mm
         self._rect_from_board = np.diag([s, s, 1.0])
