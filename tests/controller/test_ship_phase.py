@@ -6,6 +6,8 @@ games are made by the rules."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from synthetic import observe, set_dock_or_bump, two_plain_moves
 
 from bermuda_hw.controller.ship_phase import (
@@ -411,3 +413,42 @@ def test_no_put_back_is_asked_that_would_leave_the_board_as_before_the_move() ->
     assert isinstance(decision, Fix), decision
     assert "finish your move: a yellow ship is off SUGAR" in decision.message
     assert PUTBACK_CLAUSE not in decision.message
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(1, 400), pick=st.integers(0, 50), where=st.integers(0, 200))
+def test_a_move_out_of_sight_waits_beside_any_stray_that_is_no_miscount_of_it(
+    seed: int, pick: int, where: int
+) -> None:
+    """Whatever the game, the move and the place of a stray of the mover's colour: a legal
+    move into a place out of sight waits beside it (the stray alone is the fix) unless the
+    stray stands where the same ship's walk one space short or long ends."""
+    game = Game.new(2 + seed % 3, seed=seed, board=BOARD)
+    game.roll_die()
+    assert game.die is not None
+    plain = [
+        m
+        for m in game.legal_moves()
+        if not m.is_pass and m.end is not None and not game.ships_at(m.end)
+    ]
+    assume(plain)
+    move = plain[pick % len(plain)]
+    assert move.end is not None
+    start = game.ship(move.ship).location
+    assert start is not None
+    board = board_after(game, move)
+    ends = {m.end for m in game.legal_moves()}
+    strays = [
+        p
+        for p in sorted(BOARD.spaces)
+        if p not in board
+        and p not in BOARD.ports
+        and p not in ends
+        and BOARD.distance(start, p) not in (game.die - 1, game.die, game.die + 1)
+    ]
+    assume(strays)
+    stray = strays[where % len(strays)]
+    board[stray] = [game.active]
+    decision = decide(game, observe(BOARD, board, hidden={move.end}), known(game))
+    assert isinstance(decision, Waiting), decision
+    assert decision.move.move == move and (game.active, stray) in decision.diff.extra
