@@ -15,7 +15,7 @@ from bermuda_hw.controller.journal import Journal, JournalWriteError
 from bermuda_hw.controller.session import GameSession, NotThere
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.candidates import Candidate, Kind, candidates, contents
-from bermuda_hw.rules.game import Game
+from bermuda_hw.rules.game import Game, ShipStatus
 
 BOARD = load_board()
 
@@ -289,3 +289,23 @@ def test_a_new_game_forgets_what_the_last_one_held_back(
         session.say_unsaid()
         assert len(told.lines) == said  # the old game's move is never said
         assert not any("(die 4)" in line for line in told.lines)
+
+
+def test_a_provisional_move_whose_ship_left_before_it_was_seen_is_never_seen(
+    tmp_path: Path,
+) -> None:
+    """The cloud took the ship before its place came into view: an empty place confirms
+    nothing (the ship could have stood anywhere under the cloud), and the table is told
+    the move was never seen, not that it was confirmed."""
+    told = Told()
+    with Journal(tmp_path / "bermuda.db") as journal:
+        session = _session(journal, told)
+        session.new()
+        candidate = _a_move(session.current, 4)
+        assert candidate.move is not None and candidate.move.end is not None
+        made, _ = session.apply(candidate, provisional=(str(candidate.move.end),))
+        session.current.set_ship(candidate.move.ship, None, status=ShipStatus.IN_CLOUD)
+        assert session.check_provisional(observe(BOARD, _as_seen(session.current))) is None
+        assert session.provisional == []
+        assert told.lines[-1].startswith(f"never seen: {made}: {candidate.move.ship} left ")
+        assert not any(line.startswith("confirmed") for line in told.lines)

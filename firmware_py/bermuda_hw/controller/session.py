@@ -37,7 +37,7 @@ from bermuda_hw.controller.putback import CONFIRM_OBSERVABILITY
 from bermuda_hw.controller.referee import observation_evidence, place_observability
 from bermuda_hw.controller.seats import as_made, standing
 from bermuda_hw.controller.status import Suggestion
-from bermuda_hw.errors import BermudaError, StateError
+from bermuda_hw.errors import BermudaError, ParseError, StateError
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.candidates import Candidate, contents
 from bermuda_hw.rules.events import Event
@@ -390,11 +390,31 @@ class GameSession:
             wrong = [
                 p for p in item.places if expected.get(p) and any(m[1] == p for m in seen.missing)
             ]
-            if not wrong:
+            if wrong:
+                return NotThere(item, wrong)
+            gone = _left(game, item)
+            if gone:
+                # its ship left those places before they came into view (taken by the
+                # cloud): nothing on the board can confirm the move or refute it
+                self.say(
+                    f"never seen: {item.move}: {gone} left {', '.join(item.places)} before "
+                    "the camera could see it there; the game keeps the move as it was taken"
+                )
+            else:
                 self.say(f"confirmed: {item.move}")
-                continue
-            return NotThere(item, wrong)
         return None
+        return None
+
+
+def _left(game: Game, item: Provisional) -> str | None:
+    """The provisional move's ship if it no longer stands where the move took it."""
+    try:
+        move = Move.parse(item.move)
+    except ParseError:
+        return None
+    if move.is_pass or move.end is None or move.ship not in game.ship_ids:
+        return None
+    return None if game.ship(move.ship).location == move.end else move.ship
 
 
 def _seen_at(seen: Difference, places: tuple[str, ...]) -> bool:
