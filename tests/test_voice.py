@@ -35,10 +35,19 @@ def test_only_the_important_sentences_are_spoken() -> None:
     assert is_important("blue to move")
     assert is_important("round 2: every player has moved; press spin")
     assert is_important("fix the board: a red ship is missing at S04")
-    # a move against the rules, named with what to do
-    assert is_important(
-        "yellow: SUGAR to S29 is 4 spaces; the die says 5: put the ship back on SUGAR and move 5"
-    )
+    # every way the referee says what to fix on the board (`identify.explain`) is said aloud
+    for fix in (
+        "yellow: SUGAR to S29 is 4 spaces; the die says 5: put the ship back on SUGAR and move 5",
+        "yellow: S36 to S34: S34 is under the cloud: put the ship back on S36",
+        "blue ship SUGAR -> S01 is not a legal move with any die: put it back",
+        "a blue ship left OIL and is off every space: put it on a space",
+        "it is blue's turn, but red ships changed: a red ship is missing at S04",
+        "more than one ship moved at once: a blue ship is missing at S04; ...",
+        "the blue ship at S15 belongs at S14",
+        "a red ship is missing at S04",
+        "a green ship at S22 should not be there",
+    ):
+        assert is_important(fix), fix
     assert is_important("game over: blue wins (reached the target)")
     # a computer seat's move and the die it asks for are said aloud for the person who makes it
     assert is_important("yellow, the table's seat, rolls 4: yellow-2 from OIL to S14")

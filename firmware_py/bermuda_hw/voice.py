@@ -30,7 +30,8 @@ SPEAK_TIMEOUT_S = 30.0
 IMPORTANT = re.compile(
     r"to move\b|press spin|fix the board|set the board|set up the ships|captured|"
     r"out of the game|game over|\bwins?\b|fault|undone|cannot pass|put it back|"
-    r"put the ship back|the table's seat",
+    r"put the ship back|put it on a space|moved at once|'s turn, but|belongs at|"
+    r"is missing at|should not be there|the table's seat",
     re.IGNORECASE,
 )
 

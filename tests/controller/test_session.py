@@ -307,5 +307,23 @@ def test_a_provisional_move_whose_ship_left_before_it_was_seen_is_never_seen(
         session.current.set_ship(candidate.move.ship, None, status=ShipStatus.IN_CLOUD)
         assert session.check_provisional(observe(BOARD, _as_seen(session.current))) is None
         assert session.provisional == []
-        assert told.lines[-1].startswith(f"never seen: {made}: {candidate.move.ship} left ")
+        end = candidate.move.end
+        assert told.lines[-1].startswith(f"never seen: {made}: {candidate.move.ship} left {end} ")
         assert not any(line.startswith("confirmed") for line in told.lines)
+
+
+def test_a_provisional_move_seen_where_it_landed_is_confirmed_whatever_its_ship_did_since(
+    tmp_path: Path,
+) -> None:
+    """Only the start was out of sight (the ship was seen arriving on its landing): its
+    ship taken by the cloud since leaves the move confirmed once the start is seen."""
+    told = Told()
+    with Journal(tmp_path / "bermuda.db") as journal:
+        session = _session(journal, told)
+        session.new()
+        candidate = _a_move(session.current, 4)
+        assert candidate.move is not None
+        made, _ = session.apply(candidate, provisional=(str(candidate.move.start),))
+        session.current.set_ship(candidate.move.ship, None, status=ShipStatus.IN_CLOUD)
+        assert session.check_provisional(observe(BOARD, _as_seen(session.current))) is None
+        assert told.lines[-1] == f"confirmed: {made}"

@@ -365,8 +365,9 @@ class GameSession:
         self, observation: BoardObservation, final: bool = False
     ) -> WrongCaptures | NotThere | None:
         """Check the provisional moves and captures whose places are now in view: those the
-        board shows are confirmed (and said); the first it contradicts is returned, for the
-        caller to correct. `final`: what cannot be checked now never will be (the game is
+        board shows are confirmed (and said), a move whose ship left its landing before it
+        came into view is said as never seen; the first the board contradicts is returned,
+        for the caller to correct. `final`: what cannot be checked now never will be (the game is
         over), and stays as the game has it."""
         if not self.provisional:
             return None
@@ -393,28 +394,32 @@ class GameSession:
             if wrong:
                 return NotThere(item, wrong)
             gone = _left(game, item)
-            if gone:
-                # its ship left those places before they came into view (taken by the
-                # cloud): nothing on the board can confirm the move or refute it
+            if gone is not None:
+                # its ship left the landing out of sight before it came into view (the
+                # cloud took it, or it moved on): nothing there can confirm the move or
+                # refute it
+                ship, end = gone
                 self.say(
-                    f"never seen: {item.move}: {gone} left {', '.join(item.places)} before "
-                    "the camera could see it there; the game keeps the move as it was taken"
+                    f"never seen: {item.move}: {ship} left {end} before the camera could "
+                    "see it there; the game keeps the move as it was taken"
                 )
             else:
                 self.say(f"confirmed: {item.move}")
         return None
-        return None
 
 
-def _left(game: Game, item: Provisional) -> str | None:
-    """The provisional move's ship if it no longer stands where the move took it."""
+def _left(game: Game, item: Provisional) -> tuple[str, str] | None:
+    """The provisional move's ship and landing, if the landing was out of sight and the
+    ship no longer stands there (a move from a start out of sight to a landing in view
+    was seen where it landed)."""
     try:
         move = Move.parse(item.move)
     except ParseError:
         return None
-    if move.is_pass or move.end is None or move.ship not in game.ship_ids:
+    end = move.end
+    if move.is_pass or end is None or end not in item.places or move.ship not in game.ship_ids:
         return None
-    return None if game.ship(move.ship).location == move.end else move.ship
+    return None if game.ship(move.ship).location == end else (move.ship, end)
 
 
 def _seen_at(seen: Difference, places: tuple[str, ...]) -> bool:
