@@ -148,6 +148,11 @@ def test_a_cloud_moved_far_under_a_still_camera_is_found_at_its_new_dot(
     assert first.cloud is not None and (first.cloud.col, first.cloud.row) == (1, 1)
     reader.read(shoot(Scene(cloud=cloud_at(board, 1, 1, 2)), TILTED, 1))  # the pose kept
     first_scale, second_scale = reader._cloud_detectors
+    windows = [
+        (p.adaptiveThreshWinSizeMin, p.adaptiveThreshWinSizeMax)
+        for p in (d.getDetectorParameters() for d in (first_scale, second_scale))
+    ]
+    assert windows == [(7, 7), (17, 17)]  # each window once: the second only after the first
     if not first_scale_finds:
         # a first scale that finds no marker of the board's dictionary
         first_scale = make_detector("DICT_6X6_50", window_sizes=(7, 7), refine=False)

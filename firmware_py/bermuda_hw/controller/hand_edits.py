@@ -69,8 +69,9 @@ def edits_for(game: Game, observation: BoardObservation, going_back: tuple[str, 
 def edits_after(game: Game, observation: BoardObservation, waiting: Candidate | None) -> Edits:
     """The edits a long press would make now: after the move out of sight the fix waits
     on (`waiting`, made first; its bumped ships are asked for next, not edited)."""
-    if waiting is None or waiting.move is None or waiting.die is None:
+    if waiting is None:
         return edits_for(game, observation, ())
+    assert waiting.move is not None and waiting.die is not None  # a move out of sight
     after = game.copy()
     after.set_die(waiting.die)
     after.push(waiting.move)
