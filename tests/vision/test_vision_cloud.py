@@ -175,3 +175,26 @@ class Looked:
     def detectMarkers(self, gray: np.ndarray) -> Any:  # (OpenCV's name)
         self.calls += 1
         return self.detector.detectMarkers(gray)
+
+
+def test_a_cloud_turned_where_it_stands_is_found_near_its_last_place(
+    classic_board: Board, shoot: Shoot
+) -> None:
+    """The cloud turned a letter on its dot under a still camera: its marker is found near
+    where it was (one threshold window, corners refined), never searched for over the
+    board."""
+    board = classic_board
+    reader = BoardReader(board)
+    for seed in range(2):  # the pose detected, then kept
+        reader.read(shoot(Scene(cloud=cloud_at(board, 4, 4, 2)), TILTED, seed))
+    near = Looked(reader._cloud_near)
+    over_board = Looked(reader._cloud_detectors[0]), Looked(reader._cloud_detectors[1])
+    reader._cloud_near = near
+    reader._cloud_detectors = over_board
+    turned = reader.read(shoot(Scene(cloud=cloud_at(board, 4, 4, 3)), TILTED, 2))
+    assert turned.pose_source == "steady"
+    assert turned.cloud is not None
+    assert (turned.cloud.col, turned.cloud.row, turned.cloud.letter) == (4, 4, 3)
+    x_mm, y_mm = board.grid.dot_mm(4, 4)
+    assert math.dist((turned.cloud.x_mm, turned.cloud.y_mm), (x_mm, y_mm)) < 4.0
+    assert near.calls == 1 and [d.calls for d in over_board] == [0, 0]
