@@ -175,17 +175,38 @@ def test_a_provisional_move_the_board_contradicts_is_reported(tmp_path: Path) ->
         assert len(told.lines) == said  # nothing confirmed
 
 
-def test_a_provisional_move_the_board_shows_is_confirmed(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("unseen", "taken", "said"),
+    [
+        ("end", False, "confirmed"),  # the ship is where the move took it
+        # the cloud took the ship before its landing came into view: an empty place
+        # confirms nothing (the ship could have stood anywhere under the cloud)
+        ("end", True, "never seen"),
+        # only the start was out of sight: the ship was seen arriving on its landing
+        ("start", True, "confirmed"),
+    ],
+)
+def test_a_provisional_move_the_board_shows_is_confirmed_and_one_never_seen_is_said_so(
+    tmp_path: Path, unseen: str, taken: bool, said: str
+) -> None:
     told = Told()
     with Journal(tmp_path / "bermuda.db") as journal:
         session = _session(journal, told)
         session.new()
         candidate = _a_move(session.current, 4)
-        assert candidate.move is not None and candidate.move.end is not None
-        made, _ = session.apply(candidate, provisional=(str(candidate.move.end),))
+        move = candidate.move
+        assert move is not None and move.end is not None
+        place = move.end if unseen == "end" else move.start
+        made, _ = session.apply(candidate, provisional=(str(place),))
+        if taken:
+            session.current.set_ship(move.ship, None, status=ShipStatus.IN_CLOUD)
         assert session.check_provisional(observe(BOARD, _as_seen(session.current))) is None
         assert session.provisional == []
-        assert told.lines[-1] == f"confirmed: {made}"
+        if said == "confirmed":
+            assert told.lines[-1] == f"confirmed: {made}"
+        else:
+            assert told.lines[-1].startswith(f"never seen: {made}: {move.ship} left {move.end} ")
+            assert not any(line.startswith("confirmed") for line in told.lines)
 
 
 def test_hand_edits_keep_only_the_provisional_moves_since(tmp_path: Path) -> None:
@@ -289,41 +310,3 @@ def test_a_new_game_forgets_what_the_last_one_held_back(
         session.say_unsaid()
         assert len(told.lines) == said  # the old game's move is never said
         assert not any("(die 4)" in line for line in told.lines)
-
-
-def test_a_provisional_move_whose_ship_left_before_it_was_seen_is_never_seen(
-    tmp_path: Path,
-) -> None:
-    """The cloud took the ship before its place came into view: an empty place confirms
-    nothing (the ship could have stood anywhere under the cloud), and the table is told
-    the move was never seen, not that it was confirmed."""
-    told = Told()
-    with Journal(tmp_path / "bermuda.db") as journal:
-        session = _session(journal, told)
-        session.new()
-        candidate = _a_move(session.current, 4)
-        assert candidate.move is not None and candidate.move.end is not None
-        made, _ = session.apply(candidate, provisional=(str(candidate.move.end),))
-        session.current.set_ship(candidate.move.ship, None, status=ShipStatus.IN_CLOUD)
-        assert session.check_provisional(observe(BOARD, _as_seen(session.current))) is None
-        assert session.provisional == []
-        end = candidate.move.end
-        assert told.lines[-1].startswith(f"never seen: {made}: {candidate.move.ship} left {end} ")
-        assert not any(line.startswith("confirmed") for line in told.lines)
-
-
-def test_a_provisional_move_seen_where_it_landed_is_confirmed_whatever_its_ship_did_since(
-    tmp_path: Path,
-) -> None:
-    """Only the start was out of sight (the ship was seen arriving on its landing): its
-    ship taken by the cloud since leaves the move confirmed once the start is seen."""
-    told = Told()
-    with Journal(tmp_path / "bermuda.db") as journal:
-        session = _session(journal, told)
-        session.new()
-        candidate = _a_move(session.current, 4)
-        assert candidate.move is not None
-        made, _ = session.apply(candidate, provisional=(str(candidate.move.start),))
-        session.current.set_ship(candidate.move.ship, None, status=ShipStatus.IN_CLOUD)
-        assert session.check_provisional(observe(BOARD, _as_seen(session.current))) is None
-        assert told.lines[-1] == f"confirmed: {made}"
