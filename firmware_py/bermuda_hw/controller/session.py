@@ -367,8 +367,8 @@ class GameSession:
         """Check the provisional moves and captures whose places are now in view: those the
         board shows are confirmed (and said), a move whose ship left its landing before it
         came into view is said as never seen; the first the board contradicts is returned,
-        for the caller to correct. `final`: what cannot be checked now never will be (the game is
-        over), and stays as the game has it."""
+        for the caller to correct. `final`: what cannot be checked now never will be (the
+        game is over), and stays as the game has it."""
         if not self.provisional:
             return None
         game = self.current

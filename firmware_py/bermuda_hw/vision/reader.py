@@ -626,7 +626,8 @@ def read_image(
 
 
 def _refined(gray: Image, corners: Matrix) -> Matrix:
-    """A marker's 4 corners (pixels) refined to a tenth of a pixel in the grey frame."""
+    """A marker's 4 corners (pixels) refined in the grey frame (to 0.05 px, at most 20
+    steps)."""
     start = np.asarray(corners, np.float32).reshape(-1, 1, 2)
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.05)
     refined = cv2.cornerSubPix(gray, start, (4, 4), (-1, -1), criteria)
