@@ -459,7 +459,11 @@ def test_a_move_out_of_sight_waits_beside_a_stray_unless_it_is_the_same_ships_mi
     free = [
         p
         for p in sorted(BOARD.spaces)
-        if p not in board and p not in BOARD.ports and p not in ends and p not in game.blocked
+        if p not in board
+        and p != start  # a token there is the ship not moved, no stray
+        and p not in BOARD.ports
+        and p not in ends
+        and p not in game.blocked
     ]
     near = tuple(d for d in (game.die - 1, game.die + 1) if d > 0)
     far = [p for p in free if BOARD.distance(start, p) not in (*near, game.die)]
