@@ -195,14 +195,19 @@ def unseen_sweep(
     return tuple(sorted(p for p in places if p is not None and p in observation.hidden_spaces))
 
 
+def made(game: Game, candidate: Candidate) -> Game:
+    """A copy of the game with the candidate's move made (the game itself, copied, for a
+    candidate that makes none)."""
+    after = game.copy()
+    if candidate.move is not None and candidate.die is not None:
+        after.set_die(candidate.die)
+        after.push(candidate.move)
+    return after
+
+
 def difference_after(game: Game, candidate: Candidate, observation: BoardObservation) -> Difference:
     """What differs between the board and the game once the candidate's move is made."""
-    if candidate.move is None or candidate.die is None:
-        return difference(game, observation)
-    after = game.copy()
-    after.set_die(candidate.die)
-    after.push(candidate.move)
-    return difference(after, observation)
+    return difference(made(game, candidate), observation)
 
 
 def back_board(game: Game, candidate: Candidate) -> dict[str, tuple[str, ...]]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bermuda_hw.controller.consequences import hand_edits
+from bermuda_hw.controller.consequences import hand_edits, made
 from bermuda_hw.controller.identify import difference
 from bermuda_hw.rules.candidates import Candidate
 from bermuda_hw.rules.game import Game
@@ -72,10 +72,7 @@ def edits_after(game: Game, observation: BoardObservation, waiting: Candidate | 
     if waiting is None:
         return edits_for(game, observation, ())
     assert waiting.move is not None and waiting.die is not None  # a move out of sight
-    after = game.copy()
-    after.set_die(waiting.die)
-    after.push(waiting.move)
-    return edits_for(after, observation, waiting.bumped)
+    return edits_for(made(game, waiting), observation, waiting.bumped)
 
 
 def accepted(edits: Sequence[tuple[str, str | None]]) -> str:

@@ -37,7 +37,7 @@ from bermuda_hw.controller.putback import CONFIRM_OBSERVABILITY
 from bermuda_hw.controller.referee import observation_evidence, place_observability
 from bermuda_hw.controller.seats import as_made, standing
 from bermuda_hw.controller.status import Suggestion
-from bermuda_hw.errors import BermudaError, ParseError, StateError
+from bermuda_hw.errors import BermudaError, StateError
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.candidates import Candidate, contents
 from bermuda_hw.rules.events import Event
@@ -412,10 +412,7 @@ def _left(game: Game, item: Provisional) -> tuple[str, str] | None:
     """The provisional move's ship and landing, if the landing was out of sight and the
     ship no longer stands there (a move from a start out of sight to a landing in view
     was seen where it landed)."""
-    try:
-        move = Move.parse(item.move)
-    except ParseError:
-        return None
+    move = Move.parse(item.move)  # a move's item holds the move as journalled
     end = move.end
     if move.is_pass or end is None or end not in item.places or move.ship not in game.ship_ids:
         return None

@@ -193,11 +193,9 @@ def _miscount_of(game: Game, belief: Belief, legal: Candidate) -> bool:
     legal move with a stray of the mover's colour elsewhere: that stray is no miscount
     of this move, and stays a fix beside it."""
     best, move = belief.best, legal.move
-    if best.kind is not Explanation.ILLEGAL or move is None or move.is_pass:
+    if best.kind is not Explanation.ILLEGAL or best.target is None or legal.die is None:
         return False
-    if legal.die is None:
-        return False
-    if best.place != move.start or best.target is None:
+    if move is None or move.is_pass or best.place != move.start:
         return False
     steps = game.board.distance(move.start, best.target)
     return steps is not None and abs(steps - legal.die) == 1
