@@ -220,6 +220,30 @@ def test_a_dock_and_a_bump_that_leave_the_same_board_are_tied_never_guessed() ->
     assert ends == {"SUGAR", z}
 
 
+def test_a_tie_beside_a_stray_of_the_movers_colour_far_off_is_still_asked() -> None:
+    """The dock-or-bump tie, seen whole, and a yellow token seen far from every yellow ship
+    (a stray, a misread): a move against the rules ending there leaves the docked ship
+    unexplained, so the tie with one stray place is likelier. The tie is asked about; no
+    illegal move is named."""
+    game, x, _ = dock_or_bump()
+    board = board_after(game)
+    board[x].remove("yellow")
+    board.setdefault("SUGAR", []).append("yellow")
+    starts = [s.location for s in game.ships("yellow") if s.location is not None]
+    far = next(
+        p
+        for p in sorted(BOARD.spaces)
+        if p not in board
+        and p not in BOARD.ports
+        and all((BOARD.distance(start, p) or 99) > 6 for start in starts)
+    )
+    board[far] = ["yellow"]
+    for seed in range(3):
+        seen = observe(BOARD, {p: c for p, c in board.items() if c}, seed=seed)
+        decision = decide(game, seen, known_one())
+        assert isinstance(decision, Tied), (seed, decision)
+
+
 def test_a_bump_of_an_own_ship_still_on_the_landing_space_is_in_doubt() -> None:
     game, x, z = dock_or_bump()
     board = board_after(game)

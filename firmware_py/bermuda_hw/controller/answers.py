@@ -18,13 +18,16 @@ from bermuda_hw.clock import Clock
 from bermuda_hw.controller.asking import Asking, NoneOfThese, NoSuchAnswer, NotYet, Settled
 from bermuda_hw.controller.board_checks import BoardChecks
 from bermuda_hw.controller.buttons import SpinButton
+from bermuda_hw.controller.consequences import Provisional
 from bermuda_hw.controller.identify import Difference, difference
+from bermuda_hw.controller.provisional_checks import rewind
 from bermuda_hw.controller.putback import out_of_sight_choice, unseen_arrivals
+from bermuda_hw.controller.questions import landing_question
 from bermuda_hw.controller.referee import Group
 from bermuda_hw.controller.rig import Rig
 from bermuda_hw.controller.session import GameSession
 from bermuda_hw.controller.signals import Pattern
-from bermuda_hw.controller.status import Mode, Status
+from bermuda_hw.controller.status import NONE_OF_THESE, Mode, Status
 from bermuda_hw.controller.turn import Request, RequestKey
 from bermuda_hw.controller.wording import press_hint
 from bermuda_hw.rules.candidates import contents
@@ -54,6 +57,12 @@ class Table(Protocol):
     def observe(self, observation: BoardObservation) -> None:
         """Act on a stable observation, as the loop does."""
         ...
+
+    def saved(self, committed: bool) -> bool: ...
+
+    def announce_over(self) -> None: ...
+
+    def fault(self, message: str) -> None: ...
 
 
 class Answers:
@@ -157,6 +166,39 @@ class Answers:
         table.button.forget()
         table.set_mode(Mode.ASK, f"{question.text} ({press_hint(question.options)})", Pattern.ASK)
 
+    def ask_landing(self, item: Provisional) -> None:
+        """Ask, before a spin that sweeps it, whether the ship of a move taken out of sight
+        stands where the game has it (`questions.landing_question`); the spin waits."""
+        table = self.table
+        table.checks.turn.landing = item
+        question = landing_question(item)
+        table.asking.asked_s = table.clock.monotonic()
+        table.status.question = question
+        table.button.forget()
+        table.set_mode(Mode.ASK, f"{question.text} ({press_hint(question.options)})", Pattern.ASK)
+
+    def _answer_landing(self, item: Provisional, option: int) -> None:
+        """The table's answer on a move's landing: yes (the move stands, no longer checked;
+        the spin is pressed again), none of these (the game goes back to before it), not yet
+        (asked again at the next press of spin)."""
+        table = self.table
+        question = table.status.question
+        assert question is not None
+        if not 1 <= option <= len(question.options):
+            table.say(str(NoSuchAnswer(option, len(question.options))))
+            return
+        table.checks.turn.landing = None
+        table.status.question = None
+        table.say(f"answer {option}: {question.options[option - 1]}")
+        if question.options[option - 1] == NONE_OF_THESE:
+            rewind(table, item, [], "the table says so")
+            return
+        if option == 1:
+            table.session.confirmed(item)
+            table.status.provisional = table.session.provisional_moves
+        game = table.session.current
+        table.set_mode(Mode.SPIN, f"round {game.round}: press spin", Pattern.PRESS_SPIN)
+
     def answer_step(self) -> None:
         """In mode ASK: take an answer from the page, or from presses once the button rests.
         Unanswered, the question is said again every `announce.REPEAT_S` while the game waits."""
@@ -171,6 +213,10 @@ class Answers:
                     f"still waiting for an answer, the game is paused: {question.text} "
                     f"({press_hint(question.options)})"
                 )
+            return
+        landing = table.checks.turn.landing
+        if landing is not None:
+            self._answer_landing(landing, option)
             return
         game = table.session.current
         now, state = table.clock.monotonic(), table.rig.reading_state()

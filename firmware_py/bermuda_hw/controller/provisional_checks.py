@@ -52,7 +52,7 @@ def check_provisional(table: Table, observation: BoardObservation, final: bool =
     if isinstance(wrong, WrongCaptures):
         _correct_captures(table, wrong.item, wrong.corrected)
     elif isinstance(wrong, NotThere):
-        _rewind(table, wrong.item, wrong.wrong)
+        rewind(table, wrong.item, wrong.wrong)
     return wrong is not None
 
 
@@ -104,11 +104,12 @@ def correct_provisional_move(table: Table, observation: BoardObservation) -> boo
     return True
 
 
-def _rewind(table: Table, item: Provisional, wrong: list[str]) -> None:
-    """Take the game back to before a provisional move the board contradicts."""
+def rewind(table: Table, item: Provisional, wrong: list[str], why: str = "") -> None:
+    """Take the game back to before a provisional move the board contradicts (`wrong`: its
+    places seen without it), or the table says was not made (`why`)."""
     session = table.session
     before = session.current
-    if not session.rewind(item, wrong):
+    if not session.rewind(item, wrong, why):
         return
     game = session.current
     table.status.provisional = session.provisional_moves

@@ -2,16 +2,19 @@
 
 One question at a time, with "none of these" and "not yet" always last: by die when
 the tied moves' dice do not overlap ("did you roll 2 or 5?"), whether a move was made
-when one move is in doubt, else which move it was. Pure: the daemon asks, counts the
-presses and carries the answer out (option k: the k-th move; then none of
-these, then not yet).
+when one move is in doubt, else which move it was; and, before a spin that would sweep
+a ship whose landing the camera never saw, whether it stands there. Pure: the daemon
+asks, counts the presses and carries the answer out (option k: the k-th move; then none
+of these, then not yet).
 """
 
 from __future__ import annotations
 
+from bermuda_hw.controller.consequences import Provisional
 from bermuda_hw.controller.referee import Group
 from bermuda_hw.controller.status import NONE_OF_THESE, NOT_YET, Question
 from bermuda_hw.controller.wording import dice_text, either
+from bermuda_hw.rules.moves import Move
 
 
 def question_for(color: str, groups: tuple[Group, ...]) -> tuple[Question, tuple[Group, ...]]:
@@ -42,3 +45,22 @@ def question_for(color: str, groups: tuple[Group, ...]) -> tuple[Question, tuple
         color,
     )
     return question, groups
+
+
+def landing_question(item: Provisional) -> Question:
+    """Whether the ship of a move taken out of sight stands where the game has it: asked
+    before a spin that sweeps it (`GameSession.unseen_landing`), while a person can still
+    look under the cloud's rim."""
+    move = Move.parse(item.move)
+    color = move.color
+    text = (
+        f"{color}: is {move.ship} on {move.end}? The camera never saw it land there "
+        f"({item.move}), and the spin sweeps it"
+    )
+    return Question(
+        text,
+        (f"yes: {move.ship} is on {move.end}", NONE_OF_THESE, NOT_YET),
+        (frozenset(), frozenset(), frozenset()),
+        ((item.move,), (), ()),
+        color,
+    )

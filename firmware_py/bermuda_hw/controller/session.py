@@ -298,9 +298,32 @@ class GameSession:
             sorted(str(k) for e in undone for k in e)
         )
 
-    def rewind(self, item: Provisional, wrong: Sequence[str]) -> bool:
+    def unseen_landing(self, swept: frozenset[str]) -> Provisional | None:
+        """The first provisional move whose ship the game has on a landing the camera never
+        saw, and which the spin about to be made sweeps (`swept`): the magnets would take
+        the ship, or a ship the move did not put there, before the board could show where
+        it is. The table is asked first."""
+        game = self.current
+        for item in self.provisional:
+            if item.captures:
+                continue
+            move = Move.parse(item.move)
+            if move.is_pass:
+                continue
+            if move.ship in swept and _left(game, item) is None and move.end in item.places:
+                return item
+        return None
+
+    def confirmed(self, item: Provisional) -> None:
+        """A provisional move the table says was made as the game has it: no longer checked."""
+        if item in self.provisional:
+            self.provisional.remove(item)
+            self.say(f"confirmed by the table: {item.move}")
+
+    def rewind(self, item: Provisional, wrong: Sequence[str], why: str = "") -> bool:
         """Take the game back to before a provisional move the board contradicts (`wrong`:
-        its places seen without it); False if the journal refused."""
+        its places seen without it), or the table says was not made (`why`); False if the
+        journal refused."""
         game = self.current
         try:
             # an undo entry naming the rows taken back: nothing is deleted
@@ -310,8 +333,9 @@ class GameSession:
             return False
         self.game = back = rewound(game, item.count)
         self.forget_provisional(since=item.count)
+        why = why or f"{', '.join(wrong)} seen without it"
         self.say(
-            f"{item.move} is not on the board ({', '.join(wrong)} seen without it): the "
+            f"{item.move} is not on the board ({why}): the "
             f"game goes back to before it, round {back.round}, {back.active} to move"
         )
         return True

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from bermuda_hw.controller.consequences import Provisional
 from bermuda_hw.controller.referee import Group
 from bermuda_hw.rules.candidates import Candidate, Consequence
 from bermuda_hw.rules.game import Game
@@ -66,6 +67,8 @@ class Turn:
     count: int
     #: the moves the pending question chooses between
     tied: tuple[Group, ...] = ()
+    #: the move out of sight the pending question asks to confirm before the spin
+    landing: Provisional | None = None
     #: the put-back request standing now
     putback: PutBack | None = None
     #: when each request was first made, until the board next matches the game: a request

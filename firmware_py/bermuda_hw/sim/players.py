@@ -45,7 +45,7 @@ from bermuda_hw.errors import ConfigError, RulesError
 from bermuda_hw.geometry import heading_vector
 from bermuda_hw.rules.board import Board, Point
 from bermuda_hw.rules.computer import TABLE_SEAT
-from bermuda_hw.rules.game import Game, ShipStatus
+from bermuda_hw.rules.game import Game, Phase, ShipStatus
 from bermuda_hw.rules.moves import MAX_DIE, Move, split_ship_id, walk_table
 from bermuda_hw.sim.render import Hand
 from bermuda_hw.sim.scene import WorldScene
@@ -314,6 +314,9 @@ class SimulatedPlayers:
         self.knowledge: Game | None = None
         self._roll = 0  # the last die rolled and move made, to answer the controller
         self._move = ""
+        #: each colour's last move made (with its die): a question in the cloud phase asks
+        #: about a move of this round, not necessarily the last one
+        self._moves: dict[str, tuple[int, str]] = {}
         # the move made on the table and the journal's length then: until the controller
         # takes it, the players count it in what the game should show
         self._made: tuple[int, Move, int] | None = None
@@ -648,13 +651,17 @@ class SimulatedPlayers:
             return
         self._answered = question
         n = len(question.options)
+        roll, made = self._roll, self._move
+        game = self.controller.game
+        if game is not None and game.phase is Phase.CLOUD and question.color in self._moves:
+            roll, made = self._moves[question.color]
         true_k = next(
             (
                 k
                 for k, (dice, moves) in enumerate(
                     zip(question.dice, question.moves, strict=True), 1
                 )
-                if (dice and self._roll in dice) or (not dice and self._move in moves)
+                if (dice and roll in dice) or (not dice and made in moves)
             ),
             None,
         )
@@ -799,6 +806,7 @@ class SimulatedPlayers:
         self.world.place_ship(token, *target, heading_deg=held.heading_deg)
         self.truth.record(held.record)
         self._move = str(move)
+        self._moves[color] = (die, self._move)
         self._made = (held.made_from, move, die)
         self._moved_token = token
         self.actions.append(
