@@ -3,17 +3,27 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from synthetic import after, observe, set_dock_or_bump, two_plain_moves
 
-from bermuda_hw.controller.belief import ALPHA, HIDDEN, Explanation, weigh
+from bermuda_hw.controller.belief import (
+    ABSENT_SD,
+    ALPHA,
+    HIDDEN,
+    Explanation,
+    fill_noise,
+    weigh,
+)
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.candidates import consequence, contents
 from bermuda_hw.rules.game import Game
+from bermuda_hw.vision.types import BoardObservation
 
 
 @pytest.fixture(scope="module")
@@ -227,3 +237,47 @@ def test_a_decisive_move_is_the_move_made(seed: int, die: int, pick: int, noise:
         assert math.isclose(sum(h.posterior for h in belief.hypotheses), 1.0)
         if belief.decisive and belief.best.kind is Explanation.MOVE:
             assert belief.best.consequence == consequence(done)
+
+
+def _noisy(observation: BoardObservation, absent_sd: float, seed: int = 0) -> BoardObservation:
+    """The observation with every fill of a colour that is not there redrawn from a
+    half-normal of scale `absent_sd` (a blurrier lens, another light)."""
+    evidence = observation.evidence
+    assert evidence is not None
+    rng = np.random.default_rng(seed)
+    f = evidence.fractions.copy()
+    empty = f < 0.1
+    f[empty] = np.abs(rng.normal(0.0, absent_sd, int(empty.sum())))
+    return replace(observation, evidence=replace(evidence, fractions=f))
+
+
+def test_the_fill_noise_is_the_floor_on_frames_as_measured(board: Board) -> None:
+    """Fills as vision was measured to produce (a colour absent: 0-0.016): the floor."""
+    game = Game.new(3, seed=2, board=board)
+    evidence = observe(board, contents(game)).evidence
+    assert evidence is not None
+    assert fill_noise(evidence) == ABSENT_SD
+
+
+@pytest.mark.parametrize("absent_sd", [0.06, 0.1, 0.2])
+def test_the_fill_noise_is_measured_on_a_noisier_frame(board: Board, absent_sd: float) -> None:
+    game = Game.new(3, seed=2, board=board)
+    evidence = _noisy(observe(board, contents(game)), absent_sd).evidence
+    assert evidence is not None
+    assert fill_noise(evidence) == pytest.approx(absent_sd, rel=0.2)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_faint_fill_within_the_frames_own_noise_is_no_arrival(board: Board, seed: int) -> None:
+    """The mover's ship gone from its start, its colour faint (0.14) at the landing: on a
+    frame whose empty places show no more than 0.016, the move is likelier than not; on a
+    frame whose empty places show as much (noise of scale 0.1), 0.14 is no evidence of an
+    arrival, and the move is not the likeliest explanation any more."""
+    game = Game.new(2, seed=3, board=board)
+    game.set_die(2)
+    move = next(m for m in game.legal_moves(2) if not m.is_pass and m.end not in board.ports)
+    placed = {p: list(c) for p, c in contents(after(game, move, 2)).items()}
+    clean = observe(board, placed, weak={move.end: 0.14}, seed=seed)
+    noisy = _noisy(clean, 0.1, seed)
+    assert weigh(game, noisy, frozenset({2})).some_move < 0.5
+    assert weigh(game, clean, frozenset({2})).some_move > 0.9

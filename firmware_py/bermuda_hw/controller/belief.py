@@ -80,6 +80,17 @@ MISREAD_SPREAD = 0.2
 PRESENT_FILL = 0.45
 PRESENT_SD = 0.15
 ABSENT_SD = 0.04
+#: ABSENT_SD is a floor: a frame whose places show more of a colour they do not hold (a
+#: blurrier lens, another light, a colour cast) widens it (`fill_noise`). Nearly every
+#: (place, colour) pair holds no ship of that colour (16 ships on ~100 places and four
+#: colours: about 4 %), so the median of every fill of the places seen whole is a
+#: half-normal's median, robustly, with no need to know which pairs hold a ship first;
+#: from at least MIN_NOISE_SAMPLES fills. PRESENT_SD is not widened so: where a token
+#: stands on its place, not the camera, spreads a ship's fill, and a faint token cannot
+#: be told from a noisy empty place before the spread is known.
+MIN_NOISE_SAMPLES = 40
+#: a half-normal's median in units of its scale
+HALF_NORMAL_MEDIAN = 0.6745
 #: The fill drops for a token set off its place's centre (0.18 for one 5 mm off), where
 #: its colour's area on the place still counts one whole token (`vision.counts`: every
 #: pixel within reach of the place, in units of one token's area). Where vision measured
@@ -113,10 +124,9 @@ class PlaceModel:
     def __init__(self, evidence: BoardEvidence) -> None:
         self.evidence = evidence
         f = np.clip(evidence.fractions, 0.0, 1.0)
-        self._present = -0.5 * ((f - PRESENT_FILL) / PRESENT_SD) ** 2 - math.log(
-            PRESENT_SD * math.sqrt(2.0 * math.pi)
-        )
-        self._absent = -0.5 * (f / ABSENT_SD) ** 2 - math.log(ABSENT_SD * math.sqrt(math.pi / 2.0))
+        self.absent_sd = fill_noise(evidence)
+        self._present = _present(f, PRESENT_SD)
+        self._absent = _absent(f, self.absent_sd)
         self._counts: Floats | None = None
         if evidence.areas is not None and evidence.token_area_mm2:
             self._counts = count_loglik(evidence.areas / evidence.token_area_mm2)
@@ -184,6 +194,29 @@ class PlaceModel:
     def _seen(self, i: int, content: Content) -> float:
         misread = math.log(MISREAD * MISREAD_SPREAD) + self._best_raw(i)
         return float(np.logaddexp(math.log1p(-MISREAD) + self._raw(i, content), misread))
+
+
+def _present(f: Floats, sd: float) -> Floats:
+    """Log-density of fills `f` of a colour that is there (normal about PRESENT_FILL)."""
+    out: Floats = -0.5 * ((f - PRESENT_FILL) / sd) ** 2 - math.log(sd * math.sqrt(2.0 * math.pi))
+    return out
+
+
+def _absent(f: Floats, sd: float) -> Floats:
+    """Log-density of fills `f` of a colour that is not there (half-normal from 0)."""
+    out: Floats = -0.5 * (f / sd) ** 2 - math.log(sd * math.sqrt(math.pi / 2.0))
+    return out
+
+
+def fill_noise(evidence: BoardEvidence) -> float:
+    """The spread of a colour's fill on places that do not hold it, for this observation:
+    ABSENT_SD, widened where the observation's own fills spread wider (see
+    MIN_NOISE_SAMPLES)."""
+    seen = np.asarray(evidence.observable) >= 1.0
+    f = np.clip(np.asarray(evidence.fractions, np.float64)[seen], 0.0, 1.0)
+    if f.size < MIN_NOISE_SAMPLES:
+        return ABSENT_SD
+    return max(ABSENT_SD, float(np.median(f)) / HALF_NORMAL_MEDIAN)
 
 
 class Explanation(StrEnum):
