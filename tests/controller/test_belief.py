@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from synthetic import after, observe, set_dock_or_bump, two_plain_moves
 
+from bermuda_hw.controller import belief
 from bermuda_hw.controller.belief import (
     ABSENT_SD,
     ALPHA,
@@ -267,17 +268,45 @@ def test_the_fill_noise_is_measured_on_a_noisier_frame(board: Board, absent_sd: 
     assert fill_noise(evidence) == pytest.approx(absent_sd, rel=0.2)
 
 
+def test_a_cast_of_one_colour_widens_the_fill_noise(board: Board) -> None:
+    """Empty places tinted towards one colour only (a coloured lamp, a cast): that
+    colour's fills spread at 0.12, the others' as measured; the spread is that colour's."""
+    game = Game.new(3, seed=2, board=board)
+    observation = observe(board, contents(game))
+    evidence = observation.evidence
+    assert evidence is not None
+    rng = np.random.default_rng(5)
+    f = evidence.fractions.copy()
+    column = f[:, 2]
+    empty = column < 0.1
+    column[empty] = np.abs(rng.normal(0.0, 0.12, int(empty.sum())))
+    assert fill_noise(replace(evidence, fractions=f)) == pytest.approx(0.12, rel=0.25)
+
+
 @pytest.mark.parametrize("seed", range(4))
-def test_a_faint_fill_within_the_frames_own_noise_is_no_arrival(board: Board, seed: int) -> None:
-    """The mover's ship gone from its start, its colour faint (0.14) at the landing: on a
-    frame whose empty places show no more than 0.016, the move is likelier than not; on a
-    frame whose empty places show as much (noise of scale 0.1), 0.14 is no evidence of an
-    arrival, and the move is not the likeliest explanation any more."""
+def test_a_faint_fill_within_the_frames_own_noise_is_no_arrival(
+    board: Board, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The mover's ship gone from its start, its colour faint (0.14) at the landing, on a
+    frame whose empty places show each colour at a spread of 0.1: measured on the frame,
+    0.14 is no evidence of an arrival and the move is not the likeliest explanation; with
+    the floor's spread (0.04) on the same frame, it would be taken for one."""
     game = Game.new(2, seed=3, board=board)
+    ship = game.ships(game.active)[0].id
+    game.set_ship(ship, "S10")
     game.set_die(2)
-    move = next(m for m in game.legal_moves(2) if not m.is_pass and m.end not in board.ports)
+    move = next(m for m in game.legal_moves(2) if m.ship == ship and m.end not in board.ports)
+    start = "S10"
     placed = {p: list(c) for p, c in contents(after(game, move, 2)).items()}
-    clean = observe(board, placed, weak={move.end: 0.14}, seed=seed)
-    noisy = _noisy(clean, 0.1, seed)
+    noisy = _noisy(observe(board, placed, weak={move.end: 0.14}, seed=seed), 0.1, seed)
+    evidence = noisy.evidence
+    assert evidence is not None
+    f = evidence.fractions.copy()
+    mover = evidence.colors.index(game.active)
+    f[evidence.index(start)] = 0.0
+    f[evidence.index(move.end)] = 0.0
+    f[evidence.index(move.end), mover] = 0.14
+    noisy = replace(noisy, evidence=replace(evidence, fractions=f))
     assert weigh(game, noisy, frozenset({2})).some_move < 0.5
-    assert weigh(game, clean, frozenset({2})).some_move > 0.9
+    monkeypatch.setattr(belief, "fill_noise", lambda evidence: ABSENT_SD)
+    assert weigh(game, noisy, frozenset({2})).some_move > 0.9

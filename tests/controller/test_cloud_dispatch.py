@@ -13,8 +13,7 @@ from parts_table import BOARD, Table
 from synthetic import observe
 
 from bermuda_hw.controller.cloud_dispatch import finish_spin, spin
-from bermuda_hw.controller.cloud_phase import plan_spin
-from bermuda_hw.controller.consequences import Provisional
+from bermuda_hw.controller.consequences import Provisional, provisional_moves
 from bermuda_hw.controller.spin import Spinner
 from bermuda_hw.controller.status import NONE_OF_THESE, NOT_YET, Mode
 from bermuda_hw.errors import HardwareError
@@ -113,51 +112,69 @@ def test_a_wrong_letter_is_turned_before_anything_is_decided(tmp_path: Path) -> 
     assert table.rig.calls[-1] == "forget" and table.spinner.pending is not None
 
 
-def _swept_unseen(tmp_path: Path, mover: Mover) -> tuple[Table, Provisional]:
-    """At the cloud phase, a ship moved this round whose move is provisional (its landing
-    out of sight) and which the planned spin sweeps."""
+def _unseen_landing(tmp_path: Path, mover: Mover) -> tuple[Table, Provisional]:
+    """At the cloud phase, the round's last move taken provisionally (its landing out of
+    sight), as the session keeps it (`provisional_moves`), the last board hiding it."""
     for seed in range(1, 60):
         table = Table(tmp_path / str(seed), players=3, seed=seed)
         rng = random.Random(seed)
         game = table.game
         while game.phase is not Phase.CLOUD:
             game.roll_die()
-            game.push(rng.choice(game.legal_moves()))
+            move = rng.choice(game.legal_moves())
+            last = game.active == game.players[-1]
+            game.push(move, provisional=(move.end,) if last and not move.is_pass else ())
+        provisional = provisional_moves(game)
+        if not provisional:
+            continue
         table.saved(table.session.commit())
-        swept = plan_spin(game, None).swept
-        for index, entry in enumerate(game.journal):
-            if "move" not in entry or entry.get("round") not in (None, game.round):
-                continue
-            move = Move.parse(str(entry["move"]))
-            landed = not move.is_pass and game.ship(move.ship).location == move.end
-            if landed and move.ship in swept:
-                item = Provisional(index, str(move), (move.end,))
-                table.session.provisional.append(item)
-                table.spinner = Spinner(mover, table.rig, table.say)  # type: ignore[arg-type]
-                table.status.mode = Mode.SPIN
-                return table, item
-    raise AssertionError("no seed sweeps a ship moved in its first round")
+        table.session.provisional = provisional
+        item = provisional[0]
+        table.last_observation = _board(table, hidden=item.places)
+        table.spinner = Spinner(mover, table.rig, table.say)  # type: ignore[arg-type]
+        table.status.mode = Mode.SPIN
+        return table, item
+    raise AssertionError("no seed's last player moves in the first round")
 
 
-def test_a_spin_that_sweeps_a_ship_never_seen_landing_asks_first(tmp_path: Path) -> None:
+def _board(table: Table, hidden: tuple[str, ...] = ()) -> BoardObservation:
+    """The board as the game has it, `hidden` under the cloud."""
+    places = {p: list(c) for p, c in contents(table.game).items()}
+    return observe(BOARD, places, hidden=hidden)
+
+
+def _answer(table: Table, option: int) -> None:
+    table.asking.give(option)  # as the page gives it; presses count the same way
+    table.answers.answer_step()
+
+
+def test_a_spin_while_a_ship_stands_on_a_landing_never_seen_asks_first(tmp_path: Path) -> None:
     mover = Mover()
-    table, item = _swept_unseen(tmp_path, mover)
-    ship, end = Move.parse(item.move).ship, Move.parse(item.move).end
+    table, item = _unseen_landing(tmp_path, mover)
+    move = Move.parse(item.move)
     spin(table)
     question = table.status.question
     assert mover.calls == [] and table.status.mode is Mode.ASK and question is not None
-    assert f"is {ship} on {end}?" in question.text and question.moves[0] == (item.move,)
-    assert question.options[1:] == (NONE_OF_THESE, NOT_YET)
+    assert question.text.startswith(f"{move.color}, before the spin: is {move.ship} on {move.end}?")
+    assert "sweep" not in question.text  # nothing said of where the cloud goes
+    assert question.moves[0] == (item.move,) and question.options[1:] == (NONE_OF_THESE, NOT_YET)
     assert table.session.provisional == [item]
 
 
-def test_yes_confirms_the_landing_and_the_next_press_spins(tmp_path: Path) -> None:
+def test_a_landing_the_last_board_shows_is_no_question(tmp_path: Path) -> None:
     mover = Mover()
-    table, item = _swept_unseen(tmp_path, mover)
+    table, _ = _unseen_landing(tmp_path, mover)
+    table.last_observation = _board(table)
+    spin(table)
+    assert mover.calls == ["spin"] and table.status.question is None
+
+
+def test_yes_keeps_the_move_and_the_checked_board_lets_the_spin_go(tmp_path: Path) -> None:
+    mover = Mover()
+    table, item = _unseen_landing(tmp_path, mover)
     journal = len(table.game.journal)
     spin(table)
-    table.asking.give(1)
-    table.answers.answer_step()
+    _answer(table, 1)
     assert f"confirmed by the table: {item.move}" in table.lines
     assert table.session.provisional == [] and table.status.mode is Mode.SPIN
     assert len(table.game.journal) == journal and mover.calls == []
@@ -167,10 +184,10 @@ def test_yes_confirms_the_landing_and_the_next_press_spins(tmp_path: Path) -> No
 
 def test_none_of_these_takes_the_game_back_to_before_the_move(tmp_path: Path) -> None:
     mover = Mover()
-    table, item = _swept_unseen(tmp_path, mover)
+    table, item = _unseen_landing(tmp_path, mover)
+    assert "roll" in table.game.journal[item.count]  # its roll is taken back with it
     spin(table)
-    table.asking.give(2)
-    table.answers.answer_step()
+    _answer(table, 2)
     assert len(table.game.journal) == item.count and mover.calls == []
     assert table.game.phase is Phase.SHIPS and table.status.mode is Mode.SETUP
     assert any(
@@ -182,25 +199,45 @@ def test_none_of_these_takes_the_game_back_to_before_the_move(tmp_path: Path) ->
 
 def test_not_yet_leaves_the_spin_to_a_later_press_that_asks_again(tmp_path: Path) -> None:
     mover = Mover()
-    table, item = _swept_unseen(tmp_path, mover)
+    table, item = _unseen_landing(tmp_path, mover)
     spin(table)
-    table.asking.give(3)
-    table.answers.answer_step()
+    _answer(table, 3)
     assert table.status.mode is Mode.SPIN and table.session.provisional == [item]
     spin(table)
     assert mover.calls == [] and table.status.mode is Mode.ASK
 
 
-def test_a_spin_that_does_not_sweep_the_ship_spins(tmp_path: Path) -> None:
+def test_an_answer_given_before_the_question_is_no_answer_to_it(tmp_path: Path) -> None:
     mover = Mover()
-    table, item = _swept_unseen(tmp_path, mover)
-    game, swept = table.game, plan_spin(table.game, None).swept
-    moves = [Move.parse(str(e["move"])) for e in game.journal if "move" in e]
-    move = next(
-        m
-        for m in moves
-        if not m.is_pass and m.ship not in swept and game.ship(m.ship).location == m.end
-    )
-    table.session.provisional[0] = replace(item, move=str(move), places=(move.end,))
+    table, item = _unseen_landing(tmp_path, mover)
+    journal = len(table.game.journal)
+    table.asking.give(2)  # left from an earlier question
     spin(table)
-    assert mover.calls == ["spin"] and table.status.question is None
+    table.answers.answer_step()
+    assert table.status.mode is Mode.ASK and table.status.question is not None
+    assert len(table.game.journal) == journal and table.session.provisional == [item]
+
+
+def test_an_answer_out_of_range_leaves_the_question_standing(tmp_path: Path) -> None:
+    mover = Mover()
+    table, _ = _unseen_landing(tmp_path, mover)
+    spin(table)
+    _answer(table, 4)
+    assert table.lines[-1] == "there is no answer 4: press 1 to 3 times"
+    assert table.status.mode is Mode.ASK and table.status.question is not None
+
+
+def test_a_board_that_settles_meanwhile_leaves_the_question_unless_it_shows_the_landing(
+    tmp_path: Path,
+) -> None:
+    mover = Mover()
+    table, item = _unseen_landing(tmp_path, mover)
+    spin(table)
+    question = table.status.question
+    table.answers.landing_board(_board(table, hidden=item.places))
+    assert table.status.mode is Mode.ASK and table.status.question is question
+    table.answers.landing_board(_board(table))  # the landing in view, the ship on it
+    assert f"confirmed: {item.move}" in table.lines
+    assert table.status.question is None and table.status.mode is Mode.SPIN
+    spin(table)
+    assert mover.calls == ["spin"]

@@ -6,6 +6,7 @@ truth log says what the players truly did."""
 from __future__ import annotations
 
 import math
+import random
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -15,11 +16,13 @@ from typing import Any, cast
 import pytest
 
 from bermuda_hw.config import Config, load_config
+from bermuda_hw.controller.consequences import Provisional
 from bermuda_hw.controller.identify import Difference
+from bermuda_hw.controller.questions import landing_question
 from bermuda_hw.controller.status import Mode, Question, Status
 from bermuda_hw.errors import ConfigError
 from bermuda_hw.rules.board import Board
-from bermuda_hw.rules.game import Game, GameOptions
+from bermuda_hw.rules.game import Game, GameOptions, Phase
 from bermuda_hw.rules.moves import Move
 from bermuda_hw.rules.record import record
 from bermuda_hw.sim.players import OBEDIENT, PEOPLE, PlayerStyle, SimulatedPlayers, styles_for
@@ -459,6 +462,32 @@ def test_a_wrong_option_is_pressed_and_the_truth_says_so(board: Board) -> None:
     t.players.tick()
     assert t.button.presses == 1
     assert t.players.truth.acts[-1].detail.startswith("pressed 1 for 2")
+
+
+@pytest.mark.parametrize("there", [True, False])
+def test_before_the_spin_the_players_say_whether_a_ship_stands_on_its_landing(
+    board: Board, there: bool
+) -> None:
+    """Asked before the spin about a move of the round (whoever made it), the players
+    look: yes if a token of its colour stands on the landing, else none of these, and
+    nothing of theirs is taken back (the table says what to set back)."""
+    game = Game.new(2, seed=1, board=board)
+    rng = random.Random(1)
+    moves: list[Move] = []
+    while game.phase is not Phase.CLOUD:
+        game.roll_die()
+        move = rng.choice(game.legal_moves())
+        game.push(move)
+        moves.append(move)
+    made = next(m for m in moves if not m.is_pass)
+    t = _table(board, QUIET, game=game)
+    if not there:
+        t.world.remove(next(s for s in t.world.ship_positions() if s == made.ship))
+    t.players.controller.status.mode = Mode.ASK
+    t.players.controller.status.question = landing_question(Provisional(0, str(made), (made.end,)))
+    t.players.tick()
+    assert t.button.presses == (1 if there else 2)
+    assert not any("move taken back" in a for a in t.players.actions)
 
 
 # --- a whole game -----------------------------------------------------------------------

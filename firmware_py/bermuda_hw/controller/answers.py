@@ -20,7 +20,7 @@ from bermuda_hw.controller.board_checks import BoardChecks
 from bermuda_hw.controller.buttons import SpinButton
 from bermuda_hw.controller.consequences import Provisional
 from bermuda_hw.controller.identify import Difference, difference
-from bermuda_hw.controller.provisional_checks import rewind
+from bermuda_hw.controller.provisional_checks import check_provisional, rewind
 from bermuda_hw.controller.putback import out_of_sight_choice, unseen_arrivals
 from bermuda_hw.controller.questions import landing_question
 from bermuda_hw.controller.referee import Group
@@ -167,20 +167,34 @@ class Answers:
         table.set_mode(Mode.ASK, f"{question.text} ({press_hint(question.options)})", Pattern.ASK)
 
     def ask_landing(self, item: Provisional) -> None:
-        """Ask, before a spin that sweeps it, whether the ship of a move taken out of sight
-        stands where the game has it (`questions.landing_question`); the spin waits."""
+        """Ask, before the spin, whether the ship of a move taken out of sight stands where
+        the game has it (`questions.landing_question`); the spin waits."""
         table = self.table
         table.checks.turn.landing = item
         question = landing_question(item)
-        table.asking.asked_s = table.clock.monotonic()
+        table.asking.put(table.clock.monotonic())
         table.status.question = question
         table.button.forget()
         table.set_mode(Mode.ASK, f"{question.text} ({press_hint(question.options)})", Pattern.ASK)
 
+    def landing_board(self, observation: BoardObservation) -> None:
+        """A stable board while the table is asked about a move's landing: the question
+        stands (the board is checked once it is answered) unless the board itself answers
+        it, the landing now in view (`provisional_checks.check_provisional`: confirmed,
+        or the game taken back)."""
+        table = self.table
+        item = table.checks.turn.landing
+        if check_provisional(table, observation) or item in table.session.provisional:
+            return
+        table.checks.turn.landing = None
+        table.status.question = None
+        table.checks.check(observation)
+
     def _answer_landing(self, item: Provisional, option: int) -> None:
-        """The table's answer on a move's landing: yes (the move stands, no longer checked;
-        the spin is pressed again), none of these (the game goes back to before it), not yet
-        (asked again at the next press of spin)."""
+        """The table's answer on a move's landing: yes (the move stands, no longer checked),
+        none of these (the game goes back to before the move, and the moves since), not
+        yet (asked again at the next press of spin). Then the board is checked before the
+        spin, as after any change."""
         table = self.table
         question = table.status.question
         assert question is not None
@@ -196,8 +210,12 @@ class Answers:
         if option == 1:
             table.session.confirmed(item)
             table.status.provisional = table.session.provisional_moves
-        game = table.session.current
-        table.set_mode(Mode.SPIN, f"round {game.round}: press spin", Pattern.PRESS_SPIN)
+        observation = table.last_observation
+        if observation is not None:
+            table.checks.check(observation)  # SPIN once the board is as the game has it
+        else:
+            table.rig.forget()  # checked on a fresh observation
+            table.set_mode(Mode.SETUP, "checking the board", Pattern.BUSY)
 
     def answer_step(self) -> None:
         """In mode ASK: take an answer from the page, or from presses once the button rests.

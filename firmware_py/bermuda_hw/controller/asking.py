@@ -164,9 +164,13 @@ class Asking:
     def ask(self, turn: Turn, active: str, groups: tuple[Group, ...], now: float) -> Question:
         """The question which of the tied moves was made (`questions.question_for`)."""
         question, turn.tied = question_for(active, groups)
+        self.put(now)
+        return question
+
+    def put(self, now: float) -> None:
+        """A question put now: an answer given on the page before it is no answer to it."""
         self.asked_s = now
         self._given = None
-        return question
 
     def give(self, option: int) -> None:
         """An answer given on the page (option `option`, from 1)."""

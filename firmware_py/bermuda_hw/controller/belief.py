@@ -81,14 +81,15 @@ PRESENT_FILL = 0.45
 PRESENT_SD = 0.15
 ABSENT_SD = 0.04
 #: ABSENT_SD is a floor: a frame whose places show more of a colour they do not hold (a
-#: blurrier lens, another light, a colour cast) widens it (`fill_noise`). Nearly every
-#: (place, colour) pair holds no ship of that colour (16 ships on ~100 places and four
-#: colours: about 4 %), so the median of every fill of the places seen whole is a
-#: half-normal's median, robustly, with no need to know which pairs hold a ship first;
-#: from at least MIN_NOISE_SAMPLES fills. PRESENT_SD is not widened so: where a token
-#: stands on its place, not the camera, spreads a ship's fill, and a faint token cannot
-#: be told from a noisy empty place before the spread is known.
-MIN_NOISE_SAMPLES = 40
+#: blurrier lens, another light, a colour cast) widens it (`fill_noise`), colour by
+#: colour. A colour's four ships stand on at most 4 of the 61 places (berths and path
+#: spaces), so the median of its fills over the places seen whole is a half-normal's
+#: median, robustly, with no need to know which places hold it first; from at least
+#: MIN_NOISE_SAMPLES places. The widest colour's spread is used for every colour (one
+#: spread for the whole model, as the floor is). PRESENT_SD is not widened so: where a
+#: token stands on its place, not the camera, spreads a ship's fill, and a faint token
+#: cannot be told from a noisy empty place before that spread is known.
+MIN_NOISE_SAMPLES = 20
 #: a half-normal's median in units of its scale
 HALF_NORMAL_MEDIAN = 0.6745
 #: The fill drops for a token set off its place's centre (0.18 for one 5 mm off), where
@@ -210,13 +211,13 @@ def _absent(f: Floats, sd: float) -> Floats:
 
 def fill_noise(evidence: BoardEvidence) -> float:
     """The spread of a colour's fill on places that do not hold it, for this observation:
-    ABSENT_SD, widened where the observation's own fills spread wider (see
-    MIN_NOISE_SAMPLES)."""
+    ABSENT_SD, widened where the observation's own fills of some colour spread wider
+    (see MIN_NOISE_SAMPLES)."""
     seen = np.asarray(evidence.observable) >= 1.0
-    f = np.clip(np.asarray(evidence.fractions, np.float64)[seen], 0.0, 1.0)
-    if f.size < MIN_NOISE_SAMPLES:
+    if int(seen.sum()) < MIN_NOISE_SAMPLES:
         return ABSENT_SD
-    return max(ABSENT_SD, float(np.median(f)) / HALF_NORMAL_MEDIAN)
+    f = np.clip(np.asarray(evidence.fractions, np.float64)[seen], 0.0, 1.0)
+    return max(ABSENT_SD, float(np.median(f, axis=0).max()) / HALF_NORMAL_MEDIAN)
 
 
 class Explanation(StrEnum):

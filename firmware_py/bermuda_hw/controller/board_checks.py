@@ -130,6 +130,7 @@ class BoardChecks:
         self.end_putback()
         status.question = None
         self.turn.tied = ()
+        self.turn.landing = None
         # every ask since the game last changed is a failed attempt (the players may try
         # something else each time: the same stray token shows as another fix)
         status.fix_attempts += 1
@@ -194,6 +195,7 @@ class BoardChecks:
         status.fix_attempts = 0
         turn = self.turn
         turn.bumped = None
+        turn.landing = None
         turn.putback_first = None
         seen = table.last_observation
         if matched is not None:

@@ -1,8 +1,8 @@
 """The cloud's phase, carried out: the spin, the closed loop's look, the captures.
 
-A press in mode SPIN plans the spin (`cloud_phase.plan_spin`), asks first
-whether a ship it would sweep stands where a move out of sight put it, and has
-the spinner execute it (MOVING), then AFTER_SPIN waits for a stable board: the
+A press in mode SPIN asks first whether a ship stands where a move out of
+sight put it, then plans the spin (`cloud_phase.plan_spin`) and has the
+spinner execute it (MOVING), then AFTER_SPIN waits for a stable board: the
 spinner checks the cloud's pose (placed again or turned until it is where the
 plan has it), and the captures it decides are journalled and said. A cloud at
 an outside dot returns to the centre (MOVING) and its letter is checked again.
@@ -51,16 +51,15 @@ class Table(Protocol):
 
 
 def spin(table: Table) -> None:
-    """Spin and move the cloud (a press in mode SPIN, the board clear of hands). A spin that
-    would sweep a ship whose landing the camera never saw waits for the table to say
-    whether it stands there (`GameSession.unseen_landing`): the cloud would take the
-    evidence with it."""
-    game = table.session.current
-    pending = plan_spin(game, table.last_observation)
-    unseen = table.session.unseen_landing(pending.swept)
+    """Spin and move the cloud (a press in mode SPIN, the board clear of hands). While a
+    ship stands on a landing the camera never saw, the table is asked first whether it
+    is there (`GameSession.unseen_landing`): the cloud may take the evidence with it."""
+    unseen = table.session.unseen_landing(table.last_observation)
     if unseen is not None:
         table.answers.ask_landing(unseen)
         return
+    game = table.session.current
+    pending = plan_spin(game, table.last_observation)
     table.status.last_spin = str(pending.spin)
     table.set_mode(Mode.MOVING, f"spin: {pending.spin}", Pattern.BUSY)
     try:

@@ -14,7 +14,9 @@ the spin button. The state machine is here, in `Mode`s (`status`):
     FIX --the board fixed--> READY | SPIN
     FIX, SETUP --long press after three asks for a fix--> hand edits (`hand_edits`)
     ASK --an answer--> a move taken | FIX (none of these) | READY (not yet)
-    SPIN --press, the board clear--> MOVING --> AFTER_SPIN
+    SPIN --press, the board clear--> MOVING --> AFTER_SPIN;  a ship never seen where a
+          move out of sight put it: ASK --an answer--> SETUP (the board checked) | SETUP
+          (none of these: the game taken back to before the move)
     AFTER_SPIN --the cloud where planned--> captures --> (MOVING, back to the centre)
           --> SETUP | OVER;  the cloud elsewhere: placed again or turned, AFTER_SPIN
     a provisional move or capture the board contradicts --> SETUP (the game corrected)
@@ -407,6 +409,9 @@ class Controller:
         if self.checks.restoring:
             # after an undo: the board must be set back as it was; no move is taken from it
             self.checks.check(observation)
+            return
+        if self.status.mode is Mode.ASK and self._turn.landing is not None:
+            self.answers.landing_board(observation)  # asked before the spin
             return
         if check_provisional(self, observation) or correct_provisional_move(self, observation):
             return

@@ -2,8 +2,8 @@
 
 One question at a time, with "none of these" and "not yet" always last: by die when
 the tied moves' dice do not overlap ("did you roll 2 or 5?"), whether a move was made
-when one move is in doubt, else which move it was; and, before a spin that would sweep
-a ship whose landing the camera never saw, whether it stands there. Pure: the daemon
+when one move is in doubt, else which move it was; and, before a spin, whether a ship
+stands on a landing the camera never saw. Pure: the daemon
 asks, counts the presses and carries the answer out (option k: the k-th move; then none
 of these, then not yet).
 """
@@ -49,13 +49,13 @@ def question_for(color: str, groups: tuple[Group, ...]) -> tuple[Question, tuple
 
 def landing_question(item: Provisional) -> Question:
     """Whether the ship of a move taken out of sight stands where the game has it: asked
-    before a spin that sweeps it (`GameSession.unseen_landing`), while a person can still
-    look under the cloud's rim."""
+    before the spin (`GameSession.unseen_landing`), while a person can still look under
+    the cloud's rim."""
     move = Move.parse(item.move)
     color = move.color
     text = (
-        f"{color}: is {move.ship} on {move.end}? The camera never saw it land there "
-        f"({item.move}), and the spin sweeps it"
+        f"{color}, before the spin: is {move.ship} on {move.end}? The camera never saw it "
+        f"land there ({item.move})"
     )
     return Question(
         text,

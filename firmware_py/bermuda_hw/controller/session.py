@@ -298,24 +298,28 @@ class GameSession:
             sorted(str(k) for e in undone for k in e)
         )
 
-    def unseen_landing(self, swept: frozenset[str]) -> Provisional | None:
-        """The first provisional move whose ship the game has on a landing the camera never
-        saw, and which the spin about to be made sweeps (`swept`): the magnets would take
-        the ship, or a ship the move did not put there, before the board could show where
-        it is. The table is asked first."""
+    def unseen_landing(self, observation: BoardObservation | None) -> Provisional | None:
+        """The first provisional move whose ship the game has on a landing the camera has
+        never seen, nor sees well on `observation` (the last board): before a spin, whose
+        magnets may take the ship, or a ship the move did not put there, before the board
+        could show where it stood. Every such move is asked about, whatever the spin
+        will do: a question only before the spins that sweep it would tell the table
+        where the cloud is going."""
         game = self.current
+        evidence = None if observation is None else observation_evidence(self.board, observation)
         for item in self.provisional:
             if item.captures:
                 continue
             move = Move.parse(item.move)
-            if move.is_pass:
+            if move.is_pass or move.end not in item.places or _left(game, item) is not None:
                 continue
-            if move.ship in swept and _left(game, item) is None and move.end in item.places:
+            if evidence is None or place_observability(evidence, move.end) < CONFIRM_OBSERVABILITY:
                 return item
         return None
 
     def confirmed(self, item: Provisional) -> None:
-        """A provisional move the table says was made as the game has it: no longer checked."""
+        """A provisional move the table says was made as the game has it: no longer checked
+        (not journalled: after a restart before the spin, the table is asked again)."""
         if item in self.provisional:
             self.provisional.remove(item)
             self.say(f"confirmed by the table: {item.move}")

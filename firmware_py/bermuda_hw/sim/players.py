@@ -314,9 +314,6 @@ class SimulatedPlayers:
         self.knowledge: Game | None = None
         self._roll = 0  # the last die rolled and move made, to answer the controller
         self._move = ""
-        #: each colour's last move made (with its die): a question in the cloud phase asks
-        #: about a move of this round, not necessarily the last one
-        self._moves: dict[str, tuple[int, str]] = {}
         # the move made on the table and the journal's length then: until the controller
         # takes it, the players count it in what the game should show
         self._made: tuple[int, Move, int] | None = None
@@ -651,20 +648,25 @@ class SimulatedPlayers:
             return
         self._answered = question
         n = len(question.options)
-        roll, made = self._roll, self._move
         game = self.controller.game
-        if game is not None and game.phase is Phase.CLOUD and question.color in self._moves:
-            roll, made = self._moves[question.color]
-        true_k = next(
-            (
-                k
-                for k, (dice, moves) in enumerate(
-                    zip(question.dice, question.moves, strict=True), 1
-                )
-                if (dice and roll in dice) or (not dice and made in moves)
-            ),
-            None,
-        )
+        landing = game is not None and game.phase is Phase.CLOUD and len(question.moves[0]) == 1
+        if landing:
+            # before the spin: whether a ship stands where a move of this round put it; the
+            # players look (a token of its colour there), whoever moved it
+            move = Move.parse(question.moves[0][0])
+            there = self._token_at(move.color, move.end) is not None
+            true_k: int | None = 1 if there else None
+        else:
+            true_k = next(
+                (
+                    k
+                    for k, (dice, moves) in enumerate(
+                        zip(question.dice, question.moves, strict=True), 1
+                    )
+                    if (dice and self._roll in dice) or (not dice and self._move in moves)
+                ),
+                None,
+            )
         if true_k is None and NONE_OF_THESE in question.options:
             # none of the moves is what was done: the table offers to say so
             true_k = question.options.index(NONE_OF_THESE) + 1
@@ -683,8 +685,8 @@ class SimulatedPlayers:
             self.actions.append(f"answer {pressed}: {question.options[pressed - 1]}")
             for _ in range(pressed):
                 self._press()
-            if question.options[pressed - 1] != NONE_OF_THESE:
-                return
+            if question.options[pressed - 1] != NONE_OF_THESE or landing:
+                return  # (before the spin the table is told what to set back)
             # told "none of these" was taken: the board goes back as the game has it, and
             # the move is made again
         # none of the options is what was done: take the move back and make it again
@@ -806,7 +808,6 @@ class SimulatedPlayers:
         self.world.place_ship(token, *target, heading_deg=held.heading_deg)
         self.truth.record(held.record)
         self._move = str(move)
-        self._moves[color] = (die, self._move)
         self._made = (held.made_from, move, die)
         self._moved_token = token
         self.actions.append(
