@@ -16,6 +16,7 @@ from bermuda_hw.controller.belief import (
     ABSENT_SD,
     ALPHA,
     HIDDEN,
+    MAX_ABSENT_SD,
     Explanation,
     fill_noise,
     weigh,
@@ -260,12 +261,14 @@ def test_the_fill_noise_is_the_floor_on_frames_as_measured(board: Board) -> None
     assert fill_noise(evidence) == ABSENT_SD
 
 
-@pytest.mark.parametrize("absent_sd", [0.06, 0.1, 0.2])
+@pytest.mark.parametrize("absent_sd", [0.06, 0.1, 0.3])
 def test_the_fill_noise_is_measured_on_a_noisier_frame(board: Board, absent_sd: float) -> None:
+    """Measured up to MAX_ABSENT_SD: a ship's fill stays three spreads above an empty's."""
     game = Game.new(3, seed=2, board=board)
     evidence = _noisy(observe(board, contents(game)), absent_sd).evidence
     assert evidence is not None
-    assert fill_noise(evidence) == pytest.approx(absent_sd, rel=0.2)
+    expected = min(absent_sd, MAX_ABSENT_SD)
+    assert fill_noise(evidence) == pytest.approx(expected, rel=0.2)
 
 
 def test_a_cast_of_one_colour_widens_the_fill_noise(board: Board) -> None:

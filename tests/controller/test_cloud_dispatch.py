@@ -241,3 +241,51 @@ def test_a_board_that_settles_meanwhile_leaves_the_question_unless_it_shows_the_
     assert table.status.question is None and table.status.mode is Mode.SPIN
     spin(table)
     assert mover.calls == ["spin"]
+
+
+def test_the_question_goes_once_the_board_takes_the_game_back(tmp_path: Path) -> None:
+    """Asked about the landing, the board then shows the landing without the ship: the
+    game goes back to before the move, and the question with the state it was about."""
+    mover = Mover()
+    table, item = _unseen_landing(tmp_path, mover)
+    spin(table)
+    places = {p: list(c) for p, c in contents(table.game).items()}
+    end = Move.parse(item.move).end
+    places[end] = [c for c in places[end] if c != Move.parse(item.move).color]
+    table.answers.landing_board(observe(BOARD, {p: c for p, c in places.items() if c}))
+    assert table.status.question is None and table.status.mode is Mode.SETUP
+    assert len(table.game.journal) == item.count
+
+
+def test_a_move_of_an_earlier_round_is_not_asked_about(tmp_path: Path) -> None:
+    """A move kept to check since an earlier round (its landing was seen before that
+    spin, another of its places not) is checked by the board, never asked about after
+    a spin the table has watched: taking it back would replay that spin."""
+    table, item = _unseen_landing(tmp_path, Mover())
+    later = Provisional(item.count, item.move, item.places)
+    table.game.journal.append({"cloud": True})  # a cloud phase after the move
+    assert table.session.unseen_landing(table.last_observation) is None
+    table.session.provisional = [later]
+    table.game.journal.pop()
+    assert table.session.unseen_landing(table.last_observation) == later
+
+
+def test_a_landing_seen_ends_the_question_though_another_place_stays_out_of_sight(
+    tmp_path: Path,
+) -> None:
+    """The move also sent a ship to a port the cloud hides: once the board shows the ship
+    on its landing, the question is answered; the move stays to be checked there."""
+    mover = Mover()
+    table, item = _unseen_landing(tmp_path, mover)
+    port = next(p for p in BOARD.ports if p not in item.places)
+    both = replace(item, places=(*item.places, port))
+    table.session.provisional = [both]
+    table.last_observation = _board(table, hidden=both.places)
+    spin(table)
+    assert table.status.mode is Mode.ASK
+    table.last_observation = _board(table, hidden=(port,))  # as the loop keeps it
+    table.answers.landing_board(table.last_observation)
+    assert table.status.question is None and table.status.mode is Mode.SPIN
+    assert table.session.provisional == [both]
+    spin(table)
+    assert mover.calls == ["spin"]

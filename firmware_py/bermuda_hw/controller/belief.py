@@ -90,6 +90,9 @@ ABSENT_SD = 0.04
 #: token stands on its place, not the camera, spreads a ship's fill, and a faint token
 #: cannot be told from a noisy empty place before that spread is known.
 MIN_NOISE_SAMPLES = 20
+#: and never above a third of PRESENT_FILL: a ship's fill then still stands three spreads
+#: above an empty place's (a noisier camera would leave nothing to read)
+MAX_ABSENT_SD = PRESENT_FILL / 3
 #: a half-normal's median in units of its scale
 HALF_NORMAL_MEDIAN = 0.6745
 #: The fill drops for a token set off its place's centre (0.18 for one 5 mm off), where
@@ -125,9 +128,8 @@ class PlaceModel:
     def __init__(self, evidence: BoardEvidence) -> None:
         self.evidence = evidence
         f = np.clip(evidence.fractions, 0.0, 1.0)
-        self.absent_sd = fill_noise(evidence)
         self._present = _present(f, PRESENT_SD)
-        self._absent = _absent(f, self.absent_sd)
+        self._absent = _absent(f, fill_noise(evidence))
         self._counts: Floats | None = None
         if evidence.areas is not None and evidence.token_area_mm2:
             self._counts = count_loglik(evidence.areas / evidence.token_area_mm2)
@@ -214,10 +216,11 @@ def fill_noise(evidence: BoardEvidence) -> float:
     ABSENT_SD, widened where the observation's own fills of some colour spread wider
     (see MIN_NOISE_SAMPLES)."""
     seen = np.asarray(evidence.observable) >= 1.0
-    if int(seen.sum()) < MIN_NOISE_SAMPLES:
+    if int(seen.sum()) < MIN_NOISE_SAMPLES or not evidence.colors:
         return ABSENT_SD
     f = np.clip(np.asarray(evidence.fractions, np.float64)[seen], 0.0, 1.0)
-    return max(ABSENT_SD, float(np.median(f, axis=0).max()) / HALF_NORMAL_MEDIAN)
+    spread = float(np.median(f, axis=0).max()) / HALF_NORMAL_MEDIAN
+    return min(MAX_ABSENT_SD, max(ABSENT_SD, spread))
 
 
 class Explanation(StrEnum):

@@ -15,8 +15,8 @@ the spin button. The state machine is here, in `Mode`s (`status`):
     FIX, SETUP --long press after three asks for a fix--> hand edits (`hand_edits`)
     ASK --an answer--> a move taken | FIX (none of these) | READY (not yet)
     SPIN --press, the board clear--> MOVING --> AFTER_SPIN;  a ship never seen where a
-          move out of sight put it: ASK --an answer--> SETUP (the board checked) | SETUP
-          (none of these: the game taken back to before the move)
+          move out of sight put it: ASK --yes, not yet: the board checked--> SPIN | FIX;
+          --none of these: the game taken back to before the move--> SETUP
     AFTER_SPIN --the cloud where planned--> captures --> (MOVING, back to the centre)
           --> SETUP | OVER;  the cloud elsewhere: placed again or turned, AFTER_SPIN
     a provisional move or capture the board contradicts --> SETUP (the game corrected)

@@ -114,6 +114,7 @@ def rewind(table: Table, item: Provisional, wrong: list[str], why: str = "") -> 
     game = session.current
     table.status.provisional = session.provisional_moves
     table.status.seq = len(game.journal)
+    table.status.question = None  # (what it asked about is gone)
     if game.pose != before.pose:
         try:
             table.rig.place_cloud(session.current)

@@ -47,6 +47,10 @@ def question_for(color: str, groups: tuple[Group, ...]) -> tuple[Question, tuple
     return question, groups
 
 
+#: what a question about a move's landing, asked before the spin, says it is
+BEFORE_SPIN = "before the spin"
+
+
 def landing_question(item: Provisional) -> Question:
     """Whether the ship of a move taken out of sight stands where the game has it: asked
     before the spin (`GameSession.unseen_landing`), while a person can still look under
@@ -54,7 +58,7 @@ def landing_question(item: Provisional) -> Question:
     move = Move.parse(item.move)
     color = move.color
     text = (
-        f"{color}, before the spin: is {move.ship} on {move.end}? The camera never saw it "
+        f"{color}, {BEFORE_SPIN}: is {move.ship} on {move.end}? The camera never saw it "
         f"land there ({item.move})"
     )
     return Question(

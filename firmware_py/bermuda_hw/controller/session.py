@@ -302,14 +302,15 @@ class GameSession:
         """The first provisional move whose ship the game has on a landing the camera has
         never seen, nor sees well on `observation` (the last board): before a spin, whose
         magnets may take the ship, or a ship the move did not put there, before the board
-        could show where it stood. Every such move is asked about, whatever the spin
-        will do: a question only before the spins that sweep it would tell the table
-        where the cloud is going."""
+        could show where it stood. Every such move of this round is asked about, whatever
+        the spin will do: a question only before the spins that sweep it would tell the
+        table where the cloud is going."""
         game = self.current
         evidence = None if observation is None else observation_evidence(self.board, observation)
+        since = max((i for i, e in enumerate(game.journal) if "cloud" in e), default=-1)
         for item in self.provisional:
-            if item.captures:
-                continue
+            if item.captures or item.count < since:
+                continue  # a move of an earlier round was not asked about before its spin
             move = Move.parse(item.move)
             if move.is_pass or move.end not in item.places or _left(game, item) is not None:
                 continue

@@ -35,6 +35,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from bermuda_hw.controller.questions import BEFORE_SPIN
 from bermuda_hw.controller.status import (
     NONE_OF_THESE,
     ControllerView,
@@ -45,7 +46,7 @@ from bermuda_hw.errors import ConfigError, RulesError
 from bermuda_hw.geometry import heading_vector
 from bermuda_hw.rules.board import Board, Point
 from bermuda_hw.rules.computer import TABLE_SEAT
-from bermuda_hw.rules.game import Game, Phase, ShipStatus
+from bermuda_hw.rules.game import Game, ShipStatus
 from bermuda_hw.rules.moves import MAX_DIE, Move, split_ship_id, walk_table
 from bermuda_hw.sim.render import Hand
 from bermuda_hw.sim.scene import WorldScene
@@ -648,8 +649,7 @@ class SimulatedPlayers:
             return
         self._answered = question
         n = len(question.options)
-        game = self.controller.game
-        landing = game is not None and game.phase is Phase.CLOUD and len(question.moves[0]) == 1
+        landing = f", {BEFORE_SPIN}: " in question.text
         if landing:
             # before the spin: whether a ship stands where a move of this round put it; the
             # players look (a token of its colour there), whoever moved it
