@@ -114,7 +114,8 @@ def test_a_wrong_letter_is_turned_before_anything_is_decided(tmp_path: Path) -> 
 
 def _unseen_landing(tmp_path: Path, mover: Mover) -> tuple[Table, Provisional]:
     """At the cloud phase, the round's last move taken provisionally (its landing out of
-    sight), as the session keeps it (`provisional_moves`), the last board hiding it."""
+    sight), as the session rebuilds it from the journal after a restart
+    (`provisional_moves`: from before the move's roll), the last board hiding it."""
     for seed in range(1, 60):
         table = Table(tmp_path / str(seed), players=3, seed=seed)
         rng = random.Random(seed)
@@ -185,7 +186,7 @@ def test_yes_keeps_the_move_and_the_checked_board_lets_the_spin_go(tmp_path: Pat
 def test_none_of_these_takes_the_game_back_to_before_the_move(tmp_path: Path) -> None:
     mover = Mover()
     table, item = _unseen_landing(tmp_path, mover)
-    assert "roll" in table.game.journal[item.count]  # its roll is taken back with it
+    assert "roll" in table.game.journal[item.count]  # (after a restart: its roll with it)
     spin(table)
     _answer(table, 2)
     assert len(table.game.journal) == item.count and mover.calls == []
