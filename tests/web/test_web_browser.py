@@ -115,6 +115,13 @@ def test_a_simulated_game_on_the_page(browser: Browser, serve: Callable[..., Ser
             caught_up(page, served)
             page.click("#btn-spin")
             step_until(served, lambda: table.mode() is not Mode.SPIN)
+            if table.mode() is Mode.ASK:
+                # asked first whether a ship stands on a landing the camera never saw: the
+                # page shows the question; the players answer it, then spin is pressed again
+                caught_up(page, served)
+                assert page.inner_text("#question-text") == status.question.text
+                step_until(served, lambda: table.mode() is not Mode.ASK)
+                continue
             step_until(
                 served, lambda: table.mode() in (Mode.SETUP, Mode.READY, Mode.FIX, Mode.OVER)
             )
