@@ -27,7 +27,7 @@ from bermuda_hw.controller.referee import Group
 from bermuda_hw.controller.rig import Rig
 from bermuda_hw.controller.session import GameSession
 from bermuda_hw.controller.signals import Pattern
-from bermuda_hw.controller.status import NONE_OF_THESE, Mode, Status
+from bermuda_hw.controller.status import NONE_OF_THESE, Mode, Question, Status
 from bermuda_hw.controller.turn import Request, RequestKey
 from bermuda_hw.controller.wording import press_hint
 from bermuda_hw.rules.candidates import contents
@@ -161,18 +161,19 @@ class Answers:
         turn, now, state = table.checks.turn, table.clock.monotonic(), table.rig.reading_state()
         if not table.asking.should_ask(turn, groups, table.status.mode is Mode.ASK, state, now):
             return
-        question = table.asking.ask(turn, table.session.current.active, groups, now)
-        table.status.question = question
-        table.button.forget()
-        table.set_mode(Mode.ASK, f"{question.text} ({press_hint(question.options)})", Pattern.ASK)
+        self._put(table.asking.ask(turn, table.session.current.active, groups, now))
 
     def ask_landing(self, item: Provisional) -> None:
         """Ask, before the spin, whether the ship of a move taken out of sight stands where
         the game has it (`questions.landing_question`); the spin waits."""
         table = self.table
         table.checks.turn.landing = item
-        question = landing_question(item)
         table.asking.put(table.clock.monotonic())
+        self._put(landing_question(item))
+
+    def _put(self, question: Question) -> None:
+        """Show a question put to the table (mode ASK); presses from now answer it."""
+        table = self.table
         table.status.question = question
         table.button.forget()
         table.set_mode(Mode.ASK, f"{question.text} ({press_hint(question.options)})", Pattern.ASK)

@@ -128,7 +128,7 @@ class PlaceModel:
     def __init__(self, evidence: BoardEvidence) -> None:
         self.evidence = evidence
         f = np.clip(evidence.fractions, 0.0, 1.0)
-        self._present = _present(f, PRESENT_SD)
+        self._present = _present(f)
         self._absent = _absent(f, fill_noise(evidence))
         self._counts: Floats | None = None
         if evidence.areas is not None and evidence.token_area_mm2:
@@ -199,9 +199,10 @@ class PlaceModel:
         return float(np.logaddexp(math.log1p(-MISREAD) + self._raw(i, content), misread))
 
 
-def _present(f: Floats, sd: float) -> Floats:
-    """Log-density of fills `f` of a colour that is there (normal about PRESENT_FILL)."""
-    out: Floats = -0.5 * ((f - PRESENT_FILL) / sd) ** 2 - math.log(sd * math.sqrt(2.0 * math.pi))
+def _present(f: Floats) -> Floats:
+    """Log-density of fills `f` of a colour that is there (PRESENT_FILL +- PRESENT_SD)."""
+    z = (f - PRESENT_FILL) / PRESENT_SD
+    out: Floats = -0.5 * z**2 - math.log(PRESENT_SD * math.sqrt(2.0 * math.pi))
     return out
 
 
