@@ -182,3 +182,64 @@ def test_a_ship_still_on_the_landing_space_corrects_nothing_until_it_is_back(
     table.run_until(lambda: _moves(c)[-1] == str(onto), limit=200)
     assert c.game.ship(other).location == port
     assert c.game.ship(onto.ship).location == onto.end
+
+
+def test_a_spin_asks_first_about_the_landing_and_stable_boards_leave_the_question(
+    make_table: MakeTable,
+) -> None:
+    """The daemon's loop routes the boards seen while the table is asked about a landing
+    before the spin to that question: boards that show nothing new (the landing still out
+    of sight, or a ship knocked aside) leave it standing and the cloud where it is; "yes"
+    lets the next press spin."""
+    table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
+    c = table.controller
+    into, _ = _out_of_sight_or_in_view(table)
+    _lift(table, into)
+    # the ship set down where the game has it: under the cloud's rim, out of sight
+    table.world.place_ship(into.ship, *table.board.spaces[into.end].position)
+    table.run_until(lambda: table.mode() is Mode.READY, limit=80)
+    for _ in range(3):  # the other players move, in view
+        if table.mode() is not Mode.READY:
+            break
+        later = _next_move(table)
+        table.run_until(lambda: table.mode() is Mode.READY, limit=80)
+        _make(table, later)
+        made = str(later)
+        table.run_until(lambda made=made: _moves(c)[-1] == made, limit=200)
+        table.run_until(lambda: table.mode() in (Mode.READY, Mode.SPIN), limit=80)
+    assert table.mode() is Mode.SPIN and str(into) in c.status.provisional
+    pose = c.game.pose
+    table.press()
+    table.run_until(lambda: table.mode() is Mode.ASK, limit=20)
+    question = c.status.question
+    assert question is not None and ", before the spin: " in question.text
+    assert f"is {into.ship} on {into.end}?" in question.text
+    assert question.options[-2:] == (NONE_OF_THESE, NOT_YET)
+    seen = c.status.seq
+    table.steps(60)
+    assert table.mode() is Mode.ASK and c.status.question is question
+    assert c.game.pose == pose and c.status.seq == seen  # nothing moved, nothing said
+    # a ship knocked off its space meanwhile: the question stands (the board is checked
+    # once it is answered), rather than giving way to a fix of the board
+    hidden = c.last_observation.hidden_spaces if c.last_observation is not None else ()
+    knocked, (x_mm, y_mm) = next(
+        (sid, xy)
+        for sid, xy in table.world.ship_positions().items()
+        if sid != into.ship
+        and c.game.ship(sid).location in table.board.spaces
+        and c.game.ship(sid).location not in table.board.ports
+        and c.game.ship(sid).location not in hidden
+    )
+    table.world.remove(knocked)
+    table.world.place_ship(knocked, x_mm + 30.0, y_mm + 30.0)
+    table.steps(60)
+    assert table.mode() is Mode.ASK and c.status.question is question
+    assert c.status.fix is None
+    table.world.remove(knocked)
+    table.world.place_ship(knocked, x_mm, y_mm)
+    c.answer(1)  # yes: the ship stands where the game has it
+    table.run_until(lambda: table.mode() is Mode.SPIN, limit=40)
+    assert str(into) not in c.status.provisional
+    table.press()
+    table.run_until(lambda: c.game.pose != pose or table.mode() is Mode.ASK, limit=400)
+    assert table.mode() is not Mode.ASK and c.game.pose != pose
