@@ -9,11 +9,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import pytest
 from parts_table import BOARD, Table
 from synthetic import observe
 
+from bermuda_hw.controller.belief import fill_noise
 from bermuda_hw.controller.cloud_dispatch import finish_spin, spin
 from bermuda_hw.controller.consequences import Provisional, provisional_moves
+from bermuda_hw.controller.session import RIM_Z, rim_shows
 from bermuda_hw.controller.spin import Spinner
 from bermuda_hw.controller.status import NONE_OF_THESE, NOT_YET, Mode
 from bermuda_hw.errors import HardwareError
@@ -288,5 +292,84 @@ def test_a_landing_seen_ends_the_question_though_another_place_stays_out_of_sigh
     table.answers.landing_board(table.last_observation)
     assert table.status.question is None and table.status.mode is Mode.SPIN
     assert table.session.provisional == [both]
+    spin(table)
+    assert mover.calls == ["spin"]
+
+
+def _at_rim(
+    table: Table, item: Provisional, fill: float, color: str | None = None
+) -> BoardObservation:
+    """The board as the game has it, the move's landing hidden to the cloud's model, and
+    `fill` of `color` (the mover's) measured on the landing's disk at the cloud's rim."""
+    seen = _board(table, hidden=item.places)
+    evidence = seen.evidence
+    assert evidence is not None
+    move = Move.parse(item.move)
+    rim = np.zeros_like(evidence.fractions)
+    rim[evidence.index(move.end), evidence.colors.index(color or move.color)] = fill
+    return replace(seen, evidence=replace(evidence, rim=rim))
+
+
+def test_a_landing_whose_ship_shows_at_the_clouds_rim_is_no_question(tmp_path: Path) -> None:
+    """The mover's token seen beside the cloud's body, on a landing the cloud's model
+    hides: the move is confirmed (not journalled), and the spin goes."""
+    mover = Mover()
+    table, item = _unseen_landing(tmp_path, mover)
+    journal = len(table.game.journal)
+    table.last_observation = _at_rim(table, item, 0.35)
+    spin(table)
+    assert table.status.question is None and mover.calls == ["spin"]
+    assert table.session.provisional == []
+    assert f"seen at the cloud's rim: {item.move}" in table.lines
+    assert len(table.game.journal) == journal
+
+
+@pytest.mark.parametrize("other_color", [False, True])
+def test_a_rim_showing_no_more_than_an_empty_place_or_another_colour_is_asked_about(
+    tmp_path: Path, other_color: bool
+) -> None:
+    mover = Mover()
+    table, item = _unseen_landing(tmp_path, mover)
+    move = Move.parse(item.move)
+    if other_color:
+        color = next(c for c in BOARD.ship_colors if c != move.color)
+        seen = _at_rim(table, item, 0.35, color)
+    else:
+        seen = _at_rim(table, item, 0.0)
+        assert seen.evidence is not None
+        noise = fill_noise(seen.evidence)
+        seen = _at_rim(table, item, 0.95 * RIM_Z * noise)  # an empty place's fill at its most
+    table.last_observation = seen
+    spin(table)
+    assert mover.calls == [] and table.status.mode is Mode.ASK
+    assert table.session.provisional == [item]
+
+
+def test_the_rim_says_nothing_where_the_game_has_another_ship_of_the_colour(
+    tmp_path: Path,
+) -> None:
+    """Another ship of the mover's colour on the landing would show the colour there too."""
+    table, item = _unseen_landing(tmp_path, Mover())
+    move = Move.parse(item.move)
+    game = table.game
+    seen = _at_rim(table, item, 0.35)
+    assert seen.evidence is not None
+    assert rim_shows(game, seen.evidence, move)
+    other = next(
+        s for s in game.ships() if s.color == move.color and s.id != move.ship and s.location
+    )
+    game.set_ship(other.id, move.end)
+    assert not rim_shows(game, seen.evidence, move)
+    assert not rim_shows(game, replace(seen.evidence, rim=None), move)
+
+
+def test_a_board_showing_the_ship_at_the_rim_ends_the_question(tmp_path: Path) -> None:
+    mover = Mover()
+    table, item = _unseen_landing(tmp_path, mover)
+    spin(table)
+    assert table.status.mode is Mode.ASK
+    table.answers.landing_board(_at_rim(table, item, 0.35))
+    assert f"seen at the cloud's rim: {item.move}" in table.lines
+    assert table.status.question is None and table.status.mode is Mode.SPIN
     spin(table)
     assert mover.calls == ["spin"]

@@ -184,19 +184,15 @@ def test_a_ship_still_on_the_landing_space_corrects_nothing_until_it_is_back(
     assert c.game.ship(onto.ship).location == onto.end
 
 
-def test_a_spin_asks_first_about_the_landing_and_stable_boards_leave_the_question(
-    make_table: MakeTable,
-) -> None:
-    """The daemon's loop routes the boards seen while the table is asked about a landing
-    before the spin to that question: boards that show nothing new (the landing still out
-    of sight, or a ship knocked aside) leave it standing and the cloud where it is; "yes"
-    lets the next press spin."""
-    table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
+def _to_the_spin(table: Any, set_down: bool) -> Move:
+    """A move out of sight taken provisionally (its landing beside the cloud, hidden to the
+    cloud's model), the other players' moves in view, the table at the spin: the mover's
+    token set down on the landing, or still held."""
     c = table.controller
     into, _ = _out_of_sight_or_in_view(table)
     _lift(table, into)
-    # the ship set down where the game has it: under the cloud's rim, out of sight
-    table.world.place_ship(into.ship, *table.board.spaces[into.end].position)
+    if set_down:  # on the landing, its edge in view beside the cloud's body
+        table.world.place_ship(into.ship, *table.board.spaces[into.end].position)
     table.run_until(lambda: table.mode() is Mode.READY, limit=80)
     for _ in range(3):  # the other players move, in view
         if table.mode() is not Mode.READY:
@@ -208,6 +204,35 @@ def test_a_spin_asks_first_about_the_landing_and_stable_boards_leave_the_questio
         table.run_until(lambda made=made: _moves(c)[-1] == made, limit=200)
         table.run_until(lambda: table.mode() in (Mode.READY, Mode.SPIN), limit=80)
     assert table.mode() is Mode.SPIN and str(into) in c.status.provisional
+    return into
+
+
+def test_a_ship_seen_at_the_clouds_rim_on_its_landing_lets_the_spin_go(
+    make_table: MakeTable,
+) -> None:
+    """The camera sees the token's edge beside the cloud's body on the landing its model
+    hides: the move is confirmed there, and a press spins without a question."""
+    table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
+    c = table.controller
+    into = _to_the_spin(table, set_down=True)
+    pose = c.game.pose
+    table.press()
+    table.run_until(lambda: c.game.pose != pose or table.mode() is Mode.ASK, limit=400)
+    assert c.game.pose != pose and f"seen at the cloud's rim: {into}" in table.log
+    assert not any(", before the spin: " in line for line in table.log)
+    assert str(into) in _moves(c)
+
+
+def test_a_spin_asks_first_about_the_landing_and_stable_boards_leave_the_question(
+    make_table: MakeTable,
+) -> None:
+    """The daemon's loop routes the boards seen while the table is asked about a landing
+    before the spin to that question: boards that show nothing new (the landing still out
+    of sight, or a ship knocked aside) leave it standing and the cloud where it is; "yes"
+    lets the next press spin."""
+    table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
+    c = table.controller
+    into = _to_the_spin(table, set_down=False)  # still in a hand: nothing at the rim
     pose = c.game.pose
     table.press()
     table.run_until(lambda: table.mode() is Mode.ASK, limit=20)

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Callable
 
 import numpy as np
 import numpy.typing as npt
 import pytest
+from printing_trial import RENDERERS, start_ships
 from vision_helpers import cloud_at, in_berth, on_space, random_camera
 
+from bermuda_hw.controller.belief import fill_noise
+from bermuda_hw.controller.session import RIM_Z
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.cover import RIM_BAND_MM, hidden_circles, observability
 from bermuda_hw.sim.render import Scene, ShipToken, render
@@ -134,3 +138,46 @@ def test_a_second_token_fills_more_of_a_spaces_wider_disk(classic_board: Board, 
     assert 0.18 <= one <= 0.4
     assert reach(0.0, 6.0) >= 1.4 * one
     assert reach(3.0) == pytest.approx(one, rel=0.2)
+
+
+@pytest.mark.parametrize("renderer", list(RENDERERS))
+def test_a_token_at_the_clouds_rim_is_measured_apart(classic_board: Board, renderer: str) -> None:
+    """A place the cloud's model hides beyond its footprint, where a legal move may land:
+    the evidence counts it as hidden, and the colour of a token whose edge shows beside
+    the cloud's body is measured apart (`rim`); an empty one shows none, and a place under
+    the footprint is not measured at all."""
+    board = classic_board
+    rng = random.Random(11)
+    shoot = RENDERERS[renderer](board, rng)
+    reader = BoardReader(board, BoardReader(board).calibrate(shoot(Scene(start_ships(board)), 1)))
+    cloud = cloud_at(board, *board.grid.centre)
+    empty = reader.read(shoot(Scene(cloud=cloud), 2))
+    evidence = empty.evidence
+    assert evidence is not None and evidence.rim is not None and empty.cloud is not None
+    centre = (cloud.x_mm, cloud.y_mm)
+    footprint = board.cloud.footprint_radius_mm
+    rim = [
+        s
+        for s in sorted(empty.hidden_spaces)
+        if s not in board.ports and math.dist(board.spaces[s].position, centre) > footprint
+    ]
+    under = [
+        s
+        for s in sorted(empty.hidden_spaces)
+        if s not in board.ports and math.dist(board.spaces[s].position, centre) < footprint - 10
+    ]
+    assert rim and under
+    threshold = RIM_Z * fill_noise(evidence)
+    for space in rim + under:
+        assert float(evidence.rim[evidence.index(space)].max()) <= threshold, space
+    edge = max(rim, key=lambda s: math.dist(board.spaces[s].position, centre))
+    ships = (on_space(board, edge, "blue"), on_space(board, under[0], "red"))
+    shown = reader.read(shoot(Scene(ships=ships, cloud=cloud), 3)).evidence
+    assert shown is not None and shown.rim is not None
+    i, j = shown.index(edge), shown.index(under[0])
+    blue, red = shown.colors.index("blue"), shown.colors.index("red")
+    assert shown.rim[i, blue] > RIM_Z * fill_noise(shown)
+    assert shown.observable[i] == 0.0 and not shown.fractions[i].any()
+    assert shown.loglik(i, ("blue",)) == shown.loglik(i, ()) == 0.0
+    assert shown.rim[j, red] == 0.0 and not shown.fractions[j].any()
+    assert not shown.rim[[k for k in range(len(shown.places)) if k != i], blue].any()

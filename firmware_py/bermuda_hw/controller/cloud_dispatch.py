@@ -53,7 +53,9 @@ class Table(Protocol):
 def spin(table: Table) -> None:
     """Spin and move the cloud (a press in mode SPIN, the board clear of hands). While a
     ship stands on a landing the camera never saw, the table is asked first whether it
-    is there (`GameSession.unseen_landing`): the cloud may take the evidence with it."""
+    is there (`GameSession.unseen_landing`): the cloud may take the evidence with it. A
+    landing whose ship shows at the cloud's rim is no question (`GameSession.confirm_at_rim`)."""
+    table.session.confirm_at_rim(table.last_observation)
     unseen = table.session.unseen_landing(table.last_observation)
     if unseen is not None:
         table.answers.ask_landing(unseen)

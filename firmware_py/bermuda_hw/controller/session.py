@@ -20,8 +20,10 @@ import os
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from statistics import NormalDist
 
 from bermuda_hw.controller.actions import undo_count
+from bermuda_hw.controller.belief import ALPHA, fill_noise
 from bermuda_hw.controller.cloud_phase import Captures, totals_line
 from bermuda_hw.controller.commands import ActionRefused
 from bermuda_hw.controller.consequences import Provisional, provisional_moves
@@ -44,7 +46,7 @@ from bermuda_hw.rules.events import Event
 from bermuda_hw.rules.game import Game, GameOptions
 from bermuda_hw.rules.moves import Move
 from bermuda_hw.rules.record import rewound
-from bermuda_hw.vision.types import BoardObservation
+from bermuda_hw.vision.types import BoardEvidence, BoardObservation
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,28 @@ class NotThere:
 
     item: Provisional
     wrong: list[str]
+
+
+#: How far above the empty places' spread (`belief.fill_noise`) the mover's colour must
+#: fill a landing's disk at the cloud's rim to show the mover's token there: an empty
+#: place's fill (half-normal) passes RIM_Z spreads with probability ALPHA.
+RIM_Z = NormalDist().inv_cdf(1.0 - ALPHA / 2.0)
+
+
+def rim_shows(game: Game, evidence: BoardEvidence, move: Move) -> bool:
+    """Whether the cloud's rim shows the mover's token on the landing of `move` (a path
+    space the cloud's model hides beyond its footprint, `BoardEvidence.rim`): the mover's
+    colour fills its disk more than RIM_Z spreads of an empty place's, and the game has
+    no other ship of that colour there to show it."""
+    if evidence.rim is None or move.end in game.board.ports or move.end not in game.board.spaces:
+        return False
+    color = game.ship(move.ship).color
+    if color not in evidence.colors:
+        return False
+    if sum(1 for s in game.ships() if s.color == color and s.location == move.end) != 1:
+        return False
+    fill = float(evidence.rim[evidence.index(move.end), evidence.colors.index(color)])
+    return fill > RIM_Z * fill_noise(evidence)
 
 
 class GameSession:
@@ -298,16 +322,24 @@ class GameSession:
             sorted(str(k) for e in undone for k in e)
         )
 
-    def unseen_landing(self, observation: BoardObservation | None) -> Provisional | None:
-        """The first provisional move whose ship the game has on a landing the camera has
-        never seen, nor sees well on `observation` (the last board): before a spin, whose
-        magnets may take the ship, or a ship the move did not put there, before the board
-        could show where it stood. Every such move of this round is asked about, whatever
-        the spin will do: a question only before the spins that sweep it would tell the
-        table where the cloud is going."""
-        game = self.current
+    def confirm_at_rim(self, observation: BoardObservation | None) -> None:
+        """Confirm this round's moves out of sight whose landing `observation` shows with
+        the mover's token at the cloud's rim (`rim_shows`), as a "yes" from the table
+        would (not journalled)."""
         evidence = None if observation is None else observation_evidence(self.board, observation)
+        if evidence is None or evidence.rim is None:
+            return
+        for item in self._this_round_out_of_sight(evidence):
+            if rim_shows(self.current, evidence, Move.parse(item.move)):
+                self.provisional.remove(item)
+                self.say(f"seen at the cloud's rim: {item.move}")
+
+    def _this_round_out_of_sight(self, evidence: BoardEvidence | None) -> list[Provisional]:
+        """This round's provisional moves whose ship the game has on a landing `evidence`
+        does not show well (all of them without evidence)."""
+        game = self.current
         since = max((i for i, e in enumerate(game.journal) if "cloud" in e), default=-1)
+        out = []
         for item in self.provisional:
             if item.captures or item.count < since:
                 continue  # a move of an earlier round was not asked about before its spin
@@ -315,8 +347,19 @@ class GameSession:
             if move.is_pass or move.end not in item.places or _left(game, item) is not None:
                 continue
             if evidence is None or place_observability(evidence, move.end) < CONFIRM_OBSERVABILITY:
-                return item
-        return None
+                out.append(item)
+        return out
+
+    def unseen_landing(self, observation: BoardObservation | None) -> Provisional | None:
+        """The first provisional move whose ship the game has on a landing the camera has
+        never seen, nor sees well on `observation` (the last board): before a spin, whose
+        magnets may take the ship, or a ship the move did not put there, before the board
+        could show where it stood. Every such move of this round is asked about, whatever
+        the spin will do: a question only before the spins that sweep it would tell the
+        table where the cloud is going."""
+        evidence = None if observation is None else observation_evidence(self.board, observation)
+        unseen = self._this_round_out_of_sight(evidence)
+        return unseen[0] if unseen else None
 
     def confirmed(self, item: Provisional) -> None:
         """A provisional move the table says was made as the game has it: no longer checked

@@ -10,6 +10,12 @@ For every place (a path space, or one berth of a port) a frame gives:
 - the fraction that looks like none of them (the place's own background);
 - its observability: 0 under the cloud, partial in the cloud's rim band
   (`rules.cover`, the model the rules share), 1 in the clear;
+- apart, for the places the cloud's model hides beyond its footprint (`rim`), where
+  a legal move may land and the cloud's body may still leave a token's edge in
+  view: the fraction of their disks that looks like each ship colour. The model's
+  margins are wide (`rules.cover`), so these places weigh nothing in the evidence;
+  a token's colour seen there is kept for what only it can tell (a ship standing on
+  the landing of a move out of sight, `GameSession.unseen_landing`);
 - the fraction of a wider disk, within a token's reach of the place's centre,
   that looks like each ship colour (`reach`): a token nudged across its place
   keeps it, a second token set down beside the first adds to it.
@@ -74,6 +80,12 @@ def combine(items: Sequence[BoardEvidence]) -> BoardEvidence:
             / total
         )
         token = sum(float(e.token_area_mm2 or 0.0) * e.frames for e in items) / total
+    rim = None
+    if all(e.rim is not None for e in items):
+        rim = (
+            sum((e.rim * e.frames for e in items if e.rim is not None), np.zeros_like(fractions))
+            / total
+        )
     first = items[0]
     return BoardEvidence(
         first.places,
@@ -85,6 +97,7 @@ def combine(items: Sequence[BoardEvidence]) -> BoardEvidence:
         reach,
         areas,
         token,
+        rim=rim,
     )
 
 
@@ -100,17 +113,21 @@ def measure(
     circles: Sequence[Circle],
     half_labels: npt.NDArray[np.int8] | None = None,
     counter: TokenCounter | None = None,
+    rim: npt.NDArray[np.bool_] | None = None,
 ) -> BoardEvidence:
     """One frame's evidence for every place of the finder's layout (with the whole board's
     half-resolution labels, the wider disks of the path spaces too, and with a counter
-    the tokens' counts)."""
+    the tokens' counts). `rim`: the places the cloud's model hides that lie outside its
+    footprint, whose colours are measured apart (`BoardEvidence.rim`)."""
     layout = finder.layout
     k = len(finder.names)
     n = len(layout.places)
     obs = place_observability(layout, circles)
     fractions = np.zeros((n, k), np.float64)
     background = np.zeros(n, np.float64)
-    use = np.nonzero(obs > 0.0)[0]
+    shown = obs > 0.0
+    under = np.zeros(n, bool) if rim is None else rim & ~shown
+    use = np.nonzero(shown | under)[0]
     if len(use):
         labels = finder.place_labels(rect, norm, use)
         valid = finder.valid[use]
@@ -119,6 +136,12 @@ def measure(
         for c in range(k):
             fractions[use, c] = (labels == c).sum(axis=1) / disk
         background[use] = ((labels == NONE) & valid).sum(axis=1) / disk
+    rim_fractions = None
+    if rim is not None:
+        # kept apart: to the evidence a place the model hides shows nothing
+        rim_fractions = np.where(under[:, None], fractions, 0.0)
+        fractions[under] = 0.0
+        background[under] = 0.0
     places = tuple((p.space, p.berth) for p in layout.places)
     reach = finder.reach(half_labels) if half_labels is not None else None
     areas = None
@@ -135,4 +158,5 @@ def measure(
         reach=reach,
         areas=areas,
         token_area_mm2=token,
+        rim=rim_fractions,
     )

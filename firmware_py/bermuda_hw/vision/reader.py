@@ -331,6 +331,11 @@ class BoardReader:
         for x, y, r in blocked:
             hidden |= np.hypot(xy[:, 0] - x, xy[:, 1] - y) <= r
         hidden_spaces = frozenset(self.layout.places[i].space for i in np.nonzero(hidden)[0])
+        rim = None
+        if cloud is not None:
+            # hidden to the model, yet beyond the footprint: where a move may land
+            off = np.hypot(xy[:, 0] - cloud.x_mm, xy[:, 1] - cloud.y_mm)
+            rim = hidden & (off > self.board.cloud.footprint_radius_mm)
 
         board = self.compare(norm, blocked)
         self._last = (norm, blocked)
@@ -362,7 +367,9 @@ class BoardReader:
                 at_places.half, at_places.sea_lab, at_places.land_lab
             )
             place_labels = self.ships.half_labels(at_places, place_codes, places_board)
-        evidence = measure(self.ships, rect.rect, at_places, blocked, place_labels, self.counter)
+        evidence = measure(
+            self.ships, rect.rect, at_places, blocked, place_labels, self.counter, rim
+        )
         return FrameReading(
             True,
             occluded=occluded,
