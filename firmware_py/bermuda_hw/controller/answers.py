@@ -181,15 +181,13 @@ class Answers:
     def landing_board(self, observation: BoardObservation) -> None:
         """A stable board while the table is asked about a move's landing: the question
         stands (the board is checked once it is answered) unless the board itself answers
-        it: the landing in view or its ship at the cloud's rim (the move confirmed, or
-        the game taken back by
+        it: the landing in view (the move confirmed, or the game taken back by
         `provisional_checks.check_provisional`; or the move left to be checked with the
         rest of its places)."""
         table = self.table
         item = table.checks.turn.landing
         if check_provisional(table, observation):
             return  # the game was taken back or corrected (its question with it)
-        table.session.confirm_at_rim(observation)
         if item in table.session.provisional and table.session.unseen_landing(observation) == item:
             return
         table.checks.turn.landing = None

@@ -56,6 +56,7 @@ def spin(table: Table) -> None:
     is there (`GameSession.unseen_landing`): the cloud may take the evidence with it. A
     landing whose ship shows at the cloud's rim is no question (`GameSession.confirm_at_rim`)."""
     table.session.confirm_at_rim(table.last_observation)
+    table.status.provisional = table.session.provisional_moves
     unseen = table.session.unseen_landing(table.last_observation)
     if unseen is not None:
         table.answers.ask_landing(unseen)

@@ -16,6 +16,7 @@ not see (`provisional`) until the board confirms or contradicts them
 
 from __future__ import annotations
 
+import math
 import os
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -42,10 +43,12 @@ from bermuda_hw.controller.status import Suggestion
 from bermuda_hw.errors import BermudaError, StateError
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.candidates import Candidate, contents
+from bermuda_hw.rules.cover import STAND_TOLERANCE_MM
 from bermuda_hw.rules.events import Event
 from bermuda_hw.rules.game import Game, GameOptions
 from bermuda_hw.rules.moves import Move
 from bermuda_hw.rules.record import rewound
+from bermuda_hw.vision.ships import ShipSettings
 from bermuda_hw.vision.types import BoardEvidence, BoardObservation
 
 
@@ -69,22 +72,60 @@ class NotThere:
 #: fill a landing's disk at the cloud's rim to show the mover's token there: an empty
 #: place's fill (half-normal) passes RIM_Z spreads with probability ALPHA.
 RIM_Z = NormalDist().inv_cdf(1.0 - ALPHA / 2.0)
+#: The spread above is measured on places in the clear; at the rim the cloud's body, its
+#: shadow and its paint lie in the disks too. So the landing must also show its colour
+#: RIM_OVER_EMPTY times as much as any other place the cloud's model hides shows it where
+#: the game has no ship of that colour (measured in the same frames, under the same cloud).
+RIM_OVER_EMPTY = 2.0
+#: A token standing on another path space (within STAND_TOLERANCE_MM of its centre, and
+#: up to SHIP_HALF_LENGTH_MM long on either side of it: the tokens are ships 19-25 mm
+#: long) reaches the landing's sampling disk when the spaces are closer than this; the
+#: rim then cannot tell whose token it shows.
+SHIP_HALF_LENGTH_MM = 12.5
+RIM_CLEAR_MM = STAND_TOLERANCE_MM + SHIP_HALF_LENGTH_MM + ShipSettings().sample_radius_mm
 
 
 def rim_shows(game: Game, evidence: BoardEvidence, move: Move) -> bool:
     """Whether the cloud's rim shows the mover's token on the landing of `move` (a path
     space the cloud's model hides beyond its footprint, `BoardEvidence.rim`): the mover's
-    colour fills its disk more than RIM_Z spreads of an empty place's, and the game has
-    no other ship of that colour there to show it."""
-    if evidence.rim is None or move.end in game.board.ports or move.end not in game.board.spaces:
+    colour fills its disk more than RIM_Z spreads of an empty place's and RIM_OVER_EMPTY
+    times what the other hidden places without that colour show; no other path space
+    within RIM_CLEAR_MM; and no other ship of that colour that could stand there: one the
+    game has on the landing, or on a place the camera does not see well (a ship the move
+    bumped back to a port under the cloud may still stand on the landing)."""
+    board = game.board
+    if evidence.rim is None or move.end in board.ports or move.end not in board.spaces:
         return False
     color = game.ship(move.ship).color
     if color not in evidence.colors:
         return False
-    if sum(1 for s in game.ships() if s.color == color and s.location == move.end) != 1:
+    for ship in game.ships():
+        if ship.color != color or ship.id == move.ship or ship.location is None:
+            continue
+        if ship.location == move.end:
+            return False
+        if place_observability(evidence, ship.location) < CONFIRM_OBSERVABILITY:
+            return False
+    landing = board.spaces[move.end].position
+    if any(
+        math.dist(landing, space.position) < RIM_CLEAR_MM
+        for sid, space in board.spaces.items()
+        if sid != move.end and sid not in board.ports
+    ):
         return False
-    fill = float(evidence.rim[evidence.index(move.end), evidence.colors.index(color)])
-    return fill > RIM_Z * fill_noise(evidence)
+    c = evidence.colors.index(color)
+    fill = float(evidence.rim[evidence.index(move.end), c])
+    holding = {s.location for s in game.ships() if s.color == color}
+    others = [
+        float(evidence.rim[i, c])
+        for i, (space, berth) in enumerate(evidence.places)
+        if berth is None
+        and space != move.end
+        and space not in holding
+        and evidence.observable[i] == 0.0
+    ]
+    empty = max(others, default=0.0)
+    return fill > RIM_Z * fill_noise(evidence) and fill > RIM_OVER_EMPTY * empty
 
 
 class GameSession:

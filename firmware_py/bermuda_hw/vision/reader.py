@@ -108,6 +108,7 @@ class BoardReader:
         # The cloud marker's grey window when it was last found: (x0, y0, x1, y1), patch.
         self._cloud_patch: tuple[tuple[int, int, int, int], Image] | None = None
         self._ignore = [(z.x_mm, z.y_mm, z.radius_mm) for z in self.calibration.ignore]
+        self._path = np.array([p.berth is None for p in self.layout.places], bool)
         # The cloud's marker at half resolution is 30-40 px wide: two adaptive-threshold
         # windows (7 and 17 px) find it. The first alone finds it in most frames, at half
         # the work; the second is looked at only where the first finds nothing (a lamp's
@@ -333,9 +334,11 @@ class BoardReader:
         hidden_spaces = frozenset(self.layout.places[i].space for i in np.nonzero(hidden)[0])
         rim = None
         if cloud is not None:
-            # hidden to the model, yet beyond the footprint: where a move may land
-            off = np.hypot(xy[:, 0] - cloud.x_mm, xy[:, 1] - cloud.y_mm)
-            rim = hidden & (off > self.board.cloud.footprint_radius_mm)
+            # path spaces hidden to the model, yet beyond the footprint the rules block
+            # around the cloud's dot: where a move may land
+            x, y = self.board.grid.dot_mm(cloud.col, cloud.row)
+            off = np.hypot(xy[:, 0] - x, xy[:, 1] - y)
+            rim = hidden & (off > self.board.cloud.footprint_radius_mm) & self._path
 
         board = self.compare(norm, blocked)
         self._last = (norm, blocked)

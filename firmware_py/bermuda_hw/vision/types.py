@@ -180,7 +180,7 @@ class BoardEvidence:
     #: measured) and one token's area it is compared with
     areas: Floats | None = None
     token_area_mm2: float | None = None
-    #: places x colours: for the places the cloud's model hides beyond its footprint, the
+    #: places x colours: for the path spaces the cloud's model hides beyond its footprint, the
     #: share of the place's disk like each colour as the frame shows it (0 elsewhere; None:
     #: not measured). The evidence above counts these places as hidden.
     rim: Floats | None = None
