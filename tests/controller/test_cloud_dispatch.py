@@ -24,7 +24,7 @@ from bermuda_hw.controller.spin import Spinner
 from bermuda_hw.controller.status import NONE_OF_THESE, NOT_YET, Mode
 from bermuda_hw.errors import HardwareError
 from bermuda_hw.rules.candidates import contents
-from bermuda_hw.rules.game import Phase
+from bermuda_hw.rules.game import Game, Phase
 from bermuda_hw.rules.moves import Move
 from bermuda_hw.vision.types import BoardObservation, CloudReading
 
@@ -307,7 +307,8 @@ def _at_rim(
     evidence = seen.evidence
     assert evidence is not None
     move = Move.parse(item.move)
-    rim = np.zeros_like(evidence.fractions)
+    rim = np.full_like(evidence.fractions, np.nan)  # nothing else measured at the rim
+    rim[evidence.index(move.end)] = 0.0
     rim[evidence.index(move.end), evidence.colors.index(color or move.color)] = fill
     return replace(seen, evidence=replace(evidence, rim=rim))
 
@@ -410,9 +411,12 @@ def test_the_rim_says_nothing_where_another_ship_of_the_colour_may_stand_unseen(
     assert not rim_shows(game, replace(seen.evidence, observable=observable), move)
 
 
-def test_the_rim_must_stand_out_from_the_other_hidden_places(tmp_path: Path) -> None:
-    """Another hidden path space where the game has no ship of the colour shows half as
-    much of it or more: the cloud (its paint, its shadow) may be what shows."""
+def test_the_rim_must_stand_out_from_the_other_path_spaces_measured_there(
+    tmp_path: Path,
+) -> None:
+    """Another path space measured at the rim, where the game has no ship of the colour,
+    shows half as much of it or more: the cloud (its paint, its shadow) may be what shows.
+    A place not measured there (NaN) is no comparison; nor is the landing unmeasured."""
     table, item = _unseen_landing(tmp_path, Mover())
     move = Move.parse(item.move)
     game = table.game
@@ -424,27 +428,62 @@ def test_the_rim_must_stand_out_from_the_other_hidden_places(tmp_path: Path) -> 
     evidence = seen.evidence
     assert evidence is not None
     c = evidence.colors.index(move.color)
-    rim = np.zeros_like(evidence.fractions)
+    rim = np.full_like(evidence.fractions, np.nan)
     rim[evidence.index(move.end), c] = 0.35
+    assert rim_shows(game, replace(evidence, rim=rim), move)
     rim[evidence.index(elsewhere), c] = 0.1
     assert rim_shows(game, replace(evidence, rim=rim), move)
     rim[evidence.index(elsewhere), c] = 0.2
     assert not rim_shows(game, replace(evidence, rim=rim), move)
+    rim[evidence.index(elsewhere), c] = np.nan
+    rim[evidence.index(move.end), c] = np.nan
+    assert not rim_shows(game, replace(evidence, rim=rim), move)
 
 
-def test_the_rim_says_nothing_with_another_space_within_a_tokens_reach(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_the_rim_says_nothing_where_a_ship_of_the_colour_stands_within_reach() -> None:
+    """A ship of the mover's colour on a place whose token may reach the landing's disk:
+    on the classic board, S07 lies 28 mm from a berth of LUMBER, where every colour
+    starts with a ship."""
+    game = Game.new(2, seed=1, board=BOARD)
+    color = game.active
+    lumber = [s for s in game.ships() if s.color == color and s.location == "LUMBER"]
+    mover = next(s for s in game.ships() if s.color == color and s.location != "LUMBER")
+    assert lumber
+    assert min(math.dist(BOARD.spaces["S07"].position, b) for b in BOARD.ports["LUMBER"].berths) < (
+        session_module.RIM_CLEAR_MM
+    )
+    game.set_ship(mover.id, "S07")
+    places = {p: list(c) for p, c in contents(game).items()}
+    evidence = observe(BOARD, places, hidden=("S07",)).evidence
+    assert evidence is not None
+    rim = np.full_like(evidence.fractions, np.nan)
+    rim[evidence.index("S07"), evidence.colors.index(color)] = 0.35
+    move = Move.parse(f"{mover.id} S08-S07")
+    assert not rim_shows(game, replace(evidence, rim=rim), move)
+    for ship in lumber:  # those ships elsewhere, far from S07: the rim tells
+        game.set_ship(ship.id, "S20")
+    places = {p: list(c) for p, c in contents(game).items()}
+    evidence = observe(BOARD, places, hidden=("S07",)).evidence
+    assert evidence is not None
+    assert rim_shows(game, replace(evidence, rim=rim), move)
+
+
+def test_a_port_seen_in_part_may_hide_a_ship_of_the_colour(tmp_path: Path) -> None:
+    """A port with one berth in view and the others under the cloud: a ship of the
+    mover's colour the game has there may stand anywhere, the landing too."""
     table, item = _unseen_landing(tmp_path, Mover())
     move = Move.parse(item.move)
+    game = table.game
     seen = _at_rim(table, item, 0.35)
-    assert seen.evidence is not None
-    assert rim_shows(table.game, seen.evidence, move)
-    landing = BOARD.spaces[move.end].position
-    nearest = min(
-        math.dist(landing, s.position)
-        for sid, s in BOARD.spaces.items()
-        if sid != move.end and sid not in BOARD.ports
+    evidence = seen.evidence
+    assert evidence is not None and rim_shows(game, evidence, move)
+    port = next(
+        s.location
+        for s in game.ships()
+        if s.color == move.color and s.id != move.ship and s.location in BOARD.ports
     )
-    monkeypatch.setattr(session_module, "RIM_CLEAR_MM", nearest + 0.5)
-    assert not rim_shows(table.game, seen.evidence, move)
+    observable = evidence.observable.copy()
+    berths = evidence.berths(port)
+    observable[berths] = 0.0
+    observable[berths[0]] = 1.0
+    assert not rim_shows(game, replace(evidence, observable=observable), move)

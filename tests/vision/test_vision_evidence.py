@@ -16,7 +16,7 @@ from bermuda_hw.controller.belief import fill_noise
 from bermuda_hw.controller.session import RIM_Z
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.cover import RIM_BAND_MM, hidden_circles, observability
-from bermuda_hw.sim.render import Scene, ShipToken, render
+from bermuda_hw.sim.render import CloudState, Scene, ShipToken, render
 from bermuda_hw.vision.evidence import combine
 from bermuda_hw.vision.reader import BoardReader
 from bermuda_hw.vision.stability import StabilitySettings, observations
@@ -168,8 +168,12 @@ def test_a_token_at_the_clouds_rim_is_measured_apart(classic_board: Board, rende
     ]
     assert rim and under
     threshold = RIM_Z * fill_noise(evidence)
-    for space in rim + under:
+    for space in rim:  # measured, and empty
         assert float(evidence.rim[evidence.index(space)].max()) <= threshold, space
+    for space in under:  # not measured
+        assert np.isnan(evidence.rim[evidence.index(space)]).all(), space
+    berths = [i for i, (_, berth) in enumerate(evidence.places) if berth is not None]
+    assert np.isnan(evidence.rim[berths]).all()  # path spaces only
     edge = max(rim, key=lambda s: math.dist(board.spaces[s].position, centre))
     ships = (on_space(board, edge, "blue"), on_space(board, under[0], "red"))
     shown = reader.read(shoot(Scene(ships=ships, cloud=cloud), 3)).evidence
@@ -179,5 +183,39 @@ def test_a_token_at_the_clouds_rim_is_measured_apart(classic_board: Board, rende
     assert shown.rim[i, blue] > RIM_Z * fill_noise(shown)
     assert shown.observable[i] == 0.0 and not shown.fractions[i].any()
     assert shown.loglik(i, ("blue",)) == shown.loglik(i, ()) == 0.0
-    assert shown.rim[j, red] == 0.0 and not shown.fractions[j].any()
-    assert not shown.rim[[k for k in range(len(shown.places)) if k != i], blue].any()
+    assert np.isnan(shown.rim[j, red]) and not shown.fractions[j].any()
+    others = shown.rim[[k for k in range(len(shown.places)) if k != i], blue]
+    assert not np.nan_to_num(others).any()
+
+
+def test_the_rim_is_beyond_the_footprint_around_the_clouds_dot(
+    classic_board: Board, shoot: Callable[..., Image]
+) -> None:
+    """The rules block the spaces within the footprint around the cloud's dot: a cloud set
+    down a little off its dot leaves the rim where the rules put it, not around where the
+    cloud was measured."""
+    board = classic_board
+    footprint = board.cloud.footprint_radius_mm
+    # a dot with a path space just beyond the footprint, the cloud 3 mm off it towards it
+    for col, row in board.grid.dots():
+        if board.grid.is_outside(col, row):
+            continue
+        x, y = board.grid.dot_mm(col, row)
+        edge = [
+            s
+            for s, p in board.spaces.items()
+            if s not in board.ports and footprint < math.dist(p.position, (x, y)) < footprint + 2
+        ]
+        if edge:
+            break
+    else:
+        pytest.fail("no dot with a path space just beyond its footprint")
+    px, py = board.spaces[edge[0]].position
+    d = math.dist((px, py), (x, y))
+    moved = CloudState(x + 3.0 * (px - x) / d, y + 3.0 * (py - y) / d, 0.0)
+    reading = BoardReader(board).read(shoot(Scene(cloud=moved)))
+    evidence = reading.evidence
+    assert evidence is not None and evidence.rim is not None and reading.cloud is not None
+    assert (reading.cloud.col, reading.cloud.row) == (col, row)
+    assert edge[0] in reading.hidden_spaces
+    assert not np.isnan(evidence.rim[evidence.index(edge[0])]).any()

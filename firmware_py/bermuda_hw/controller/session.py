@@ -74,13 +74,17 @@ class NotThere:
 RIM_Z = NormalDist().inv_cdf(1.0 - ALPHA / 2.0)
 #: The spread above is measured on places in the clear; at the rim the cloud's body, its
 #: shadow and its paint lie in the disks too. So the landing must also show its colour
-#: RIM_OVER_EMPTY times as much as any other place the cloud's model hides shows it where
-#: the game has no ship of that colour (measured in the same frames, under the same cloud).
+#: RIM_OVER_EMPTY times as much as any other path space measured at the rim shows it where
+#: the game has no ship of that colour (the same frames, the same cloud). Where the
+#: landing is the only one measured there is nothing to compare with: on both renderers
+#: an empty path space at the rim showed at most a fifth of the RIM_Z threshold
+#: (docs/referee.md), which is what the threshold alone relies on.
 RIM_OVER_EMPTY = 2.0
-#: A token standing on another path space (within STAND_TOLERANCE_MM of its centre, and
-#: up to SHIP_HALF_LENGTH_MM long on either side of it: the tokens are ships 19-25 mm
-#: long) reaches the landing's sampling disk when the spaces are closer than this; the
-#: rim then cannot tell whose token it shows.
+#: A token standing on another path space or a berth (within STAND_TOLERANCE_MM of its
+#: centre, and up to SHIP_HALF_LENGTH_MM long on either side of it: the tokens are ships
+#: 19-25 mm long) reaches the landing's sampling disk when the places are closer than
+#: this; the rim then cannot tell whose token it shows, where the game has a ship of the
+#: mover's colour there.
 SHIP_HALF_LENGTH_MM = 12.5
 RIM_CLEAR_MM = STAND_TOLERANCE_MM + SHIP_HALF_LENGTH_MM + ShipSettings().sample_radius_mm
 
@@ -89,43 +93,48 @@ def rim_shows(game: Game, evidence: BoardEvidence, move: Move) -> bool:
     """Whether the cloud's rim shows the mover's token on the landing of `move` (a path
     space the cloud's model hides beyond its footprint, `BoardEvidence.rim`): the mover's
     colour fills its disk more than RIM_Z spreads of an empty place's and RIM_OVER_EMPTY
-    times what the other hidden places without that colour show; no other path space
-    within RIM_CLEAR_MM; and no other ship of that colour that could stand there: one the
-    game has on the landing, or on a place the camera does not see well (a ship the move
-    bumped back to a port under the cloud may still stand on the landing)."""
+    times what the other path spaces measured at the rim without that colour show; and no
+    other ship of that colour that could show there: one the game has on the landing,
+    within RIM_CLEAR_MM of it (a path space, or any berth of its port), or on a place the
+    camera does not see whole (a ship the move bumped back to a port under the cloud may
+    still stand on the landing)."""
     board = game.board
     if evidence.rim is None or move.end in board.ports or move.end not in board.spaces:
         return False
     color = game.ship(move.ship).color
     if color not in evidence.colors:
         return False
+    landing = board.spaces[move.end].position
     for ship in game.ships():
         if ship.color != color or ship.id == move.ship or ship.location is None:
             continue
-        if ship.location == move.end:
+        if ship.location == move.end or not _seen_whole(evidence, ship.location):
             return False
-        if place_observability(evidence, ship.location) < CONFIRM_OBSERVABILITY:
-            return False
-    landing = board.spaces[move.end].position
-    if any(
-        math.dist(landing, space.position) < RIM_CLEAR_MM
-        for sid, space in board.spaces.items()
-        if sid != move.end and sid not in board.ports
-    ):
-        return False
+        port = board.ports.get(ship.location)
+        points = port.berths if port is not None else (board.spaces[ship.location].position,)
+        if any(math.dist(landing, p) < RIM_CLEAR_MM for p in points):
+            return False  # its token may reach the landing's disk
     c = evidence.colors.index(color)
     fill = float(evidence.rim[evidence.index(move.end), c])
+    if math.isnan(fill):
+        return False  # not measured in every frame of the board
     holding = {s.location for s in game.ships() if s.color == color}
-    others = [
+    measured = [
         float(evidence.rim[i, c])
         for i, (space, berth) in enumerate(evidence.places)
-        if berth is None
-        and space != move.end
-        and space not in holding
-        and evidence.observable[i] == 0.0
+        if berth is None and space != move.end and space not in holding
     ]
-    empty = max(others, default=0.0)
+    empty = max((f for f in measured if not math.isnan(f)), default=0.0)
     return fill > RIM_Z * fill_noise(evidence) and fill > RIM_OVER_EMPTY * empty
+
+
+def _seen_whole(evidence: BoardEvidence, place: str) -> bool:
+    """Whether the camera sees a place well: a path space, or every berth of a port (a
+    ship may stand in any of them)."""
+    berths = evidence.berths(place)
+    if berths:
+        return min(float(evidence.observable[i]) for i in berths) >= CONFIRM_OBSERVABILITY
+    return place_observability(evidence, place) >= CONFIRM_OBSERVABILITY
 
 
 class GameSession:

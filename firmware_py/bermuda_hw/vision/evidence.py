@@ -138,8 +138,9 @@ def measure(
         background[use] = ((labels == NONE) & valid).sum(axis=1) / disk
     rim_fractions = None
     if rim is not None:
-        # kept apart: to the evidence a place the model hides shows nothing
-        rim_fractions = np.where(under[:, None], fractions, 0.0)
+        # kept apart (NaN: not measured): to the evidence a place the model hides shows
+        # nothing
+        rim_fractions = np.where(under[:, None], fractions, np.nan)
         fractions[under] = 0.0
         background[under] = 0.0
     places = tuple((p.space, p.berth) for p in layout.places)

@@ -181,8 +181,9 @@ class BoardEvidence:
     areas: Floats | None = None
     token_area_mm2: float | None = None
     #: places x colours: for the path spaces the cloud's model hides beyond its footprint, the
-    #: share of the place's disk like each colour as the frame shows it (0 elsewhere; None:
-    #: not measured). The evidence above counts these places as hidden.
+    #: share of the place's disk like each colour as the frame shows it (NaN elsewhere, and
+    #: where a stable run's frames did not all measure it; None: not measured at all). The
+    #: evidence above counts these places as hidden.
     rim: Floats | None = None
     _index: dict[PlaceKey, int] = field(default_factory=dict, repr=False)
     _cache: dict[tuple[int, Content], float] = field(default_factory=dict, repr=False)
