@@ -487,3 +487,28 @@ def test_a_port_seen_in_part_may_hide_a_ship_of_the_colour(tmp_path: Path) -> No
     observable[berths] = 0.0
     observable[berths[0]] = 1.0
     assert not rim_shows(game, replace(evidence, observable=observable), move)
+
+
+def test_the_rim_says_nothing_beside_a_space_out_of_sight_and_unmeasured() -> None:
+    """S10 and S11 lie 28.7 mm apart: the mover set down a space short, on S10 under the
+    cloud, may reach S11's disk; where S10 is measured at the rim too, the two compare."""
+    game = Game.new(2, seed=1, board=BOARD)
+    color = game.active
+    mine = [s for s in game.ships() if s.color == color]
+    mover = mine[0]
+    for ship, far in zip(mine[1:], ("S20", "S21", "S22"), strict=False):
+        game.set_ship(ship.id, far)
+    game.set_ship(mover.id, "S11")
+    assert math.dist(BOARD.spaces["S10"].position, BOARD.spaces["S11"].position) < (
+        session_module.RIM_CLEAR_MM
+    )
+    places = {p: list(c) for p, c in contents(game).items()}
+    evidence = observe(BOARD, places, hidden=("S10", "S11")).evidence
+    assert evidence is not None
+    c = evidence.colors.index(color)
+    rim = np.full_like(evidence.fractions, np.nan)
+    rim[evidence.index("S11"), c] = 0.35
+    move = Move.parse(f"{mover.id} S12-S11")
+    assert not rim_shows(game, replace(evidence, rim=rim), move)
+    rim[evidence.index("S10"), c] = 0.0  # S10 measured at the rim: empty
+    assert rim_shows(game, replace(evidence, rim=rim), move)

@@ -97,7 +97,8 @@ def rim_shows(game: Game, evidence: BoardEvidence, move: Move) -> bool:
     other ship of that colour that could show there: one the game has on the landing,
     within RIM_CLEAR_MM of it (a path space, or any berth of its port), or on a place the
     camera does not see whole (a ship the move bumped back to a port under the cloud may
-    still stand on the landing)."""
+    still stand on the landing). Nor may a path space within RIM_CLEAR_MM be out of
+    sight and unmeasured: the mover set down there, a space short, may reach the landing."""
     board = game.board
     if evidence.rim is None or move.end in board.ports or move.end not in board.spaces:
         return False
@@ -118,6 +119,14 @@ def rim_shows(game: Game, evidence: BoardEvidence, move: Move) -> bool:
     fill = float(evidence.rim[evidence.index(move.end), c])
     if math.isnan(fill):
         return False  # not measured in every frame of the board
+    for sid, space in board.spaces.items():
+        if sid == move.end or sid in board.ports:
+            continue
+        if math.dist(landing, space.position) >= RIM_CLEAR_MM:
+            continue
+        i = evidence.index(sid)
+        if float(evidence.observable[i]) < CONFIRM_OBSERVABILITY and math.isnan(evidence.rim[i, c]):
+            return False  # the mover a space short, out of sight, may reach the landing
     holding = {s.location for s in game.ships() if s.color == color}
     measured = [
         float(evidence.rim[i, c])
