@@ -22,15 +22,17 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from bermuda_hw.controller.belief import fill_noise
+from bermuda_hw.controller.session import RIM_Z
 from bermuda_hw.rules.boardfile import load_board
-from bermuda_hw.sim.render import CameraModel, Palette, Scene, random_scene, render
+from bermuda_hw.sim.render import CameraModel, CloudState, Palette, Scene, random_scene, render
 from bermuda_hw.vision.reader import BoardReader, Image
 from bermuda_hw.vision.types import FrameReading
 
 # The trial of boards whose printing differs from the file, and the second renderer,
 # live with the vision tests.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "vision"))
-from printing_trial import RENDERERS, count_trial, run_trial, score, visible_truth
+from printing_trial import RENDERERS, count_trial, run_trial, score, start_ships, visible_truth
 
 SETUPS = 25  # camera placements, each with its own lighting and board printing
 FRAMES_PER_SETUP = 20
@@ -41,6 +43,8 @@ BASELINE_SETUPS = 4  # the same boards read without the game start, and without 
 OTHER_LIGHT_SETUPS = 6  # calibrated under one light, read under others, per renderer
 COUNT_SETUPS = 3  # token counts: setups x frames, 10 places each, per renderer
 COUNT_FRAMES = 4
+RIM_SETUPS = 4  # the empty board's rim: setups x cloud poses, per renderer
+RIM_POSES = 8
 
 
 def timed_read(reader: BoardReader, frame: Image) -> tuple[FrameReading, float, float]:
@@ -63,6 +67,7 @@ def main() -> None:
     steady_board()
     other_light()
     token_counts()
+    empty_rim()
     differing_printings()
 
 
@@ -228,6 +233,41 @@ def steady_board() -> None:
         f"{median_ms / floor_ms:.2f}; load average {os.getloadavg()[0]:.1f} on "
         f"{os.cpu_count()} cores"
     )
+
+
+def empty_rim() -> None:
+    """How much of a ship's colour the path spaces at the cloud's rim show on an empty
+    board (`BoardEvidence.rim`), against the referee's threshold for a token there
+    (`controller.session.RIM_Z` spreads of `belief.fill_noise`): what the threshold alone
+    relies on where the landing is the only path space measured at the rim."""
+    board = load_board()
+    dots = [d for d in board.grid.dots() if not board.grid.is_outside(*d)]
+    print(
+        f"the empty board at the cloud's rim: {RIM_SETUPS} setups x {RIM_POSES} cloud poses "
+        "per renderer (path spaces measured there; their largest fill of a colour over the "
+        "threshold for a token, goal < 1)"
+    )
+    for name, setup in RENDERERS.items():
+        worst, measured = 0.0, 0
+        for k in range(RIM_SETUPS):
+            rng = random.Random(SEED + 100 + k)
+            shoot = setup(board, rng)
+            start = shoot(Scene(start_ships(board)), 1)
+            reader = BoardReader(board, BoardReader(board).calibrate(start))
+            for dot in rng.sample(dots, RIM_POSES):
+                x, y = board.grid.dot_mm(*dot)
+                scene = Scene(cloud=CloudState(x, y, rng.uniform(0.0, 360.0)))
+                evidence = reader.read(shoot(scene, rng.randrange(1 << 30))).evidence
+                if evidence is None or evidence.rim is None:
+                    continue
+                path = [i for i, (_, berth) in enumerate(evidence.places) if berth is None]
+                fills = evidence.rim[path]
+                seen = np.isfinite(fills[:, 0])
+                measured += int(seen.sum())
+                if seen.any():
+                    threshold = RIM_Z * fill_noise(evidence)
+                    worst = max(worst, float(fills[seen].max()) / threshold)
+        print(f"  {name}: {measured} path spaces measured at the rim; largest {worst:.2f}")
 
 
 def differing_printings() -> None:
