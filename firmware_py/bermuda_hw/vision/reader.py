@@ -17,6 +17,7 @@ import numpy.typing as npt
 
 from bermuda_hw.errors import CalibrationError, VisionError
 from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.cloud import CloudPose, blocked_spaces
 from bermuda_hw.vision.background import (
     RIM,
     BackgroundComparison,
@@ -334,11 +335,11 @@ class BoardReader:
         hidden_spaces = frozenset(self.layout.places[i].space for i in np.nonzero(hidden)[0])
         rim = None
         if cloud is not None:
-            # path spaces hidden to the model, yet beyond the footprint the rules block
-            # around the cloud's dot: where a move may land
-            x, y = self.board.grid.dot_mm(cloud.col, cloud.row)
-            off = np.hypot(xy[:, 0] - x, xy[:, 1] - y)
-            rim = hidden & (off > self.board.cloud.footprint_radius_mm) & self._path
+            # path spaces hidden to the model, yet not blocked by the rules: where a move
+            # may land
+            blocked_ids = blocked_spaces(self.board, CloudPose(cloud.col, cloud.row))
+            free = np.array([p.space not in blocked_ids for p in self.layout.places], bool)
+            rim = hidden & free & self._path
 
         board = self.compare(norm, blocked)
         self._last = (norm, blocked)
