@@ -4,7 +4,9 @@ lets it go: the camera moved, the light changed, the board was calibrated again.
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any
 
 import numpy as np
@@ -183,3 +185,60 @@ def test_a_still_cloud_is_not_searched_for_and_a_moved_one_is_found_at_once(
         col, row = board.grid.nearest_dot(moved.x_mm, moved.y_mm)
         assert (reading.cloud.col, reading.cloud.row, reading.cloud.letter) == (col, row, 1)
         assert abs(reading.cloud.x_mm - moved.x_mm) < 1.0
+
+
+def test_a_moved_cloud_is_searched_for_beside_the_rectification_with_the_same_readings(
+    classic_board: Board, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A moved cloud's marker is searched for on the reader's search thread while the
+    board is rectified; a still cloud's window is checked on the caller's thread. The
+    readings are those of a search made in line, frame by frame."""
+    board = classic_board
+    rng = random.Random(2)
+    shoot = RENDERERS["project renderer"](board, rng)
+    x, y = board.grid.dot_mm(*board.grid.centre)
+    pitch = board.grid.pitch_mm
+    clouds = [CloudState(x, y, 0.0)] * 3 + [CloudState(x + pitch, y, 45.0)] * 2
+    clouds += [CloudState(x + pitch, y + pitch, 90.0), CloudState(x, y, 0.0)]
+    frames = [shoot(Scene(start_ships(board), c), rng.randrange(1 << 30)) for c in clouds]
+
+    threads: list[str] = []
+    real = reader_module.detect_markers
+
+    def noting(*args: Any, **kwargs: Any) -> Any:
+        threads.append(threading.current_thread().name)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(reader_module, "detect_markers", noting)
+    on_thread = BoardReader(board)
+    threaded = [on_thread.read(f) for f in frames]
+    searching = [n for n in threads if n.startswith("cloud-search")]
+    assert searching, "a moved cloud is searched for on the search thread"
+
+    class InLine:
+        def submit(self, fn: Callable[..., Any], *args: Any) -> Future[Any]:
+            done: Future[Any] = Future()
+            done.set_result(fn(*args))
+            return done
+
+    monkeypatch.setattr(reader_module, "_cloud_search", InLine)
+    in_line = BoardReader(board)
+    for frame, seen in zip(frames, threaded, strict=True):
+        again = in_line.read(frame)
+        assert again.pose_source == seen.pose_source
+        assert placed(again) == placed(seen)
+        assert again.cloud == seen.cloud
+        assert again.occluded == seen.occluded
+
+
+def test_each_process_searches_on_a_thread_of_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A forked process does not have its parent's threads: it makes its own search thread,
+    and keeps it from then on."""
+    mine = reader_module._cloud_search()
+    assert reader_module._cloud_search() is mine
+    pid = reader_module.os.getpid()
+    monkeypatch.setattr(reader_module.os, "getpid", lambda: pid + 1)
+    child = reader_module._cloud_search()
+    assert child is not mine
+    assert reader_module._cloud_search() is child
+    child.shutdown()

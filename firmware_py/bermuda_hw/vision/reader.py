@@ -8,7 +8,9 @@ place between frames, so that a steady camera costs little per frame.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -54,6 +56,21 @@ CLOUD_WINDOW_PAD_PX = 2  # the cloud marker's window: its corners' box and this 
 # half a millimetre across the board or a turn of 3 degrees brings it to 0.97).
 CLOUD_STILL_CORRELATION = 0.98
 UNCOVERED_MM = 20.0  # beside the cloud, a board never seen is not searched for ships
+# The cloud's marker is searched for on a thread of its own while the board is rectified
+# and its light evened out: the two read different things (the grey frame and the
+# reader's cloud state; the colour frame and the normaliser), and OpenCV and numpy let
+# the interpreter go while they work. One thread for every reader of the process, made
+# by the process that uses it (a forked child does not inherit its parent's threads).
+_CLOUD_SEARCH: dict[int, ThreadPoolExecutor] = {}
+
+
+def _cloud_search() -> ThreadPoolExecutor:
+    pid = os.getpid()
+    executor = _CLOUD_SEARCH.get(pid)
+    if executor is None:
+        _CLOUD_SEARCH.clear()  # a parent's, whose thread this process does not have
+        executor = _CLOUD_SEARCH[pid] = ThreadPoolExecutor(1, thread_name_prefix="cloud-search")
+    return executor
 
 
 @dataclass(frozen=True)
@@ -234,11 +251,15 @@ class BoardReader:
             return 0, 0, w - w % 2, h - h % 2
         return xa, ya, xb - (xb - xa) % 2, yb - (yb - ya) % 2
 
+    def _cloud_kept(self, gray: Image, pose: BoardPose) -> Matrix | None:
+        """The cloud marker's corners of the last frame if the camera and the cloud are
+        both still (its window looks as it did), else None: the marker is searched for."""
+        if pose.source == "steady" and self._cloud_px is not None and self._cloud_unmoved(gray):
+            return self._cloud_px
+        return None
+
     def _find_cloud(self, gray: Image, pose: BoardPose) -> Matrix | None:
         cloud_id = self.board.markers.cloud_id
-        if pose.source == "steady" and self._cloud_px is not None and self._cloud_unmoved(gray):
-            # camera and cloud both still: its marker is where it was last found
-            return self._cloud_px
         self._cloud_patch = None  # remembered again where the marker is found
         if pose.source in ("detected",) and cloud_id in self.tracker.last_detections:
             return self.tracker.last_detections[cloud_id]
@@ -306,12 +327,21 @@ class BoardReader:
         if pose.source == "detected":
             self.occlusion.forget()
         self.occlusion.learn = pose.source != "detected"
-        rect = self.rectify(frame, pose)
+        corners = self._cloud_kept(gray, pose)
+        if corners is not None:
+            rect = self.rectify(frame, pose)
+        else:
+            search = _cloud_search().submit(self._find_cloud, gray, pose)
+            try:
+                rect = self.rectify(frame, pose)
+            except BaseException:
+                wait([search])  # the reader's state is the search's until it is done
+                raise
+            corners = search.result()
         norm = rect.norm
 
         cloud: CloudReading | None = None
         blocked: list[tuple[float, float, float]] = []
-        corners = self._find_cloud(gray, pose)
         if corners is not None:
             if self._cloud_patch is None:
                 self._remember_cloud(gray, corners)
