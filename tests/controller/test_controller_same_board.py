@@ -186,3 +186,24 @@ def test_a_bump_whose_ship_went_back_at_once_is_asked(make_table: MakeTable, die
     table.world.place_ship(bump.ship, *beside(table, bump.end))
     put_in_port(table, b, port)
     answer_either(table, dock, bump, bump, before)
+
+
+def test_the_table_counts_the_token_set_down_where_another_stood(make_table: MakeTable) -> None:
+    """The bump made and answered: once the board matches the game, the mover set down on
+    the space where the bumped ship stood counts as a token set down again
+    (`stillness.HandSample`; the other tokens stand in ports, which are not counted)."""
+    table = make_table(with_players=False, seed=1, options=GameOptions(die="table"))
+    c = table.controller
+    dock, bump, b, port = dock_or_bump(table, 1)
+    assert bump.end is not None
+    hands = c.checks.hands
+    assert hands.set_again == 0
+    before = len(taken_moves(c))
+    x_mm, y_mm = table.board.spaces[bump.end].position
+    table.world.remove(b)
+    table.world.place_ship(bump.ship, x_mm + 2.0, y_mm)
+    put_in_port(table, b, port)
+    answer_either(table, dock, bump, bump, before)
+    table.run_until(lambda: hands.set_again > 0, limit=80)
+    assert hands.set_again == 1 and hands.same_spot == 0
+    assert hands.left == hands.stayed

@@ -35,10 +35,13 @@ from bermuda_hw.controller.session import GameSession
 from bermuda_hw.controller.ship_phase import reference_board
 from bermuda_hw.controller.signals import Pattern
 from bermuda_hw.controller.status import Mode, Status
+from bermuda_hw.controller.stillness import HandSample
 from bermuda_hw.controller.turn import Bumped, Turn, Turns
 from bermuda_hw.controller.wording import either
 from bermuda_hw.rules.candidates import Candidate, contents
+from bermuda_hw.rules.entries import JournalEntry
 from bermuda_hw.rules.game import Game, Phase
+from bermuda_hw.rules.moves import Move
 from bermuda_hw.vision.types import BoardObservation
 
 
@@ -71,6 +74,11 @@ class BoardChecks:
         self.table = table
         # the last board that matched the game, for the game and the placement it matched
         self.reference: tuple[Game, dict[str, tuple[str, ...]], BoardObservation] | None = None
+        # the game's journal as it stood at the reference, and the placement it matched
+        self._referenced: tuple[list[JournalEntry], dict[str, tuple[str, ...]]] | None = None
+        # what the table's boards showed of tokens set down and left alone, from one
+        # reference to the next (`stillness`): kept for the table, game after game
+        self.hands = HandSample()
         self.restoring = False  # after an undo: wait for the board as it was, take no move
 
     @property
@@ -106,6 +114,22 @@ class BoardChecks:
         return judge(
             game, observation, self.known_dice(), reference=reference, held=self.told_to_leave()
         )
+
+    def _learn_hands(self, game: Game, matched: BoardObservation) -> None:
+        """Count the tokens set down and left alone since the last reference, where the
+        game went on from it by moves taken (not after an undo or a rewind)."""
+        if self.reference is None or self._referenced is None:
+            return
+        entries, placed = self._referenced
+        if len(game.journal) <= len(entries) or game.journal[: len(entries)] != entries:
+            return
+        landed: set[str] = set()
+        for entry in game.journal[len(entries) :]:
+            if "move" in entry and not (move := Move.parse(str(entry["move"]))).is_pass:
+                landed.add(move.end)
+        now = contents(game)
+        changed = {p for p in set(placed) | set(now) if placed.get(p) != now.get(p)}
+        self.hands.learn(game.board, self.reference[2], matched, landed, changed)
 
     def told_to_leave(self) -> frozenset[str]:
         """The spaces the roll told the player to leave a ship landed on, both ships there,
@@ -198,10 +222,12 @@ class BoardChecks:
         turn.landing = None
         turn.putback_first = None
         seen = table.last_observation
+        if matched is None and seen is not None and not difference(game, seen):
+            matched = seen
         if matched is not None:
+            self._learn_hands(game, matched)
             self.reference = (game, contents(game), matched)
-        elif seen is not None and not difference(game, seen):
-            self.reference = (game, contents(game), seen)
+            self._referenced = (list(game.journal), contents(game))
         status.question = None
         status.die = game.die
         if game.is_over():

@@ -74,6 +74,7 @@ def on_ship_board(table: Table, observation: BoardObservation) -> None:
         checks.known_dice(),
         reference=reference_board(checks.reference, game),
         held=checks.told_to_leave(),
+        hands=checks.hands,
     )
     turn.waiting = None
     if not isinstance(decision, Tied | DoubtfulBump):
