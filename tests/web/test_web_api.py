@@ -12,11 +12,13 @@ from collections.abc import Callable
 import cv2
 import numpy as np
 import pytest
+from table_helpers import set_out
 
 from bermuda_hw.cli import main
 from bermuda_hw.controller.snapshot import game_json
 from bermuda_hw.controller.status import Mode
 from bermuda_hw.rules.boardfile import board_to_json
+from bermuda_hw.rules.game import Phase
 from bermuda_hw.rules.record import replay, to_dict
 from bermuda_hw.web.pairing import DAEMON_FILE, TOKEN_FILE, running_daemon
 
@@ -73,7 +75,6 @@ def test_writes_need_the_token_and_bad_requests_change_nothing(
         (served.post("undo", raw=b"{oops"), 400),
         (served.post("undo", raw=b"[1, 2]"), 400),
         (served.post("undo", raw=b"{}", headers={"Content-Type": "text/plain"}), 415),
-        (served.post("spin"), 409),  # the ship phase: no spin
         (served.post("new-game", {"players": 9}), 400),
     ]
     for reply, status in refused:
@@ -87,6 +88,23 @@ def test_writes_need_the_token_and_bad_requests_change_nothing(
     moved(served)
     assert served.post("undo").status == 200
     assert "undo" in journal.stored(served.table.controller.game_id).log[-1]
+
+
+def test_a_spin_in_the_ship_phase_is_refused_and_changes_nothing(
+    serve: Callable[..., Served],
+) -> None:
+    """A player is to move (nobody at this table moves, so the phase cannot end while the
+    request is carried out): the press of spin is refused, and the game stays as it was."""
+    served = serve(with_players=False)
+    set_out(served.table)
+    ready(served)
+    game = served.table.controller.game
+    assert game is not None and game.phase is Phase.SHIPS
+    seq = served.table.controller.status.seq
+    reply = served.post("spin")
+    assert reply.status == 409, reply.body
+    assert "spin only when the table is asked to press spin" in reply.body["error"]
+    assert served.table.controller.status.seq == seq and game.phase is Phase.SHIPS
 
 
 def test_pairing_sets_an_httponly_samesite_cookie(serve: Callable[..., Served]) -> None:
