@@ -74,11 +74,13 @@ class BoardChecks:
         self.table = table
         # the last board that matched the game, for the game and the placement it matched
         self.reference: tuple[Game, dict[str, tuple[str, ...]], BoardObservation] | None = None
-        # the game's journal as it stood at the reference, and the placement it matched
-        self._referenced: tuple[list[JournalEntry], dict[str, tuple[str, ...]]] | None = None
+        # the game's journal as it stood at the reference
+        self._referenced: list[JournalEntry] | None = None
         # what the table's boards showed of tokens set down and left alone, from one
         # reference to the next (`stillness`): kept for the table, game after game
         self.hands = HandSample()
+        # the spaces whose token's reading decided the last move taken (not learned from)
+        self.decided_by_stillness: tuple[str, ...] = ()
         self.restoring = False  # after an undo: wait for the board as it was, take no move
 
     @property
@@ -116,20 +118,27 @@ class BoardChecks:
         )
 
     def _learn_hands(self, game: Game, matched: BoardObservation) -> None:
-        """Count the tokens set down and left alone since the last reference, where the
-        game went on from it by moves taken (not after an undo or a rewind)."""
-        if self.reference is None or self._referenced is None:
+        """Count the tokens set down again and left alone since the last reference, where
+        the same game went on from it by moves taken (not after an undo or a rewind, not
+        on the same board seen again). With the virtual die a roll may tell the player to
+        set a mover down beside the ship it lands on: no token set down again counts."""
+        kept, referenced = self.reference, self._referenced
+        skip, self.decided_by_stillness = self.decided_by_stillness, ()
+        if kept is None or referenced is None or kept[0] is not game or kept[2] is matched:
             return
-        entries, placed = self._referenced
+        entries, placed = referenced, kept[1]
         if len(game.journal) <= len(entries) or game.journal[: len(entries)] != entries:
             return
-        landed: set[str] = set()
-        for entry in game.journal[len(entries) :]:
-            if "move" in entry and not (move := Move.parse(str(entry["move"]))).is_pass:
-                landed.add(move.end)
+        moves = [
+            Move.parse(str(entry["move"]))
+            for entry in game.journal[len(entries) :]
+            if "move" in entry
+        ]
+        if self.table.session.die_mode == "virtual":
+            skip = (*skip, *(m.end for m in moves if not m.is_pass))
         now = contents(game)
         changed = {p for p in set(placed) | set(now) if placed.get(p) != now.get(p)}
-        self.hands.learn(game.board, self.reference[2], matched, landed, changed)
+        self.hands.learn(game.board, kept[2], matched, moves, changed, skip)
 
     def told_to_leave(self) -> frozenset[str]:
         """The spaces the roll told the player to leave a ship landed on, both ships there,
@@ -227,7 +236,7 @@ class BoardChecks:
         if matched is not None:
             self._learn_hands(game, matched)
             self.reference = (game, contents(game), matched)
-            self._referenced = (list(game.journal), contents(game))
+            self._referenced = list(game.journal)
         status.question = None
         status.die = game.die
         if game.is_over():

@@ -80,9 +80,15 @@ def on_ship_board(table: Table, observation: BoardObservation) -> None:
     if not isinstance(decision, Tied | DoubtfulBump):
         checks.end_putback()
     if isinstance(decision, Take):
+        checks.decided_by_stillness = decision.still
         if checks.apply(decision.group.best, decision.provisional):
             for space in decision.untouched:
                 table.say(f"    the ship on {space} was not touched: no ship landed on it")
+            for space in decision.still:
+                table.say(
+                    f"    the ship on {space} reads where it stood: on this table a ship "
+                    "set down in its place would hardly have"
+                )
             checks.check(observation)
     elif isinstance(decision, DoubtfulBump):
         # the bumped ship back tells; once that request ran out, the table is asked

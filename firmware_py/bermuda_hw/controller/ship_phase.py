@@ -65,6 +65,8 @@ class Take:
     group: Group
     provisional: tuple[str, ...]  # the places it arrives at that are out of sight
     untouched: tuple[str, ...]  # spaces whose ship no ship landed on (said, not fixed)
+    #: landing spaces of the tied moves not taken whose token read still (`stillness`)
+    still: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -144,7 +146,7 @@ def decide(
             # tied moves change is in view: a count alone never settles a tie whose other
             # places the camera cannot check
             quiet = _stood_still(game, observation, reference, hands, verdict.tied, chosen)
-            return Take(chosen, (), tuple(dict.fromkeys(verdict.untouched + quiet)))
+            return Take(chosen, (), verdict.untouched, quiet)
     accepted = verdict.accepted
     if verdict.outcome is Outcome.MOVE and accepted is not None:
         doubt = bump_in_doubt(game, accepted.best, observation)

@@ -8,28 +8,31 @@ on the landing space was not touched; for the bump it was lifted and the mover s
 its stead. Its two readings (on the last board that matched the game, and now) are
 evidence, with likelihoods measured on this table's own boards (`HandSample`):
 
-- **read still** (within `referee.UNTOUCHED_MM` of where it stood, its wider disk
-  unchanged): if untouched, as often as the tokens no move concerned stayed so from one
-  board that matched the game to the next; if set down anew, as often as a token set
-  down on a place where another was read before read within that distance of it.
+- **read still** (`reads_still`: within `referee.UNTOUCHED_MM` of where it stood, its
+  wider disk unchanged): if untouched, as often as the tokens no move concerned read
+  still from one board that matched the game to the next; if set down anew, as often as
+  a mover of that colour set down in the stead of a token of its own colour, over a
+  single move, read still. The same test counts both and is the evidence.
   A token's offset from its place's centre tells nothing of the hand: tokens set down on
   their centres read up to a few millimetres off them (where a token's top shows through
   the lens), the same for any token on that place. Only a token set down where another
-  stood measures how a hand sets one down, one per move at most;
+  stood measures how a hand sets one down, one per bump at most;
 - **read moved**: no evidence either way. A hand at work beside a token knocks it more
   often than the board's other tokens show, and that rate is not measured.
 
 Counts are smoothed (one more of each outcome than seen): a table whose tokens were seen
 set down again few times tells little (the ratio for "untouched" is at most the number of
-such tokens seen plus two), and one whose hands set tokens squarely on their places (two
-tokens in a row read on the same spot) tells nothing, as it should.
+such tokens seen plus two), and one whose hands set tokens squarely in the place of the
+one before tells nothing, as it should. A count that makes a token read still no likelier
+untouched than set down again is no evidence (a token's reading never counts for a hand).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 
 from bermuda_hw.controller.referee import (
     UNTOUCHED_MM,
@@ -39,6 +42,7 @@ from bermuda_hw.controller.referee import (
     place_observability,
 )
 from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.moves import Move
 from bermuda_hw.vision.types import BoardObservation, ShipReading
 
 
@@ -71,22 +75,51 @@ def _moved(a: ShipReading, b: ShipReading) -> float:
     return math.dist((a.x_mm, a.y_mm), (b.x_mm, b.y_mm))
 
 
+def reads_still(
+    board: Board, before: BoardObservation, after: BoardObservation, space: str
+) -> bool | None:
+    """Whether the one token on a path space on both boards reads where it stood: within
+    `UNTOUCHED_MM`, its wider disk (`BoardEvidence.reach`) showing what it showed (a
+    second token set down beside it would not move its reading). None where that cannot
+    be judged: not one token on both, the space not seen well on both, the wider disk not
+    measured. The colours may differ (a token set down in another's stead)."""
+    if space in board.ports or space not in board.spaces:
+        return None
+    was, now = before.ships_at(space), after.ships_at(space)
+    if len(was) != 1 or len(now) != 1 or was[0].hidden or now[0].hidden:
+        return None
+    then, there = observation_evidence(board, before), observation_evidence(board, after)
+    if min(place_observability(then, space), place_observability(there, space)) < UNTOUCHED_SEEN:
+        return None
+    if then.reach is None or there.reach is None:
+        return None
+    if _moved(was[0], now[0]) >= UNTOUCHED_MM:
+        return False
+    i = then.index(space)
+    old = float(then.reach[i, then.colors.index(was[0].color)])
+    new = float(there.reach[i, there.colors.index(now[0].color)])
+    return old > 0.0 and abs(new - old) <= UNTOUCHED_REACH * old
+
+
 @dataclass
 class HandSample:
     """What this table's boards showed of tokens set down and left alone, from one board
-    that matched the game to the next (see the module's text)."""
+    that matched the game to the next (see the module's text). Tokens set down again are
+    counted per colour (each seat's hand apart), and only where a player's mover took the
+    place of a token of its own colour: the one case the evidence is weighed for."""
 
-    set_again: int = 0  # tokens set down on a path space where another was read before
-    same_spot: int = 0  # ... of which read within UNTOUCHED_MM of it
+    set_again: Counter[str] = field(default_factory=Counter)  # per colour
+    same_spot: Counter[str] = field(default_factory=Counter)  # ... read still
     left: int = 0  # tokens no move concerned, alone on their path space on both boards
-    stayed: int = 0  # ... of which read within UNTOUCHED_MM of where they stood
+    stayed: int = 0  # ... of which read still
 
-    def coincide(self) -> float:
-        """The chance that a token set down anew reads where the one before it stood."""
-        return (self.same_spot + 1) / (self.set_again + 2)
+    def coincide(self, color: str) -> float:
+        """The chance that a token of this colour set down in the stead of one of its own
+        reads still (smoothed)."""
+        return (self.same_spot[color] + 1) / (self.set_again[color] + 2)
 
     def stay(self) -> float:
-        """The chance that a token nobody touched reads where it stood."""
+        """The chance that a token nobody touched reads still (smoothed)."""
         return (self.stayed + 1) / (self.left + 2)
 
     def learn(
@@ -94,24 +127,35 @@ class HandSample:
         board: Board,
         before: BoardObservation,
         after: BoardObservation,
-        set_down: Iterable[str],
-        concerned: Iterable[str],
+        moves: Sequence[Move],
+        changed: Iterable[str],
+        skip: Iterable[str] = (),
     ) -> None:
-        """Count two boards that matched the game, with the moves taken between them:
-        `set_down`, the spaces their movers were set down on; `concerned`, every place a
-        move or a capture changed (their tokens were handled, or may have been)."""
-        landed, handled = set(set_down), set(concerned) | set(set_down)
-        was, now = _alone(before, board), _alone(after, board)
-        for space, ship in now.items():
-            old = was.get(space)
-            if old is None:
+        """Count two boards that matched the game, with the moves taken between them and
+        the places whose ships changed (`changed`: moves, bumps, captures, hand edits).
+        Tokens set down again are counted only across a single move (with several, a
+        space may have been left and taken again); `skip`: spaces whose reading decided
+        a move between the two boards (counting them would feed a decision back into
+        its own evidence)."""
+        landed = {m.end: m for m in moves if not m.is_pass}
+        handled = set(changed) | set(skip)
+        for m in moves:
+            if not m.is_pass:
+                handled |= {m.start, m.end}
+        for space in sorted(board.spaces):
+            if space in set(skip):
                 continue
-            if space in landed:
-                self.set_again += 1
-                self.same_spot += _moved(old, ship) < UNTOUCHED_MM
-            elif space not in handled and old.color == ship.color:
+            still = reads_still(board, before, after, space)
+            if still is None:
+                continue
+            was, now = before.ships_at(space)[0], after.ships_at(space)[0]
+            if space in landed and len(moves) == 1:
+                if was.color == now.color:
+                    self.set_again[now.color] += 1
+                    self.same_spot[now.color] += still
+            elif space not in handled and was.color == now.color:
                 self.left += 1
-                self.stayed += _moved(old, ship) < UNTOUCHED_MM
+                self.stayed += still
 
 
 def stillness(
@@ -122,25 +166,16 @@ def stillness(
     hands: HandSample,
 ) -> Stillness | None:
     """The evidence of the one token on a path space read still where it stood on
-    `reference` (see the module's text), or None: it moved, or its readings cannot be
-    compared (more than one token, another colour, out of sight, its wider disk changed)."""
-    if space in board.ports or space not in board.spaces:
+    `reference` (see the module's text), or None: it moved, its readings cannot be
+    compared (`reads_still`), it changed colour, or the table's count does not make a
+    token read still likelier untouched than set down again (a token's reading never
+    counts for a hand setting one down)."""
+    if reads_still(board, reference, observation, space) is not True:
         return None
-    was, now = reference.ships_at(space), observation.ships_at(space)
-    if len(was) != 1 or len(now) != 1 or was[0].color != now[0].color:
+    was, now = reference.ships_at(space)[0], observation.ships_at(space)[0]
+    if was.color != now.color:
         return None
-    if was[0].hidden or now[0].hidden:
+    untouched, set_down = hands.stay(), hands.coincide(now.color)
+    if set_down >= untouched:
         return None
-    before, after = observation_evidence(board, reference), observation_evidence(board, observation)
-    if min(place_observability(before, space), place_observability(after, space)) < UNTOUCHED_SEEN:
-        return None
-    moved_mm = _moved(was[0], now[0])
-    if moved_mm >= UNTOUCHED_MM or before.reach is None or after.reach is None:
-        return None
-    # read still, but its wider disk (`BoardEvidence.reach`) must show what it showed: a
-    # second token set down beside it would not move its reading
-    i, c = before.index(space), before.colors.index(now[0].color)
-    was_there, there = float(before.reach[i, c]), float(after.reach[i, c])
-    if was_there <= 0.0 or abs(there - was_there) > UNTOUCHED_REACH * was_there:
-        return None
-    return Stillness(space, moved_mm, hands.stay(), hands.coincide())
+    return Stillness(space, _moved(was, now), untouched, set_down)

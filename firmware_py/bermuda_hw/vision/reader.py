@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -331,7 +331,11 @@ class BoardReader:
         if corners is not None:
             rect = self.rectify(frame, pose)
         else:
-            search = _cloud_search().submit(self._find_cloud, gray, pose)
+            try:
+                search = _cloud_search().submit(self._find_cloud, gray, pose)
+            except RuntimeError:  # the interpreter is shutting down: no new threads
+                search = Future()
+                search.set_result(self._find_cloud(gray, pose))
             try:
                 rect = self.rectify(frame, pose)
             except BaseException:
