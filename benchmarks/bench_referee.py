@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 import statistics
 import time
+from collections import Counter
 
 from bermuda_hw.controller.ship_phase import decide
 from bermuda_hw.controller.stillness import HandSample
@@ -23,7 +24,9 @@ GOAL_P95_MS = 50.0
 SAMPLES = 60
 #: a table watched for many games (`stillness`): tied moves are weighed a second time, with
 #: how far the token on each landing space moved since the board before the move
-HANDS = HandSample(set_again=3000, same_spot=0, left=5000, stayed=5000)
+HANDS = HandSample(
+    Counter(dict.fromkeys(("yellow", "blue", "green", "red"), 3000)), Counter(), 5000, 5000
+)
 
 
 def _observation(game: Game, reader: BoardReader, seed: int) -> BoardObservation | None:

@@ -228,3 +228,28 @@ def test_on_a_table_counted_careful_the_dock_is_taken_from_the_ship_that_stood_s
     assert taken_moves(c)[-1] == str(dock) and not asked(table)
     assert f"the ship on {bump.end} reads where it stood" in "\n".join(table.log)
     assert c.game.ship(b).location == bump.end
+
+
+def test_once_the_table_was_told_anything_a_still_token_decides_nothing(
+    make_table: MakeTable,
+) -> None:
+    """On a table counted careful, the mover set down on its own ship (the table is told to
+    finish the move), then that mover lifted into the port: the board a dock leaves, the
+    ship landed on standing where it stood. Either token may have gone to the port, so the
+    table is asked, never the dock taken unasked; the answer is not counted as a token set
+    down again (the count is kept to first boards, where it is weighed)."""
+    table = make_table(with_players=False, seed=1, options=GameOptions(die="table"))
+    c = table.controller
+    dock, bump, b, port = dock_or_bump(table, 1)
+    assert bump.end is not None
+    color = c.game.active
+    c.checks.hands = HandSample(Counter({color: 5000}), Counter(), left=5000, stayed=5000)
+    x_mm, y_mm = table.board.spaces[bump.end].position
+    table.world.place_ship(bump.ship, x_mm + 1.0, y_mm)
+    table.run_until(lambda: "finish your move" in c.status.message, limit=80)
+    before = len(taken_moves(c))
+    put_in_port(table, bump.ship, port)
+    answer_either(table, dock, bump, bump, before)
+    assert c.game.ship(b).location == port
+    table.run_until(lambda: table.mode() is Mode.READY, limit=80)
+    assert c.checks.hands.set_again[color] == 5000

@@ -346,9 +346,15 @@ def weigh(
     groups: dict[Consequence, list[tuple[float, float, Candidate]]] = {}
     for cand in cands:
         like = scorer.relative(base, cand.contents)
-        if cand.kind is Kind.MOVE and cand.move is not None and cand.move.end in still:
-            # the mover set down on a landing space whose token reads where it stood,
-            # against the board as the game has it (no token touched)
+        if (
+            cand.kind is Kind.MOVE
+            and cand.move is not None
+            and cand.move.end in still
+            and cand.bump is not Bump.LANDING
+        ):
+            # the mover set down in the place of the token on its landing space, which
+            # reads where it stood, against the board as the game has it (no token
+            # touched). A bumped ship still beside the mover was not touched either
             like += still[cand.move.end].log_ratio
         if cand.kind is Kind.NONE:
             prior = PRIOR_NONE + (0.0 if per_die else moving)

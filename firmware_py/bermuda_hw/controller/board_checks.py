@@ -79,8 +79,10 @@ class BoardChecks:
         # what the table's boards showed of tokens set down and left alone, from one
         # reference to the next (`stillness`): kept for the table, game after game
         self.hands = HandSample()
-        # the spaces whose token's reading decided the last move taken (not learned from)
+        # the spaces whose token's reading decided a move since the reference (not learned
+        # from), and the boards of the ship phase judged since it
         self.decided_by_stillness: tuple[str, ...] = ()
+        self.judged = 0
         self.restoring = False  # after an undo: wait for the board as it was, take no move
 
     @property
@@ -117,11 +119,23 @@ class BoardChecks:
             game, observation, self.known_dice(), reference=reference, held=self.told_to_leave()
         )
 
+    def hands_for_this_board(self) -> HandSample | None:
+        """The table's count for weighing how far a token moved (`stillness`): only on the
+        first board of the ship phase judged since the reference (once the table has been
+        told anything, a player may have lifted either of two tokens of a colour), and not
+        with the virtual die (its rolls may tell a player to set a mover down beside the
+        ship it lands on, and none of its tokens are counted)."""
+        if self.judged > 0 or self.table.session.die_mode == "virtual":
+            return None
+        return self.hands
+
     def _learn_hands(self, game: Game, matched: BoardObservation) -> None:
         """Count the tokens set down again and left alone since the last reference, where
         the same game went on from it by moves taken (not after an undo or a rewind, not
-        on the same board seen again). With the virtual die a roll may tell the player to
-        set a mover down beside the ship it lands on: no token set down again counts."""
+        on the same board seen again). A token set down again counts only under the terms
+        it is weighed under (`hands_for_this_board`: the move taken on the first board
+        judged, the die on the table), where the game has one ship of the mover's colour
+        on the landing space before and after."""
         kept, referenced = self.reference, self._referenced
         skip, self.decided_by_stillness = self.decided_by_stillness, ()
         if kept is None or referenced is None or kept[0] is not game or kept[2] is matched:
@@ -134,9 +148,14 @@ class BoardChecks:
             for entry in game.journal[len(entries) :]
             if "move" in entry
         ]
-        if self.table.session.die_mode == "virtual":
-            skip = (*skip, *(m.end for m in moves if not m.is_pass))
         now = contents(game)
+        again = self.judged == 1 and self.table.session.die_mode != "virtual"
+        for m in moves:
+            if m.is_pass:
+                continue
+            own = (game.ship(m.ship).color,)
+            if not again or placed.get(m.end) != own or now.get(m.end) != own:
+                skip = (*skip, m.end)
         changed = {p for p in set(placed) | set(now) if placed.get(p) != now.get(p)}
         self.hands.learn(game.board, kept[2], matched, moves, changed, skip)
 
@@ -237,6 +256,7 @@ class BoardChecks:
             self._learn_hands(game, matched)
             self.reference = (game, contents(game), matched)
             self._referenced = list(game.journal)
+            self.judged = 0
         status.question = None
         status.die = game.die
         if game.is_over():

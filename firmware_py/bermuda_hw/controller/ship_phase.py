@@ -65,7 +65,8 @@ class Take:
     group: Group
     provisional: tuple[str, ...]  # the places it arrives at that are out of sight
     untouched: tuple[str, ...]  # spaces whose ship no ship landed on (said, not fixed)
-    #: landing spaces of the tied moves not taken whose token read still (`stillness`)
+    #: landing spaces of the tied moves not taken whose token read still, where that
+    #: decided the move (`stillness`)
     still: tuple[str, ...] = ()
 
 
@@ -128,9 +129,12 @@ def decide(
     `dice`: the die values possible (`belief.weigh`); `reference`: the last board that
     matched the game's placement; `held`: the spaces the roll told the player to leave
     a ship landed on (`referee.judge`); `hands`: what the table's boards showed of tokens
-    set down and left alone (`stillness`)."""
+    set down and left alone (`stillness`), given only for the first board judged since
+    `reference` (once the table has been told anything, a player may have lifted either
+    of two tokens of a colour)."""
     verdict = judge(game, observation, dice, reference=reference, held=held)
     belief = weigh(game, observation, dice)
+    without = _decisive(belief, verdict.tied) if verdict.outcome is Outcome.TIE else None
     if verdict.outcome is Outcome.TIE and reference is not None and hands is not None:
         # moves the colours leave tied: a token read still on a landing space tells a move
         # that did not set a token down there from one that did (a dock, against a bump of
@@ -145,7 +149,9 @@ def decide(
             # leaves one): the belief is sure of one of them. Only where every place the
             # tied moves change is in view: a count alone never settles a tie whose other
             # places the camera cannot check
-            quiet = _stood_still(game, observation, reference, hands, verdict.tied, chosen)
+            quiet: tuple[str, ...] = ()
+            if without is None:  # decided by how far a token moved
+                quiet = _stood_still(game, observation, reference, hands, verdict.tied, chosen)
             return Take(chosen, (), verdict.untouched, quiet)
     accepted = verdict.accepted
     if verdict.outcome is Outcome.MOVE and accepted is not None:

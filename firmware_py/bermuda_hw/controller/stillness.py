@@ -61,16 +61,6 @@ class Stillness:
         return math.log(self.set_down) - math.log(self.untouched)
 
 
-def _alone(obs: BoardObservation, board: Board) -> dict[str, ShipReading]:
-    """The tokens in view alone on their path space."""
-    seen: dict[str, list[ShipReading]] = {}
-    for ship in obs.ships:
-        space = ship.space
-        if space is not None and space not in board.ports and not ship.hidden:
-            seen.setdefault(space, []).append(ship)
-    return {space: ships[0] for space, ships in seen.items() if len(ships) == 1}
-
-
 def _moved(a: ShipReading, b: ShipReading) -> float:
     return math.dist((a.x_mm, a.y_mm), (b.x_mm, b.y_mm))
 
@@ -95,9 +85,10 @@ def reads_still(
         return None
     if _moved(was[0], now[0]) >= UNTOUCHED_MM:
         return False
-    i = then.index(space)
-    old = float(then.reach[i, then.colors.index(was[0].color)])
-    new = float(there.reach[i, there.colors.index(now[0].color)])
+    if was[0].color not in then.colors or now[0].color not in there.colors:
+        return None
+    old = float(then.reach[then.index(space), then.colors.index(was[0].color)])
+    new = float(there.reach[there.index(space), there.colors.index(now[0].color)])
     return old > 0.0 and abs(new - old) <= UNTOUCHED_REACH * old
 
 
@@ -134,9 +125,8 @@ class HandSample:
         """Count two boards that matched the game, with the moves taken between them and
         the places whose ships changed (`changed`: moves, bumps, captures, hand edits).
         Tokens set down again are counted only across a single move (with several, a
-        space may have been left and taken again); `skip`: spaces whose reading decided
-        a move between the two boards (counting them would feed a decision back into
-        its own evidence)."""
+        space may have been left and taken again); `skip`: spaces not to count (a
+        landing the caller cannot vouch for, a space whose reading decided a move)."""
         landed = {m.end: m for m in moves if not m.is_pass}
         handled = set(changed) | set(skip)
         for m in moves:
