@@ -1,17 +1,14 @@
 """The referee's decision for one stable observation (`ship_phase.decide`: the verdict of
 `referee.judge`, the belief of `belief.weigh` and what follows from them) on rendered boards
-of positions met in random games, with the board before the move as the reference and a
-table's count of tokens set down again (`stillness`)."""
+of positions met in random games."""
 
 from __future__ import annotations
 
 import random
 import statistics
 import time
-from collections import Counter
 
 from bermuda_hw.controller.ship_phase import decide
-from bermuda_hw.controller.stillness import HandSample
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.candidates import contents
 from bermuda_hw.rules.game import Game, Phase
@@ -22,11 +19,6 @@ from bermuda_hw.vision.types import BoardObservation
 
 GOAL_P95_MS = 50.0
 SAMPLES = 60
-#: a table watched for many games (`stillness`): tied moves are weighed a second time, with
-#: how far the token on each landing space moved since the board before the move
-HANDS = HandSample(
-    Counter(dict.fromkeys(("yellow", "blue", "green", "red"), 3000)), Counter(), 5000, 5000
-)
 
 
 def _observation(game: Game, reader: BoardReader, seed: int) -> BoardObservation | None:
@@ -74,16 +66,15 @@ def main() -> None:
         if game.is_over() or game.phase is not Phase.SHIPS:
             continue
         before = game.copy()
-        reference = _observation(before, reader, seed + 100_000)
         die = rng.randint(1, 6)
         game.set_die(die)
         game.push(rng.choice(game.legal_moves(die)))
         seen = _observation(game, reader, seed)
-        if seen is None or reference is None:
+        if seen is None:
             continue
         for dice in (frozenset({die}), None):
             started, cpu = time.perf_counter(), time.process_time()
-            decide(before, seen, dice, reference=reference, hands=HANDS)
+            decide(before, seen, dice)
             times_ms.append((time.perf_counter() - started) * 1e3)
             cpu_ms.append((time.process_time() - cpu) * 1e3)
     for name, values in (("wall", times_ms), ("CPU", cpu_ms)):

@@ -33,17 +33,13 @@ def observe(
     weak: Mapping[str, float] | None = None,
     counted: bool = False,
     partly: Mapping[str, float] | None = None,
-    nudged: Mapping[str, tuple[float, float]] | None = None,
-    reach: bool = False,
 ) -> BoardObservation:
     """The stable observation of ships by place (a port's in its berths in order); `hidden`
     places are under the cloud (unseen, their ships read as hidden), `weak` fills some
     places' colour to a given fraction instead (a token off its place's centre); `counted`:
     with each colour's area on every place (`vision.counts`), one token's worth per ship
     there (a token off centre shows all of its area); `partly`: places in the cloud's rim
-    band, seen that share (their ships stand in the part in view); `nudged`: path spaces
-    whose ships read that far (x, y mm) from the space's centre; `reach`: with each
-    colour's share of every place's wider disk (`BoardEvidence.reach`), its fill there."""
+    band, seen that share (their ships stand in the part in view)."""
     rng = random.Random(seed)
     hidden = frozenset(hidden)
     keys = places_of(board)
@@ -64,8 +60,6 @@ def observe(
             else:
                 berth = None
                 x, y = board.spaces[place].position
-                dx, dy = (nudged or {}).get(place, (0.0, 0.0))
-                x, y = x + dx, y + dy
                 i = index[(place, None)]
             fill = (weak or {}).get(place, rng.uniform(*PRESENT))
             k = colors.index(color)
@@ -82,7 +76,6 @@ def observe(
         3,
         areas=areas if counted else None,
         token_area_mm2=TOKEN_MM2 if counted else None,
-        reach=fractions.copy() if reach else None,
     )
     return BoardObservation(tuple(ships), None, 0.0, 3, hidden_spaces=hidden, evidence=evidence)
 

@@ -4,7 +4,6 @@ place: the rendered table tells them apart by the tokens, with no question asked
 from __future__ import annotations
 
 import random
-from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -13,7 +12,6 @@ from table_helpers import put_in_port, set_out_ready, set_out_seen, taken_moves
 
 from bermuda_hw.controller.referee import same_board_bumps
 from bermuda_hw.controller.status import Mode
-from bermuda_hw.controller.stillness import HandSample
 from bermuda_hw.geometry import heading_vector
 from bermuda_hw.rules.board import Point
 from bermuda_hw.rules.game import Game, GameOptions
@@ -188,68 +186,3 @@ def test_a_bump_whose_ship_went_back_at_once_is_asked(make_table: MakeTable, die
     table.world.place_ship(bump.ship, *beside(table, bump.end))
     put_in_port(table, b, port)
     answer_either(table, dock, bump, bump, before)
-
-
-def test_the_table_counts_the_token_set_down_where_another_stood(make_table: MakeTable) -> None:
-    """The bump made and answered: once the board matches the game, the mover set down in
-    the place of the player's own ship counts as a token of that colour set down again
-    (`stillness.HandSample`), read 2 mm off: not on the same spot."""
-    table = make_table(with_players=False, seed=1, options=GameOptions(die="table"))
-    c = table.controller
-    dock, bump, b, port = dock_or_bump(table, 1)
-    assert bump.end is not None
-    hands = c.checks.hands
-    color = c.game.active
-    assert not hands.set_again
-    before = len(taken_moves(c))
-    x_mm, y_mm = table.board.spaces[bump.end].position
-    table.world.remove(b)
-    table.world.place_ship(bump.ship, x_mm + 2.0, y_mm)
-    put_in_port(table, b, port)
-    answer_either(table, dock, bump, bump, before)
-    table.run_until(lambda: bool(hands.set_again), limit=80)
-    assert hands.set_again[color] == 1 and hands.same_spot[color] == 0
-
-
-def test_on_a_table_counted_careful_the_dock_is_taken_from_the_ship_that_stood_still(
-    make_table: MakeTable,
-) -> None:
-    """A table whose hands were seen to set many tokens down in the place of their own,
-    never on the same spot: the dock that leaves the ship landed on where it stood is taken
-    unasked, and the line says why."""
-    table = make_table(with_players=False, seed=1, options=GameOptions(die="table"))
-    c = table.controller
-    dock, bump, b, port = dock_or_bump(table, 1)
-    color = c.game.active
-    c.checks.hands = HandSample(Counter({color: 5000}), Counter(), left=5000, stayed=5000)
-    before = len(taken_moves(c))
-    put_in_port(table, dock.ship, port)
-    table.run_until(lambda: len(taken_moves(c)) > before, limit=200)
-    assert taken_moves(c)[-1] == str(dock) and not asked(table)
-    assert f"the ship on {bump.end} reads where it stood" in "\n".join(table.log)
-    assert c.game.ship(b).location == bump.end
-
-
-def test_once_the_table_was_told_anything_a_still_token_decides_nothing(
-    make_table: MakeTable,
-) -> None:
-    """On a table counted careful, the mover set down on its own ship (the table is told to
-    finish the move), then that mover lifted into the port: the board a dock leaves, the
-    ship landed on standing where it stood. Either token may have gone to the port, so the
-    table is asked, never the dock taken unasked; the answer is not counted as a token set
-    down again (the count is kept to first boards, where it is weighed)."""
-    table = make_table(with_players=False, seed=1, options=GameOptions(die="table"))
-    c = table.controller
-    dock, bump, b, port = dock_or_bump(table, 1)
-    assert bump.end is not None
-    color = c.game.active
-    c.checks.hands = HandSample(Counter({color: 5000}), Counter(), left=5000, stayed=5000)
-    x_mm, y_mm = table.board.spaces[bump.end].position
-    table.world.place_ship(bump.ship, x_mm + 1.0, y_mm)
-    table.run_until(lambda: "finish your move" in c.status.message, limit=80)
-    before = len(taken_moves(c))
-    put_in_port(table, bump.ship, port)
-    answer_either(table, dock, bump, bump, before)
-    assert c.game.ship(b).location == port
-    table.run_until(lambda: table.mode() is Mode.READY, limit=80)
-    assert c.checks.hands.set_again[color] == 5000

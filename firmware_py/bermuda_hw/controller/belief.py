@@ -36,7 +36,6 @@ from enum import StrEnum
 import numpy as np
 
 from bermuda_hw.controller.referee import Scorer, observation_evidence
-from bermuda_hw.controller.stillness import HandSample, Stillness, stillness
 from bermuda_hw.rules.candidates import (
     Bump,
     Candidate,
@@ -314,17 +313,12 @@ def weigh(
     observation: BoardObservation,
     dice: frozenset[int] | None = None,
     *,
-    reference: BoardObservation | None = None,
-    hands: HandSample | None = None,
     alpha: float = ALPHA,
 ) -> Belief:
     """The belief over the active player's turn given one stable observation.
 
     `dice`: the die values possible (the known die; None: any, uniformly; empty: no
-    move can have been made yet, as before the virtual die is rolled). `reference`: the
-    last board that matched the game, and `hands`, what the table's boards showed of
-    tokens set down and left alone: with both, a token read still on a move's landing
-    space is evidence against the mover set down there (`stillness`).
+    move can have been made yet, as before the virtual die is rolled).
     """
     if game.phase is not Phase.SHIPS:
         raise ValueError("the belief is over a turn of the ship phase")
@@ -342,20 +336,9 @@ def weigh(
     if not per_die:  # no move possible (die not rolled, or no legal move)
         moving = 0.0
     rolled = [d for d in possible if per_die.get(d)]
-    still = _still_landings(game, observation, reference, hands, cands)
     groups: dict[Consequence, list[tuple[float, float, Candidate]]] = {}
     for cand in cands:
         like = scorer.relative(base, cand.contents)
-        if (
-            cand.kind is Kind.MOVE
-            and cand.move is not None
-            and cand.move.end in still
-            and cand.bump is not Bump.LANDING
-        ):
-            # the mover set down in the place of the token on its landing space, which
-            # reads where it stood, against the board as the game has it (no token
-            # touched). A bumped ship still beside the mover was not touched either
-            like += still[cand.move.end].log_ratio
         if cand.kind is Kind.NONE:
             prior = PRIOR_NONE + (0.0 if per_die else moving)
         else:
@@ -383,25 +366,6 @@ def weigh(
     legal = {frozenset(c.contents.items()) for c in cands}
     hypotheses.extend(_illegal(game, observation, scorer, base, legal))
     return _normalised(hypotheses, alpha)
-
-
-def _still_landings(
-    game: Game,
-    observation: BoardObservation,
-    reference: BoardObservation | None,
-    hands: HandSample | None,
-    cands: list[Candidate],
-) -> dict[str, Stillness]:
-    """The moves' landing spaces whose one token reads where it stood on `reference`."""
-    if reference is None or hands is None:
-        return {}
-    ends = {c.move.end for c in cands if c.kind is Kind.MOVE and c.move is not None}
-    out: dict[str, Stillness] = {}
-    for end in sorted(ends):
-        term = stillness(game.board, reference, observation, end, hands)
-        if term is not None:
-            out[end] = term
-    return out
 
 
 def _in_hand(game: Game, scorer: Scorer, base: Mapping[str, Content]) -> list[Hypothesis]:

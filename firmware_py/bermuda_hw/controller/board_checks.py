@@ -35,13 +35,10 @@ from bermuda_hw.controller.session import GameSession
 from bermuda_hw.controller.ship_phase import reference_board
 from bermuda_hw.controller.signals import Pattern
 from bermuda_hw.controller.status import Mode, Status
-from bermuda_hw.controller.stillness import HandSample
 from bermuda_hw.controller.turn import Bumped, Turn, Turns
 from bermuda_hw.controller.wording import either
 from bermuda_hw.rules.candidates import Candidate, contents
-from bermuda_hw.rules.entries import JournalEntry
 from bermuda_hw.rules.game import Game, Phase
-from bermuda_hw.rules.moves import Move
 from bermuda_hw.vision.types import BoardObservation
 
 
@@ -74,15 +71,6 @@ class BoardChecks:
         self.table = table
         # the last board that matched the game, for the game and the placement it matched
         self.reference: tuple[Game, dict[str, tuple[str, ...]], BoardObservation] | None = None
-        # the game's journal as it stood at the reference
-        self._referenced: list[JournalEntry] | None = None
-        # what the table's boards showed of tokens set down and left alone, from one
-        # reference to the next (`stillness`): kept for the table, game after game
-        self.hands = HandSample()
-        # the spaces whose token's reading decided a move since the reference (not learned
-        # from), and the boards of the ship phase judged since it
-        self.decided_by_stillness: tuple[str, ...] = ()
-        self.judged = 0
         self.restoring = False  # after an undo: wait for the board as it was, take no move
 
     @property
@@ -118,46 +106,6 @@ class BoardChecks:
         return judge(
             game, observation, self.known_dice(), reference=reference, held=self.told_to_leave()
         )
-
-    def hands_for_this_board(self) -> HandSample | None:
-        """The table's count for weighing how far a token moved (`stillness`): only on the
-        first board of the ship phase judged since the reference (once the table has been
-        told anything, a player may have lifted either of two tokens of a colour), and not
-        with the virtual die (its rolls may tell a player to set a mover down beside the
-        ship it lands on, and none of its tokens are counted)."""
-        if self.judged > 0 or self.table.session.die_mode == "virtual":
-            return None
-        return self.hands
-
-    def _learn_hands(self, game: Game, matched: BoardObservation) -> None:
-        """Count the tokens set down again and left alone since the last reference, where
-        the same game went on from it by moves taken (not after an undo or a rewind, not
-        on the same board seen again). A token set down again counts only under the terms
-        it is weighed under (`hands_for_this_board`: the move taken on the first board
-        judged, the die on the table), where the game has one ship of the mover's colour
-        on the landing space before and after."""
-        kept, referenced = self.reference, self._referenced
-        skip, self.decided_by_stillness = self.decided_by_stillness, ()
-        if kept is None or referenced is None or kept[0] is not game or kept[2] is matched:
-            return
-        entries, placed = referenced, kept[1]
-        if len(game.journal) <= len(entries) or game.journal[: len(entries)] != entries:
-            return
-        moves = [
-            Move.parse(str(entry["move"]))
-            for entry in game.journal[len(entries) :]
-            if "move" in entry
-        ]
-        now = contents(game)
-        again = self.judged == 1 and self.table.session.die_mode != "virtual"
-        for m in moves:
-            if m.is_pass:
-                continue
-            own = (game.ship(m.ship).color,)
-            if not again or placed.get(m.end) != own or now.get(m.end) != own:
-                skip = (*skip, m.end)
-        changed = {p for p in set(placed) | set(now) if placed.get(p) != now.get(p)}
-        self.hands.learn(game.board, kept[2], matched, moves, changed, skip)
 
     def told_to_leave(self) -> frozenset[str]:
         """The spaces the roll told the player to leave a ship landed on, both ships there,
@@ -250,13 +198,10 @@ class BoardChecks:
         turn.landing = None
         turn.putback_first = None
         seen = table.last_observation
-        if matched is None and seen is not None and not difference(game, seen):
-            matched = seen
         if matched is not None:
-            self._learn_hands(game, matched)
             self.reference = (game, contents(game), matched)
-            self._referenced = list(game.journal)
-            self.judged = 0
+        elif seen is not None and not difference(game, seen):
+            self.reference = (game, contents(game), seen)
         status.question = None
         status.die = game.die
         if game.is_over():

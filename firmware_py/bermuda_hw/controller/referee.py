@@ -22,11 +22,9 @@ whose evidence counts the tokens of each colour on a place (`vision.counts`).
 
 Some moves leave the same colours on every place once a bumped ship is back: a
 dock, against a bump of an own ship back into the port docked at, with the
-same die. The colours do not tell which was made (a token read elsewhere on
+same die. Nothing on the board tells which was made (a token read elsewhere on
 its space may have been nudged before a dock; read where it stood, the mover
-may have been set down exactly where the bumped ship was, as often as this
-table's hands were seen to do so: `stillness`, weighed by the belief): such a
-tie is asked unless the belief is decisive.
+may have been set down exactly where the bumped ship was): such a tie is asked.
 With the die known before the move (the virtual die) the roll names such
 landing spaces (`same_board_bumps`) and tells the player to set the mover down
 beside a ship landed on there and leave both until asked to put one back, so

@@ -74,24 +74,14 @@ def on_ship_board(table: Table, observation: BoardObservation) -> None:
         checks.known_dice(),
         reference=reference_board(checks.reference, game),
         held=checks.told_to_leave(),
-        hands=checks.hands_for_this_board(),
     )
-    checks.judged += 1
     turn.waiting = None
     if not isinstance(decision, Tied | DoubtfulBump):
         checks.end_putback()
     if isinstance(decision, Take):
-        checks.decided_by_stillness = (*checks.decided_by_stillness, *decision.still)
         if checks.apply(decision.group.best, decision.provisional):
             for space in decision.untouched:
                 table.say(f"    the ship on {space} was not touched: no ship landed on it")
-            hands, color = checks.hands, game.active
-            for space in decision.still:
-                table.say(
-                    f"    the ship on {space} reads where it stood: of "
-                    f"{hands.set_again[color]} {color} ships seen set down in the place of "
-                    f"their own, {hands.same_spot[color]} read so"
-                )
             checks.check(observation)
     elif isinstance(decision, DoubtfulBump):
         # the bumped ship back tells; once that request ran out, the table is asked

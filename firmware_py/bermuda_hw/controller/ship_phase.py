@@ -46,7 +46,6 @@ from bermuda_hw.controller.referee import (
     out_of_sight,
     putback_tells,
 )
-from bermuda_hw.controller.stillness import HandSample, stillness
 from bermuda_hw.rules.candidates import Bump, Candidate, Content, contents
 from bermuda_hw.rules.game import Game
 from bermuda_hw.vision.types import BoardObservation
@@ -65,9 +64,6 @@ class Take:
     group: Group
     provisional: tuple[str, ...]  # the places it arrives at that are out of sight
     untouched: tuple[str, ...]  # spaces whose ship no ship landed on (said, not fixed)
-    #: landing spaces of the tied moves not taken whose token read still, where that
-    #: decided the move (`stillness`)
-    still: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -122,25 +118,14 @@ def decide(
     *,
     reference: BoardObservation | None = None,
     held: frozenset[str] = frozenset(),
-    hands: HandSample | None = None,
 ) -> ShipDecision:
     """The ship phase's decision on one stable observation (see the module's text).
 
     `dice`: the die values possible (`belief.weigh`); `reference`: the last board that
     matched the game's placement; `held`: the spaces the roll told the player to leave
-    a ship landed on (`referee.judge`); `hands`: what the table's boards showed of tokens
-    set down and left alone (`stillness`), given only for the first board judged since
-    `reference` (once the table has been told anything, a player may have lifted either
-    of two tokens of a colour)."""
+    a ship landed on (`referee.judge`)."""
     verdict = judge(game, observation, dice, reference=reference, held=held)
     belief = weigh(game, observation, dice)
-    without = _decisive(belief, verdict.tied) if verdict.outcome is Outcome.TIE else None
-    if verdict.outcome is Outcome.TIE and reference is not None and hands is not None:
-        # moves the colours leave tied: a token read still on a landing space tells a move
-        # that did not set a token down there from one that did (a dock, against a bump of
-        # an own ship back into the port docked at). Where the colours single out a move,
-        # a token's reading adds nothing the move needs
-        belief = weigh(game, observation, dice, reference=reference, hands=hands)
     if verdict.outcome is Outcome.TIE:
         chosen = _decisive(belief, verdict.tied)
         if chosen is not None and not _out_of_sight(game, observation, verdict.tied):
@@ -149,10 +134,7 @@ def decide(
             # leaves one): the belief is sure of one of them. Only where every place the
             # tied moves change is in view: a count alone never settles a tie whose other
             # places the camera cannot check
-            quiet: tuple[str, ...] = ()
-            if without is None:  # decided by how far a token moved
-                quiet = _stood_still(game, observation, reference, hands, verdict.tied, chosen)
-            return Take(chosen, (), verdict.untouched, quiet)
+            return Take(chosen, (), verdict.untouched)
     accepted = verdict.accepted
     if verdict.outcome is Outcome.MOVE and accepted is not None:
         doubt = bump_in_doubt(game, accepted.best, observation)
@@ -201,33 +183,6 @@ def decide(
     if not diff:
         return Matches()
     return Fix(diff, unclear(game, belief, diff, dice))
-
-
-def _stood_still(
-    game: Game,
-    observation: BoardObservation,
-    reference: BoardObservation | None,
-    hands: HandSample | None,
-    groups: tuple[Group, ...],
-    chosen: Group,
-) -> tuple[str, ...]:
-    """The landing spaces of the tied moves not taken whose token read where it stood
-    (`stillness`): said with the move taken, as why it was."""
-    if reference is None or hands is None:
-        return ()
-    taken = {c.move.end for c in chosen.members if c.move is not None}
-    ends = sorted(
-        {
-            c.move.end
-            for g in groups
-            if g is not chosen
-            for c in g.members
-            if c.move is not None and c.move.end not in taken
-        }
-    )
-    return tuple(
-        e for e in ends if stillness(game.board, reference, observation, e, hands) is not None
-    )
 
 
 def _miscount_of(game: Game, belief: Belief, legal: Candidate) -> bool:
