@@ -258,6 +258,16 @@ class BoardReader:
             return self._cloud_px
         return None
 
+    def _search_cloud(self, gray: Image, pose: BoardPose) -> Future[Matrix | None]:
+        """The cloud marker's search (`_find_cloud`), started on the search thread; made in
+        line if no thread can start (the interpreter is shutting down)."""
+        try:
+            return _cloud_search().submit(self._find_cloud, gray, pose)
+        except RuntimeError:
+            done: Future[Matrix | None] = Future()
+            done.set_result(self._find_cloud(gray, pose))
+            return done
+
     def _find_cloud(self, gray: Image, pose: BoardPose) -> Matrix | None:
         cloud_id = self.board.markers.cloud_id
         self._cloud_patch = None  # remembered again where the marker is found
@@ -328,19 +338,14 @@ class BoardReader:
             self.occlusion.forget()
         self.occlusion.learn = pose.source != "detected"
         corners = self._cloud_kept(gray, pose)
-        if corners is not None:
+        search = None if corners is not None else self._search_cloud(gray, pose)
+        try:
             rect = self.rectify(frame, pose)
-        else:
-            try:
-                search = _cloud_search().submit(self._find_cloud, gray, pose)
-            except RuntimeError:  # the interpreter is shutting down: no new threads
-                search = Future()
-                search.set_result(self._find_cloud(gray, pose))
-            try:
-                rect = self.rectify(frame, pose)
-            except BaseException:
+        except BaseException:
+            if search is not None:
                 wait([search])  # the reader's state is the search's until it is done
-                raise
+            raise
+        if search is not None:
             corners = search.result()
         norm = rect.norm
 
