@@ -188,6 +188,36 @@ def test_a_token_at_the_clouds_rim_is_measured_apart(classic_board: Board, rende
     assert not np.nan_to_num(others).any()
 
 
+@pytest.mark.parametrize("renderer", list(RENDERERS))
+def test_a_token_in_the_clouds_rim_band_is_measured_apart_too(
+    classic_board: Board, renderer: str
+) -> None:
+    """A path space in the cloud's rim band, partly seen (and weighed as much as it is
+    seen), where a legal move may land: its colours are measured apart as at the rim, an
+    empty one under the threshold for a token and one with a token well over it."""
+    board = classic_board
+    rng = random.Random(5)
+    shoot = RENDERERS[renderer](board, rng)
+    reader = BoardReader(board, BoardReader(board).calibrate(shoot(Scene(start_ships(board)), 1)))
+    cloud = cloud_at(board, 3, 4)  # S38 in the band (0.3 of it seen, by the model alone)
+    empty = reader.read(shoot(Scene(cloud=cloud), 2)).evidence
+    assert empty is not None and empty.rim is not None
+    band = [s for s in board.spaces if s not in board.ports and 0.0 < empty.observability(s) < 0.9]
+    assert band
+    for space in band:
+        fill = empty.rim[empty.index(space)]
+        assert np.isfinite(fill).all(), space
+        assert float(fill.max()) <= RIM_Z * fill_noise(empty), space
+    space = min(band, key=empty.observability)
+    shown = reader.read(shoot(Scene(ships=(on_space(board, space, "green"),), cloud=cloud), 3))
+    evidence = shown.evidence
+    assert evidence is not None and evidence.rim is not None
+    i, green = evidence.index(space), evidence.colors.index("green")
+    assert 0.0 < evidence.observable[i] < 0.9
+    assert evidence.rim[i, green] > 2.0 * RIM_Z * fill_noise(evidence)
+    assert evidence.rim[i, green] == evidence.fractions[i, green]  # and in the evidence
+
+
 def test_the_rim_is_beyond_the_footprint_around_the_clouds_dot(
     classic_board: Board, shoot: Callable[..., Image]
 ) -> None:

@@ -20,6 +20,7 @@ import numpy.typing as npt
 from bermuda_hw.errors import CalibrationError, VisionError
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.cloud import CloudPose, blocked_spaces
+from bermuda_hw.rules.cover import RIM_BAND_MM
 from bermuda_hw.vision.background import (
     RIM,
     BackgroundComparison,
@@ -369,16 +370,19 @@ class BoardReader:
 
         xy = self.layout.place_xy
         hidden = np.zeros(len(xy), bool)
+        banded = np.zeros(len(xy), bool)
         for x, y, r in blocked:
-            hidden |= np.hypot(xy[:, 0] - x, xy[:, 1] - y) <= r
+            d = np.hypot(xy[:, 0] - x, xy[:, 1] - y)
+            hidden |= d <= r
+            banded |= d < r + RIM_BAND_MM
         hidden_spaces = frozenset(self.layout.places[i].space for i in np.nonzero(hidden)[0])
         rim = None
         if cloud is not None:
-            # path spaces hidden to the model, yet not blocked by the rules: where a move
-            # may land
+            # path spaces hidden to the model or in its rim band, yet not blocked by the
+            # rules: where a move may land and the camera sees a part of the place at most
             blocked_ids = blocked_spaces(self.board, CloudPose(cloud.col, cloud.row))
             free = np.array([p.space not in blocked_ids for p in self.layout.places], bool)
-            rim = hidden & free & self._path
+            rim = banded & free & self._path
 
         board = self.compare(norm, blocked)
         self._last = (norm, blocked)
