@@ -18,7 +18,7 @@ from synthetic import observe
 from bermuda_hw.controller import session as session_module
 from bermuda_hw.controller.belief import fill_noise
 from bermuda_hw.controller.cloud_dispatch import finish_spin, spin
-from bermuda_hw.controller.consequences import Provisional, provisional_moves
+from bermuda_hw.controller.consequences import Provisional, entry_index, provisional_moves
 from bermuda_hw.controller.session import RIM_Z, rim_shows
 from bermuda_hw.controller.spin import Spinner
 from bermuda_hw.controller.status import NONE_OF_THESE, NOT_YET, Mode
@@ -315,7 +315,7 @@ def _at_rim(
 
 def test_a_landing_whose_ship_shows_at_the_clouds_rim_is_no_question(tmp_path: Path) -> None:
     """The mover's token seen beside the cloud's body, on a landing the cloud's model
-    hides: the move is confirmed (not journalled), and the spin goes."""
+    hides: the move is confirmed (a settled row, not a move), and the spin goes."""
     mover = Mover()
     table, item = _unseen_landing(tmp_path, mover)
     journal = len(table.game.journal)
@@ -325,6 +325,9 @@ def test_a_landing_whose_ship_shows_at_the_clouds_rim_is_no_question(tmp_path: P
     assert table.session.provisional == []
     assert f"seen at the cloud's rim: {item.move}" in table.lines
     assert len(table.game.journal) == journal
+    moved = entry_index(table.game, item)
+    assert "move" in table.game.journal[moved]
+    assert table.session.journal.settled(table.session.game_id) == {moved}
 
 
 @pytest.mark.parametrize("other_color", [False, True])

@@ -208,6 +208,26 @@ def test_an_entry_of_json_nested_thousands_deep_is_a_damaged_entry(
         journal.current()
 
 
+@pytest.mark.parametrize(
+    "row", ['{"settled": "3"}', '{"settled": true}', '{"settled": 3, "move": 1}']
+)
+def test_a_settled_row_that_names_no_row_is_a_damaged_entry(
+    tmp_path: Path, board: Board, row: str
+) -> None:
+    _journal_of_a_few_moves(tmp_path, board)
+    path = tmp_path / "bermuda.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute(
+            "UPDATE entries SET entry = ? WHERE seq = (SELECT MAX(seq) FROM entries)", (row,)
+        )
+    conn.close()
+    with (
+        Journal.in_state_dir(tmp_path) as journal,
+        pytest.raises(StateError, match=r"bermuda\.db: game 1: a damaged entry: settled entry"),
+    ):
+        journal.current()
+
+
 @pytest.mark.parametrize("count", ["9" * 5000, "²", "-1", "1e3"])
 def test_a_commit_count_that_is_no_count_is_said_at_open(
     tmp_path: Path, board: Board, count: str

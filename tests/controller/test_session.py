@@ -310,3 +310,89 @@ def test_a_new_game_forgets_what_the_last_one_held_back(
         session.say_unsaid()
         assert len(told.lines) == said  # the old game's move is never said
         assert not any("(die 4)" in line for line in told.lines)
+
+
+def _resumed(path: Path) -> tuple[list[Provisional], Game]:
+    """What a session that resumes the journal's game (as after a restart) holds back as
+    provisional, and its game."""
+    with Journal(path) as journal:
+        session = _session(journal, Told())
+        assert session.load()
+        return session.provisional, session.current
+
+
+@pytest.mark.parametrize("how", ["the table", "the board"])
+def test_a_provisional_move_confirmed_stays_confirmed_after_a_restart(
+    tmp_path: Path, how: str
+) -> None:
+    """A "yes" from the table, or the board showing the ship on its landing, is journalled
+    (a settled row): a restart neither checks the move again nor asks about it, while
+    the other provisional move of the round is still held back; the game is the same."""
+    path = tmp_path / "bermuda.db"
+    with Journal(path) as journal:
+        told = Told()
+        session = _session(journal, told)
+        session.new()
+        first = _a_move(session.current, 4)
+        assert first.move is not None and first.move.end is not None
+        session.apply(first, provisional=(str(first.move.end),))
+        second = _a_move(session.current, 3)
+        assert second.move is not None and second.move.end is not None
+        session.apply(second, provisional=(str(second.move.end),))
+        confirmed, held = session.provisional
+        assert [p.move for p in _resumed(path)[0]] == [confirmed.move, held.move]
+        if how == "the table":
+            session.confirmed(confirmed)
+        else:  # the first landing in view with its ship, the second still hidden
+            seen = observe(BOARD, _as_seen(session.current), hidden=[str(second.move.end)])
+            assert session.check_provisional(seen) is None
+            assert told.lines[-1] == f"confirmed: {confirmed.move}"
+        assert session.provisional == [held] and not told.faults
+        provisional, game = _resumed(path)
+        assert provisional == session.provisional
+        assert game.journal == session.current.journal
+
+
+def test_a_settled_row_names_its_row_and_an_undo_leaves_nothing_settled(tmp_path: Path) -> None:
+    """The settled row names the move's row, not its place in the game: once the move is
+    taken back and another made provisionally in its place, that one is not settled."""
+    path = tmp_path / "bermuda.db"
+    with Journal(path) as journal:
+        session = _session(journal, Told())
+        session.new()
+        candidate = _a_move(session.current, 4)
+        assert candidate.move is not None and candidate.move.end is not None
+        session.apply(candidate, provisional=(str(candidate.move.end),))
+        (item,) = session.provisional
+        session.confirmed(item)
+        assert journal.settled(session.game_id) == {len(session.current.journal) - 1}
+        assert session.rewind(item, (), why="a test")
+        assert journal.settled(session.game_id) == set()
+        again = _a_move(session.current, 4)
+        assert again.move is not None and again.move.end is not None
+        session.apply(again, provisional=(str(again.move.end),))
+        (redone,) = session.provisional
+        assert redone.count == item.count
+        assert [p.move for p in _resumed(path)[0]] == [redone.move]
+
+
+def test_a_settlement_the_journal_refuses_is_said_and_the_move_asked_about_after_a_restart(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "bermuda.db"
+    with Journal(path) as journal:
+        told = Told()
+        session = _session(journal, told)
+        session.new()
+        candidate = _a_move(session.current, 4)
+        assert candidate.move is not None and candidate.move.end is not None
+        session.apply(candidate, provisional=(str(candidate.move.end),))
+        (item,) = session.provisional
+
+        def refuse(game_id: int, index: int) -> None:
+            raise JournalWriteError("the disk is full (a test)")
+
+        monkeypatch.setattr(journal, "settle", refuse)
+        session.confirmed(item)
+        assert session.provisional == [] and told.faults == ["the disk is full (a test)"]
+        assert _resumed(path)[0] == [item]

@@ -159,17 +159,26 @@ def hand_edits(
     return edits
 
 
-def provisional_moves(game: Game) -> list[Provisional]:
+def entry_index(game: Game, item: Provisional) -> int:
+    """The index in the game's journal of a provisional item's entry: its move (after the
+    roll, if any) or its cloud phase."""
+    if item.captures:
+        return item.count
+    return next(i for i in range(item.count, len(game.journal)) if "move" in game.journal[i])
+
+
+def provisional_moves(game: Game, settled: frozenset[int] = frozenset()) -> list[Provisional]:
     """The journal's provisional moves since the last cloud phase, and the provisional
     captures of the last two (after a restart: a cloud phase's captures are checked
-    once the next one has moved the cloud off their places)."""
+    once the next one has moved the cloud off their places); not those whose entries
+    are `settled` (confirmed since, `Journal.settled`)."""
     out: list[Provisional] = []
     round_ = 1
     last_cloud = -1  # the index of the last cloud phase so far
     for i, entry in enumerate(game.journal):
         if "cloud" in entry:
             out = [p for p in out if p.captures and p.count == last_cloud]
-            if entry.get("provisional"):
+            if entry.get("provisional") and i not in settled:
                 out.append(
                     Provisional(
                         i,
@@ -180,7 +189,7 @@ def provisional_moves(game: Game) -> list[Provisional]:
                 )
             last_cloud = i
             round_ += 1
-        elif "move" in entry and entry.get("provisional"):
+        elif "move" in entry and entry.get("provisional") and i not in settled:
             count = i - 1 if i > 0 and "roll" in game.journal[i - 1] else i
             out.append(Provisional(count, str(entry["move"]), tuple(entry["provisional"])))
     return out

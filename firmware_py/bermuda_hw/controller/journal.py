@@ -7,7 +7,10 @@ committed in one transaction. The game is rebuilt by replaying the journal
 through the rules engine (`rules.record.replay`). A finished or abandoned game is
 archived, never deleted. An undo is an entry of its own (`{"undo": [seq, ...]}`
 naming the rows it takes back): rows are never deleted, and the game is
-replayed from the entries that no undo names.
+replayed from the entries that no undo names. A move or a cloud phase taken
+provisionally (into places the camera could not see) and confirmed since is
+named by a settled entry (`{"settled": seq}`), which a restart reads so as not
+to check it or ask about it again.
 
 SQLite in WAL mode with `synchronous=FULL` makes every commit durable before
 `append` returns: after a crash or a power cut at any point the database
@@ -83,13 +86,29 @@ class UndoEntry(TypedDict):
     undo: list[int]
 
 
-#: a row of the entries table: the game's journal entry, or an undo naming rows taken back
-Row = JournalEntry | UndoEntry
+@final
+class SettledEntry(TypedDict):
+    """A row of the journal's own: the row (by seq) of a move or a cloud phase taken
+    provisionally (into places the camera could not see) that the table or the board has
+    since confirmed, so that a restart does not check it or ask about it again. Never
+    replayed."""
+
+    settled: int
+
+
+#: a row of the entries table: the game's journal entry, an undo naming rows taken back,
+#: or a provisional row settled
+Row = JournalEntry | UndoEntry | SettledEntry
 
 
 def row_from_json(value: object) -> Row:
-    """A row read back (JSON), checked: an undo entry, or a journal entry of its kind
-    (`rules.entries.entry_from_json`); StateError otherwise."""
+    """A row read back (JSON), checked: an undo entry, a settled entry, or a journal entry
+    of its kind (`rules.entries.entry_from_json`); StateError otherwise."""
+    if isinstance(value, Mapping) and "settled" in value:
+        seq = value["settled"]
+        if not isinstance(seq, int) or isinstance(seq, bool) or len(value) != 1:
+            raise StateError(f"settled entry {value!r}: not one row")
+        return cast(SettledEntry, value)
     if isinstance(value, Mapping) and "undo" in value:
         seqs = value["undo"]
         if not isinstance(seqs, list) or not all(
@@ -432,6 +451,25 @@ class Journal:
         if game.is_over():
             self.finish(game_id, str(game.outcome()))
 
+    def settle(self, game_id: int, index: int) -> None:
+        """Record that the game's entry `index` (of those that count), taken provisionally,
+        is confirmed (`SettledEntry`)."""
+        with self._transaction():
+            log = self._log(game_id)
+            effective = _effective(log)
+            if not 0 <= index < len(effective):
+                raise StateError(
+                    f"{self.path}: game {game_id}: no entry {index} of {len(effective)} to settle"
+                )
+            self._insert(game_id, len(log), [SettledEntry(settled=effective[index][0])])
+
+    def settled(self, game_id: int) -> frozenset[int]:
+        """The indices of the game's entries (of those that count) that are settled."""
+        with self._reading():
+            log = self._log(game_id)
+        named = {cast(SettledEntry, row)["settled"] for _, row in log if "settled" in row}
+        return frozenset(i for i, (seq, _) in enumerate(_effective(log)) if seq in named)
+
     def games(self) -> list[tuple[int, str, str | None, str | None]]:
         """Every game: id, started, finished, archived (UTC, ISO 8601)."""
         with self._reading():
@@ -545,12 +583,17 @@ class Journal:
 
 
 def _effective(log: Sequence[tuple[int, Row]]) -> list[tuple[int, JournalEntry]]:
-    """The rows that count: neither an undo entry nor a row that an undo names."""
+    """The rows that count: neither a row of the journal's own (an undo, a settled entry)
+    nor a row that an undo names."""
     undone: set[int] = set()
     for _, row in log:
         if "undo" in row:  # (mypy narrows `not in` here, not `in`: hence the cast)
             undone.update(cast(UndoEntry, row)["undo"])
-    return [(seq, entry) for seq, entry in log if "undo" not in entry and seq not in undone]
+    return [
+        (seq, entry)
+        for seq, entry in log
+        if "undo" not in entry and "settled" not in entry and seq not in undone
+    ]
 
 
 class _Transaction:

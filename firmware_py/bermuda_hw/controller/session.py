@@ -27,7 +27,7 @@ from bermuda_hw.controller.actions import undo_count
 from bermuda_hw.controller.belief import ALPHA, fill_noise
 from bermuda_hw.controller.cloud_phase import Captures, totals_line
 from bermuda_hw.controller.commands import ActionRefused
-from bermuda_hw.controller.consequences import Provisional, provisional_moves
+from bermuda_hw.controller.consequences import Provisional, entry_index, provisional_moves
 from bermuda_hw.controller.corrections import (
     CorrectedCaptures,
     CorrectedMove,
@@ -207,7 +207,7 @@ class GameSession:
             return False
         self.game_id, self.game = loaded
         game = self.game
-        self.provisional = provisional_moves(game)
+        self.provisional = provisional_moves(game, self.journal.settled(self.game_id))
         if game.is_over():
             self.say(f"game {self.game_id} is over: {game.outcome()}")
         else:
@@ -385,13 +385,13 @@ class GameSession:
     def confirm_at_rim(self, observation: BoardObservation | None) -> None:
         """Confirm this round's moves out of sight whose landing `observation` shows with
         the mover's token at the cloud's rim (`rim_shows`), as a "yes" from the table
-        would (not journalled)."""
+        would (`settle`)."""
         evidence = None if observation is None else observation_evidence(self.board, observation)
         if evidence is None or evidence.rim is None:
             return
         for item in self._this_round_out_of_sight(evidence):
             if rim_shows(self.current, evidence, Move.parse(item.move)):
-                self.provisional.remove(item)
+                self.settle(item)
                 self.say(f"seen at the cloud's rim: {item.move}")
 
     def _this_round_out_of_sight(self, evidence: BoardEvidence | None) -> list[Provisional]:
@@ -423,10 +423,22 @@ class GameSession:
 
     def confirmed(self, item: Provisional) -> None:
         """A provisional move the table says was made as the game has it: no longer checked
-        (not journalled: after a restart before the spin, the table is asked again)."""
+        (`settle`)."""
         if item in self.provisional:
-            self.provisional.remove(item)
+            self.settle(item)
             self.say(f"confirmed by the table: {item.move}")
+
+    def settle(self, item: Provisional) -> None:
+        """A provisional item that stands as the game has it (confirmed by the table or the
+        board, or its ship gone before the camera could see it): no longer checked, and
+        journalled so (`Journal.settle`), so that a restart neither checks it again nor
+        asks about it. A journal that refuses is said (`on_write_error`): the item is then
+        checked again after a restart, as before it was confirmed."""
+        self.provisional.remove(item)
+        try:
+            self.journal.settle(self.game_id, entry_index(self.current, item))
+        except StateError as exc:  # a write that failed (JournalWriteError) too
+            self.on_write_error(str(exc))
 
     def rewind(self, item: Provisional, wrong: Sequence[str], why: str = "") -> bool:
         """Take the game back to before a provisional move the board contradicts (`wrong`:
@@ -512,11 +524,12 @@ class GameSession:
                 if final:
                     self.provisional.remove(item)
                 continue
-            self.provisional.remove(item)
             if item.captures:
                 corrected = corrected_captures(game, item, seen)
                 if corrected is not None:
+                    self.provisional.remove(item)
                     return WrongCaptures(item, corrected)
+                self.settle(item)
                 if not _seen_at(seen, item.places):
                     self.say(f"confirmed: {item.move}")
                 continue
@@ -524,7 +537,9 @@ class GameSession:
                 p for p in item.places if expected.get(p) and any(m[1] == p for m in seen.missing)
             ]
             if wrong:
+                self.provisional.remove(item)
                 return NotThere(item, wrong)
+            self.settle(item)
             gone = _left(game, item)
             if gone is not None:
                 # its ship left the landing out of sight before it came into view (the
