@@ -19,11 +19,12 @@ from bermuda_hw.controller import session as session_module
 from bermuda_hw.controller.belief import fill_noise
 from bermuda_hw.controller.cloud_dispatch import finish_spin, spin
 from bermuda_hw.controller.consequences import Provisional, entry_index, provisional_moves
-from bermuda_hw.controller.session import RIM_Z, rim_shows
+from bermuda_hw.controller.session import RIM_Z, _bumped_off, rim_shows
 from bermuda_hw.controller.spin import Spinner
 from bermuda_hw.controller.status import NONE_OF_THESE, NOT_YET, Mode
 from bermuda_hw.errors import HardwareError
 from bermuda_hw.rules.candidates import contents
+from bermuda_hw.rules.events import Bumped
 from bermuda_hw.rules.game import Game, Phase
 from bermuda_hw.rules.moves import Move
 from bermuda_hw.vision.types import BoardObservation, CloudReading
@@ -393,25 +394,86 @@ def test_the_status_drops_a_move_confirmed_at_the_rim(tmp_path: Path) -> None:
     assert table.status.provisional == ()
 
 
+@pytest.mark.parametrize("where", ["its start port", "a path space", "a path space at the rim"])
 def test_the_rim_says_nothing_where_another_ship_of_the_colour_may_stand_unseen(
-    tmp_path: Path,
+    tmp_path: Path, where: str
 ) -> None:
-    """A ship of the mover's colour the camera does not see where the game has it (bumped
-    back to a port under the cloud, knocked) may still stand on the landing."""
+    """A ship of the mover's colour on a path space the camera does not see whole (knocked,
+    moved out of sight) may still stand on the landing, unless the rim shows its colour
+    there; one in a port it does not see whole that it did not come to by a bump (it
+    started there) was carried there. Those two leave the rim to decide."""
     table, item = _unseen_landing(tmp_path, Mover())
     move = Move.parse(item.move)
     game = table.game
     other = next(
-        s for s in game.ships() if s.color == move.color and s.id != move.ship and s.location
+        s
+        for s in game.ships()
+        if s.color == move.color and s.id != move.ship and s.location in BOARD.ports
     )
+    port = other.location
+    assert port is not None and not any(
+        "move" in e and Move.parse(e["move"]).ship == other.id for e in game.journal
+    )
+    if where != "its start port":
+        space = next(
+            s
+            for s in BOARD.spaces
+            if s not in BOARD.ports
+            and not any(x.location == s for x in game.ships())
+            and math.dist(BOARD.spaces[s].position, BOARD.spaces[str(move.end)].position) > 60
+        )
+        game.set_ship(other.id, space)
     seen = _at_rim(table, item, 0.35)
     assert seen.evidence is not None and rim_shows(game, seen.evidence, move)
-    assert other.location is not None
     observable = seen.evidence.observable.copy()
-    for i, (space, _) in enumerate(seen.evidence.places):
-        if space == other.location:
+    for i, (place, _) in enumerate(seen.evidence.places):
+        if place == game.ship(other.id).location:
             observable[i] = 0.5
-    assert not rim_shows(game, replace(seen.evidence, observable=observable), move)
+    rim = seen.evidence.rim
+    assert rim is not None
+    if where == "a path space at the rim":
+        i = seen.evidence.index(str(game.ship(other.id).location))
+        rim = rim.copy()
+        rim[i] = 0.0
+        rim[i, seen.evidence.colors.index(move.color)] = 0.35
+    unseen = replace(seen.evidence, observable=observable, rim=rim)
+    assert rim_shows(game, unseen, move) is (where != "a path space")
+
+
+def test_a_ship_bumped_off_a_space_may_stand_there_until_it_moves_again() -> None:
+    """`_bumped_off`: a ship's last change of place a bump off the space (another ship
+    landed there), not a move of its own nor its start."""
+    rng = random.Random(3)
+    game = Game.new(2, seed=3, board=BOARD)
+    while True:
+        assert not game.is_over()
+        if game.phase is Phase.CLOUD:
+            game.cloud_phase(None)
+            continue
+        game.roll_die()
+        events = game.push(rng.choice(game.legal_moves()))
+        bumps = [e for e in events if isinstance(e, Bumped)]
+        if bumps:
+            break
+    bump = bumps[0]
+    assert _bumped_off(game, bump.ship, bump.space)
+    assert not _bumped_off(game, bump.ship, next(s for s in BOARD.spaces if s != bump.space))
+    still = next(
+        s
+        for s in game.ships()
+        if s.location in BOARD.ports
+        and not any("move" in e and Move.parse(e["move"]).ship == s.id for e in game.journal)
+    )
+    assert not _bumped_off(game, still.id, bump.space)  # it started in its port
+    while game.ship(bump.ship).location == bump.port:
+        if game.phase is Phase.CLOUD:
+            game.cloud_phase(None)
+            continue
+        game.roll_die()
+        moves = game.legal_moves()
+        own = [m for m in moves if m.ship == bump.ship]
+        game.push(own[0] if own else rng.choice(moves))
+    assert not _bumped_off(game, bump.ship, bump.space)  # it moved on by itself
 
 
 def test_the_rim_must_stand_out_from_the_other_path_spaces_measured_there(
@@ -471,25 +533,39 @@ def test_the_rim_says_nothing_where_a_ship_of_the_colour_stands_within_reach() -
     assert rim_shows(game, replace(evidence, rim=rim), move)
 
 
-def test_a_port_seen_in_part_may_hide_a_ship_of_the_colour(tmp_path: Path) -> None:
-    """A port with one berth in view and the others under the cloud: a ship of the
-    mover's colour the game has there may stand anywhere, the landing too."""
+@pytest.mark.parametrize("bumped", [False, True])
+def test_a_port_seen_in_part_may_hide_a_ship_of_the_colour_bumped_off_the_landing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bumped: bool
+) -> None:
+    """A port with one berth in view and the others under the cloud: a ship of the mover's
+    colour the game has there may stand anywhere, the landing too, if a bump off the
+    landing sent it there (`_bumped_off`: a person may not have carried it back); not if
+    it was carried there."""
     table, item = _unseen_landing(tmp_path, Mover())
     move = Move.parse(item.move)
     game = table.game
     seen = _at_rim(table, item, 0.35)
     evidence = seen.evidence
     assert evidence is not None and rim_shows(game, evidence, move)
-    port = next(
-        s.location
+    other = next(
+        s
         for s in game.ships()
         if s.color == move.color and s.id != move.ship and s.location in BOARD.ports
     )
+    assert other.location is not None
     observable = evidence.observable.copy()
-    berths = evidence.berths(port)
+    berths = evidence.berths(other.location)
     observable[berths] = 0.0
     observable[berths[0]] = 1.0
-    assert not rim_shows(game, replace(evidence, observable=observable), move)
+    asked: list[tuple[str, str]] = []
+
+    def bumped_off(game: Game, ship: str, space: str) -> bool:
+        asked.append((ship, space))
+        return bumped
+
+    monkeypatch.setattr(session_module, "_bumped_off", bumped_off)
+    assert rim_shows(game, replace(evidence, observable=observable), move) is not bumped
+    assert (other.id, move.end) in asked
 
 
 def test_the_rim_says_nothing_beside_a_space_out_of_sight_and_unmeasured() -> None:

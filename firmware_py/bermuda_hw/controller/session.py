@@ -96,8 +96,9 @@ def rim_shows(game: Game, evidence: BoardEvidence, move: Move) -> bool:
     an empty place's and RIM_OVER_EMPTY times what the other path spaces measured at the
     rim without that colour show; and no other ship of that colour that could show
     there: one the game has on the landing, within RIM_CLEAR_MM of it (a path space, or
-    any berth of its port), or on a place the camera does not see whole (a ship the move
-    bumped back to a port under the cloud may still stand on the landing). Nor may a
+    any berth of its port), on a path space the camera does not see whole unless the
+    colour shows there at the rim too, or in a port it does not see whole where a bump
+    off the landing sent it (`_bumped_off`: its token may still stand there). Nor may a
     path space within RIM_CLEAR_MM be out of sight and unmeasured: the mover set down
     there, a space short, may reach the landing."""
     board = game.board
@@ -107,16 +108,23 @@ def rim_shows(game: Game, evidence: BoardEvidence, move: Move) -> bool:
     if color not in evidence.colors:
         return False
     landing = board.spaces[move.end].position
+    c = evidence.colors.index(color)
+    threshold = RIM_Z * fill_noise(evidence)
     for ship in game.ships():
         if ship.color != color or ship.id == move.ship or ship.location is None:
             continue
-        if ship.location == move.end or not _seen_whole(evidence, ship.location):
-            return False
         port = board.ports.get(ship.location)
+        if ship.location == move.end:
+            return False
+        if not _seen_whole(evidence, ship.location) and (
+            _bumped_off(game, ship.id, move.end)
+            if port is not None
+            else not float(evidence.rim[evidence.index(ship.location), c]) > threshold
+        ):
+            return False
         points = port.berths if port is not None else (board.spaces[ship.location].position,)
         if any(math.dist(landing, p) < RIM_CLEAR_MM for p in points):
             return False  # its token may reach the landing's disk
-    c = evidence.colors.index(color)
     fill = float(evidence.rim[evidence.index(move.end), c])
     if math.isnan(fill):
         return False  # not measured in every frame of the board
@@ -135,7 +143,26 @@ def rim_shows(game: Game, evidence: BoardEvidence, move: Move) -> bool:
         if berth is None and space != move.end and space not in holding
     ]
     empty = max((f for f in measured if not math.isnan(f)), default=0.0)
-    return fill > RIM_Z * fill_noise(evidence) and fill > RIM_OVER_EMPTY * empty
+    return fill > threshold and fill > RIM_OVER_EMPTY * empty
+
+
+def _bumped_off(game: Game, ship: str, space: str) -> bool:
+    """Whether the last change of a ship's place in the game was a bump off `space` (sent
+    back to its port by another ship's move): its token may still stand there, as a
+    person may not have carried it back yet. A ship that came to its port otherwise (it
+    started there, docked, or was set there by hand) was carried there. True where the
+    journal cannot be walked back."""
+    back = game.copy()
+    where = game.ship(ship).location
+    for entry in reversed(game.journal):
+        try:
+            back.pop()
+        except BermudaError:
+            return True
+        before = back.ship(ship).location
+        if before != where:
+            return before == space and "move" in entry and Move.parse(entry["move"]).ship != ship
+    return False
 
 
 def _seen_whole(evidence: BoardEvidence, place: str) -> bool:
