@@ -465,6 +465,10 @@ def test_a_ship_bumped_off_a_space_may_stand_there_until_it_moves_again() -> Non
         and not any("move" in e and Move.parse(e["move"]).ship == s.id for e in game.journal)
     )
     assert not _bumped_off(game, still.id, bump.space)  # it started in its port
+    by_hand = game.copy()  # set on the space and back to its port by hand: carried there
+    by_hand.set_ship(bump.ship, bump.space)
+    by_hand.set_ship(bump.ship, bump.port)
+    assert not _bumped_off(by_hand, bump.ship, bump.space)
     while game.ship(bump.ship).location == bump.port:
         if game.phase is Phase.CLOUD:
             game.cloud_phase(None)
@@ -474,6 +478,7 @@ def test_a_ship_bumped_off_a_space_may_stand_there_until_it_moves_again() -> Non
         own = [m for m in moves if m.ship == bump.ship]
         game.push(own[0] if own else rng.choice(moves))
     assert not _bumped_off(game, bump.ship, bump.space)  # it moved on by itself
+    assert not _bumped_off(game, bump.ship, bump.port)  # off its port by its own move
 
 
 def test_the_rim_must_stand_out_from_the_other_path_spaces_measured_there(

@@ -376,7 +376,7 @@ def test_a_settled_row_names_its_row_and_an_undo_leaves_nothing_settled(tmp_path
         assert [p.move for p in _resumed(path)[0]] == [redone.move]
 
 
-def test_a_settlement_the_journal_refuses_is_said_and_the_move_asked_about_after_a_restart(
+def test_a_settlement_the_journal_refuses_is_said_and_the_move_checked_after_a_restart(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "bermuda.db"
@@ -394,5 +394,8 @@ def test_a_settlement_the_journal_refuses_is_said_and_the_move_asked_about_after
 
         monkeypatch.setattr(journal, "settle", refuse)
         session.confirmed(item)
-        assert session.provisional == [] and told.faults == ["the disk is full (a test)"]
+        assert session.provisional == [] and told.faults == []  # the game goes on
+        assert f"the journal did not record that {item.move} stands" in told.lines[-2]
+        assert "the disk is full (a test)" in told.lines[-2]
+        assert told.lines[-1] == f"confirmed by the table: {item.move}"
         assert _resumed(path)[0] == [item]

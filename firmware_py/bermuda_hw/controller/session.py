@@ -459,13 +459,17 @@ class GameSession:
         """A provisional item that stands as the game has it (confirmed by the table or the
         board, or its ship gone before the camera could see it): no longer checked, and
         journalled so (`Journal.settle`), so that a restart neither checks it again nor
-        asks about it. A journal that refuses is said (`on_write_error`): the item is then
-        checked again after a restart, as before it was confirmed."""
+        asks about it. A journal that refuses is said, and play goes on: the game itself is
+        unchanged, and after a restart the item is only checked again, as before it was
+        confirmed (a journal that cannot be written stops the table at its next change)."""
         self.provisional.remove(item)
         try:
             self.journal.settle(self.game_id, entry_index(self.current, item))
         except StateError as exc:  # a write that failed (JournalWriteError) too
-            self.on_write_error(str(exc))
+            self.say(
+                f"the journal did not record that {item.move} stands ({exc}); after a "
+                "restart it is checked again"
+            )
 
     def rewind(self, item: Provisional, wrong: Sequence[str], why: str = "") -> bool:
         """Take the game back to before a provisional move the board contradicts (`wrong`:
