@@ -13,11 +13,9 @@ from printing_trial import RENDERERS, start_ships
 from vision_helpers import cloud_at, in_berth, on_space, random_camera
 
 from bermuda_hw.controller.belief import fill_noise
-from bermuda_hw.controller.session import RIM_Z, rim_shows
+from bermuda_hw.controller.session import RIM_Z
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.cover import RIM_BAND_MM, hidden_circles, observability
-from bermuda_hw.rules.game import Game
-from bermuda_hw.rules.moves import Move
 from bermuda_hw.sim.render import CloudState, Scene, ShipToken, render
 from bermuda_hw.vision.evidence import combine
 from bermuda_hw.vision.reader import BoardReader
@@ -188,69 +186,6 @@ def test_a_token_at_the_clouds_rim_is_measured_apart(classic_board: Board, rende
     assert np.isnan(shown.rim[j, red]) and not shown.fractions[j].any()
     others = shown.rim[[k for k in range(len(shown.places)) if k != i], blue]
     assert not np.nan_to_num(others).any()
-
-
-@pytest.mark.parametrize("renderer", list(RENDERERS))
-def test_a_token_in_the_clouds_rim_band_is_measured_apart_too(
-    classic_board: Board, renderer: str
-) -> None:
-    """A path space in the cloud's rim band, partly seen (and weighed as much as it is
-    seen), where a legal move may land: its colours are measured apart as at the rim,
-    over what its printing showed in full view; an empty one under the threshold for a
-    token and one with a token well over it."""
-    board = classic_board
-    rng = random.Random(5)
-    shoot = RENDERERS[renderer](board, rng)
-    reader = BoardReader(board, BoardReader(board).calibrate(shoot(Scene(start_ships(board)), 1)))
-    reader.read(shoot(Scene(start_ships(board)), 4))  # the path spaces in full view, empty
-    cloud = cloud_at(board, 3, 4)  # S38 in the band (0.3 of it seen, by the model alone)
-    empty = reader.read(shoot(Scene(cloud=cloud), 2)).evidence
-    assert empty is not None and empty.rim is not None
-    band = [s for s in board.spaces if s not in board.ports and 0.0 < empty.observability(s) < 0.9]
-    assert band
-    for space in band:
-        fill = empty.rim[empty.index(space)]
-        assert np.isfinite(fill).all(), space
-        assert float(fill.max()) <= RIM_Z * fill_noise(empty), space
-    space = min(band, key=empty.observability)
-    shown = reader.read(shoot(Scene(ships=(on_space(board, space, "green"),), cloud=cloud), 3))
-    evidence = shown.evidence
-    assert evidence is not None and evidence.rim is not None
-    i, green = evidence.index(space), evidence.colors.index("green")
-    assert 0.0 < evidence.observable[i] < 0.9
-    assert evidence.rim[i, green] > 2.0 * RIM_Z * fill_noise(evidence)
-    assert evidence.fractions[i, green] >= evidence.rim[i, green]  # in the evidence too
-
-
-def test_a_band_places_printing_is_no_token_and_one_never_seen_whole_is_not_measured(
-    classic_board: Board,
-) -> None:
-    """A printing whose colour reads as a ship's (here S33 shows 0.16 green, empty, on a
-    setup of the project's renderer): in the cloud's rim band, half of it in view, it
-    shows that colour over the threshold for a token. Measured over what the place
-    showed in full view it shows none; before the place was ever seen so, it is not
-    measured at all, and the rim confirms nothing there."""
-    board = classic_board
-    rng = random.Random(783)
-    shoot = RENDERERS["project renderer"](board, rng)
-    reader = BoardReader(board, BoardReader(board).calibrate(shoot(Scene(start_ships(board)), 1)))
-    x, y = board.grid.dot_mm(4, 2)
-    cloud = CloudState(x, y, 0.0)
-    game = Game.new(4, seed=1, board=board)
-    game.set_ship("green-1", "S33")  # as after green-1's move onto S33, out of sight
-    move = Move.parse("green-1 S32-S33")
-    never = reader.read(shoot(Scene(start_ships(board), cloud=cloud), 11)).evidence
-    assert never is not None and never.rim is not None
-    i, green = never.index("S33"), never.colors.index("green")
-    assert 0.3 < never.observable[i] < 0.7
-    assert never.fractions[i, green] > RIM_Z * fill_noise(never)  # the printing's green
-    assert np.isnan(never.rim[i]).all() and not rim_shows(game, never, move)
-    full = reader.read(shoot(Scene(start_ships(board)), 10)).evidence
-    assert full is not None and full.fractions[full.index("S33"), green] > 0.1
-    seen = reader.read(shoot(Scene(start_ships(board), cloud=cloud), 11)).evidence
-    assert seen is not None and seen.rim is not None
-    assert seen.rim[i, green] < 0.25 * RIM_Z * fill_noise(seen)
-    assert not rim_shows(game, seen, move)
 
 
 def test_the_rim_is_beyond_the_footprint_around_the_clouds_dot(

@@ -92,16 +92,16 @@ RIM_CLEAR_MM = STAND_TOLERANCE_MM + SHIP_HALF_LENGTH_MM + ShipSettings().sample_
 
 def rim_shows(game: Game, evidence: BoardEvidence, move: Move) -> bool:
     """Whether the cloud's rim shows the mover's token on the landing of `move` (a path
-    space beyond the cloud's footprint that its model hides or sees only in part,
-    `BoardEvidence.rim`): the mover's colour fills its disk more than RIM_Z spreads of
-    an empty place's and RIM_OVER_EMPTY times what the other path spaces measured at the
-    rim without that colour show; and no other ship of that colour that could show
-    there: one the game has on the landing, within RIM_CLEAR_MM of it (a path space, or
-    any berth of its port), on a path space the camera does not see whole unless the
-    colour shows there at the rim too, or in a port it does not see whole where a bump
-    off the landing sent it (`_bumped_off`: its token may still stand there). Nor may a
-    path space within RIM_CLEAR_MM be out of sight and unmeasured: the mover set down
-    there, a space short, may reach the landing."""
+    space the cloud's model hides beyond its footprint, `BoardEvidence.rim`; not one it
+    sees in part, whose printing shows too): the mover's colour fills its disk more than
+    RIM_Z spreads of an empty place's and RIM_OVER_EMPTY times what the other path spaces
+    measured at the rim without that colour show; and no other ship of that colour that
+    could show there: one the game has on the landing, within RIM_CLEAR_MM of it (a path
+    space, or any berth of its port), on a path space the camera does not see whole
+    unless the colour shows there at the rim too, or in a port it does not see whole
+    where a bump off the landing sent it (`_bumped_off`: its token may still stand
+    there). Nor may a path space within RIM_CLEAR_MM be out of sight and unmeasured: the
+    mover set down there, a space short, may reach the landing."""
     board = game.board
     if evidence.rim is None or move.end in board.ports or move.end not in board.spaces:
         return False

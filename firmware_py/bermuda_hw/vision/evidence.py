@@ -10,14 +10,12 @@ For every place (a path space, or one berth of a port) a frame gives:
 - the fraction that looks like none of them (the place's own background);
 - its observability: 0 under the cloud, partial in the cloud's rim band
   (`rules.cover`, the model the rules share), 1 in the clear;
-- apart, for the path spaces beyond the cloud's footprint that its model hides or
-  sees in part (its rim band), where a legal move may land and the cloud's body may
-  still leave a token's edge in view: the fraction of their disks that looks like
-  each ship colour (`rim`). The model's margins are wide (`rules.cover`), so the
-  hidden ones weigh nothing in the evidence and those in the band only as much as
-  they are seen; a token's colour seen there is kept for what only it can tell (a
-  ship standing on the landing of a move out of sight,
-  `controller.session.rim_shows`);
+- apart, for the path spaces the cloud's model hides beyond its footprint (`rim`),
+  where a legal move may land and the cloud's body may still leave a token's edge
+  in view: the fraction of their disks that looks like each ship colour. The
+  model's margins are wide (`rules.cover`), so these places weigh nothing in the
+  evidence; a token's colour seen there is kept for what only it can tell (a ship
+  standing on the landing of a move out of sight, `controller.session.rim_shows`);
 - the fraction of a wider disk, within a token's reach of the place's centre,
   that looks like each ship colour (`reach`): a token nudged across its place
   keeps it, a second token set down beside the first adds to it.
@@ -119,8 +117,8 @@ def measure(
 ) -> BoardEvidence:
     """One frame's evidence for every place of the finder's layout (with the whole board's
     half-resolution labels, the wider disks of the path spaces too, and with a counter
-    the tokens' counts). `rim`: the path spaces outside the cloud's footprint that its model
-    hides or sees in part, whose colours are measured apart (`BoardEvidence.rim`)."""
+    the tokens' counts). `rim`: the path spaces the cloud's model hides that lie outside
+    its footprint, whose colours are measured apart (`BoardEvidence.rim`)."""
     layout = finder.layout
     k = len(finder.names)
     n = len(layout.places)
@@ -141,8 +139,8 @@ def measure(
     rim_fractions = None
     if rim is not None:
         # kept apart (NaN: not measured): to the evidence a place the model hides shows
-        # nothing, and one in the rim band weighs as much as the model sees of it
-        rim_fractions = np.where(rim[:, None], fractions, np.nan)
+        # nothing
+        rim_fractions = np.where(under[:, None], fractions, np.nan)
         fractions[under] = 0.0
         background[under] = 0.0
     places = tuple((p.space, p.berth) for p in layout.places)

@@ -20,7 +20,6 @@ import numpy.typing as npt
 from bermuda_hw.errors import CalibrationError, VisionError
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.cloud import CloudPose, blocked_spaces
-from bermuda_hw.rules.cover import RIM_BAND_MM
 from bermuda_hw.vision.background import (
     RIM,
     BackgroundComparison,
@@ -46,13 +45,7 @@ from bermuda_hw.vision.lighting import (
 from bermuda_hw.vision.occlusion import OcclusionDetector, OcclusionSettings
 from bermuda_hw.vision.pose import BoardPose, PoseTracker, detect_markers, make_detector
 from bermuda_hw.vision.ships import ShipFinder, ShipSettings
-from bermuda_hw.vision.types import (
-    BoardEvidence,
-    CloudReading,
-    Floats,
-    FrameReading,
-    ShipReading,
-)
+from bermuda_hw.vision.types import CloudReading, FrameReading
 
 Image = npt.NDArray[np.uint8]
 Matrix = npt.NDArray[np.float64]
@@ -165,9 +158,6 @@ class BoardReader:
             )
         # The last frame read: its normalised board and what the cloud hid.
         self._last: tuple[Normalised, list[tuple[float, float, float]]] | None = None
-        # places x colours: the most of each colour a path space's own printing has shown
-        # in full view, empty and with no hand over the board (NaN: not seen so yet)
-        self._printing: Floats | None = None
 
     def reset(self) -> None:
         """Forget the pose, the light and the cloud (after the camera was moved)."""
@@ -176,7 +166,6 @@ class BoardReader:
         self._cloud_px = None
         self._cloud = None
         self._cloud_patch = None
-        self._printing = None
 
     def _cloud_window(self, corners: Matrix, shape: tuple[int, ...]) -> tuple[int, int, int, int]:
         """The image window (x0, y0, x1, y1) of the cloud marker with corners `corners`."""
@@ -380,19 +369,16 @@ class BoardReader:
 
         xy = self.layout.place_xy
         hidden = np.zeros(len(xy), bool)
-        banded = np.zeros(len(xy), bool)
         for x, y, r in blocked:
-            d = np.hypot(xy[:, 0] - x, xy[:, 1] - y)
-            hidden |= d <= r
-            banded |= d < r + RIM_BAND_MM
+            hidden |= np.hypot(xy[:, 0] - x, xy[:, 1] - y) <= r
         hidden_spaces = frozenset(self.layout.places[i].space for i in np.nonzero(hidden)[0])
         rim = None
         if cloud is not None:
-            # path spaces hidden to the model or in its rim band, yet not blocked by the
-            # rules: where a move may land and the camera sees a part of the place at most
+            # path spaces hidden to the model, yet not blocked by the rules: where a move
+            # may land
             blocked_ids = blocked_spaces(self.board, CloudPose(cloud.col, cloud.row))
             free = np.array([p.space not in blocked_ids for p in self.layout.places], bool)
-            rim = banded & free & self._path
+            rim = hidden & free & self._path
 
         board = self.compare(norm, blocked)
         self._last = (norm, blocked)
@@ -424,10 +410,8 @@ class BoardReader:
                 at_places.half, at_places.sea_lab, at_places.land_lab
             )
             place_labels = self.ships.half_labels(at_places, place_codes, places_board)
-        evidence = self._over_printing(
-            measure(self.ships, rect.rect, at_places, blocked, place_labels, self.counter, rim),
-            ships,
-            occluded,
+        evidence = measure(
+            self.ships, rect.rect, at_places, blocked, place_labels, self.counter, rim
         )
         return FrameReading(
             True,
@@ -441,38 +425,6 @@ class BoardReader:
             timestamp_s=timestamp_s,
             evidence=evidence,
         )
-
-    def _over_printing(
-        self, evidence: BoardEvidence, ships: Sequence[ShipReading], occluded: bool
-    ) -> BoardEvidence:
-        """The rim's fills of the path spaces in the cloud's rim band over what their own
-        printing shows (`BoardEvidence.rim`): the part of such a place in view shows its
-        paint as well as a token's edge, and a print's colour near a ship colour (a green
-        island) would pass for the token. The printing's fill is learned here, as the
-        most of each colour the place has shown in full view, with no ship read on it
-        and no hand over the board; the whole disk's, so a place the cloud covers in part
-        has at most that much from its paint. A place not learned yet is not measured
-        (NaN). Places hidden whole show the cloud's body instead, and keep their fills."""
-        n, k = evidence.fractions.shape
-        if self._printing is None or self._printing.shape != (n, k):
-            self._printing = np.full((n, k), np.nan)
-        printing = self._printing
-        if not occluded:
-            held = {s.space for s in ships if s.space is not None}
-            clear = (
-                (evidence.observable >= 1.0)
-                & self._path
-                & np.array([p.space not in held for p in self.layout.places], bool)
-            )
-            printing[clear] = np.fmax(printing[clear], evidence.fractions[clear])
-        if evidence.rim is None:
-            return evidence
-        band = np.isfinite(evidence.rim[:, 0]) & (evidence.observable > 0.0)
-        if not band.any():
-            return evidence
-        rim = evidence.rim.copy()
-        rim[band] = np.maximum(rim[band] - printing[band], 0.0)  # NaN stays NaN
-        return replace(evidence, rim=rim)
 
     def compare(
         self,

@@ -180,11 +180,10 @@ class BoardEvidence:
     #: measured) and one token's area it is compared with
     areas: Floats | None = None
     token_area_mm2: float | None = None
-    #: places x colours: for the path spaces beyond the cloud's footprint that its model
-    #: hides or sees in part (the rim band), the share of the place's disk like each colour
-    #: as the frame shows it (NaN elsewhere, and where a stable run's frames did not all
-    #: measure it; None: not measured at all). The evidence above counts the hidden ones as
-    #: hidden and those in the band by their observability.
+    #: places x colours: for the path spaces the cloud's model hides beyond its footprint, the
+    #: share of the place's disk like each colour as the frame shows it (NaN elsewhere, and
+    #: where a stable run's frames did not all measure it; None: not measured at all). The
+    #: evidence above counts these places as hidden.
     rim: Floats | None = None
     _index: dict[PlaceKey, int] = field(default_factory=dict, repr=False)
     _cache: dict[tuple[int, Content], float] = field(default_factory=dict, repr=False)
