@@ -312,6 +312,14 @@ def test_a_new_game_forgets_what_the_last_one_held_back(
         assert not any("(die 4)" in line for line in told.lines)
 
 
+def _out_of_sight(session: GameSession, die: int) -> Provisional:
+    """A move out of a port with `die` made with its landing out of sight: its item."""
+    candidate = _a_move(session.current, die)
+    assert candidate.move is not None and candidate.move.end is not None
+    session.apply(candidate, provisional=(str(candidate.move.end),))
+    return session.provisional[-1]
+
+
 def _resumed(path: Path) -> tuple[list[Provisional], Game]:
     """What a session that resumes the journal's game (as after a restart) holds back as
     provisional, and its game."""
@@ -333,18 +341,12 @@ def test_a_provisional_move_confirmed_stays_confirmed_after_a_restart(
         told = Told()
         session = _session(journal, told)
         session.new()
-        first = _a_move(session.current, 4)
-        assert first.move is not None and first.move.end is not None
-        session.apply(first, provisional=(str(first.move.end),))
-        second = _a_move(session.current, 3)
-        assert second.move is not None and second.move.end is not None
-        session.apply(second, provisional=(str(second.move.end),))
-        confirmed, held = session.provisional
+        confirmed, held = _out_of_sight(session, 4), _out_of_sight(session, 3)
         assert [p.move for p in _resumed(path)[0]] == [confirmed.move, held.move]
         if how == "the table":
             session.confirmed(confirmed)
         else:  # the first landing in view with its ship, the second still hidden
-            seen = observe(BOARD, _as_seen(session.current), hidden=[str(second.move.end)])
+            seen = observe(BOARD, _as_seen(session.current), hidden=held.places)
             assert session.check_provisional(seen) is None
             assert told.lines[-1] == f"confirmed: {confirmed.move}"
         assert session.provisional == [held] and not told.faults
@@ -360,19 +362,13 @@ def test_a_settled_row_names_its_row_and_an_undo_leaves_nothing_settled(tmp_path
     with Journal(path) as journal:
         session = _session(journal, Told())
         session.new()
-        candidate = _a_move(session.current, 4)
-        assert candidate.move is not None and candidate.move.end is not None
-        session.apply(candidate, provisional=(str(candidate.move.end),))
-        (item,) = session.provisional
+        item = _out_of_sight(session, 4)
         session.confirmed(item)
         assert journal.settled(session.game_id) == {len(session.current.journal) - 1}
         assert session.rewind(item, (), why="a test")
         assert journal.settled(session.game_id) == set()
-        again = _a_move(session.current, 4)
-        assert again.move is not None and again.move.end is not None
-        session.apply(again, provisional=(str(again.move.end),))
-        (redone,) = session.provisional
-        assert redone.count == item.count
+        redone = _out_of_sight(session, 4)
+        assert session.provisional == [redone] and redone.count == item.count
         assert [p.move for p in _resumed(path)[0]] == [redone.move]
 
 
@@ -384,10 +380,7 @@ def test_a_settlement_the_journal_refuses_is_said_and_the_move_checked_after_a_r
         told = Told()
         session = _session(journal, told)
         session.new()
-        candidate = _a_move(session.current, 4)
-        assert candidate.move is not None and candidate.move.end is not None
-        session.apply(candidate, provisional=(str(candidate.move.end),))
-        (item,) = session.provisional
+        item = _out_of_sight(session, 4)
 
         def refuse(game_id: int, index: int) -> None:
             raise JournalWriteError("the disk is full (a test)")
