@@ -394,9 +394,17 @@ def test_the_status_drops_a_move_confirmed_at_the_rim(tmp_path: Path) -> None:
     assert table.status.provisional == ()
 
 
-@pytest.mark.parametrize("where", ["its start port", "a path space", "a path space at the rim"])
-def test_the_rim_says_nothing_where_another_ship_of_the_colour_may_stand_unseen(
-    tmp_path: Path, where: str
+@pytest.mark.parametrize(
+    ("where", "fill"),
+    [
+        ("its start port", None),
+        ("a path space", None),
+        ("a path space at the rim", 0.35),
+        ("a path space at the rim", 0.05),  # under the threshold: the colour does not show
+    ],
+)
+def test_another_ship_of_the_colour_unseen_blocks_the_rim_unless_carried_or_shown(
+    tmp_path: Path, where: str, fill: float | None
 ) -> None:
     """A ship of the mover's colour on a path space the camera does not see whole (knocked,
     moved out of sight) may still stand on the landing, unless the rim shows its colour
@@ -431,13 +439,14 @@ def test_the_rim_says_nothing_where_another_ship_of_the_colour_may_stand_unseen(
             observable[i] = 0.5
     rim = seen.evidence.rim
     assert rim is not None
-    if where == "a path space at the rim":
+    if fill is not None:
         i = seen.evidence.index(str(game.ship(other.id).location))
         rim = rim.copy()
         rim[i] = 0.0
-        rim[i, seen.evidence.colors.index(move.color)] = 0.35
+        rim[i, seen.evidence.colors.index(move.color)] = fill
     unseen = replace(seen.evidence, observable=observable, rim=rim)
-    assert rim_shows(game, unseen, move) is (where != "a path space")
+    shows = where == "its start port" or (fill is not None and fill > 0.3)
+    assert rim_shows(game, unseen, move) is shows
 
 
 def test_a_ship_bumped_off_a_space_may_stand_there_until_it_moves_again() -> None:

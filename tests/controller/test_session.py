@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from synthetic import observe, two_plain_moves
 
+from bermuda_hw.controller.cloud_phase import Captures
 from bermuda_hw.controller.commands import ActionRefused
 from bermuda_hw.controller.consequences import Provisional
 from bermuda_hw.controller.corrections import corrected_move
@@ -15,7 +16,7 @@ from bermuda_hw.controller.journal import Journal, JournalWriteError
 from bermuda_hw.controller.session import GameSession, NotThere
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.candidates import Candidate, Kind, candidates, contents
-from bermuda_hw.rules.game import Game, ShipStatus
+from bermuda_hw.rules.game import Game, Phase, ShipStatus
 
 BOARD = load_board()
 
@@ -392,3 +393,25 @@ def test_a_settlement_the_journal_refuses_is_said_and_the_move_checked_after_a_r
         assert "the disk is full (a test)" in told.lines[-2]
         assert told.lines[-1] == f"confirmed by the table: {item.move}"
         assert _resumed(path)[0] == [item]
+
+
+def test_a_cloud_phases_captures_confirmed_in_view_stay_confirmed_after_a_restart(
+    tmp_path: Path,
+) -> None:
+    """The captures of a cloud phase from places the cloud covered are held back until
+    the board shows those places; once it does, the settled row names the cloud phase's
+    row, and a restart does not check them again."""
+    path = tmp_path / "bermuda.db"
+    with Journal(path) as journal:
+        session = _session(journal, Told())
+        session.new()
+        while session.current.phase is not Phase.CLOUD:
+            session.apply(_a_move(session.current, 4))
+        assert session.cloud_phase(Captures(frozenset(), ("S40",))) is not None
+        (item,) = session.provisional
+        assert item.captures and "cloud" in session.current.journal[item.count]
+        assert _resumed(path)[0] == [item]
+        assert session.check_provisional(observe(BOARD, _as_seen(session.current))) is None
+        assert session.provisional == []
+        assert journal.settled(session.game_id) == {item.count}
+        assert _resumed(path)[0] == []

@@ -130,7 +130,7 @@ class StoredGame:
     started_utc: str
     finished_utc: str | None
     outcome: str | None
-    log: tuple[Row, ...] = ()  # every row, undo entries and undone rows too
+    log: tuple[Row, ...] = ()  # every row: undo, settled and undone rows too
 
     def record(self) -> GameRecord:
         """In the shape of `rules.record.record`, for `rules.record.replay`."""

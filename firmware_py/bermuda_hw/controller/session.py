@@ -78,8 +78,8 @@ RIM_Z = NormalDist().inv_cdf(1.0 - ALPHA / 2.0)
 #: the game has no ship of that colour (the same frames, the same cloud). Where the
 #: landing is the only one measured there is nothing to compare with: on both renderers
 #: an empty path space at the rim showed at most 0.72 of the RIM_Z threshold in two
-#: samples of 8 setups x 32 cloud poses each (docs/referee.md; `make bench`), which is
-#: what the threshold alone relies on.
+#: samples of 8 setups x 32 cloud poses each, beside `make bench`'s 4 x 8 (docs/referee.md),
+#: which is what the threshold alone relies on.
 RIM_OVER_EMPTY = 2.0
 #: A token standing on another path space or a berth (within STAND_TOLERANCE_MM of its
 #: centre, and up to SHIP_HALF_LENGTH_MM long on either side of it: the tokens are ships
