@@ -7,7 +7,9 @@ a lamp on one side); tokens counted per place (one, two side by side,
 overlapping, one on top of the other); and boards whose printing differs
 from the board file (the project's renderer with extra land, lettering and
 port paint under coloured light, and the independent renderer), after the
-documented calibration and the game start.
+documented calibration and the game start; what the path spaces at the
+cloud's rim show on an empty board; and the ships vision reads on the places
+of the cloud's rim band, seen in part.
 """
 
 from __future__ import annotations
@@ -23,16 +25,35 @@ import cv2
 import numpy as np
 
 from bermuda_hw.controller.belief import fill_noise
-from bermuda_hw.controller.session import RIM_Z
+from bermuda_hw.controller.putback import CONFIRM_OBSERVABILITY
+from bermuda_hw.controller.session import BAND_CONFIDENCE, RIM_Z
 from bermuda_hw.rules.boardfile import load_board
-from bermuda_hw.sim.render import CameraModel, CloudState, Palette, Scene, random_scene, render
+from bermuda_hw.rules.cloud import CloudPose, blocked_spaces
+from bermuda_hw.sim.render import (
+    CameraModel,
+    CloudState,
+    Palette,
+    Scene,
+    ShipToken,
+    random_scene,
+    render,
+)
 from bermuda_hw.vision.reader import BoardReader, Image
 from bermuda_hw.vision.types import FrameReading
 
 # The trial of boards whose printing differs from the file, and the second renderer,
 # live with the vision tests.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "vision"))
-from printing_trial import RENDERERS, count_trial, run_trial, score, start_ships, visible_truth
+from printing_trial import (
+    AS_CALIBRATED,
+    LIGHTS,
+    RENDERERS,
+    count_trial,
+    run_trial,
+    score,
+    start_ships,
+    visible_truth,
+)
 
 SETUPS = 25  # camera placements, each with its own lighting and board printing
 FRAMES_PER_SETUP = 20
@@ -45,6 +66,9 @@ COUNT_SETUPS = 3  # token counts: setups x frames, 10 places each, per renderer
 COUNT_FRAMES = 4
 RIM_SETUPS = 4  # the empty board's rim: setups x cloud poses, per renderer
 RIM_POSES = 8
+BAND_SETUPS = 4  # ships in the cloud's rim band: setups x cloud poses, per renderer
+BAND_POSES = 24
+BAND_OFF_MM = (16.0, 20.0)  # a token set down this far off its landing toward the cloud: on no place
 
 
 def timed_read(reader: BoardReader, frame: Image) -> tuple[FrameReading, float, float]:
@@ -68,6 +92,7 @@ def main() -> None:
     other_light()
     token_counts()
     empty_rim()
+    rim_band()
     differing_printings()
 
 
@@ -268,6 +293,103 @@ def empty_rim() -> None:
                     threshold = RIM_Z * fill_noise(evidence)
                     worst = max(worst, float(fills[seen].max()) / threshold)
         print(f"  {name}: {measured} path spaces measured at the rim; largest {worst:.2f}")
+
+
+def rim_band() -> None:
+    """The ships vision reads on the path spaces of the cloud's rim band (seen in part:
+    0 < observability < CONFIRM_OBSERVABILITY), under the calibration's light and the
+    five unlike it, by a reader that learned the board as in play (the game's start, then
+    the cloud elsewhere): on every other band place apart from the others a token of a
+    random colour, within 4 mm of the place's centre or `BAND_OFF_MM` off it toward the
+    cloud (on no place); the others empty. What `controller.session.band_shows` relies
+    on: a token on its landing reads BAND_CONFIDENCE sure, one off it or none does not."""
+    board = load_board()
+    dots = [d for d in board.grid.dots() if not board.grid.is_outside(*d)]
+    middle = (board.width_mm / 2, board.height_mm / 2)
+    centre = min(dots, key=lambda d: np.hypot(*np.subtract(board.grid.dot_mm(*d), middle)))
+    lights = (AS_CALIBRATED, *LIGHTS)
+    print(
+        f"ships in the cloud's rim band: {BAND_SETUPS} setups x {BAND_POSES} cloud poses per "
+        f"renderer, under {len(lights)} lights (a reading on the place, BAND_CONFIDENCE "
+        f"{BAND_CONFIDENCE} sure: goals 0 on empty places and tokens off the place)"
+    )
+    for name, setup in RENDERERS.items():
+        on = [0, 0]  # tokens on their place: read sure, all
+        off = [0, 0]  # tokens off it toward the cloud: read sure on the place, all
+        empty = [0, 0]  # empty places: any ship read, all
+        started = time.perf_counter()
+        for k in range(BAND_SETUPS):
+            rng = random.Random(SEED + 200 + k)
+            shoot = setup(board, rng)
+            start = start_ships(board)
+            reader = BoardReader(board, BoardReader(board).calibrate(shoot(Scene(start), 1)))
+            for i in range(30):  # the board learned as in play
+                dot = centre if i < 10 else rng.choice(dots)
+                cloud = CloudState(*board.grid.dot_mm(*dot), rng.uniform(0.0, 360.0))
+                reader.read(shoot(Scene(start, cloud=cloud), rng.randrange(1 << 30)))
+            for p in range(BAND_POSES):
+                light = lights[p % len(lights)]
+                dot = rng.choice(dots)
+                cx, cy = board.grid.dot_mm(*dot)
+                cloud = CloudState(cx, cy, rng.uniform(0.0, 360.0))
+                evidence = reader.read(shoot(Scene(start, cloud=cloud), 1, light)).evidence
+                if evidence is None:
+                    continue
+                blocked = blocked_spaces(board, CloudPose(*dot))
+                band = [
+                    space
+                    for j, (space, berth) in enumerate(evidence.places)
+                    if berth is None
+                    and space not in blocked
+                    and 0.0 < evidence.observable[j] < CONFIRM_OBSERVABILITY
+                ]
+                rng.shuffle(band)
+                apart: list[str] = []
+                for space in band:
+                    here = board.spaces[space].position
+                    if all(
+                        np.hypot(*np.subtract(here, board.spaces[o].position)) > 50 for o in apart
+                    ):
+                        apart.append(space)
+                tokens: dict[str, tuple[str, bool]] = {}
+                ships = list(start)
+                for space in apart[::2]:
+                    x, y = board.spaces[space].position
+                    toward = np.subtract((cx, cy), (x, y))
+                    ux, uy = toward / np.hypot(*toward)
+                    is_off = rng.random() < 0.3
+                    d = rng.uniform(*BAND_OFF_MM) if is_off else rng.uniform(0.0, 4.0)
+                    a = rng.uniform(0.0, 2 * np.pi)
+                    dx, dy = (d * ux, d * uy) if is_off else (d * np.cos(a), d * np.sin(a))
+                    color = rng.choice(board.ship_colors)
+                    ships.append(ShipToken(color, x + dx, y + dy, rng.uniform(0.0, 360.0)))
+                    tokens[space] = (color, is_off)
+                seed = rng.randrange(1 << 30)
+                for f in range(3):  # a stable run of frames
+                    reading = reader.read(shoot(Scene(tuple(ships), cloud=cloud), seed + f, light))
+                if reading.occluded:
+                    continue
+                sure = {
+                    (s.space, s.color)
+                    for s in reading.ships
+                    if not s.hidden and s.confidence >= BAND_CONFIDENCE
+                }
+                for space in apart:
+                    if space in tokens:
+                        color, is_off = tokens[space]
+                        tally = off if is_off else on
+                        tally[0] += (space, color) in sure
+                        tally[1] += 1
+                    else:
+                        empty[0] += any(s.space == space and not s.hidden for s in reading.ships)
+                        empty[1] += 1
+        print(
+            f"  {name}: tokens on their place read {on[0]}/{on[1]}; tokens "
+            f"{BAND_OFF_MM[0]:.0f}-{BAND_OFF_MM[1]:.0f} mm off toward the cloud read on it "
+            f"{off[0]}/{off[1]}; empty places read a ship {empty[0]}/{empty[1]}  "
+            f"({time.perf_counter() - started:.0f} s)",
+            flush=True,
+        )
 
 
 def differing_printings() -> None:

@@ -19,7 +19,13 @@ from bermuda_hw.controller import session as session_module
 from bermuda_hw.controller.belief import fill_noise
 from bermuda_hw.controller.cloud_dispatch import finish_spin, spin
 from bermuda_hw.controller.consequences import Provisional, entry_index, provisional_moves
-from bermuda_hw.controller.session import RIM_Z, _bumped_off, rim_shows
+from bermuda_hw.controller.session import (
+    BAND_CONFIDENCE,
+    RIM_Z,
+    _bumped_off,
+    band_shows,
+    rim_shows,
+)
 from bermuda_hw.controller.spin import Spinner
 from bermuda_hw.controller.status import NONE_OF_THESE, NOT_YET, Mode
 from bermuda_hw.errors import HardwareError
@@ -27,7 +33,7 @@ from bermuda_hw.rules.candidates import contents
 from bermuda_hw.rules.events import Bumped
 from bermuda_hw.rules.game import Game, Phase
 from bermuda_hw.rules.moves import Move
-from bermuda_hw.vision.types import BoardObservation, CloudReading
+from bermuda_hw.vision.types import BoardObservation, CloudReading, ShipReading
 
 
 class Mover:
@@ -605,3 +611,141 @@ def test_the_rim_says_nothing_beside_a_space_out_of_sight_and_unmeasured() -> No
     assert not rim_shows(game, replace(evidence, rim=rim), move)
     rim[evidence.index("S10"), c] = 0.0  # S10 measured at the rim: empty
     assert rim_shows(game, replace(evidence, rim=rim), move)
+
+
+def _in_band(
+    table: Table, item: Provisional, reading: ShipReading | None, seen: float = 0.4
+) -> BoardObservation:
+    """The board as the game has it, the move's landing seen in part (`seen` of it in view:
+    the cloud's rim band), and `reading` the ship vision reads there (none: no ship)."""
+    move = Move.parse(item.move)
+    board = observe(
+        BOARD, {p: list(c) for p, c in contents(table.game).items()}, partly={move.end: seen}
+    )
+    ships = tuple(s for s in board.ships if s.space != move.end)
+    return replace(board, ships=ships + ((reading,) if reading is not None else ()))
+
+
+def _reading(item: Provisional, **changes: Any) -> ShipReading:
+    """A ship of the mover's colour read on the move's landing, as sure as vision reads a
+    token standing there in the cloud's rim band."""
+    move = Move.parse(item.move)
+    x, y = BOARD.spaces[move.end].position
+    return replace(ShipReading(move.color, move.end, x + 2.0, y - 1.0, 0.95), **changes)
+
+
+def test_a_landing_seen_in_part_whose_ship_reads_there_is_no_question(tmp_path: Path) -> None:
+    """The mover's token read on a landing the cloud's rim band shows in part: the move is
+    confirmed (a settled row), and the spin goes without a question."""
+    mover = Mover()
+    table, item = _unseen_landing(tmp_path, mover)
+    table.last_observation = _in_band(table, item, _reading(item))
+    spin(table)
+    assert table.status.question is None and mover.calls == ["spin"]
+    assert table.session.provisional == []
+    assert f"seen at the cloud's rim: {item.move}" in table.lines
+    moved = entry_index(table.game, item)
+    assert table.session.journal.settled(table.session.game_id) == {moved}
+
+
+@pytest.mark.parametrize(
+    "what", ["no ship", "not sure enough", "off the space", "another colour", "hidden"]
+)
+def test_a_landing_in_the_band_without_a_sure_reading_of_the_mover_is_asked_about(
+    tmp_path: Path, what: str
+) -> None:
+    """Nothing is confirmed in the band by less than a sure reading of the mover's colour
+    on the landing: none, one under BAND_CONFIDENCE (a token set down between places, by
+    the cloud), one farther than a token standing on the space may be from its centre,
+    another colour's, a ship carried over from an earlier board as hidden."""
+    mover = Mover()
+    table, item = _unseen_landing(tmp_path, mover)
+    move = Move.parse(item.move)
+    x, y = BOARD.spaces[move.end].position
+    other = next(c for c in BOARD.ship_colors if c != move.color)
+    reading: ShipReading | None = {
+        "no ship": None,
+        "not sure enough": _reading(item, confidence=BAND_CONFIDENCE - 0.05),
+        "off the space": _reading(item, x_mm=x + 9.0, y_mm=y),
+        "another colour": _reading(item, color=other),
+        "hidden": _reading(item, hidden=True),
+    }[what]
+    seen = _in_band(table, item, reading)
+    assert seen.evidence is not None
+    assert not band_shows(table.game, seen, seen.evidence, move)
+    table.last_observation = seen
+    spin(table)
+    assert mover.calls == [] and table.status.mode is Mode.ASK
+    assert table.session.provisional == [item]
+
+
+def test_the_band_is_a_place_seen_in_part_not_one_seen_well_nor_one_hidden(
+    tmp_path: Path,
+) -> None:
+    """A landing seen well is the board's to confirm (`check_provisional`), one hidden
+    whole the rim's (`rim_shows`): the band reads neither."""
+    table, item = _unseen_landing(tmp_path, Mover())
+    move = Move.parse(item.move)
+    for seen, shows in ((0.4, True), (0.95, False), (0.0, False)):
+        board = _in_band(table, item, _reading(item), seen=seen)
+        assert board.evidence is not None
+        assert band_shows(table.game, board, board.evidence, move) is shows
+
+
+@pytest.mark.parametrize("shown", [False, True])
+def test_another_ship_of_the_colour_out_of_sight_blocks_the_band_unless_read_where_it_is(
+    tmp_path: Path, shown: bool
+) -> None:
+    """A ship of the mover's colour on a path space the camera does not see whole (knocked,
+    moved out of sight) may be the token read on the landing, unless vision reads a ship
+    of that colour where the game has it; one the game has on the landing always may."""
+    table, item = _unseen_landing(tmp_path, Mover())
+    move = Move.parse(item.move)
+    game = table.game
+    other = next(s for s in game.ships() if s.color == move.color and s.id != move.ship)
+    space = next(
+        s
+        for s in BOARD.spaces
+        if s not in BOARD.ports
+        and not any(x.location == s for x in game.ships())
+        and math.dist(BOARD.spaces[s].position, BOARD.spaces[str(move.end)].position) > 60
+    )
+    game.set_ship(other.id, space)
+    seen = _in_band(table, item, _reading(item))
+    evidence = seen.evidence
+    assert evidence is not None and band_shows(game, seen, evidence, move)
+    observable = evidence.observable.copy()
+    observable[evidence.index(space)] = 0.5
+    ships = tuple(s for s in seen.ships if s.space != space)
+    if shown:
+        x, y = BOARD.spaces[space].position
+        ships += (ShipReading(move.color, space, x, y, 0.5),)
+    seen = replace(seen, ships=ships, evidence=replace(evidence, observable=observable))
+    assert seen.evidence is not None
+    assert band_shows(game, seen, seen.evidence, move) is shown
+    game.set_ship(other.id, str(move.end))  # the game has it on the landing: whose token?
+    assert not band_shows(game, seen, seen.evidence, move)
+
+
+def test_the_band_reads_where_a_token_stands_so_a_ship_of_the_colour_within_reach_is_no_doubt() -> (
+    None
+):
+    """On the classic board S07 lies 28 mm from a berth of LUMBER, where every colour
+    starts with a ship: its token may reach S07's disk and the rim's colour there says
+    nothing; a sure reading centred on S07 is the mover's token."""
+    game = Game.new(2, seed=1, board=BOARD)
+    color = game.active
+    mover = next(s for s in game.ships() if s.color == color and s.location != "LUMBER")
+    assert any(s.color == color and s.location == "LUMBER" for s in game.ships())
+    game.set_ship(mover.id, "S07")
+    places = {p: list(c) for p, c in contents(game).items()}
+    seen = observe(BOARD, places, partly={"S07": 0.3})
+    evidence = seen.evidence
+    assert evidence is not None
+    move = Move.parse(f"{mover.id} S08-S07")
+    assert band_shows(game, seen, evidence, move)
+    rim = np.full_like(evidence.fractions, np.nan)
+    rim[evidence.index("S07"), evidence.colors.index(color)] = 0.35
+    observable = evidence.observable.copy()
+    observable[evidence.index("S07")] = 0.0
+    assert not rim_shows(game, replace(evidence, rim=rim, observable=observable), move)
