@@ -66,9 +66,9 @@ COUNT_SETUPS = 3  # token counts: setups x frames, 10 places each, per renderer
 COUNT_FRAMES = 4
 RIM_SETUPS = 4  # the empty board's rim: setups x cloud poses, per renderer
 RIM_POSES = 8
-BAND_SETUPS = 4  # ships in the cloud's rim band: setups x cloud poses, per renderer
-BAND_POSES = 24
-BAND_OFF_MM = (16.0, 20.0)  # a token set down this far off its landing toward the cloud: on no place
+BAND_SETUPS = 6  # ships in the cloud's rim band: setups x cloud poses, per renderer
+BAND_POSES = 36
+BAND_OFF_MM = (16.0, 20.0)  # a token this far off its landing toward the cloud: on no place
 
 
 def timed_read(reader: BoardReader, frame: Image) -> tuple[FrameReading, float, float]:
