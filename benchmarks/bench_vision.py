@@ -26,9 +26,10 @@ import numpy as np
 
 from bermuda_hw.controller.belief import fill_noise
 from bermuda_hw.controller.putback import CONFIRM_OBSERVABILITY
-from bermuda_hw.controller.session import BAND_CONFIDENCE, RIM_Z
+from bermuda_hw.controller.session import BAND_CONFIDENCE, BAND_LEARNED, RIM_Z
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.cloud import CloudPose, blocked_spaces
+from bermuda_hw.rules.cover import STAND_TOLERANCE_MM
 from bermuda_hw.sim.render import (
     CameraModel,
     CloudState,
@@ -68,7 +69,7 @@ RIM_SETUPS = 4  # the empty board's rim: setups x cloud poses, per renderer
 RIM_POSES = 8
 BAND_SETUPS = 6  # ships in the cloud's rim band: setups x cloud poses, per renderer
 BAND_POSES = 36
-BAND_OFF_MM = (16.0, 20.0)  # a token this far off its landing toward the cloud: on no place
+BAND_OFF_MM = (16.0, 20.0)  # a token this far off its landing, in view: on no place
 
 
 def timed_read(reader: BoardReader, frame: Image) -> tuple[FrameReading, float, float]:
@@ -300,9 +301,12 @@ def rim_band() -> None:
     0 < observability < CONFIRM_OBSERVABILITY), under the calibration's light and the
     five unlike it, by a reader that learned the board as in play (the game's start, then
     the cloud elsewhere): on every other band place apart from the others a token of a
-    random colour, within 4 mm of the place's centre or `BAND_OFF_MM` off it toward the
-    cloud (on no place); the others empty. What `controller.session.band_shows` relies
-    on: a token on its landing reads BAND_CONFIDENCE sure, one off it or none does not."""
+    random colour, within 4 mm of the place's centre, or `BAND_OFF_MM` off it on the side
+    away from the cloud (in view, on no place; half of them aimed at the place); the
+    others empty. What `controller.session.band_shows` relies on: a token on its landing
+    reads BAND_CONFIDENCE sure, its centroid within STAND_TOLERANCE_MM of the place's
+    centre, on a learned disk (BAND_LEARNED); an empty place reads no ship; a token off
+    the place reads less sure there, or off its centre."""
     board = load_board()
     dots = [d for d in board.grid.dots() if not board.grid.is_outside(*d)]
     middle = (board.width_mm / 2, board.height_mm / 2)
@@ -310,12 +314,12 @@ def rim_band() -> None:
     lights = (AS_CALIBRATED, *LIGHTS)
     print(
         f"ships in the cloud's rim band: {BAND_SETUPS} setups x {BAND_POSES} cloud poses per "
-        f"renderer, under {len(lights)} lights (a reading on the place, BAND_CONFIDENCE "
-        f"{BAND_CONFIDENCE} sure: goals 0 on empty places and tokens off the place)"
+        f"renderer, under {len(lights)} lights (readings on the place; goals: no ship on an "
+        f"empty place, a token off the place under BAND_CONFIDENCE {BAND_CONFIDENCE})"
     )
     for name, setup in RENDERERS.items():
-        on = [0, 0]  # tokens on their place: read sure, all
-        off = [0, 0]  # tokens off it toward the cloud: read sure on the place, all
+        on = [0, 0]  # tokens on their place: read sure on a learned disk, all
+        off = [0, 0, 0.0]  # tokens off it: read sure on the place, all, the surest reading
         empty = [0, 0]  # empty places: any ship read, all
         started = time.perf_counter()
         for k in range(BAND_SETUPS):
@@ -355,39 +359,59 @@ def rim_band() -> None:
                 ships = list(start)
                 for space in apart[::2]:
                     x, y = board.spaces[space].position
-                    toward = np.subtract((cx, cy), (x, y))
-                    ux, uy = toward / np.hypot(*toward)
-                    is_off = rng.random() < 0.3
-                    d = rng.uniform(*BAND_OFF_MM) if is_off else rng.uniform(0.0, 4.0)
-                    a = rng.uniform(0.0, 2 * np.pi)
-                    dx, dy = (d * ux, d * uy) if is_off else (d * np.cos(a), d * np.sin(a))
                     color = rng.choice(board.ship_colors)
-                    ships.append(ShipToken(color, x + dx, y + dy, rng.uniform(0.0, 360.0)))
+                    heading = rng.uniform(0.0, 360.0)
+                    is_off = rng.random() < 0.3
+                    if is_off:  # on the side away from the cloud
+                        away = np.arctan2(y - cy, x - cx) + rng.uniform(-np.pi / 2, np.pi / 2)
+                        d = rng.uniform(*BAND_OFF_MM)
+                        dx, dy = d * np.cos(away), d * np.sin(away)
+                        if rng.random() < 0.5:  # its bow (sin h, -cos h) aimed at the place
+                            heading = float(np.degrees(np.arctan2(-dx, dy)))
+                    else:
+                        a = rng.uniform(0.0, 2 * np.pi)
+                        d = rng.uniform(0.0, 4.0)
+                        dx, dy = d * np.cos(a), d * np.sin(a)
+                    ships.append(ShipToken(color, x + dx, y + dy, heading))
                     tokens[space] = (color, is_off)
                 seed = rng.randrange(1 << 30)
                 for f in range(3):  # a stable run of frames
                     reading = reader.read(shoot(Scene(tuple(ships), cloud=cloud), seed + f, light))
-                if reading.occluded:
+                if reading.occluded or reading.evidence is None:
                     continue
-                sure = {
-                    (s.space, s.color)
-                    for s in reading.ships
-                    if not s.hidden and s.confidence >= BAND_CONFIDENCE
-                }
+                learned = reading.evidence.learned
                 for space in apart:
-                    if space in tokens:
-                        color, is_off = tokens[space]
-                        tally = off if is_off else on
-                        tally[0] += (space, color) in sure
-                        tally[1] += 1
-                    else:
-                        empty[0] += any(s.space == space and not s.hidden for s in reading.ships)
+                    read = [s for s in reading.ships if s.space == space and not s.hidden]
+                    if space not in tokens:
+                        empty[0] += bool(read)
                         empty[1] += 1
+                        continue
+                    color, is_off = tokens[space]
+                    here = board.spaces[space].position
+                    best = max(  # as band_shows takes it: its centroid on the place
+                        (
+                            s.confidence
+                            for s in read
+                            if s.color == color
+                            and np.hypot(s.x_mm - here[0], s.y_mm - here[1]) <= STAND_TOLERANCE_MM
+                        ),
+                        default=0.0,
+                    )
+                    if is_off:
+                        off[0] += best >= BAND_CONFIDENCE
+                        off[1] += 1
+                        off[2] = max(off[2], best)
+                    else:
+                        sure = learned is not None and (
+                            learned[reading.evidence.index(space)] >= BAND_LEARNED
+                        )
+                        on[0] += sure and best >= BAND_CONFIDENCE
+                        on[1] += 1
         print(
-            f"  {name}: tokens on their place read {on[0]}/{on[1]}; tokens "
-            f"{BAND_OFF_MM[0]:.0f}-{BAND_OFF_MM[1]:.0f} mm off toward the cloud read on it "
-            f"{off[0]}/{off[1]}; empty places read a ship {empty[0]}/{empty[1]}  "
-            f"({time.perf_counter() - started:.0f} s)",
+            f"  {name}: tokens on their place read sure on a learned disk {on[0]}/{on[1]}; "
+            f"tokens {BAND_OFF_MM[0]:.0f}-{BAND_OFF_MM[1]:.0f} mm off it read sure there "
+            f"{off[0]}/{off[1]} (surest {off[2]:.2f}); empty places read a ship "
+            f"{empty[0]}/{empty[1]}  ({time.perf_counter() - started:.0f} s)",
             flush=True,
         )
 

@@ -76,6 +76,7 @@ def observe(
         3,
         areas=areas if counted else None,
         token_area_mm2=TOKEN_MM2 if counted else None,
+        learned=np.ones(len(keys)),  # the reader has learned the whole board's look
     )
     return BoardObservation(tuple(ships), None, 0.0, 3, hidden_spaces=hidden, evidence=evidence)
 

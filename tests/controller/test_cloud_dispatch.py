@@ -21,6 +21,7 @@ from bermuda_hw.controller.cloud_dispatch import finish_spin, spin
 from bermuda_hw.controller.consequences import Provisional, entry_index, provisional_moves
 from bermuda_hw.controller.session import (
     BAND_CONFIDENCE,
+    BAND_LEARNED,
     RIM_Z,
     _bumped_off,
     band_shows,
@@ -649,7 +650,8 @@ def test_a_landing_seen_in_part_whose_ship_reads_there_is_no_question(tmp_path: 
 
 
 @pytest.mark.parametrize(
-    "what", ["no ship", "not sure enough", "off the space", "another colour", "hidden"]
+    "what",
+    ["no ship", "not sure enough", "off the space", "another colour", "hidden", "unlearned"],
 )
 def test_a_landing_in_the_band_without_a_sure_reading_of_the_mover_is_asked_about(
     tmp_path: Path, what: str
@@ -657,7 +659,8 @@ def test_a_landing_in_the_band_without_a_sure_reading_of_the_mover_is_asked_abou
     """Nothing is confirmed in the band by less than a sure reading of the mover's colour
     on the landing: none, one under BAND_CONFIDENCE (a token set down between places, by
     the cloud), one farther than a token standing on the space may be from its centre,
-    another colour's, a ship carried over from an earlier board as hidden."""
+    another colour's, a ship carried over from an earlier board as hidden, or one on a
+    disk whose look the reader has not learned (its printing may read as a token)."""
     mover = Mover()
     table, item = _unseen_landing(tmp_path, mover)
     move = Move.parse(item.move)
@@ -669,9 +672,15 @@ def test_a_landing_in_the_band_without_a_sure_reading_of_the_mover_is_asked_abou
         "off the space": _reading(item, x_mm=x + 9.0, y_mm=y),
         "another colour": _reading(item, color=other),
         "hidden": _reading(item, hidden=True),
+        "unlearned": _reading(item),
     }[what]
     seen = _in_band(table, item, reading)
-    assert seen.evidence is not None
+    assert seen.evidence is not None and seen.evidence.learned is not None
+    if what == "unlearned":
+        learned = seen.evidence.learned.copy()
+        learned[seen.evidence.index(move.end)] = BAND_LEARNED - 0.05
+        seen = replace(seen, evidence=replace(seen.evidence, learned=learned))
+        assert seen.evidence is not None
     assert not band_shows(table.game, seen, seen.evidence, move)
     table.last_observation = seen
     spin(table)
@@ -692,9 +701,9 @@ def test_the_band_is_a_place_seen_in_part_not_one_seen_well_nor_one_hidden(
         assert band_shows(table.game, board, board.evidence, move) is shows
 
 
-@pytest.mark.parametrize("shown", [False, True])
+@pytest.mark.parametrize("shown", ["nothing", "its colour", "another colour", "hidden"])
 def test_another_ship_of_the_colour_out_of_sight_blocks_the_band_unless_read_where_it_is(
-    tmp_path: Path, shown: bool
+    tmp_path: Path, shown: str
 ) -> None:
     """A ship of the mover's colour on a path space the camera does not see whole (knocked,
     moved out of sight) may be the token read on the landing, unless vision reads a ship
@@ -717,35 +726,37 @@ def test_another_ship_of_the_colour_out_of_sight_blocks_the_band_unless_read_whe
     observable = evidence.observable.copy()
     observable[evidence.index(space)] = 0.5
     ships = tuple(s for s in seen.ships if s.space != space)
-    if shown:
-        x, y = BOARD.spaces[space].position
-        ships += (ShipReading(move.color, space, x, y, 0.5),)
+    x, y = BOARD.spaces[space].position
+    other_color = next(c for c in BOARD.ship_colors if c != move.color)
+    ships += {
+        "nothing": (),
+        "its colour": (ShipReading(move.color, space, x, y, 0.5),),
+        "another colour": (ShipReading(other_color, space, x, y, 0.5),),
+        "hidden": (ShipReading(move.color, space, x, y, 0.5, hidden=True),),
+    }[shown]
     seen = replace(seen, ships=ships, evidence=replace(evidence, observable=observable))
     assert seen.evidence is not None
-    assert band_shows(game, seen, seen.evidence, move) is shown
+    assert band_shows(game, seen, seen.evidence, move) is (shown == "its colour")
     game.set_ship(other.id, str(move.end))  # the game has it on the landing: whose token?
     assert not band_shows(game, seen, seen.evidence, move)
 
 
-def test_the_band_reads_where_a_token_stands_so_a_ship_of_the_colour_within_reach_is_no_doubt() -> (
-    None
-):
+def test_the_band_says_nothing_where_a_ship_of_the_colour_stands_within_reach() -> None:
     """On the classic board S07 lies 28 mm from a berth of LUMBER, where every colour
-    starts with a ship: its token may reach S07's disk and the rim's colour there says
-    nothing; a sure reading centred on S07 is the mover's token."""
+    starts with a ship: a token of it set down carelessly toward S07 (or one more in a
+    full port) may read on S07 as surely as the mover's would, as at the rim."""
     game = Game.new(2, seed=1, board=BOARD)
     color = game.active
+    lumber = [s for s in game.ships() if s.color == color and s.location == "LUMBER"]
     mover = next(s for s in game.ships() if s.color == color and s.location != "LUMBER")
-    assert any(s.color == color and s.location == "LUMBER" for s in game.ships())
+    assert lumber
     game.set_ship(mover.id, "S07")
-    places = {p: list(c) for p, c in contents(game).items()}
-    seen = observe(BOARD, places, partly={"S07": 0.3})
-    evidence = seen.evidence
-    assert evidence is not None
     move = Move.parse(f"{mover.id} S08-S07")
-    assert band_shows(game, seen, evidence, move)
-    rim = np.full_like(evidence.fractions, np.nan)
-    rim[evidence.index("S07"), evidence.colors.index(color)] = 0.35
-    observable = evidence.observable.copy()
-    observable[evidence.index("S07")] = 0.0
-    assert not rim_shows(game, replace(evidence, rim=rim, observable=observable), move)
+    seen = observe(BOARD, {p: list(c) for p, c in contents(game).items()}, partly={"S07": 0.3})
+    assert seen.evidence is not None
+    assert not band_shows(game, seen, seen.evidence, move)
+    for ship in lumber:  # those ships elsewhere, far from S07: the reading tells
+        game.set_ship(ship.id, "S20")
+    seen = observe(BOARD, {p: list(c) for p, c in contents(game).items()}, partly={"S07": 0.3})
+    assert seen.evidence is not None
+    assert band_shows(game, seen, seen.evidence, move)

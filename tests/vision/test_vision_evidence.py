@@ -13,9 +13,16 @@ from printing_trial import RENDERERS, start_ships
 from vision_helpers import cloud_at, in_berth, on_space, random_camera
 
 from bermuda_hw.controller.belief import fill_noise
-from bermuda_hw.controller.session import RIM_Z
+from bermuda_hw.controller.putback import CONFIRM_OBSERVABILITY
+from bermuda_hw.controller.session import BAND_CONFIDENCE, BAND_LEARNED, RIM_Z
 from bermuda_hw.rules.board import Board
-from bermuda_hw.rules.cover import RIM_BAND_MM, hidden_circles, observability
+from bermuda_hw.rules.cloud import CloudPose, blocked_spaces
+from bermuda_hw.rules.cover import (
+    RIM_BAND_MM,
+    STAND_TOLERANCE_MM,
+    hidden_circles,
+    observability,
+)
 from bermuda_hw.sim.render import CloudState, Scene, ShipToken, render
 from bermuda_hw.vision.evidence import combine
 from bermuda_hw.vision.reader import BoardReader
@@ -219,3 +226,58 @@ def test_the_rim_is_beyond_the_footprint_around_the_clouds_dot(
     assert (reading.cloud.col, reading.cloud.row) == (col, row)
     assert edge[0] in reading.hidden_spaces
     assert not np.isnan(evidence.rim[evidence.index(edge[0])]).any()
+
+
+@pytest.mark.parametrize("renderer", list(RENDERERS))
+def test_a_token_in_the_rim_band_reads_on_a_learned_disk_and_the_printing_does_not(
+    classic_board: Board, renderer: str
+) -> None:
+    """The path spaces of the cloud's rim band, seen in part: after the calibration the
+    reader has learned their disks' look (`learned`); under a warmer light than the
+    calibration's, an empty one reads no ship and a token on one reads sure there, on
+    its place (what `controller.session.band_shows` relies on)."""
+    board = classic_board
+    rng = random.Random(5)
+    shoot = RENDERERS[renderer](board, rng)
+    reader = BoardReader(board, BoardReader(board).calibrate(shoot(Scene(start_ships(board)), 1)))
+    for dot in sorted(board.grid.dots(), key=lambda d: (d[1], d[0])):
+        if board.grid.is_outside(*dot):
+            continue
+        cloud = cloud_at(board, *dot)
+        blocked = blocked_spaces(board, CloudPose(*dot))
+        empty = reader.read(shoot(Scene(start_ships(board), cloud=cloud), 2, "warmer"))
+        evidence = empty.evidence
+        assert evidence is not None and evidence.learned is not None
+        band = [
+            space
+            for i, (space, berth) in enumerate(evidence.places)
+            if berth is None
+            and space not in blocked
+            and 0.0 < evidence.observable[i] < CONFIRM_OBSERVABILITY
+        ]
+        if any(
+            math.dist(board.spaces[a].position, board.spaces[b].position) > 50
+            for a in band
+            for b in band
+        ):
+            break
+    else:
+        raise AssertionError("no cloud pose leaves two places apart in the rim band")
+    for space in band:
+        assert evidence.learned[evidence.index(space)] >= BAND_LEARNED, space
+        assert not any(s.space == space for s in empty.ships), space
+    first = band[0]
+    second = next(
+        s for s in band if math.dist(board.spaces[s].position, board.spaces[first].position) > 50
+    )
+    ships = (*start_ships(board), on_space(board, first, "blue"), on_space(board, second, "red"))
+    shown = reader.read(shoot(Scene(ships=ships, cloud=cloud), 3, "warmer"))
+    for space, color in ((first, "blue"), (second, "red")):
+        x, y = board.spaces[space].position
+        assert any(
+            s.color == color
+            and s.confidence >= BAND_CONFIDENCE
+            and math.dist((s.x_mm, s.y_mm), (x, y)) <= STAND_TOLERANCE_MM
+            for s in shown.ships
+            if s.space == space
+        ), (space, shown.ships)

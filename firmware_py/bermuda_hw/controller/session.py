@@ -92,14 +92,18 @@ RIM_CLEAR_MM = STAND_TOLERANCE_MM + SHIP_HALF_LENGTH_MM + ShipSettings().sample_
 
 #: A ship reading on a landing the camera sees in part (the cloud's rim band: 0 <
 #: observability < CONFIRM_OBSERVABILITY) shows the mover's token there only this sure
-#: (`ShipReading.confidence`: the share of its disk in the colour, after the learned
-#: board's own colours are vetoed as the light is now). On both renderers, under the
-#: calibration's light and five unlike it, tokens within 4 mm of a landing in the band
-#: read this sure 180 times in 183; tokens 16-20 mm off it toward the cloud, their hull
-#: mostly off the place, at most 0.75; no empty place in the band read a ship at all. A
-#: token 12 mm off, its hull over the place's centre, may read sure, as it does in view
-#: (docs/referee.md; `make bench`, "ships in the cloud's rim band").
+#: (`ShipReading.confidence`: the colour's purity in the place's disk times how much of
+#: the disk it covers, 1 from 45 %; pixels like the learned board, relit as the light is
+#: now, vetoed). On both renderers, under the calibration's light and five unlike it, a
+#: token within 4 mm of a landing in the band reads this sure nine times in ten or more,
+#: and no empty place in the band read a ship at all (`make bench`, "ships in the cloud's
+#: rim band"; docs/referee.md).
 BAND_CONFIDENCE = 0.8
+#: The share of the landing's disk whose look the reader has learned
+#: (`BoardEvidence.learned`) for the band to be read at all: only there is a pixel of the
+#: printing compared with the learned board, and where it is not, the printing may read as
+#: a token (a brick-painted S33, mostly unlearned, read red 0.81 in one frame).
+BAND_LEARNED = 0.95
 
 
 def rim_shows(game: Game, evidence: BoardEvidence, move: Move) -> bool:
@@ -142,16 +146,18 @@ def band_shows(
     """Whether the landing of `move`, a path space the camera sees in part (the cloud's rim
     band), shows the mover's token: `observation` (a stable board) reads a ship of the
     mover's colour there at least BAND_CONFIDENCE sure, within STAND_TOLERANCE_MM of the
-    space's centre. That reading compares every pixel with the learned board relit as the
-    light is now, so the printing in view is no token, as the colours measured alone
-    (`BoardEvidence.rim`) cannot tell. And no other ship of that colour may stand there
-    (`_another_may_stand_there`). A token on another place, or one set down between
-    places, reads far less sure there (BAND_CONFIDENCE), so unlike the rim's colours the
-    reading needs no guard about tokens within reach of the landing."""
+    space's centre (a token set down off the place, whose hull reaches the landing's
+    disk, may read sure there), on a disk whose look the reader has learned
+    (BAND_LEARNED): the reading's pixels were compared with the learned board relit as
+    the light is now, so the printing in view is no token, as the colours measured alone
+    (`BoardEvidence.rim`) cannot tell. And, as at the rim, no other token of that colour
+    could show there (`_another_may_stand_there`, `_may_reach`)."""
     board = game.board
     if move.end in board.ports or move.end not in board.spaces:
         return False
     if not 0.0 < place_observability(evidence, move.end) < CONFIRM_OBSERVABILITY:
+        return False
+    if evidence.learned is None or evidence.learned[evidence.index(move.end)] < BAND_LEARNED:
         return False
     color = game.ship(move.ship).color
     landing = board.spaces[move.end].position
@@ -169,7 +175,9 @@ def band_shows(
         read = any(s.color == color and not s.hidden for s in observation.ships_at(place))
         return read or (c is not None and _rim_colour(evidence, place, c))
 
-    return not _another_may_stand_there(game, evidence, move, shown)
+    return not (
+        _another_may_stand_there(game, evidence, move, shown) or _may_reach(game, evidence, move)
+    )
 
 
 def _rim_colour(evidence: BoardEvidence, place: str, c: int) -> bool:

@@ -16,6 +16,9 @@ For every place (a path space, or one berth of a port) a frame gives:
   model's margins are wide (`rules.cover`), so these places weigh nothing in the
   evidence; a token's colour seen there is kept for what only it can tell (a ship
   standing on the landing of a move out of sight, `controller.session.rim_shows`);
+- how much of its disk's look the reader has learned (`learned`): a pixel
+  counts for a ship in a reading (`ShipReading`) only where it is unlike the
+  learned board;
 - the fraction of a wider disk, within a token's reach of the place's centre,
   that looks like each ship colour (`reach`): a token nudged across its place
   keeps it, a second token set down beside the first adds to it.
@@ -41,6 +44,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bermuda_hw.rules.cover import Circle, observability
+from bermuda_hw.vision.background import BackgroundComparison
 from bermuda_hw.vision.counts import TokenCounter
 from bermuda_hw.vision.layout import BoardLayout
 from bermuda_hw.vision.lighting import Normalised
@@ -86,6 +90,10 @@ def combine(items: Sequence[BoardEvidence]) -> BoardEvidence:
             sum((e.rim * e.frames for e in items if e.rim is not None), np.zeros_like(fractions))
             / total
         )
+    learned = None
+    if all(e.learned is not None for e in items):
+        # as for observability: a place stays as little learned as in its worst frame
+        learned = np.min(np.stack([e.learned for e in items if e.learned is not None]), axis=0)
     first = items[0]
     return BoardEvidence(
         first.places,
@@ -98,6 +106,7 @@ def combine(items: Sequence[BoardEvidence]) -> BoardEvidence:
         areas,
         token,
         rim=rim,
+        learned=learned,
     )
 
 
@@ -114,11 +123,13 @@ def measure(
     half_labels: npt.NDArray[np.int8] | None = None,
     counter: TokenCounter | None = None,
     rim: npt.NDArray[np.bool_] | None = None,
+    board: BackgroundComparison | None = None,
 ) -> BoardEvidence:
     """One frame's evidence for every place of the finder's layout (with the whole board's
     half-resolution labels, the wider disks of the path spaces too, and with a counter
     the tokens' counts). `rim`: the path spaces the cloud's model hides that lie outside
-    its footprint, whose colours are measured apart (`BoardEvidence.rim`)."""
+    its footprint, whose colours are measured apart (`BoardEvidence.rim`). `board`: the
+    learned board the frame is compared with (`BoardEvidence.learned`)."""
     layout = finder.layout
     k = len(finder.names)
     n = len(layout.places)
@@ -160,4 +171,5 @@ def measure(
         areas=areas,
         token_area_mm2=token,
         rim=rim_fractions,
+        learned=np.zeros(n) if board is None else finder.learned(board),
     )

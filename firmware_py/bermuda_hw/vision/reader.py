@@ -411,7 +411,7 @@ class BoardReader:
             )
             place_labels = self.ships.half_labels(at_places, place_codes, places_board)
         evidence = measure(
-            self.ships, rect.rect, at_places, blocked, place_labels, self.counter, rim
+            self.ships, rect.rect, at_places, blocked, place_labels, self.counter, rim, places_board
         )
         return FrameReading(
             True,

@@ -335,6 +335,13 @@ class ShipFinder:
         """Normalised BGR of the sampling disks of places `use` (P x D x 3)."""
         return self._disks(rect, norm)[0][use]
 
+    def learned(self, board: BackgroundComparison) -> npt.NDArray[np.float64]:
+        """Every place's share of its disk (the pixels not inland) whose look `board` has
+        learned: only there is a pixel compared with the board before it counts for a ship."""
+        _, known, _ = board.at(self.rows, self.cols)
+        out: npt.NDArray[np.float64] = (known & self.valid).sum(axis=1) / self.valid_count
+        return out
+
     def place_labels(
         self, rect: Image, norm: Normalised, use: npt.NDArray[np.intp], against_port: bool = True
     ) -> Labels:

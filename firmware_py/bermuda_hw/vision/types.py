@@ -185,6 +185,10 @@ class BoardEvidence:
     #: where a stable run's frames did not all measure it; None: not measured at all). The
     #: evidence above counts these places as hidden.
     rim: Floats | None = None
+    #: places: the share of the place's disk whose look the reader has learned (the board
+    #: its pixels are compared with before they count for a ship, `vision.background`);
+    #: None: not measured
+    learned: Floats | None = None
     _index: dict[PlaceKey, int] = field(default_factory=dict, repr=False)
     _cache: dict[tuple[int, Content], float] = field(default_factory=dict, repr=False)
 
