@@ -651,7 +651,15 @@ def test_a_landing_seen_in_part_whose_ship_reads_there_is_no_question(tmp_path: 
 
 @pytest.mark.parametrize(
     "what",
-    ["no ship", "not sure enough", "off the space", "another colour", "hidden", "unlearned"],
+    [
+        "no ship",
+        "not sure enough",
+        "off the space",
+        "another colour",
+        "hidden",
+        "unlearned",
+        "learned unmeasured",
+    ],
 )
 def test_a_landing_in_the_band_without_a_sure_reading_of_the_mover_is_asked_about(
     tmp_path: Path, what: str
@@ -660,7 +668,8 @@ def test_a_landing_in_the_band_without_a_sure_reading_of_the_mover_is_asked_abou
     on the landing: none, one under BAND_CONFIDENCE (a token set down between places, by
     the cloud), one farther than a token standing on the space may be from its centre,
     another colour's, a ship carried over from an earlier board as hidden, or one on a
-    disk whose look the reader has not learned (its printing may read as a token)."""
+    disk whose look the reader has not learned (its printing may read as a token) or
+    whose learned share a frame of the run did not measure."""
     mover = Mover()
     table, item = _unseen_landing(tmp_path, mover)
     move = Move.parse(item.move)
@@ -673,12 +682,15 @@ def test_a_landing_in_the_band_without_a_sure_reading_of_the_mover_is_asked_abou
         "another colour": _reading(item, color=other),
         "hidden": _reading(item, hidden=True),
         "unlearned": _reading(item),
+        "learned unmeasured": _reading(item),
     }[what]
     seen = _in_band(table, item, reading)
     assert seen.evidence is not None and seen.evidence.learned is not None
-    if what == "unlearned":
+    if what in ("unlearned", "learned unmeasured"):
         learned = seen.evidence.learned.copy()
-        learned[seen.evidence.index(move.end)] = BAND_LEARNED - 0.05
+        learned[seen.evidence.index(move.end)] = (
+            BAND_LEARNED - 0.05 if what == "unlearned" else math.nan
+        )
         seen = replace(seen, evidence=replace(seen.evidence, learned=learned))
         assert seen.evidence is not None
     assert not band_shows(table.game, seen, seen.evidence, move)

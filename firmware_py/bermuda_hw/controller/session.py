@@ -157,7 +157,8 @@ def band_shows(
         return False
     if not 0.0 < place_observability(evidence, move.end) < CONFIRM_OBSERVABILITY:
         return False
-    if evidence.learned is None or evidence.learned[evidence.index(move.end)] < BAND_LEARNED:
+    learned = None if evidence.learned is None else evidence.learned[evidence.index(move.end)]
+    if learned is None or not learned >= BAND_LEARNED:  # NaN: not measured in every frame
         return False
     color = game.ship(move.ship).color
     landing = board.spaces[move.end].position

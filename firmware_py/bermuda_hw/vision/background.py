@@ -446,6 +446,16 @@ class BackgroundComparison:
             out &= ~self.background.saturated
         return out
 
+    def known_at(
+        self, rows: npt.NDArray[np.intp], cols: npt.NDArray[np.intp], scale: int = 2
+    ) -> Mask:
+        """Whether the board's look is known at pixels of a `scale` times finer image."""
+        h, w = self.background.shape
+        known: Mask = self.background.known[
+            np.clip(rows // scale, 0, h - 1), np.clip(cols // scale, 0, w - 1)
+        ]
+        return known
+
     def at(
         self,
         rows: npt.NDArray[np.intp],

@@ -16,9 +16,9 @@ For every place (a path space, or one berth of a port) a frame gives:
   model's margins are wide (`rules.cover`), so these places weigh nothing in the
   evidence; a token's colour seen there is kept for what only it can tell (a ship
   standing on the landing of a move out of sight, `controller.session.rim_shows`);
-- how much of its disk's look the reader has learned (`learned`): a pixel
-  counts for a ship in a reading (`ShipReading`) only where it is unlike the
-  learned board;
+- for the places seen in part, how much of its disk's look the reader has
+  learned (`learned`): a pixel counts for a ship in a reading (`ShipReading`)
+  only where it is unlike the learned board;
 - the fraction of a wider disk, within a token's reach of the place's centre,
   that looks like each ship colour (`reach`): a token nudged across its place
   keeps it, a second token set down beside the first adds to it.
@@ -171,5 +171,14 @@ def measure(
         areas=areas,
         token_area_mm2=token,
         rim=rim_fractions,
-        learned=np.zeros(n) if board is None else finder.learned(board),
+        learned=_learned(finder, board, obs),
     )
+
+
+def _learned(finder: ShipFinder, board: BackgroundComparison | None, observable: Floats) -> Floats:
+    """`BoardEvidence.learned`: measured on the places seen in part (the cloud's rim band,
+    where it is asked for), NaN on the others; 0 where no board is learned."""
+    out = np.full(len(observable), np.nan)
+    band = np.nonzero((observable > 0.0) & (observable < 1.0))[0]
+    out[band] = 0.0 if board is None else finder.learned(board, band)
+    return out

@@ -335,11 +335,14 @@ class ShipFinder:
         """Normalised BGR of the sampling disks of places `use` (P x D x 3)."""
         return self._disks(rect, norm)[0][use]
 
-    def learned(self, board: BackgroundComparison) -> npt.NDArray[np.float64]:
-        """Every place's share of its disk (the pixels not inland) whose look `board` has
-        learned: only there is a pixel compared with the board before it counts for a ship."""
-        _, known, _ = board.at(self.rows, self.cols)
-        out: npt.NDArray[np.float64] = (known & self.valid).sum(axis=1) / self.valid_count
+    def learned(
+        self, board: BackgroundComparison, use: npt.NDArray[np.intp]
+    ) -> npt.NDArray[np.float64]:
+        """The share of the disks of places `use` (their pixels not inland) whose look
+        `board` has learned: only there is a pixel compared with the board before it
+        counts for a ship."""
+        known = board.known_at(self.rows[use], self.cols[use]) & self.valid[use]
+        out: npt.NDArray[np.float64] = known.sum(axis=1) / self.valid_count[use]
         return out
 
     def place_labels(

@@ -186,8 +186,8 @@ class BoardEvidence:
     #: evidence above counts these places as hidden.
     rim: Floats | None = None
     #: places: the share of the place's disk whose look the reader has learned (the board
-    #: its pixels are compared with before they count for a ship, `vision.background`);
-    #: None: not measured
+    #: its pixels are compared with before they count for a ship, `vision.background`),
+    #: for the places seen in part (NaN on the others; None: not measured at all)
     learned: Floats | None = None
     _index: dict[PlaceKey, int] = field(default_factory=dict, repr=False)
     _cache: dict[tuple[int, Content], float] = field(default_factory=dict, repr=False)
