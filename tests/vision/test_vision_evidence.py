@@ -27,7 +27,7 @@ from bermuda_hw.sim.render import CloudState, Scene, ShipToken, render
 from bermuda_hw.vision.evidence import combine
 from bermuda_hw.vision.reader import BoardReader
 from bermuda_hw.vision.stability import StabilitySettings, observations
-from bermuda_hw.vision.types import FrameReading
+from bermuda_hw.vision.types import BoardEvidence, FrameReading
 
 Image = npt.NDArray[np.uint8]
 
@@ -281,3 +281,40 @@ def test_a_token_in_the_rim_band_reads_on_a_learned_disk_and_the_printing_does_n
             for s in shown.ships
             if s.space == space
         ), (space, shown.ships)
+
+
+def test_a_run_is_as_little_learned_as_its_least_learned_frame() -> None:
+    """`combine`: a place's learned share over a stable run is its smallest in any frame;
+    one frame that did not measure it (NaN) leaves it unmeasured, and a frame without the
+    share at all leaves the run without it."""
+    places = (("S01", None), ("S02", None), ("S03", None))
+    zero = np.zeros((3, 1))
+
+    def frame(learned: list[float] | None) -> BoardEvidence:
+        shares = None if learned is None else np.array(learned)
+        return BoardEvidence(places, ("blue",), zero, np.ones(3), np.ones(3), learned=shares)
+
+    run = combine([frame([0.97, math.nan, 0.99]), frame([0.99, 0.96, 0.90])])
+    assert run.learned is not None
+    assert run.learned[0] == 0.97 and math.isnan(run.learned[1]) and run.learned[2] == 0.90
+    assert combine([frame([1.0, 1.0, 1.0]), frame(None)]).learned is None
+
+
+def test_a_disk_the_reader_never_saw_is_not_learned(classic_board: Board) -> None:
+    """Calibrated with the cloud on the board, the reader has not learned the look of what
+    the cloud covered: a place of the rim band there (S19 beside the cloud at dot (6, 7))
+    is too little learned for the band to be read (BAND_LEARNED), one clear of it (S21)
+    is learned; the places not seen in part are not measured."""
+    board = classic_board
+    rng = random.Random(5)
+    shoot = RENDERERS["project renderer"](board, rng)
+    cloud = cloud_at(board, 6, 7)
+    start = Scene(start_ships(board), cloud=cloud)
+    reader = BoardReader(board, BoardReader(board).calibrate(shoot(start, 1)))
+    evidence = reader.read(shoot(start, 2)).evidence
+    assert evidence is not None and evidence.learned is not None
+    s19, s21 = evidence.index("S19"), evidence.index("S21")
+    assert 0.0 < evidence.observable[s19] < CONFIRM_OBSERVABILITY
+    assert evidence.learned[s19] < BAND_LEARNED <= evidence.learned[s21]
+    clear = evidence.observable == 1.0
+    assert clear.any() and np.isnan(evidence.learned[clear]).all()

@@ -27,7 +27,8 @@ For every place (a path space, or one berth of a port) a frame gives:
   place (`counts`), from the colour's area on the place in units of one
   token's area (`vision.counts`).
 
-A stable run of frames averages its frames' evidence (`combine`), so one noisy
+A stable run of frames averages its frames' evidence (`combine`; observability and
+the learned share take their least frame's), so one noisy
 frame moves the evidence a little instead of breaking the reading.
 
 Log-likelihoods (`BoardEvidence`, in `vision.types`) come from a presence
@@ -55,7 +56,8 @@ Floats = npt.NDArray[np.float64]
 
 
 def combine(items: Sequence[BoardEvidence]) -> BoardEvidence:
-    """The evidence of a run of frames: fractions and observability averaged, frame-weighted."""
+    """The evidence of a run of frames: fractions averaged, frame-weighted; observability
+    and the learned share each place's least in any frame."""
     if not items:
         raise ValueError("no evidence to combine")
     if len(items) == 1:

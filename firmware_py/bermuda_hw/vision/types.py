@@ -187,7 +187,8 @@ class BoardEvidence:
     rim: Floats | None = None
     #: places: the share of the place's disk whose look the reader has learned (the board
     #: its pixels are compared with before they count for a ship, `vision.background`),
-    #: for the places seen in part (NaN on the others; None: not measured at all)
+    #: for the places seen in part (NaN on the others, and where a stable run's frames did
+    #: not all measure it; None: not measured at all)
     learned: Floats | None = None
     _index: dict[PlaceKey, int] = field(default_factory=dict, repr=False)
     _cache: dict[tuple[int, Content], float] = field(default_factory=dict, repr=False)
