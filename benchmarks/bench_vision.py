@@ -25,10 +25,8 @@ import cv2
 import numpy as np
 
 from bermuda_hw.controller.belief import fill_noise
-from bermuda_hw.controller.putback import CONFIRM_OBSERVABILITY
 from bermuda_hw.controller.session import BAND_CONFIDENCE, BAND_LEARNED, RIM_Z
 from bermuda_hw.rules.boardfile import load_board
-from bermuda_hw.rules.cloud import CloudPose, blocked_spaces
 from bermuda_hw.rules.cover import STAND_TOLERANCE_MM
 from bermuda_hw.sim.render import (
     CameraModel,
@@ -50,6 +48,7 @@ from printing_trial import (
     LIGHTS,
     RENDERERS,
     count_trial,
+    rim_band_places,
     run_trial,
     score,
     start_ships,
@@ -339,14 +338,7 @@ def rim_band() -> None:
                 evidence = reader.read(shoot(Scene(start, cloud=cloud), 1, light)).evidence
                 if evidence is None:
                     continue
-                blocked = blocked_spaces(board, CloudPose(*dot))
-                band = [
-                    space
-                    for j, (space, berth) in enumerate(evidence.places)
-                    if berth is None
-                    and space not in blocked
-                    and 0.0 < evidence.observable[j] < CONFIRM_OBSERVABILITY
-                ]
+                band = rim_band_places(board, evidence, dot)
                 rng.shuffle(band)
                 apart: list[str] = []
                 for space in band:

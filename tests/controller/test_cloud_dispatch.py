@@ -353,6 +353,13 @@ def test_a_rim_showing_no_more_than_an_empty_place_or_another_colour_is_asked_ab
         assert seen.evidence is not None
         noise = fill_noise(seen.evidence)
         seen = _at_rim(table, item, 0.95 * RIM_Z * noise)  # an empty place's fill at its most
+    _asked_before_the_spin(table, mover, item, seen)
+
+
+def _asked_before_the_spin(
+    table: Table, mover: Mover, item: Provisional, seen: BoardObservation
+) -> None:
+    """A press of spin on the board `seen` asks about `item` first; the cloud stays."""
     table.last_observation = seen
     spin(table)
     assert mover.calls == [] and table.status.mode is Mode.ASK
@@ -430,14 +437,7 @@ def test_another_ship_of_the_colour_unseen_blocks_the_rim_unless_carried_or_show
         "move" in e and Move.parse(e["move"]).ship == other.id for e in game.journal
     )
     if where != "its start port":
-        space = next(
-            s
-            for s in BOARD.spaces
-            if s not in BOARD.ports
-            and not any(x.location == s for x in game.ships())
-            and math.dist(BOARD.spaces[s].position, BOARD.spaces[str(move.end)].position) > 60
-        )
-        game.set_ship(other.id, space)
+        game.set_ship(other.id, _far_free_space(game, move))
     seen = _at_rim(table, item, 0.35)
     assert seen.evidence is not None and rim_shows(game, seen.evidence, move)
     observable = seen.evidence.observable.copy()
@@ -454,6 +454,17 @@ def test_another_ship_of_the_colour_unseen_blocks_the_rim_unless_carried_or_show
     unseen = replace(seen.evidence, observable=observable, rim=rim)
     shows = where == "its start port" or (fill is not None and fill > 0.3)
     assert rim_shows(game, unseen, move) is shows
+
+
+def _far_free_space(game: Game, move: Move) -> str:
+    """A path space no ship stands on, far from the landing of `move` (out of its reach)."""
+    return next(
+        s
+        for s in BOARD.spaces
+        if s not in BOARD.ports
+        and not any(x.location == s for x in game.ships())
+        and math.dist(BOARD.spaces[s].position, BOARD.spaces[str(move.end)].position) > 60
+    )
 
 
 def test_a_ship_bumped_off_a_space_may_stand_there_until_it_moves_again() -> None:
@@ -694,10 +705,7 @@ def test_a_landing_in_the_band_without_a_sure_reading_of_the_mover_is_asked_abou
         seen = replace(seen, evidence=replace(seen.evidence, learned=learned))
         assert seen.evidence is not None
     assert not band_shows(table.game, seen, seen.evidence, move)
-    table.last_observation = seen
-    spin(table)
-    assert mover.calls == [] and table.status.mode is Mode.ASK
-    assert table.session.provisional == [item]
+    _asked_before_the_spin(table, mover, item, seen)
 
 
 def test_the_band_is_a_place_seen_in_part_not_one_seen_well_nor_one_hidden(
@@ -724,13 +732,7 @@ def test_another_ship_of_the_colour_out_of_sight_blocks_the_band_unless_read_whe
     move = Move.parse(item.move)
     game = table.game
     other = next(s for s in game.ships() if s.color == move.color and s.id != move.ship)
-    space = next(
-        s
-        for s in BOARD.spaces
-        if s not in BOARD.ports
-        and not any(x.location == s for x in game.ships())
-        and math.dist(BOARD.spaces[s].position, BOARD.spaces[str(move.end)].position) > 60
-    )
+    space = _far_free_space(game, move)
     game.set_ship(other.id, space)
     seen = _in_band(table, item, _reading(item))
     evidence = seen.evidence

@@ -21,7 +21,9 @@ import numpy as np
 import numpy.typing as npt
 from independent_render import OtherLook, render_other
 
+from bermuda_hw.controller.putback import CONFIRM_OBSERVABILITY
 from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.cloud import CloudPose, blocked_spaces
 from bermuda_hw.sim.render import (
     CameraModel,
     CloudState,
@@ -34,7 +36,7 @@ from bermuda_hw.sim.render import (
     render,
 )
 from bermuda_hw.vision.reader import BoardReader, start_layout
-from bermuda_hw.vision.types import FrameReading
+from bermuda_hw.vision.types import BoardEvidence, FrameReading
 
 Image = npt.NDArray[np.uint8]
 Shoot = Callable[..., Image]  # (scene, seed, light=AS_CALIBRATED) -> frame
@@ -208,6 +210,19 @@ def token_scene(
             tokens.append(ShipToken(color, px, py, heading + rng.uniform(-8, 8)))
         truth[space.id] = Counter(c for c, _, _ in placed)
     return Scene(tuple(tokens), cloud), truth
+
+
+def rim_band_places(board: Board, evidence: BoardEvidence, dot: tuple[int, int]) -> list[str]:
+    """The path spaces of the cloud's rim band with the cloud on `dot`: seen in part
+    (0 < observability < CONFIRM_OBSERVABILITY), not blocked by the rules."""
+    blocked = blocked_spaces(board, CloudPose(*dot))
+    return [
+        space
+        for i, (space, berth) in enumerate(evidence.places)
+        if berth is None
+        and space not in blocked
+        and 0.0 < evidence.observable[i] < CONFIRM_OBSERVABILITY
+    ]
 
 
 def start_ships(board: Board) -> tuple[ShipToken, ...]:

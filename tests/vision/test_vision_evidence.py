@@ -9,14 +9,13 @@ from collections.abc import Callable
 import numpy as np
 import numpy.typing as npt
 import pytest
-from printing_trial import RENDERERS, start_ships
+from printing_trial import RENDERERS, rim_band_places, start_ships
 from vision_helpers import cloud_at, in_berth, on_space, random_camera
 
 from bermuda_hw.controller.belief import fill_noise
 from bermuda_hw.controller.putback import CONFIRM_OBSERVABILITY
 from bermuda_hw.controller.session import BAND_CONFIDENCE, BAND_LEARNED, RIM_Z
 from bermuda_hw.rules.board import Board
-from bermuda_hw.rules.cloud import CloudPose, blocked_spaces
 from bermuda_hw.rules.cover import (
     RIM_BAND_MM,
     STAND_TOLERANCE_MM,
@@ -244,17 +243,10 @@ def test_a_token_in_the_rim_band_reads_on_a_learned_disk_and_the_printing_does_n
         if board.grid.is_outside(*dot):
             continue
         cloud = cloud_at(board, *dot)
-        blocked = blocked_spaces(board, CloudPose(*dot))
         empty = reader.read(shoot(Scene(start_ships(board), cloud=cloud), 2, "warmer"))
         evidence = empty.evidence
         assert evidence is not None and evidence.learned is not None
-        band = [
-            space
-            for i, (space, berth) in enumerate(evidence.places)
-            if berth is None
-            and space not in blocked
-            and 0.0 < evidence.observable[i] < CONFIRM_OBSERVABILITY
-        ]
+        band = rim_band_places(board, evidence, dot)
         if any(
             math.dist(board.spaces[a].position, board.spaces[b].position) > 50
             for a in band
