@@ -450,11 +450,15 @@ class BackgroundComparison:
         self, rows: npt.NDArray[np.intp], cols: npt.NDArray[np.intp], scale: int = 2
     ) -> Mask:
         """Whether the board's look is known at pixels of a `scale` times finer image."""
-        h, w = self.background.shape
-        known: Mask = self.background.known[
-            np.clip(rows // scale, 0, h - 1), np.clip(cols // scale, 0, w - 1)
-        ]
+        known: Mask = self.background.known[self._cells(rows, cols, scale)]
         return known
+
+    def _cells(
+        self, rows: npt.NDArray[np.intp], cols: npt.NDArray[np.intp], scale: int
+    ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+        """The learned board's cells under pixels of a `scale` times finer image."""
+        h, w = self.background.shape
+        return np.clip(rows // scale, 0, h - 1), np.clip(cols // scale, 0, w - 1)
 
     def at(
         self,
@@ -467,9 +471,7 @@ class BackgroundComparison:
         the camera clips, at pixels of a `scale` times finer image (the full-resolution
         rectified frame); with the frame's `pixels` there (normalised BGR), a channel
         clipped while learning is raised to each pixel's own value, if more."""
-        h, w = self.background.shape
-        r = np.clip(rows // scale, 0, h - 1)
-        c = np.clip(cols // scale, 0, w - 1)
+        r, c = self._cells(rows, cols, scale)
         lab, known, bgr = self.expected[r, c], self.background.known[r, c], self.expected_bgr[r, c]
         if pixels is not None:
             floored = self.background.floored[r, c]
