@@ -29,7 +29,7 @@ layers: $(STAMP)
 # the documentation site (docs/, mkdocs.yml) into site/; --strict: a broken link or a page
 # left out of the navigation fails it
 docs: $(STAMP)
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # the fast tier, between two edits: lint, types, layers and every test that builds no whole
 # simulated table, draws no camera frame and opens no browser (the markers follow the
