@@ -2,8 +2,9 @@
 
 `StepExecutor` is what the mover hands a plan to. `StepStream` is the host
 executor: a thread raising each STEP pin through gpiozero at its planned time.
-A later executor (lgpio's `tx_wave`, or a microcontroller fed the plan over a
-serial line) implements the same Protocol; planning does not change.
+`motion.wave.LgpioWaveExecutor` (lgpio's `tx_wave`, the default on a Pi with
+python3-lgpio) implements the same Protocol, as a microcontroller fed the plan over
+a serial line could; planning does not change.
 """
 
 from __future__ import annotations
