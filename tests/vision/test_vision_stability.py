@@ -83,6 +83,50 @@ def test_ships_under_the_cloud_stay_as_hidden() -> None:
     ]
 
 
+def sure(t: float, readings: tuple[tuple[str, str, float], ...]) -> FrameReading:
+    """A frame whose ships are read with the given confidences."""
+    return FrameReading(
+        True,
+        ships=tuple(ShipReading(c, p, 0.0, 0.0, confidence=k) for c, p, k in readings),
+        cloud=CloudReading(4, 4, 0, 0.0, 0.0, 0.0),
+        timestamp_s=t,
+    )
+
+
+def test_a_run_is_only_as_sure_as_its_least_sure_frame() -> None:
+    s = Stabilizer(StabilitySettings(frames=3, min_time_s=0.0))
+    s.push(sure(0.0, (("red", "S01", 0.9), ("blue", "HOME", 0.95))))
+    s.push(sure(0.1, (("red", "S01", 0.62), ("blue", "HOME", 0.97))))
+    got = s.push(sure(0.2, (("red", "S01", 0.88), ("blue", "HOME", 0.99))))
+    assert got is not None
+    assert {(x.color, x.confidence) for x in got.ships} == {("red", 0.62), ("blue", 0.95)}
+
+
+def test_two_ships_of_a_colour_on_a_place_pair_by_how_sure_each_frame_read_them() -> None:
+    s = Stabilizer(StabilitySettings(frames=2, min_time_s=0.0))
+    s.push(sure(0.0, (("red", "S01", 0.5), ("red", "S01", 0.9))))
+    got = s.push(sure(0.1, (("red", "S01", 0.95), ("red", "S01", 0.7))))
+    assert got is not None
+    assert sorted(x.confidence for x in got.ships) == [0.5, 0.9]
+
+
+@settings(max_examples=100, deadline=None)
+@given(runs=st.lists(st.lists(st.floats(0.0, 1.0), min_size=3, max_size=3), min_size=1, max_size=5))
+def test_no_ship_of_a_stable_run_is_surer_than_any_frame_read_it(runs: list[list[float]]) -> None:
+    s = Stabilizer(StabilitySettings(frames=len(runs), min_time_s=0.0))
+    places = (("red", "S01"), ("red", "S01"), ("blue", "S02"))
+    got = None
+    for t, confidences in enumerate(runs):
+        got = s.push(
+            sure(0.1 * t, tuple((c, p, k) for (c, p), k in zip(places, confidences, strict=True)))
+        )
+    assert got is not None
+    reds = sorted(x.confidence for x in got.ships if x.color == "red")
+    blue = [x.confidence for x in got.ships if x.color == "blue"]
+    assert reds == [min(sorted(r[:2])[k] for r in runs) for k in range(2)]
+    assert blue == [min(r[2] for r in runs)]
+
+
 def test_settings_are_checked() -> None:
     import pytest
 

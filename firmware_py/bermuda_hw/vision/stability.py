@@ -7,7 +7,9 @@ the same cloud pose for at least `min_time_s`, and that state differs from
 the last one reported.
 Ships that were on places now under the cloud are carried over as hidden,
 never dropped as missing. The observation carries the run's per-place
-evidence (`vision.evidence`), averaged over the run's frames.
+evidence (`vision.evidence`), averaged over the run's frames. Its ships are the
+last frame's, each as sure as the run's least sure reading of its colour on its
+place: a run is only as sure as its worst frame.
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ class Stabilizer:
             return None
         if reading.timestamp_s - self._run[0].timestamp_s < self.settings.min_time_s:
             return None
-        ships = self._with_hidden(reading)
+        ships = self._with_hidden(reading, _least_sure(self._run))
         observation = BoardObservation(
             ships=ships,
             cloud=reading.cloud,
@@ -81,14 +83,17 @@ class Stabilizer:
         items = [r.evidence for r in self._run if r.evidence is not None]
         return combine(items) if items else None
 
-    def _with_hidden(self, reading: FrameReading) -> tuple[ShipReading, ...]:
-        """The reading's ships, plus the last observation's ships now under the cloud."""
-        seen = list(reading.ships)
+    def _with_hidden(
+        self, reading: FrameReading, ships: tuple[ShipReading, ...]
+    ) -> tuple[ShipReading, ...]:
+        """`ships` (the reading's, as sure as the run), plus the last observation's ships
+        now under the cloud."""
+        seen = list(ships)
         if self.current is None:
             return tuple(seen)
         # A port may be only partly under the cloud: carry over only the ships of a
         # colour that are no longer seen there.
-        still = Counter((s.color, s.space) for s in reading.ships)
+        still = Counter((s.color, s.space) for s in ships)
         for ship in self.current.ships:
             if ship.space is None or ship.space not in reading.hidden_spaces:
                 continue
@@ -98,6 +103,33 @@ class Stabilizer:
             else:
                 seen.append(replace(ship, hidden=True))
         return tuple(seen)
+
+
+def _least_sure(run: list[FrameReading]) -> tuple[ShipReading, ...]:
+    """The last frame's ships, each with the least confidence the run read for it: the
+    frames agree on every colour's count on every place (`FrameReading.state_key`), so the
+    k-th least sure reading of a colour on a place in the last frame takes the k-th least
+    sure in every frame, and the least of those."""
+    least: dict[tuple[str, str | None], list[float]] = {}
+    for frame in run:
+        by_key: dict[tuple[str, str | None], list[float]] = {}
+        for ship in frame.ships:
+            if not ship.hidden:
+                by_key.setdefault((ship.color, ship.space), []).append(ship.confidence)
+        for key, values in by_key.items():
+            values.sort()
+            old = least.setdefault(key, values)
+            least[key] = [min(a, b) for a, b in zip(old, values, strict=True)]
+    last = run[-1].ships
+    out = list(last)
+    for key, values in least.items():
+        mine = sorted(
+            (k for k, s in enumerate(last) if not s.hidden and (s.color, s.space) == key),
+            key=lambda k: last[k].confidence,
+        )
+        for k, value in zip(mine, values, strict=True):
+            out[k] = replace(last[k], confidence=value)
+    return tuple(out)
 
 
 def _key(observation: BoardObservation) -> tuple[object, ...]:
