@@ -414,6 +414,41 @@ def test_a_ship_in_hand_beside_a_ship_in_reach_is_told_to_put_back_what_it_lands
     assert PUTBACK_CLAUSE not in decision.message
 
 
+@pytest.mark.parametrize("die", [frozenset({1}), None], ids=["virtual die", "table die"])
+def test_a_landing_cleared_before_the_mover_is_set_down_is_no_bump(
+    die: frozenset[int] | None,
+) -> None:
+    """Yellow holds its ship from x, thinking, and blue's player, seeing it coming, takes
+    the blue ship off z (where a 1 lands) home to BANANAS: the bump's board but for the
+    mover, which is on no place. That bump, its mover misread on z, is no more likely
+    than the ship still in a hand: nothing is taken, the table is told to finish the
+    move. Once the mover shows on z, the bump is taken."""
+    game, x, z = dock_or_bump()
+    game.set_ship("yellow-2", None)
+    blue = game.ships("blue")[0].id
+    game.set_ship(blue, z, "BANANAS")
+    held = board_after(game)
+    held[x].remove("yellow")
+    held[z].remove("blue")
+    held.setdefault("BANANAS", []).append("blue")
+    for counted in (False, True):
+        for seed in range(3):
+            seen = observe(BOARD, {p: c for p, c in held.items() if c}, counted=counted, seed=seed)
+            decision = decide(game, seen, die)
+            assert isinstance(decision, Fix), (counted, seed, decision)
+            assert decision.message.startswith(
+                f"yellow: finish your move: a yellow ship is off {x}"
+            )
+    landed = {p: list(c) for p, c in held.items()}
+    landed[z].append("yellow")
+    for counted in (False, True):
+        decision = decide(game, observe(BOARD, landed, counted=counted), die)
+        assert isinstance(decision, Take), (counted, decision)
+        move = decision.group.best.move
+        assert move is not None and (move.start, move.end) == (x, z)
+        assert decision.group.best.bumped == (blue,)
+
+
 def test_no_put_back_is_asked_that_would_leave_the_board_as_before_the_move() -> None:
     """Yellow's ship lifted from SUGAR while its own ship, whose previous port is SUGAR,
     stands where the die takes it: that bump's ship put back would leave the board as the

@@ -64,6 +64,14 @@ ALPHA = 1e-3
 PRIOR_NONE = 0.40
 PRIOR_IN_HAND = 0.05
 PRIOR_ILLEGAL = 0.03
+#: A person holding a ship may clear its landing first: the landed-on ship's owner takes
+#: it home, or the player puts it back before setting the mover down. That board shows a
+#: bump's ships back in port and its mover nowhere, which the bump itself explains but
+#: for one place (its mover misread on the landing): without this, a bump nobody made
+#: yet is taken. Of the stable boards that show a ship in a hand with a bump within the
+#: die's reach, this share has that bump's ships back already, split over such bumps
+#: (assumed, not measured: the simulated players never clear a landing first).
+PRIOR_CLEARED = 0.2
 #: How a move that bumped ships leaves them on the first stable board: put back at once
 #: (most players), still beside the mover, or on their way back in a hand.
 PRIOR_BUMP = {Bump.NONE: 1.0, Bump.BACK: 0.6, Bump.LANDING: 0.25, Bump.LIFTED: 0.15}
@@ -362,14 +370,22 @@ def weigh(
                 log_likelihood=mix - log_prior,
             )
         )
-    hypotheses.extend(_in_hand(game, scorer, base))
     legal = {frozenset(c.contents.items()) for c in cands}
+    hypotheses.extend(_in_hand(game, scorer, base, cands, legal))
     hypotheses.extend(_illegal(game, observation, scorer, base, legal))
     return _normalised(hypotheses, alpha)
 
 
-def _in_hand(game: Game, scorer: Scorer, base: Mapping[str, Content]) -> list[Hypothesis]:
-    """One hypothesis per place holding an active player's ship: that ship lifted off."""
+def _in_hand(
+    game: Game,
+    scorer: Scorer,
+    base: Mapping[str, Content],
+    cands: list[Candidate],
+    legal: set[frozenset[tuple[str, Content]]],
+) -> list[Hypothesis]:
+    """Per place holding an active player's ship: that ship lifted off; and, where a bump
+    from there is within the die's reach, that ship lifted off with the bump's ships
+    already back in port (PRIOR_CLEARED), unless a legal move leaves that board."""
     places = sorted(
         {s.location for s in game.ships() if s.color == game.active and s.location is not None}
     )
@@ -379,14 +395,47 @@ def _in_hand(game: Game, scorer: Scorer, base: Mapping[str, Content]) -> list[Hy
         content = list(board[place])
         content.remove(game.active)
         board[place] = tuple(content)
+        cleared = _cleared(game.active, place, cands, legal)
+        share = PRIOR_IN_HAND / len(places)
         out.append(
             Hypothesis(
                 Explanation.IN_HAND,
                 place=place,
-                log_prior=_log(PRIOR_IN_HAND / len(places)),
+                log_prior=_log(share * (1.0 - PRIOR_CLEARED if cleared else 1.0)),
                 log_likelihood=scorer.relative(base, board),
             )
         )
+        out.extend(
+            Hypothesis(
+                Explanation.IN_HAND,
+                place=place,
+                log_prior=_log(share * PRIOR_CLEARED / len(cleared)),
+                log_likelihood=scorer.relative(base, dict(made)),
+            )
+            for made in cleared
+        )
+    return out
+
+
+def _cleared(
+    color: str,
+    place: str,
+    cands: list[Candidate],
+    legal: set[frozenset[tuple[str, Content]]],
+) -> list[frozenset[tuple[str, Content]]]:
+    """The boards of the bumps from `place` (their ships back in port) with the mover
+    still in its player's hand: off its landing, on no place. None that a legal move
+    leaves."""
+    out: list[frozenset[tuple[str, Content]]] = []
+    for cand in cands:
+        move = cand.move
+        if cand.bump is not Bump.BACK or move is None or move.start != place:
+            continue
+        board = {p: list(c) for p, c in cand.contents.items()}
+        board[move.end].remove(color)
+        made = frozenset((p, tuple(sorted(c))) for p, c in board.items() if c)
+        if made not in legal and made not in out:
+            out.append(made)
     return out
 
 
