@@ -68,9 +68,11 @@ PRIOR_ILLEGAL = 0.03
 #: it home, or the player puts it back before setting the mover down. That board shows a
 #: bump's ships back in port and its mover nowhere, which the bump itself explains but
 #: for one place (its mover misread on the landing): without this, a bump nobody made
-#: yet is taken. Of the stable boards that show a ship in a hand with a bump within the
-#: die's reach, this share has that bump's ships back already, split over such bumps
-#: (assumed, not measured: the simulated players never clear a landing first).
+#: yet is taken. Beside each ship in a hand with a bump within the die's reach, that
+#: board weighs this much of the ship in hand's prior more, split over such bumps
+#: (assumed, not measured: the simulated players never clear a landing first). It adds
+#: to the ship in hand's prior rather than taking from it, which would change what the
+#: table is told about a mover set down under the ship it bumps.
 PRIOR_CLEARED = 0.2
 #: How a move that bumped ships leaves them on the first stable board: put back at once
 #: (most players), still beside the mover, or on their way back in a hand.
@@ -401,7 +403,7 @@ def _in_hand(
             Hypothesis(
                 Explanation.IN_HAND,
                 place=place,
-                log_prior=_log(share * (1.0 - PRIOR_CLEARED if cleared else 1.0)),
+                log_prior=_log(share),
                 log_likelihood=scorer.relative(base, board),
             )
         )
