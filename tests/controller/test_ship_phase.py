@@ -6,15 +6,13 @@ games are made by the rules."""
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from synthetic import observe, set_dock_or_bump, two_plain_moves
 
-from bermuda_hw.controller import ship_phase
-from bermuda_hw.controller.belief import Belief, Explanation, weigh
+from bermuda_hw.controller.belief import Explanation, weigh
 from bermuda_hw.controller.ship_phase import (
     AskWhether,
     DoubtfulBump,
@@ -53,29 +51,6 @@ def test_a_move_seen_whole_with_the_die_known_is_taken() -> None:
     assert decision.group.best.move is not None
     assert decision.group.best.move.end == move.end
     assert decision.provisional == ()
-
-
-def test_a_move_is_taken_only_when_its_own_consequence_is_decisive(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """A board the verdict reads as one move, with a belief that gives that move 0.998
-    and another legal move the rest: every legal move together is decisive, the move
-    itself is not. The table is asked whether it made it; nothing is taken."""
-    game, move, other = two_plain_moves(BOARD, 1)
-    seen = observe(BOARD, board_after(game, move))
-    real = ship_phase.weigh(game, seen, known(game))
-    mine = next(h for h in real.moves if h.best is not None and h.best.move == move)
-    theirs = next(h for h in real.moves if h.best is not None and h.best.move == other)
-
-    def split(*args: object, **kwargs: object) -> Belief:
-        shares = {id(mine): 0.998, id(theirs): 0.002}
-        made = [replace(h, posterior=shares.get(id(h), 0.0)) for h in real.hypotheses]
-        return Belief(tuple(sorted(made, key=lambda h: -h.posterior)), real.alpha)
-
-    monkeypatch.setattr(ship_phase, "weigh", split)
-    decision = decide(game, seen, known(game))
-    assert isinstance(decision, AskWhether), decision
-    assert decision.group.best.move == move
 
 
 def test_the_board_as_the_game_has_it_matches_and_is_no_move() -> None:

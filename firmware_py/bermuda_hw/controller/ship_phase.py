@@ -138,10 +138,10 @@ def decide(
     accepted = verdict.accepted
     if verdict.outcome is Outcome.MOVE and accepted is not None:
         doubt = bump_in_doubt(game, accepted.best, observation)
-        if not (doubt or verdict.provisional) and not _sure_of(belief, accepted):
-            # not sure the move was made (a ship still in a hand, a move the rules do not
-            # allow, or another legal move explain the board too): asked if the move is
-            # the likeliest explanation, else told what to do
+        if not (doubt or verdict.provisional) and belief.some_move < 1.0 - belief.alpha:
+            # not sure some legal move was made (a ship still in a hand, or a move the
+            # rules do not allow, explain the board too): asked if the move is the
+            # likeliest explanation, else told what to do
             if _likeliest(belief, accepted):
                 return AskWhether(accepted)
         elif verdict.provisional and left_over(game, accepted.best, observation):
@@ -199,16 +199,6 @@ def _miscount_of(game: Game, belief: Belief, legal: Candidate) -> bool:
         return False
     steps = game.board.distance(move.start, best.target)
     return steps is not None and abs(steps - legal.die) == 1
-
-
-def _sure_of(belief: Belief, group: Group) -> bool:
-    """Whether the group's consequence itself reaches 1 - ALPHA (not only every legal move
-    together: one of two legal moves that share the belief is no decisive move)."""
-    return any(
-        h.posterior >= 1.0 - belief.alpha
-        for h in belief.moves
-        if h.consequence == group.consequence
-    )
 
 
 def _likeliest(belief: Belief, group: Group) -> bool:
