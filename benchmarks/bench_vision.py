@@ -38,6 +38,7 @@ from bermuda_hw.sim.render import (
     render,
 )
 from bermuda_hw.vision.reader import BoardReader, Image
+from bermuda_hw.vision.stability import StabilitySettings, Stabilizer
 from bermuda_hw.vision.types import FrameReading
 
 # The trial of boards whose printing differs from the file, and the second renderer,
@@ -320,6 +321,7 @@ def rim_band() -> None:
         on = [0, 0]  # tokens on their place: read sure on a learned disk, all
         off = [0, 0, 0.0]  # tokens off it: read sure on the place, all, the surest reading
         empty = [0, 0]  # empty places: any ship read, all
+        unstable = 0  # poses whose three frames did not agree (no stable board)
         started = time.perf_counter()
         for k in range(BAND_SETUPS):
             rng = random.Random(SEED + 200 + k)
@@ -367,13 +369,20 @@ def rim_band() -> None:
                     ships.append(ShipToken(color, x + dx, y + dy, heading))
                     tokens[space] = (color, is_off)
                 seed = rng.randrange(1 << 30)
-                for f in range(3):  # a stable run of frames
-                    reading = reader.read(shoot(Scene(tuple(ships), cloud=cloud), seed + f, light))
-                if reading.occluded or reading.evidence is None:
+                # a stable run of frames, as the controller takes it: each ship as sure as
+                # its least sure frame, each place's learned share its least frame's
+                stabilizer = Stabilizer(StabilitySettings(frames=3, min_time_s=0.0))
+                seen = None
+                for f in range(3):
+                    frame = shoot(Scene(tuple(ships), cloud=cloud), seed + f, light)
+                    seen = stabilizer.push(reader.read(frame)) or seen
+                if seen is None or seen.evidence is None:
+                    unstable += 1
                     continue
-                learned = reading.evidence.learned
+                evidence = seen.evidence
+                learned = evidence.learned
                 for space in apart:
-                    read = [s for s in reading.ships if s.space == space and not s.hidden]
+                    read = [s for s in seen.ships if s.space == space and not s.hidden]
                     if space not in tokens:
                         empty[0] += bool(read)
                         empty[1] += 1
@@ -395,7 +404,7 @@ def rim_band() -> None:
                         off[2] = max(off[2], best)
                     else:
                         sure = learned is not None and (
-                            learned[reading.evidence.index(space)] >= BAND_LEARNED
+                            learned[evidence.index(space)] >= BAND_LEARNED
                         )
                         on[0] += sure and best >= BAND_CONFIDENCE
                         on[1] += 1
@@ -403,7 +412,8 @@ def rim_band() -> None:
             f"  {name}: tokens on their place read sure on a learned disk {on[0]}/{on[1]}; "
             f"tokens {BAND_OFF_MM[0]:.0f}-{BAND_OFF_MM[1]:.0f} mm off it read sure there "
             f"{off[0]}/{off[1]} (surest {off[2]:.2f}); empty places read a ship "
-            f"{empty[0]}/{empty[1]}  ({time.perf_counter() - started:.0f} s)",
+            f"{empty[0]}/{empty[1]}; poses with no stable board {unstable}  "
+            f"({time.perf_counter() - started:.0f} s)",
             flush=True,
         )
 
