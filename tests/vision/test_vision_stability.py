@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -125,6 +126,31 @@ def test_no_ship_of_a_stable_run_is_surer_than_any_frame_read_it(runs: list[list
     blue = [x.confidence for x in got.ships if x.color == "blue"]
     assert reds == [min(sorted(r[:2])[k] for r in runs) for k in range(2)]
     assert blue == [min(r[2] for r in runs)]
+
+
+def test_a_board_left_still_is_one_run_that_costs_nothing_once_reported(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A board left still for a long game's pause: the run reports once; its later frames
+    neither build another observation (each would combine every frame of the run) nor are
+    kept, until the board changes, which is reported as ever."""
+    from bermuda_hw.vision import stability
+
+    built: list[int] = []
+    real = stability._least_sure
+
+    def counted(run: list[FrameReading]) -> tuple[ShipReading, ...]:
+        built.append(len(run))
+        return real(run)
+
+    monkeypatch.setattr(stability, "_least_sure", counted)
+    s = Stabilizer(StabilitySettings(frames=3, min_time_s=0.0))
+    reported = [s.push(frame(0.1 * k, A)) for k in range(2000)]
+    assert [k for k, o in enumerate(reported) if o is not None] == [2]
+    assert built == [3]
+    changed = [s.push(frame(200.0 + 0.1 * k, B)) for k in range(3)]
+    assert changed[-1] is not None and built == [3, 3]
+    assert sorted((x.color, x.space) for x in changed[-1].ships) == sorted(B)
 
 
 def test_settings_are_checked() -> None:

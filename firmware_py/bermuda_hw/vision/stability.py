@@ -43,10 +43,15 @@ class Stabilizer:
     def __init__(self, settings: StabilitySettings | None = None) -> None:
         self.settings = settings or StabilitySettings()
         self._run: list[FrameReading] = []
+        # the run has made its observation (reported, or the same as the last report):
+        # its later frames add nothing until it ends, and are not kept (a board left
+        # still for an hour is one run)
+        self._settled = False
         self.current: BoardObservation | None = None
 
     def reset(self) -> None:
         self._run.clear()
+        self._settled = False
 
     def forget(self) -> None:
         """Forget the last stable state: the next one is reported even if it looks the same."""
@@ -56,10 +61,12 @@ class Stabilizer:
     def push(self, reading: FrameReading) -> BoardObservation | None:
         """Add a reading; return a new observation when the board has settled in a new state."""
         if not reading.board_found or reading.occluded:
-            self._run.clear()
+            self.reset()
             return None
         if self._run and self._run[-1].state_key() != reading.state_key():
-            self._run.clear()
+            self.reset()
+        if self._settled:
+            return None
         self._run.append(reading)
         if len(self._run) < self.settings.frames:
             return None
@@ -74,6 +81,7 @@ class Stabilizer:
             hidden_spaces=reading.hidden_spaces,
             evidence=self._evidence(),
         )
+        self._settled = True
         if self.current is not None and _same(self.current, observation):
             return None
         self.current = observation
