@@ -210,6 +210,19 @@ def dock_or_bump() -> tuple[Game, str, str]:
     return (game, *set_dock_or_bump(game))
 
 
+def held_beside_blue(port: str) -> tuple[Game, str, str, str, dict[str, list[str]]]:
+    """`dock_or_bump` with yellow's second ship gone and a blue ship (previous port `port`)
+    on z, where a 1 lands: (game, x, z, the blue ship, the board with yellow's ship from x
+    in a hand)."""
+    game, x, z = dock_or_bump()
+    game.set_ship("yellow-2", None)
+    blue = game.ships("blue")[0].id
+    game.set_ship(blue, z, port)
+    board = board_after(game)
+    board[x].remove("yellow")
+    return game, x, z, blue, board
+
+
 def test_a_dock_and_a_bump_that_leave_the_same_board_are_tied_never_guessed() -> None:
     game, x, z = dock_or_bump()
     board = board_after(game)
@@ -260,12 +273,7 @@ def test_a_mover_seen_nowhere_beside_a_ship_in_reach_is_a_move_to_finish() -> No
     die could take it: "landed on it, that ship still there, yellow's under it" explains
     the board, but a ship in a hand explains it better. No put-back is asked for and no
     question: the table is told to finish the move."""
-    game, x, z = dock_or_bump()
-    game.set_ship("yellow-2", None)
-    blue = game.ships("blue")[0].id
-    game.set_ship(blue, z, "SUGAR")
-    board = board_after(game)
-    board[x].remove("yellow")
+    game, x, _, _, board = held_beside_blue("SUGAR")
     for counted in (False, True):
         seen = observe(BOARD, {p: c for p, c in board.items() if c}, counted=counted)
         decision = decide(game, seen, None)
@@ -424,12 +432,7 @@ def test_a_landing_cleared_before_the_mover_is_set_down_is_no_bump(
     mover, which is on no place. That bump, its mover misread on z, is no more likely
     than the ship still in a hand: nothing is taken, the table is told to finish the
     move. Once the mover shows on z, the bump is taken."""
-    game, x, z = dock_or_bump()
-    game.set_ship("yellow-2", None)
-    blue = game.ships("blue")[0].id
-    game.set_ship(blue, z, "BANANAS")
-    held = board_after(game)
-    held[x].remove("yellow")
+    game, x, z, blue, held = held_beside_blue("BANANAS")
     held[z].remove("blue")
     held.setdefault("BANANAS", []).append("blue")
     for counted in (False, True):
