@@ -42,6 +42,7 @@ from bermuda_hw.rules.candidates import (
     Consequence,
     Content,
     Kind,
+    as_contents,
     candidates,
     contents,
 )
@@ -391,13 +392,14 @@ def _in_hand(
     places = sorted(
         {s.location for s in game.ships() if s.color == game.active and s.location is not None}
     )
+    cleared_from = _cleared(game.active, cands, legal)
     out = []
     for place in places:
         board = dict(base)
         content = list(board[place])
         content.remove(game.active)
         board[place] = tuple(content)
-        cleared = _cleared(game.active, place, cands, legal)
+        cleared = cleared_from.get(place, [])
         share = PRIOR_IN_HAND / len(places)
         out.append(
             Hypothesis(
@@ -412,7 +414,7 @@ def _in_hand(
                 Explanation.IN_HAND,
                 place=place,
                 log_prior=_log(share * PRIOR_CLEARED / len(cleared)),
-                log_likelihood=scorer.relative(base, dict(made)),
+                log_likelihood=scorer.relative(base, made),
             )
             for made in cleared
         )
@@ -421,23 +423,23 @@ def _in_hand(
 
 def _cleared(
     color: str,
-    place: str,
     cands: list[Candidate],
     legal: set[frozenset[tuple[str, Content]]],
-) -> list[frozenset[tuple[str, Content]]]:
-    """The boards of the bumps from `place` (their ships back in port) with the mover
-    still in its player's hand: off its landing, on no place. None that a legal move
-    leaves."""
-    out: list[frozenset[tuple[str, Content]]] = []
+) -> dict[str, list[dict[str, Content]]]:
+    """By the place a bump starts from: the boards of the bumps (their ships back in port)
+    with the mover still in its player's hand, off its landing, on no place. Each once,
+    and none that a legal move leaves."""
+    out: dict[str, list[dict[str, Content]]] = {}
     for cand in cands:
         move = cand.move
-        if cand.bump is not Bump.BACK or move is None or move.start != place:
+        if cand.bump is not Bump.BACK or move is None:
             continue
         board = {p: list(c) for p, c in cand.contents.items()}
         board[move.end].remove(color)
-        made = frozenset((p, tuple(sorted(c))) for p, c in board.items() if c)
-        if made not in legal and made not in out:
-            out.append(made)
+        made = as_contents(board)
+        boards = out.setdefault(move.start, [])
+        if frozenset(made.items()) not in legal and made not in boards:
+            boards.append(made)
     return out
 
 
@@ -471,7 +473,7 @@ def _illegal(
             board = {p: list(c) for p, c in base.items()}
             board[start].remove(color)
             board.setdefault(end, []).append(color)
-            made = {p: tuple(sorted(c)) for p, c in board.items() if c}
+            made = as_contents(board)
             if frozenset(made.items()) in legal:
                 continue
             out.append(

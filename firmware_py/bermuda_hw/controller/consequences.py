@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from bermuda_hw.controller.identify import Difference, difference, expected_places
 from bermuda_hw.rules.board import Point
-from bermuda_hw.rules.candidates import Candidate
+from bermuda_hw.rules.candidates import Candidate, as_contents
 from bermuda_hw.rules.cloud import Spin, plan_spin, swept_ships
 from bermuda_hw.rules.cover import STAND_TOLERANCE_MM
 from bermuda_hw.rules.game import Game, ShipStatus
@@ -228,7 +228,7 @@ def back_board(game: Game, candidate: Candidate) -> dict[str, tuple[str, ...]]:
         ship = game.ship(sid)
         board[candidate.move.end].remove(ship.color)
         board.setdefault(ship.previous_port, []).append(ship.color)
-    return {p: tuple(sorted(c)) for p, c in board.items() if c}
+    return as_contents(board)
 
 
 def bump_left_over(

@@ -57,6 +57,7 @@ from bermuda_hw.rules.candidates import (
     Consequence,
     Content,
     Kind,
+    as_contents,
     candidates,
     contents,
 )
@@ -475,7 +476,7 @@ def putback_tells(game: Game, groups: Sequence[Group]) -> bool:
             for color, port in zip(colors, ports, strict=True):
                 board[land.move.end].remove(color)
                 board.setdefault(port, []).append(color)
-            made = {p: tuple(sorted(c)) for p, c in board.items() if c}
+            made = as_contents(board)
             if any(made == other for j, other in enumerate(backs) if j != i):
                 return False
     return True

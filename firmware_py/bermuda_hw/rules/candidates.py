@@ -140,12 +140,13 @@ def candidates(game: Game, dice: frozenset[int] | None = None) -> list[Candidate
                         landing[back].remove(ship.color)
                         lifted[back].remove(ship.color)
                     landing.setdefault(move.end, []).append(ship.color)
-                boards.append((Bump.LANDING, _sorted(landing)))
-                boards.append((Bump.LIFTED, _sorted(lifted)))
+                boards.append((Bump.LANDING, as_contents(landing)))
+                boards.append((Bump.LIFTED, as_contents(lifted)))
             for bump, board in boards:
                 out.append(Candidate(Kind.MOVE, die, move, bumped, bump, board, key))
     return out
 
 
-def _sorted(places: Mapping[str, list[str]]) -> dict[str, Content]:
+def as_contents(places: Mapping[str, list[str]]) -> dict[str, Content]:
+    """A board of colour lists as contents: each place's colours sorted, empty places left out."""
     return {p: tuple(sorted(c)) for p, c in places.items() if c}

@@ -116,28 +116,28 @@ class Stabilizer:
 def _least_sure(run: list[FrameReading]) -> tuple[ShipReading, ...]:
     """The last frame's ships, each with the least confidence the run read for it: the
     frames agree on every colour's count on every place (`FrameReading.state_key`), so the
-    k-th least sure reading of a colour on a place in the last frame takes the k-th least
-    sure in every frame, and the least of those."""
-    least: dict[tuple[str, str | None], list[float]] = {}
-    for frame in run:
-        by_key: dict[tuple[str, str | None], list[float]] = {}
-        for ship in frame.ships:
-            if not ship.hidden:
-                by_key.setdefault((ship.color, ship.space), []).append(ship.confidence)
-        for key, values in by_key.items():
-            values.sort()
-            old = least.setdefault(key, values)
-            least[key] = [min(a, b) for a, b in zip(old, values, strict=True)]
+    k-th least sure reading of a colour on a place in the last frame takes the least of
+    the k-th least sure in every frame."""
     last = run[-1].ships
     out = list(last)
-    for key, values in least.items():
-        mine = sorted(
-            (k for k, s in enumerate(last) if not s.hidden and (s.color, s.space) == key),
-            key=lambda k: last[k].confidence,
-        )
-        for k, value in zip(mine, values, strict=True):
-            out[k] = replace(last[k], confidence=value)
+    mine = _ranked(last)
+    for frame in run[:-1]:
+        theirs = _ranked(frame.ships)
+        for key, ks in mine.items():
+            for k, j in zip(ks, theirs[key], strict=True):
+                seen = frame.ships[j].confidence
+                if seen < out[k].confidence:
+                    out[k] = replace(out[k], confidence=seen)
     return tuple(out)
+
+
+def _ranked(ships: tuple[ShipReading, ...]) -> dict[tuple[str, str | None], list[int]]:
+    """The indices of the ships in view, by colour and place, least sure first."""
+    out: dict[tuple[str, str | None], list[int]] = {}
+    for k in sorted(range(len(ships)), key=lambda k: ships[k].confidence):
+        if not ships[k].hidden:
+            out.setdefault((ships[k].color, ships[k].space), []).append(k)
+    return out
 
 
 def _key(observation: BoardObservation) -> tuple[object, ...]:
