@@ -159,6 +159,30 @@ def test_two_tokens_of_a_colour_counted_on_a_place_show_the_bump_of_an_own_ship(
     assert not held.decisive and held.mass(Explanation.IN_HAND) > 0.1
 
 
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_bump_left_beside_its_mover_is_taken_with_the_die_on_the_table(
+    board: Board, players: int
+) -> None:
+    # yellow-2 lands on another player's ship on S15 and both stay there: the second token's
+    # whole area is no misread (docs/belief.md), so the ship in a hand with S15 misread is
+    # no rival, and the bump is taken with no die known; its board with one token is not
+    game = Game.new(players, seed=1, board=board)
+    assert game.active == "yellow"
+    other = next(s for s in game.ships() if s.color != "yellow" and s.location == "SUGAR")
+    game.set_ship(other.id, "S15", "SUGAR")
+    bump = next(m for m in game.legal_moves(4) if str(m) == "yellow-2 OIL-S12-S13-S14-S15")
+    both = lifted(game, "OIL")
+    both["S15"].append("yellow")
+    for seed in range(3):
+        belief = weigh(game, observe(board, both, seed=seed, counted=True))
+        assert belief.decisive and belief.best.kind is Explanation.MOVE
+        assert belief.best.consequence == consequence(after(game, bump, 4))
+        # not a hair under ALPHA (a misread bounded as any other place's leaves 9e-4)
+        assert belief.mass(Explanation.IN_HAND) < ALPHA * 1e-3
+    held = weigh(game, observe(board, lifted(game, "OIL"), counted=True))
+    assert not held.decisive
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_a_ship_seen_in_the_part_of_a_place_out_of_the_cloud_counts_whole(
     board: Board, seed: int

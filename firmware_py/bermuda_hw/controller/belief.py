@@ -81,7 +81,13 @@ PRIOR_BUMP = {Bump.NONE: 1.0, Bump.BACK: 0.6, Bump.LANDING: 0.25, Bump.LIFTED: 0
 #: The chance that one place's evidence says nothing true about it on a stable board (a
 #: misread, a glare, a token half off its place): vision puts 0.19 % of ships on a wrong
 #: place on boards printed unlike the board file (bench_vision); 1e-3 per place. Such a
-#: place may show any of its contents (EMPTY or a colour) alike: MISREAD_SPREAD each.
+#: place may show any of its contents (EMPTY or a colour) alike: MISREAD_SPREAD each, of
+#: the one its evidence fits best. A misread shows one token or none, never a second
+#: token's whole area beside a ship: no colour absent from a place showed a solid part
+#: of itself there (1276 colour-places, both renderers, lights unlike the calibration's;
+#: docs/vision.md). So a place counted with two tokens tells more than the 1 / (MISREAD *
+#: MISREAD_SPREAD) any other place can; bounding it too would ask about every bump left
+#: beside its mover with the die on the table (the ship in a hand plus that misread).
 MISREAD = 1e-3
 MISREAD_SPREAD = 0.2
 #: A ship's colour fills its place's sampling disk to PRESENT_FILL +- PRESENT_SD; a place
@@ -178,6 +184,8 @@ class PlaceModel:
         )
 
     def _best_raw(self, i: int) -> float:
+        """The place's evidence under the content of one token or none that fits it best
+        (what a misread shows: MISREAD)."""
         hit = self._best.get(i)
         if hit is None:
             hit = max([self._raw(i, ())] + [self._raw(i, (c,)) for c in self.evidence.colors])
