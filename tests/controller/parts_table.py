@@ -50,6 +50,8 @@ class Rig:
         self.calls: list[Any] = []
         self.state: object = "quiet board"
         self.fails: Exception | None = None
+        self.look = True  # vision knows the empty board's look (calibrated)
+        self.learns = True  # learning the start layout succeeds
 
     def forget(self) -> None:
         self.calls.append("forget")
@@ -57,8 +59,12 @@ class Rig:
     def reading_state(self) -> object:
         return self.state
 
+    def knows_board_look(self) -> bool:
+        return self.look
+
     def learn_start_layout(self, game: Game) -> None:
         self.calls.append("learn start layout")
+        self.look = self.look or self.learns
 
     def place_again(self, game: Game, goal: object, leave: frozenset[str]) -> None:
         self.calls.append(("place again", goal))

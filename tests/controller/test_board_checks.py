@@ -13,7 +13,7 @@ from bermuda_hw.controller.hand_edits import ACCEPT_AFTER_ATTEMPTS
 from bermuda_hw.controller.identify import difference
 from bermuda_hw.controller.ship_dispatch import on_ship_board
 from bermuda_hw.controller.status import Mode
-from bermuda_hw.rules.candidates import candidates, contents
+from bermuda_hw.rules.candidates import Kind, candidates, contents
 from bermuda_hw.rules.game import Game, GameOptions, Phase
 from bermuda_hw.vision.types import BoardObservation
 
@@ -147,3 +147,68 @@ def test_the_long_press_offered_beside_a_move_out_of_sight_says_the_move_and_the
     assert "out of the game" in done
     assert offered.endswith(f"accept the board as it is ({move} made first; {done})")
     assert any(e.get("move") == str(move) for e in table.game.journal)
+
+
+def _with_printing(game: Game, without: str | None = None) -> BoardObservation:
+    """The board as the game has it (less one ship of the port `without`), with a blue ship
+    read on two empty path spaces: a printed board's lettering, to a reader that has not
+    learned the board's look."""
+    places = {p: list(c) for p, c in contents(game).items()}
+    if without is not None:
+        places[without] = places[without][1:]
+    empty = [s for s in ("S02", "S03", "S04", "S05") if s not in places]
+    for space in empty[:2]:
+        places[space] = ["blue"]
+    return observe(BOARD, places)
+
+
+def test_an_uncalibrated_camera_learns_the_printing_beside_a_complete_start_layout(
+    tmp_path: Path,
+) -> None:
+    table = Table(tmp_path)
+    table.rig.look = False  # no colour calibration, no game start learned yet
+    table.status.mode = Mode.SETUP
+    table.checks.check_setup(_with_printing(table.game))
+    assert table.rig.calls[-2:] == ["learn start layout", "forget"]
+    assert "no colour calibration" in table.lines[-1]
+    assert "calibration/README.md" in table.lines[-1]
+    assert table.status.mode is Mode.SETUP and table.status.fix is None
+    # read again against the learned look: the printing no longer reads as ships
+    table.checks.check_setup(_seen(table.game))
+    assert table.lines[-1] == "the board matches the game; round 1"
+    assert table.status.mode is Mode.READY
+
+
+def test_printing_is_learned_only_beside_every_ship_of_the_game_on_a_new_uncalibrated_board(
+    tmp_path: Path,
+) -> None:
+    # a ship missing as well: the start layout is not in place, nothing is learned
+    table = Table(tmp_path)
+    table.rig.look = False
+    table.status.mode = Mode.SETUP
+    table.checks.check_setup(_with_printing(table.game, without=_a_port(table.game)))
+    assert "learn start layout" not in table.rig.calls
+    assert table.status.fix is not None and table.status.fix.extra
+    # a calibrated camera: ships read off the game's places are ships, to be fixed
+    table = Table(tmp_path / "calibrated")
+    table.status.mode = Mode.SETUP
+    table.checks.check_setup(_with_printing(table.game))
+    assert "learn start layout" not in table.rig.calls
+    assert table.status.fix is not None and table.status.fix.extra
+    # learning fails (the board not in view in the last frame): the fix is asked
+    table = Table(tmp_path / "fails")
+    table.rig.look, table.rig.learns = False, False
+    table.status.mode = Mode.SETUP
+    table.checks.check_setup(_with_printing(table.game))
+    assert table.status.fix is not None and table.status.mode is Mode.SETUP
+    assert not any("no colour calibration" in line for line in table.lines)
+    # a game already under way (set up again after the cloud's phase): nothing is learned
+    table = Table(tmp_path / "played")
+    table.rig.look = False
+    die = table.session.roll()
+    move = next(c for c in candidates(table.game, frozenset({die})) if c.kind is Kind.MOVE)
+    table.session.apply(move)
+    table.status.mode = Mode.SETUP
+    table.checks.check_setup(_with_printing(table.game))
+    assert "learn start layout" not in table.rig.calls
+    assert table.status.fix is not None and table.status.fix.extra

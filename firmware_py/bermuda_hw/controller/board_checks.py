@@ -82,12 +82,38 @@ class BoardChecks:
         """In mode SETUP: the board must be as the game has it before play goes on."""
         game = self.table.session.current
         diff = difference(game, observation)
+        if diff and self._learned_printing(game, diff):
+            return
         if not diff:
             self.table.say(f"the board matches the game; round {game.round}")
             self.table.rig.learn_start_layout(game)
             self.settled(observation)
         else:
             self.show_fix(diff, f"set the board as the game has it: {diff.describe()}", Mode.SETUP)
+
+    def _learned_printing(self, game: Game, diff: Difference) -> bool:
+        """A new game's board with every ship the game has in its place and more ships read
+        beside them, by a reader that has not learned the empty board's look (no colour
+        calibration): a printed board's own coasts and lettering read as ships, and the
+        game could never start. Vision learns the board's look from this start layout (as
+        at every game start), once, and the board is read again. What stands off the
+        game's places is taken as printing until the next game: said, with the way to
+        calibrate."""
+        rig = self.table.rig
+        if diff.missing or rig.knows_board_look() or any("move" in e for e in game.journal):
+            return False
+        rig.learn_start_layout(game)
+        if not rig.knows_board_look():
+            return False
+        self.table.say(
+            "the camera has no colour calibration: it read ships the game does not have "
+            f"({diff.describe()}) with every ship of the game in its place, so it takes them "
+            "for the board's printing and learned the board's look from this start layout "
+            "(anything standing off the game's places now counts as printing until the next "
+            "game). Calibrate the camera for this board and light: calibration/README.md"
+        )
+        self.table.rig.forget()  # the next stable run is read against the learned look
+        return True
 
     def check(self, observation: BoardObservation) -> None:
         """The board as the game has it is settled; anything else is a fix."""

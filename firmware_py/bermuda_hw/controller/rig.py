@@ -142,6 +142,11 @@ class Rig:
         tracker = getattr(self.reader, "tracker", None)
         return CameraView(tap.last.image, self.reading, getattr(tracker, "pose", None), frames)
 
+    def knows_board_look(self) -> bool:
+        """Whether vision has learned the empty board's look (from the colour calibration,
+        or a game's start layout since the program started)."""
+        return getattr(self.reader, "background", None) is not None
+
     def learn_start_layout(self, game: Game) -> None:
         """At a game's start the board holds only the start layout: vision learns the empty
         board's look from it (printing the board file does not describe, the light)."""
