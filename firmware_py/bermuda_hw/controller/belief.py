@@ -10,8 +10,8 @@ For one stable observation in the ship phase the hypotheses are:
   finished (a person thinking with the ship in hand). Nothing is decided while it is
   likely;
 - **illegal**: one of the active player's ships moved where the rules do not allow (a
-  miscount, a move into a full port or under the cloud), from any of its places to
-  any place, all alike.
+  miscount, a move into a full port), from any of its places to a place where the board
+  now reads one more of its colour, all alike.
 
 Every place's evidence may also be a misread or a stray token (`MISREAD`), in every
 hypothesis alike: a stray token beside a clear move leaves the move decisive, and is
@@ -80,14 +80,16 @@ PRIOR_CLEARED = 0.2
 PRIOR_BUMP = {Bump.NONE: 1.0, Bump.BACK: 0.6, Bump.LANDING: 0.25, Bump.LIFTED: 0.15}
 #: The chance that one place's evidence says nothing true about it on a stable board (a
 #: misread, a glare, a token half off its place): vision puts 0.19 % of ships on a wrong
-#: place on boards printed unlike the board file (bench_vision); 1e-3 per place. Such a
-#: place may show any of its contents (EMPTY or a colour) alike: MISREAD_SPREAD each, of
-#: the one its evidence fits best. A misread shows one token or none, never a second
-#: token's whole area beside a ship: no colour absent from a place showed a solid part
-#: of itself there (1276 colour-places, both renderers, lights unlike the calibration's;
-#: docs/vision.md). So a place counted with two tokens tells more than the 1 / (MISREAD *
-#: MISREAD_SPREAD) any other place can; bounding it too would ask about every bump left
-#: beside its mover with the die on the table (the ship in a hand plus that misread).
+#: place on boards printed unlike the board file (bench_vision); 1e-3 per place. Under a
+#: misread, the place's evidence is as likely whatever the place holds: MISREAD_SPREAD
+#: times its likelihood under the best-fitting content of one token or none. Contents of
+#: two tokens are left out of that best fit: no colour absent from a place showed a solid
+#: part of itself there on rendered boards (1276 colour-places, both renderers, lights
+#: unlike the calibration's; docs/vision.md). So a place read with two tokens tells more
+#: than the 1 / (MISREAD * MISREAD_SPREAD) any other place can. With them in the fit,
+#: about half the bumps left beside their mover with the die on the table would be asked
+#: about (the ship in a hand from one place outweighs one bump's prior); a token set
+#: across two places is the risk that choice takes (docs/belief.md, "The likelihood").
 MISREAD = 1e-3
 MISREAD_SPREAD = 0.2
 #: A ship's colour fills its place's sampling disk to PRESENT_FILL +- PRESENT_SD; a place
@@ -460,8 +462,9 @@ def _illegal(
 ) -> list[Hypothesis]:
     """One hypothesis per move the rules do not allow: an active player's ship from its
     place to a place where the board now shows one more of its colour (a miscount, a move
-    into a full port or under the cloud), each at PRIOR_ILLEGAL over every such pair a
-    player could make. A board some legal move leaves is no illegal move."""
+    into a full port; never under the cloud, which reads as the game has it), each at
+    PRIOR_ILLEGAL over every such pair a player could make. A board some legal move
+    leaves is no illegal move."""
     read = read_contents(game, observation)
     color = game.active
     starts = sorted(
