@@ -5,6 +5,7 @@ the parts' tests call them as the daemon does and look at what they did."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -62,8 +63,8 @@ class Rig:
     def knows_board_look(self) -> bool:
         return self.look
 
-    def learn_start_layout(self, game: Game) -> None:
-        self.calls.append("learn start layout")
+    def learn_start_layout(self, game: Game, also: Iterable[str] = ()) -> None:
+        self.calls.append(("learn start layout", frozenset(also)))
         self.look = self.look or self.learns
 
     def place_again(self, game: Game, goal: object, leave: frozenset[str]) -> None:

@@ -93,24 +93,30 @@ class BoardChecks:
 
     def _learned_printing(self, game: Game, diff: Difference) -> bool:
         """A new game's board with every ship the game has in its place and more ships read
-        beside them, by a reader that has not learned the empty board's look (no colour
+        off every place, by a reader that has not learned the empty board's look (no colour
         calibration): a printed board's own coasts and lettering read as ships, and the
         game could never start. Vision learns the board's look from this start layout (as
-        at every game start), once, and the board is read again. What stands off the
-        game's places is taken as printing until the next game: said, with the way to
-        calibrate."""
+        at every game start), once, and the board is read again. The game's places and
+        every place a ship is read on are left out of what is learned, so a token standing
+        on a place stays a ship to take off, and a ship set there later is seen; only what
+        stands off every place is taken as printing: said, with the way to calibrate."""
         rig = self.table.rig
-        if diff.missing or rig.knows_board_look() or any("move" in e for e in game.journal):
+        off = [color for color, place in diff.extra if place is None]
+        if not off or diff.missing or rig.knows_board_look():
             return False
-        rig.learn_start_layout(game)
+        if any("move" in entry for entry in game.journal):
+            return False
+        on_places = {place for _, place in diff.extra if place is not None}
+        rig.learn_start_layout(game, also=on_places)
         if not rig.knows_board_look():
             return False
+        colors = " and ".join(sorted(set(off)))
         self.table.say(
-            "the camera has no colour calibration: it read ships the game does not have "
-            f"({diff.describe()}) with every ship of the game in its place, so it takes them "
-            "for the board's printing and learned the board's look from this start layout "
-            "(anything standing off the game's places now counts as printing until the next "
-            "game). Calibrate the camera for this board and light: calibration/README.md"
+            f"the camera is not calibrated, so it took what it read as {colors} ships off "
+            "the spaces for part of the board. If a real ship or token lies off the spaces, "
+            "take it off the board now: the camera will not see anything there until the "
+            "next game starts. To fix this for good, calibrate the camera "
+            "(calibration/README.md)"
         )
         self.table.rig.forget()  # the next stable run is read against the learned look
         return True

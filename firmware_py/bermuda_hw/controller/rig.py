@@ -11,7 +11,7 @@ press that answers the table's "clear the way" homes straight.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -147,13 +147,16 @@ class Rig:
         or a game's start layout since the program started)."""
         return getattr(self.reader, "background", None) is not None
 
-    def learn_start_layout(self, game: Game) -> None:
+    def learn_start_layout(self, game: Game, also: Iterable[str] = ()) -> None:
         """At a game's start the board holds only the start layout: vision learns the empty
-        board's look from it (printing the board file does not describe, the light)."""
+        board's look from it (printing the board file does not describe, the light). The
+        game's places, and `also` (places where a token may stand), are left out of what
+        is learned: a token there is never taken for the board."""
         learn = getattr(self.reader, "learn_background", None)
         if learn is None or any("move" in entry for entry in game.journal):
             return
         places = {(s.location, None) for s in game.ships() if s.location is not None}
+        places |= {(place, None) for place in also}
         try:
             learn(None, sorted(places))
         except CalibrationError as exc:
