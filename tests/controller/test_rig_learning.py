@@ -40,12 +40,18 @@ def _off_ports(reader: BoardReader, tokens: list[ShipToken]) -> list[tuple[str, 
     return sorted((s.color, s.space) for s in reading.ships if s.space not in BOARD.ports)
 
 
-def test_a_token_on_a_place_left_out_of_the_learning_stays_seen() -> None:
+def _start_with_a_stray() -> tuple[Game, list[ShipToken], ShipToken, BoardReader, Rig]:
+    """A new 4-player game, its start layout's tokens, a blue token on S11, and a rig
+    whose reader has read the board with the stray on it."""
     game = Game.new(4, seed=1, board=BOARD)
     start = [ShipToken(c, *BOARD.ports[p].berths[i]) for (p, i), c in start_layout(BOARD).items()]
     stray = ShipToken("blue", *BOARD.spaces["S11"].position)
     reader = BoardReader(BOARD)
-    rig = _rig(reader)
+    return game, start, stray, reader, _rig(reader)
+
+
+def test_a_token_on_a_place_left_out_of_the_learning_stays_seen() -> None:
+    game, start, stray, reader, rig = _start_with_a_stray()
     assert not rig.knows_board_look()
     assert _off_ports(reader, [*start, stray]) == [("blue", "S11")]
     rig.learn_start_layout(game, also={"S11"})
@@ -60,11 +66,7 @@ def test_a_token_on_a_place_left_out_of_the_learning_stays_seen() -> None:
 
 def test_a_token_learned_with_the_board_is_not_seen_there() -> None:
     # what `also` is for: without it, a token off the game's places is the board's look
-    game = Game.new(4, seed=1, board=BOARD)
-    start = [ShipToken(c, *BOARD.ports[p].berths[i]) for (p, i), c in start_layout(BOARD).items()]
-    stray = ShipToken("blue", *BOARD.spaces["S11"].position)
-    reader = BoardReader(BOARD)
-    rig = _rig(reader)
+    game, start, stray, reader, rig = _start_with_a_stray()
     _off_ports(reader, [*start, stray])
     rig.learn_start_layout(game)
     assert _off_ports(reader, [*start, stray]) == []

@@ -102,9 +102,7 @@ class BoardChecks:
         stands off every place is taken as printing: said, with the way to calibrate."""
         rig = self.table.rig
         off = [color for color, place in diff.extra if place is None]
-        if not off or diff.missing or rig.knows_board_look():
-            return False
-        if any("move" in entry for entry in game.journal):
+        if not off or diff.missing or rig.knows_board_look() or game.has_moves():
             return False
         on_places = {place for _, place in diff.extra if place is not None}
         rig.learn_start_layout(game, also=on_places)

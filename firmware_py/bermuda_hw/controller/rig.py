@@ -153,7 +153,7 @@ class Rig:
         game's places, and `also` (places where a token may stand), are left out of what
         is learned: a token there is never taken for the board."""
         learn = getattr(self.reader, "learn_background", None)
-        if learn is None or any("move" in entry for entry in game.journal):
+        if learn is None or game.has_moves():
             return
         places = {(s.location, None) for s in game.ships() if s.location is not None}
         places |= {(place, None) for place in also}

@@ -528,6 +528,11 @@ class Game:
     def is_over(self) -> bool:
         return self._position.outcome is not None
 
+    def has_moves(self) -> bool:
+        """Whether any move (a pass too) is in the journal: the board is no longer the
+        start layout."""
+        return any("move" in entry for entry in self.journal)
+
     def port_capacity(self) -> int:
         """Ruling 4: a port is full when it holds as many ships as there are players."""
         return len(self.players)
