@@ -127,3 +127,45 @@ def test_a_putback_request_is_shown_once_and_ends_when_the_mode_leaves_fix(
     table.status.mode = Mode.READY  # (the board went on without it)
     table.answers.putback_step()
     assert table.checks.turn.putback is None and not table.status.putback
+
+
+def _answer_with_landing_hidden(tmp_path: Path, one: bool) -> tuple[Table, str]:
+    """A question about the first of two plain moves (alone: "did you make ...?"; else
+    which of the two), answered with that move, its landing under the cloud."""
+    table, groups = _tied(tmp_path)
+    chosen = groups[0].best
+    assert chosen.move is not None and chosen.move.end is not None
+    table.answers.ask(groups[:1] if one else groups, (chosen.move.end,) if one else ())
+    question = table.status.question
+    assert question is not None
+    if one:
+        assert f"The camera cannot see {chosen.move.end}" in question.text
+    moved = table.game.copy()
+    moved.push(chosen.move)
+    table.last_observation = observe(
+        BOARD, {p: list(c) for p, c in contents(moved).items()}, hidden={chosen.move.end}
+    )
+    table.asking.give(1)
+    table.answers.answer_step()
+    assert table.game.journal[-1]["move"] == moved.journal[-1]["move"]
+    return table, str(chosen.move)
+
+
+def test_a_yes_to_a_move_out_of_sight_is_the_tables_word_and_not_asked_again(
+    tmp_path: Path,
+) -> None:
+    """A "did you make ...?" answered yes names the move, landing and all: the move is taken
+    and confirmed, so that the spin does not wait on a question about its landing."""
+    table, move = _answer_with_landing_hidden(tmp_path, one=True)
+    assert table.session.provisional == []
+    assert f"confirmed by the table: {move}" in table.lines
+    assert table.session.unseen_landing(table.last_observation) is None
+
+
+def test_a_tie_answered_by_a_move_out_of_sight_is_checked_when_seen(tmp_path: Path) -> None:
+    """Which of two moves: the answer tells the move, not where its ship was set down under
+    the cloud; it stays provisional, checked once seen (and asked before the spin)."""
+    table, move = _answer_with_landing_hidden(tmp_path, one=False)
+    assert [p.move for p in table.session.provisional] == [move]
+    item = table.session.unseen_landing(table.last_observation)
+    assert item is not None and item.move == move

@@ -551,3 +551,69 @@ def test_a_move_out_of_sight_waits_beside_a_stray_unless_it_is_the_same_ships_mi
         else:
             assert isinstance(decision, Fix), decision
             assert start in decision.message and stray in decision.message
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    seed=st.integers(1, 400),
+    rounds=st.integers(0, 8),
+    pick=st.integers(0, 50),
+    table_die=st.booleans(),
+)
+def test_a_move_out_of_sight_goes_on_provisionally_only_as_the_likeliest_explanation(
+    seed: int, rounds: int, pick: int, table_die: bool
+) -> None:
+    """Any game a few random rounds in, any legal move into an empty place out of sight,
+    nothing else differing: the board shows only the ship gone from its start, which its
+    ship still in a hand explains as well. The move is taken provisionally only where the
+    belief holds it the likeliest explanation; else the table is asked whether it was made,
+    naming the places the camera cannot see. Never a provisional take of a move the belief
+    holds less likely than another explanation."""
+    rng = random.Random(seed)
+    game = Game.new(2 + seed % 3, seed=seed, board=BOARD)
+    for _ in range(rounds):
+        if game.is_over():
+            break
+        play_round(game, random_chooser(rng))
+    assume(not game.is_over() and game.phase is Phase.SHIPS)
+    game.roll_die()
+    plain = [
+        m
+        for m in game.legal_moves()
+        if not m.is_pass and m.end is not None and not game.ships_at(m.end)
+    ]
+    assume(plain)
+    move = plain[pick % len(plain)]
+    assert move.end is not None
+    dice = None if table_die else known(game)
+    seen = observe(BOARD, board_after(game, move), hidden={move.end})
+    decision = decide(game, seen, dice)
+    best = weigh(game, seen, dice).best
+    assume(isinstance(decision, Take | AskWhether))  # no other move ties with it
+    chosen = decision.group.best.move
+    assert chosen is not None and chosen.walk == move.walk
+    likeliest = best.kind is Explanation.MOVE and best.consequence == decision.group.consequence
+    if likeliest:
+        assert isinstance(decision, Take) and decision.provisional == (move.end,)
+    else:
+        assert isinstance(decision, AskWhether) and decision.unseen == (move.end,)
+
+
+def test_a_move_out_of_sight_a_ship_in_a_hand_explains_better_is_asked_at_once() -> None:
+    """The die on the table, a ship gone from its start to a landing under the cloud: where
+    the ship still in its player's hand is the likelier explanation, the table is asked
+    whether the move was made ("not yet" among the answers), never told it was taken."""
+    for seed in range(1, 60):
+        game, move, _ = two_plain_moves(BOARD, seed)
+        assert move.end is not None
+        seen = observe(BOARD, board_after(game, move), hidden={move.end})
+        if weigh(game, seen, None).best.kind is Explanation.IN_HAND:
+            break
+    else:
+        raise AssertionError("no move out of sight a ship in a hand explains better")
+    decision = decide(game, seen, None)
+    assert isinstance(decision, AskWhether), decision
+    assert decision.group.best.move == move and decision.unseen == (move.end,)
+    # with the die known, the same board is the move's, taken provisionally
+    taken = decide(game, seen, known(game))
+    assert isinstance(taken, Take) and taken.provisional == (move.end,)

@@ -153,15 +153,16 @@ class Answers:
             return True
         return False
 
-    def ask(self, groups: tuple[Group, ...]) -> None:
+    def ask(self, groups: tuple[Group, ...], unseen: tuple[str, ...] = ()) -> None:
         """Ask the table which of the tied moves was made (one question, by die if it can;
-        whether it was made, for one move in doubt). "None of these" and "not yet" are
-        always among the answers; nothing is taken until the table answers."""
+        whether it was made, for one move in doubt, `unseen` its places out of sight).
+        "None of these" and "not yet" are always among the answers; nothing is taken until
+        the table answers."""
         table = self.table
         turn, now, state = table.checks.turn, table.clock.monotonic(), table.rig.reading_state()
         if not table.asking.should_ask(turn, groups, table.status.mode is Mode.ASK, state, now):
             return
-        self._put(table.asking.ask(turn, table.session.current.active, groups, now))
+        self._put(table.asking.ask(turn, table.session.current.active, groups, now, unseen))
 
     def ask_landing(self, item: Provisional) -> None:
         """Ask, before the spin, whether the ship of a move taken out of sight stands where
@@ -242,6 +243,7 @@ class Answers:
             return
         game = table.session.current
         now, state = table.clock.monotonic(), table.rig.reading_state()
+        whether = len(table.checks.turn.tied) == 1  # "did you make ...?", one move named
         answer = table.asking.answer(table.checks.turn, option, state, now)
         if isinstance(answer, NoSuchAnswer):
             table.say(str(answer))
@@ -271,12 +273,20 @@ class Answers:
         group = answer.group
         table.say(f"answer {option}: {group.best.describe()}")
         # the places the move arrives at that the camera does not see well are checked
-        # once it does (the answer names the move; the board will show it)
+        # once it does (the answer names the move; the board will show it), unless the
+        # answer named the move itself, landing and all ("did you make ...?"): that is the
+        # table's word on where its ship stands, as a "yes" before the spin is, and it is
+        # not asked again
         provisional: tuple[str, ...] = ()
         if observation is not None:
             provisional = unseen_arrivals(game, group.best, observation)
+        count = len(game.journal)
         if not table.checks.apply(group.best, provisional):
             return
+        if whether:
+            for item in [p for p in table.session.provisional if p.count == count]:
+                table.session.confirmed(item)
+            table.status.provisional = table.session.provisional_moves
         if observation is not None:
             table.checks.check(observation)
         else:

@@ -161,9 +161,17 @@ class Asking:
             declined is not None and declined[0] == state and now - declined[1] < announce.REPEAT_S
         )
 
-    def ask(self, turn: Turn, active: str, groups: tuple[Group, ...], now: float) -> Question:
-        """The question which of the tied moves was made (`questions.question_for`)."""
-        question, turn.tied = question_for(active, groups)
+    def ask(
+        self,
+        turn: Turn,
+        active: str,
+        groups: tuple[Group, ...],
+        now: float,
+        unseen: tuple[str, ...] = (),
+    ) -> Question:
+        """The question which of the tied moves was made (`questions.question_for`;
+        `unseen`: for one move, its places out of sight)."""
+        question, turn.tied = question_for(active, groups, unseen)
         self.put(now)
         return question
 

@@ -17,8 +17,12 @@ from bermuda_hw.controller.wording import dice_text, either
 from bermuda_hw.rules.moves import Move
 
 
-def question_for(color: str, groups: tuple[Group, ...]) -> tuple[Question, tuple[Group, ...]]:
-    """The question for `color`'s tied moves, and the moves in the order of its options."""
+def question_for(
+    color: str, groups: tuple[Group, ...], unseen: tuple[str, ...] = ()
+) -> tuple[Question, tuple[Group, ...]]:
+    """The question for `color`'s tied moves, and the moves in the order of its options.
+    `unseen`: for one move, the places it arrives at that the camera cannot see (said, so
+    that the table knows why it is asked)."""
     dice = [g.dice for g in groups]
     by_die = len(groups) > 1 and all(not (a & b) for i, a in enumerate(dice) for b in dice[i + 1 :])
     if by_die:
@@ -29,6 +33,8 @@ def question_for(color: str, groups: tuple[Group, ...]) -> tuple[Question, tuple
     elif len(groups) == 1:
         options = (f"yes: {groups[0].best.describe()}",)
         text = f"{color}: did you make {groups[0].best.describe()}?"
+        if unseen:
+            text += f" The camera cannot see {', '.join(unseen)}: only you can tell"
     else:
         options = tuple(str(g.best.move) for g in groups)
         text = f"{color}: which move did you make: {either(options)}?"

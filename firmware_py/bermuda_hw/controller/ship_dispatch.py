@@ -95,7 +95,7 @@ def on_ship_board(table: Table, observation: BoardObservation) -> None:
         checks.show_fix(decision.diff, decision.message(game.active))
     elif isinstance(decision, AskWhether):
         # "not yet" lets a player who is still moving finish
-        answers.ask((decision.group,))
+        answers.ask((decision.group,), decision.unseen)
     elif isinstance(decision, Matches):
         checks.settled(observation)
     else:

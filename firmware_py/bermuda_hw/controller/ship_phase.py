@@ -6,7 +6,7 @@ daemon is to do:
 - `Take`: a move the belief is sure some legal move explains and the referee's
   groups single out, or one of the moves the colours leave tied that the belief is
   decisive on (the tokens counted tell them apart); a move into places out of sight
-  is provisional;
+  is provisional where the belief holds it the likeliest explanation;
 - `DoubtfulBump`: a bump whose bumped ship is still on the landing space, left in
   doubt: the ship put back tells (asked first), else the table is asked (unless the
   belief holds the mover likelier in a hand or moved against the rules: a `Fix`);
@@ -19,7 +19,9 @@ daemon is to do:
   ship miscounted by one is likelier: a `Fix` that names the miscount);
 - `AskWhether`: the likeliest explanation is a legal move, but not decisively
   (a ship in a hand, or an illegal move, also explain the board): the table is
-  asked whether it was made, with "not yet";
+  asked whether it was made, with "not yet"; also a move into places out of sight
+  that the belief does not hold the likeliest explanation (a ship still in a hand
+  leaves the same board): never taken provisionally then;
 - `Matches`: the board is the game;
 - `Fix`: the board differs and nothing legal explains it decisively: what to do,
   in words (finish the move; the illegal move named, with its count; what differs).
@@ -95,6 +97,7 @@ class Waiting:
 @dataclass(frozen=True)
 class AskWhether:
     group: Group
+    unseen: tuple[str, ...] = ()  # the places it arrives at that are out of sight
 
 
 @dataclass(frozen=True)
@@ -166,9 +169,17 @@ def decide(
             # the mover seen nowhere, the bumped ship still where it was: likelier still in
             # its player's hand, or set down where the rules do not allow; the table is told
             # to finish the move, or which move it made against the rules
+        elif verdict.provisional and not _likeliest(belief, accepted):
+            # a move out of sight with nothing else differing, where the belief holds
+            # something else likelier (mostly its ship still in a hand: the board shows
+            # only the ship gone from its start, and the priors alone weigh the two). Only
+            # the table knows; the game does not go on with a move the belief holds less
+            # likely than another explanation, so the table is asked now, with "not yet"
+            return AskWhether(accepted, verdict.provisional)
         else:
             # sure some legal move was made, or a move out of sight with nothing else
-            # differing (provisional: checked, and rewound if need be, once seen)
+            # differing that the belief holds the likeliest explanation (provisional:
+            # checked, and rewound if need be, once seen; asked before the spin if never)
             return Take(accepted, verdict.provisional, verdict.untouched)
     elif (
         verdict.outcome is Outcome.TIE
