@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 
 from bermuda_hw.controller.belief import fill_noise
-from bermuda_hw.controller.session import BAND_CONFIDENCE, BAND_LEARNED, RIM_Z
+from bermuda_hw.controller.rim import BAND_CONFIDENCE, BAND_LEARNED, RIM_Z
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.cover import STAND_TOLERANCE_MM
 from bermuda_hw.sim.render import (
@@ -264,7 +264,7 @@ def steady_board() -> None:
 def empty_rim() -> None:
     """How much of a ship's colour the path spaces at the cloud's rim show on an empty
     board (`BoardEvidence.rim`), against the referee's threshold for a token there
-    (`controller.session.RIM_Z` spreads of `belief.fill_noise`): what the threshold alone
+    (`controller.rim.RIM_Z` spreads of `belief.fill_noise`): what the threshold alone
     relies on where the landing is the only path space measured at the rim."""
     board = load_board()
     dots = [d for d in board.grid.dots() if not board.grid.is_outside(*d)]
@@ -303,7 +303,7 @@ def rim_band() -> None:
     the cloud elsewhere): on every other band place apart from the others a token of a
     random colour, within 4 mm of the place's centre, or `BAND_OFF_MM` off it on the side
     away from the cloud (in view, on no place; half of them aimed at the place); the
-    others empty. What `controller.session.band_shows` relies on: a token on its landing
+    others empty. What `controller.rim.band_shows` relies on: a token on its landing
     reads BAND_CONFIDENCE sure, its centroid within STAND_TOLERANCE_MM of the place's
     centre, on a learned disk (BAND_LEARNED); an empty place reads no ship; a token off
     the place reads less sure there, or off its centre."""

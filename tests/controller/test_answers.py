@@ -154,11 +154,14 @@ def _answer_with_landing_hidden(tmp_path: Path, one: bool) -> tuple[Table, str]:
 def test_a_yes_to_a_move_out_of_sight_is_the_tables_word_and_not_asked_again(
     tmp_path: Path,
 ) -> None:
-    """A "did you make ...?" answered yes names the move, landing and all: the move is taken
-    and confirmed, so that the spin does not wait on a question about its landing."""
+    """A "did you make ...? The camera cannot see S23" answered yes names the move, landing
+    and all: the move is taken on the table's word, not provisional, so that the spin does
+    not wait on a question about its landing."""
     table, move = _answer_with_landing_hidden(tmp_path, one=True)
+    end = move.rsplit("-", 1)[-1]
     assert table.session.provisional == []
-    assert f"confirmed by the table: {move}" in table.lines
+    assert "provisional" not in table.game.journal[-1]
+    assert f"    on the table's word: the camera cannot see {end}" in table.lines
     assert table.session.unseen_landing(table.last_observation) is None
 
 

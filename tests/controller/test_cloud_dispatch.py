@@ -15,11 +15,11 @@ import pytest
 from parts_table import BOARD, Table
 from synthetic import observe
 
-from bermuda_hw.controller import session as session_module
+from bermuda_hw.controller import rim as rim_module
 from bermuda_hw.controller.belief import fill_noise
 from bermuda_hw.controller.cloud_dispatch import finish_spin, spin
 from bermuda_hw.controller.consequences import Provisional, entry_index, provisional_moves
-from bermuda_hw.controller.session import (
+from bermuda_hw.controller.rim import (
     BAND_CONFIDENCE,
     BAND_LEARNED,
     RIM_Z,
@@ -547,7 +547,7 @@ def test_the_rim_says_nothing_where_a_ship_of_the_colour_stands_within_reach() -
     mover = next(s for s in game.ships() if s.color == color and s.location != "LUMBER")
     assert lumber
     assert min(math.dist(BOARD.spaces["S07"].position, b) for b in BOARD.ports["LUMBER"].berths) < (
-        session_module.RIM_CLEAR_MM
+        rim_module.RIM_CLEAR_MM
     )
     game.set_ship(mover.id, "S07")
     places = {p: list(c) for p, c in contents(game).items()}
@@ -595,7 +595,7 @@ def test_a_port_seen_in_part_may_hide_a_ship_of_the_colour_bumped_off_the_landin
         asked.append((ship, space))
         return bumped
 
-    monkeypatch.setattr(session_module, "_bumped_off", bumped_off)
+    monkeypatch.setattr(rim_module, "_bumped_off", bumped_off)
     assert rim_shows(game, replace(evidence, observable=observable), move) is not bumped
     assert (other.id, move.end) in asked
 
@@ -611,7 +611,7 @@ def test_the_rim_says_nothing_beside_a_space_out_of_sight_and_unmeasured() -> No
         game.set_ship(ship.id, far)
     game.set_ship(mover.id, "S11")
     assert math.dist(BOARD.spaces["S10"].position, BOARD.spaces["S11"].position) < (
-        session_module.RIM_CLEAR_MM
+        rim_module.RIM_CLEAR_MM
     )
     places = {p: list(c) for p, c in contents(game).items()}
     evidence = observe(BOARD, places, hidden=("S10", "S11")).evidence

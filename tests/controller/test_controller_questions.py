@@ -295,3 +295,29 @@ def test_a_not_yet_on_a_board_left_as_it_was_is_asked_again_and_nothing_is_taken
     assert _moves(c) == made and not c.status.unfinished
     again = c.status.question
     assert again is not None and again.options == question.options
+
+
+def test_a_press_after_not_yet_asks_again_at_once_and_never_passes(
+    make_table: MakeTable,
+) -> None:
+    """A player who said "not yet" and then set the ship down where the camera cannot see
+    leaves the board as it was: a press of spin says the move is done. The board is judged
+    again at once (the same question), and the press is no pass."""
+    table = make_table(with_players=False, seed=1)
+    c = table.controller
+    _asked(table)
+    question = c.status.question
+    assert question is not None
+    made, entries = _moves(c), len(c.game.journal)
+    c.answer(question.options.index(NOT_YET) + 1)
+    table.steps(2)
+    assert table.mode() is Mode.READY and c.status.unfinished
+    assert "then press spin" in c.status.message
+    start = c.clock.monotonic()
+    c.press()
+    table.run_until(lambda: table.mode() is Mode.ASK, limit=200)
+    assert c.clock.monotonic() - start < 5.0  # at once, not after REPEAT_S
+    assert _moves(c) == made and not c.status.unfinished
+    again = c.status.question
+    assert again is not None and again.options == question.options
+    assert len(c.game.journal) == entries  # no pass, nothing taken

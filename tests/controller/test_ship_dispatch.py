@@ -88,3 +88,37 @@ def test_bumped_ships_go_back_before_a_change_counts_as_a_move(tmp_path: Path) -
     on_ship_board(table, _seen(table.game, move))
     assert len(table.game.journal) == journal
     assert table.status.mode is Mode.FIX and table.status.message.startswith("fix the board: ")
+
+
+def test_a_move_out_of_sight_a_hand_explains_better_is_asked_naming_it_and_a_yes_takes_it(
+    tmp_path: Path,
+) -> None:
+    """The die on the table, a ship gone from its start to a landing under the cloud, the
+    belief holding it likelier in a hand: nothing is taken; the table is asked whether the
+    move was made, told that the camera cannot see the landing. A yes takes the move on the
+    table's word: not provisional, and no question about its landing before the spin."""
+    for seed in range(1, 80):
+        game, move, _ = two_plain_moves(BOARD, seed)
+        table = Table(tmp_path / str(seed), players=3, seed=game.seed)
+        table.status.mode = Mode.READY
+        assert table.game.die is None and move.end is not None
+        shown = table.game.copy()
+        shown.set_die(move.steps)
+        shown.push(move)
+        seen = observe(BOARD, {p: list(c) for p, c in contents(shown).items()}, hidden={move.end})
+        table.last_observation = seen
+        journal = len(table.game.journal)
+        on_ship_board(table, seen)
+        if table.status.mode is Mode.ASK:
+            break
+    else:
+        raise AssertionError("no move out of sight a ship in a hand explains better")
+    question = table.status.question
+    assert question is not None and len(table.game.journal) == journal
+    assert f"did you make {move}" in question.text
+    assert f"The camera cannot see {move.end}" in question.text
+    table.asking.give(1)
+    table.answers.answer_step()
+    assert table.game.journal[-1]["move"] == str(move)
+    assert "provisional" not in table.game.journal[-1] and not table.session.provisional
+    assert table.session.unseen_landing(seen) is None

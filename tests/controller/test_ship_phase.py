@@ -6,7 +6,9 @@ games are made by the rules."""
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
+import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -617,3 +619,13 @@ def test_a_move_out_of_sight_a_ship_in_a_hand_explains_better_is_asked_at_once()
     # with the die known, the same board is the move's, taken provisionally
     taken = decide(game, seen, known(game))
     assert isinstance(taken, Take) and taken.provisional == (move.end,)
+    # the cloud's rim showing the mover's colour on the landing (a token's edge beside
+    # the cloud's body, `rim.rim_shows`): a ship seen there is in no hand; taken
+    evidence = seen.evidence
+    assert evidence is not None
+    rim = np.full_like(evidence.fractions, np.nan)
+    rim[evidence.index(move.end), evidence.colors.index(game.active)] = 0.35
+    at_rim = replace(seen, evidence=replace(evidence, rim=rim))
+    assert weigh(game, at_rim, None).best.kind is Explanation.IN_HAND  # the rim weighs nothing
+    shown = decide(game, at_rim, None)
+    assert isinstance(shown, Take) and shown.provisional == (move.end,)

@@ -14,7 +14,7 @@ from vision_helpers import cloud_at, in_berth, on_space, random_camera
 
 from bermuda_hw.controller.belief import fill_noise
 from bermuda_hw.controller.putback import CONFIRM_OBSERVABILITY
-from bermuda_hw.controller.session import BAND_CONFIDENCE, BAND_LEARNED, RIM_Z
+from bermuda_hw.controller.rim import BAND_CONFIDENCE, BAND_LEARNED, RIM_Z
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.cover import (
     RIM_BAND_MM,
@@ -234,7 +234,7 @@ def test_a_token_in_the_rim_band_reads_on_a_learned_disk_and_the_printing_does_n
     """The path spaces of the cloud's rim band, seen in part: after the calibration the
     reader has learned their disks' look (`learned`); under a warmer light than the
     calibration's, an empty one reads no ship and a token on one reads sure there, on
-    its place (what `controller.session.band_shows` relies on)."""
+    its place (what `controller.rim.band_shows` relies on)."""
     board = classic_board
     rng = random.Random(5)
     shoot = RENDERERS[renderer](board, rng)

@@ -243,7 +243,7 @@ class Answers:
             return
         game = table.session.current
         now, state = table.clock.monotonic(), table.rig.reading_state()
-        whether = len(table.checks.turn.tied) == 1  # "did you make ...?", one move named
+        named = table.checks.turn.unseen  # out of sight, and named by the question
         answer = table.asking.answer(table.checks.turn, option, state, now)
         if isinstance(answer, NoSuchAnswer):
             table.say(str(answer))
@@ -254,7 +254,8 @@ class Answers:
             table.say(f"answer {option}: not yet")
             table.set_mode(
                 Mode.READY,
-                f"{game.active}: finish your move; the table asks again when the board changes",
+                f"{game.active}: finish your move, then press spin (the table asks again "
+                "when the board changes)",
                 Pattern.READY,
             )
             table.status.unfinished = True
@@ -273,20 +274,18 @@ class Answers:
         group = answer.group
         table.say(f"answer {option}: {group.best.describe()}")
         # the places the move arrives at that the camera does not see well are checked
-        # once it does (the answer names the move; the board will show it), unless the
-        # answer named the move itself, landing and all ("did you make ...?"): that is the
-        # table's word on where its ship stands, as a "yes" before the spin is, and it is
-        # not asked again
+        # once it does (the answer names the move; the board will show it), but for those
+        # the question named as out of sight ("did you make ...? The camera cannot see
+        # S23"): its yes is the table's word on where the ship stands, as a yes before the
+        # spin is, and it is not asked again
         provisional: tuple[str, ...] = ()
         if observation is not None:
-            provisional = unseen_arrivals(game, group.best, observation)
-        count = len(game.journal)
+            unseen = unseen_arrivals(game, group.best, observation)
+            provisional = tuple(p for p in unseen if p not in named)
         if not table.checks.apply(group.best, provisional):
             return
-        if whether:
-            for item in [p for p in table.session.provisional if p.count == count]:
-                table.session.confirmed(item)
-            table.status.provisional = table.session.provisional_moves
+        if named:
+            table.say(f"    on the table's word: the camera cannot see {', '.join(named)}")
         if observation is not None:
             table.checks.check(observation)
         else:

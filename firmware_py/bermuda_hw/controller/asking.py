@@ -172,6 +172,7 @@ class Asking:
         """The question which of the tied moves was made (`questions.question_for`;
         `unseen`: for one move, its places out of sight)."""
         question, turn.tied = question_for(active, groups, unseen)
+        turn.unseen = unseen if len(groups) == 1 else ()
         self.put(now)
         return question
 
@@ -202,7 +203,7 @@ class Asking:
         groups = turn.tied
         if not 1 <= option <= len(groups) + 2:
             return NoSuchAnswer(option, len(groups) + 2)
-        turn.tied = ()
+        turn.tied, turn.unseen = (), ()
         if option == len(groups) + 2:
             turn.not_yet = (state, now)
             return NotYet(option)

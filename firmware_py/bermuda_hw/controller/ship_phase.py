@@ -48,6 +48,7 @@ from bermuda_hw.controller.referee import (
     out_of_sight,
     putback_tells,
 )
+from bermuda_hw.controller.rim import band_shows, rim_shows
 from bermuda_hw.rules.candidates import Bump, Candidate, Content, contents
 from bermuda_hw.rules.game import Game
 from bermuda_hw.vision.types import BoardObservation
@@ -89,7 +90,7 @@ class Waiting:
 
     def message(self, color: str) -> str:
         return (
-            f"{color}'s move looks like {self.move.move} (die {self.move.die}), taken once "
+            f"{color}'s move looks like {self.move.move} (die {self.move.die}), decided once "
             f"the rest matches: fix the board: {self.diff.describe()}"
         )
 
@@ -156,7 +157,8 @@ def decide(
             # with "the ship belongs" there (a fix a hand cannot carry out under the
             # cloud). A stray of the mover's colour farther off stays a fix beside the
             # move. A ship in a hand and one set down out of sight leave the same board:
-            # that stays the move's, provisional, as it is with nothing else differing
+            # once the rest matches, the move is decided as with nothing else differing
+            # (taken provisionally, or asked about)
             if not _miscount_of(game, belief, accepted.best):
                 diff = difference_after(game, accepted.best, observation)
                 return Waiting(accepted.best, verdict.provisional, diff)
@@ -169,12 +171,18 @@ def decide(
             # the mover seen nowhere, the bumped ship still where it was: likelier still in
             # its player's hand, or set down where the rules do not allow; the table is told
             # to finish the move, or which move it made against the rules
-        elif verdict.provisional and not _likeliest(belief, accepted):
+        elif (
+            verdict.provisional
+            and not _likeliest(belief, accepted)
+            and not _shown_at_rim(game, observation, accepted.best)
+        ):
             # a move out of sight with nothing else differing, where the belief holds
-            # something else likelier (mostly its ship still in a hand: the board shows
-            # only the ship gone from its start, and the priors alone weigh the two). Only
-            # the table knows; the game does not go on with a move the belief holds less
-            # likely than another explanation, so the table is asked now, with "not yet"
+            # something else likelier: mostly its ship still in a hand (the board shows
+            # only the ship gone from its start, and the priors alone weigh the two), or
+            # no change (its start seen in part). Only the table knows, unless the cloud's
+            # rim shows the ship on its landing; the game does not go on with a move the
+            # belief holds less likely than another explanation, so the table is asked
+            # now, with "not yet"
             return AskWhether(accepted, verdict.provisional)
         else:
             # sure some legal move was made, or a move out of sight with nothing else
@@ -210,6 +218,21 @@ def _miscount_of(game: Game, belief: Belief, legal: Candidate) -> bool:
         return False
     steps = game.board.distance(move.start, best.target)
     return steps is not None and abs(steps - legal.die) == 1
+
+
+def _shown_at_rim(game: Game, observation: BoardObservation, candidate: Candidate) -> bool:
+    """Whether the cloud's rim shows the candidate's ship on its landing out of sight, as
+    the session's check at a press of spin reads it (`rim.rim_shows`, `rim.band_shows`,
+    on the game with the move made): a ship seen there is no ship in a hand."""
+    move = candidate.move
+    if move is None or move.is_pass or move.end is None or candidate.die is None:
+        return False
+    after = game.copy()
+    if after.die is None:
+        after.set_die(candidate.die)
+    after.push(move)
+    evidence = observation_evidence(game.board, observation)
+    return rim_shows(after, evidence, move) or band_shows(after, observation, evidence, move)
 
 
 def _likeliest(belief: Belief, group: Group) -> bool:

@@ -90,7 +90,7 @@ class Status:
     provisional: tuple[str, ...] = ()  # moves taken into places the camera cannot see yet
     fix_attempts: int = 0  # fixes asked for since the game last changed
     # mode FIX: the active player's move the fix is asked beside (it went where the camera
-    # cannot see, and is taken once the rest matches); the fix names only the rest
+    # cannot see, and is decided once the rest matches); the fix names only the rest
     waiting: str | None = None
     # mode FIX: a move out of sight and moves that bumped a ship explain the board as well;
     # the active player is asked to put back any ship their move bumped (no move is named)

@@ -67,6 +67,9 @@ class Turn:
     count: int
     #: the moves the pending question chooses between
     tied: tuple[Group, ...] = ()
+    #: the places out of sight the pending question names ("did you make ...? The camera
+    #: cannot see S23"): its yes is the table's word on them
+    unseen: tuple[str, ...] = ()
     #: the move out of sight the pending question asks to confirm before the spin
     landing: Provisional | None = None
     #: the put-back request standing now

@@ -15,7 +15,7 @@ For every place (a path space, or one berth of a port) a frame gives:
   in view: the fraction of their disks that looks like each ship colour. The
   model's margins are wide (`rules.cover`), so these places weigh nothing in the
   evidence; a token's colour seen there is kept for what only it can tell (a ship
-  standing on the landing of a move out of sight, `controller.session.rim_shows`);
+  standing on the landing of a move out of sight, `controller.rim.rim_shows`);
 - for the places seen in part, how much of its disk's look the reader has
   learned (`learned`): a pixel counts for a ship in a reading (`ShipReading`)
   only where it is unlike the learned board;
