@@ -23,10 +23,18 @@ from bermuda_hw.vision.types import FrameReading
 log = logging.getLogger("bermuda_hw.controller")
 
 #: a board-fix message said again unchanged only after this long (and a question
-#: unanswered, or a "not yet" on a board left as it was, asked again)
+#: unanswered, or a "not yet" on a board left as it was, asked again): long enough for a
+#: person to look, count and press, and short enough that a table that missed it (a voice
+#: off, a page not looked at) hears it again within a minute. Only when to say: nothing is
+#: taken when it runs out
 REPEAT_S = 60.0
-NO_BOARD_S = 5.0  # a camera that has not seen the board this long is told to the table
-_REMEMBERED = 100  # board-fix messages remembered before the memory starts afresh
+#: a camera that has not seen the board this long is told to the table (with the corner
+#: markers it does see): the stabiliser needs three frames at 10 a second, so this is
+#: many stable runs missed, not one frame lost
+NO_BOARD_S = 5.0
+#: board-fix messages remembered (said once each) before the memory starts afresh: a bound
+#: on memory over a long game, far above the fixes of one state of the game
+_REMEMBERED = 100
 
 
 class Announcer:

@@ -24,7 +24,15 @@ from bermuda_hw.controller.status import Question
 from bermuda_hw.controller.turn import PutBack, Request, RequestKey, Turn
 from bermuda_hw.rules.candidates import Bump, Content
 
+#: a board that reads the same, clear of hands, this long after bumped ships were asked
+#: back, is asked about (the request ran out): a put-back takes a person 2-4 s, and a board
+#: left as it was for half again as long is a table that is not doing it. Only when to ask:
+#: nothing is taken when it runs out
 PUTBACK_WAIT_S = 6.0
+#: a put-back request standing this long, the board never quiet for PUTBACK_WAIT_S (hands
+#: in and out), is asked about instead: the question's own repeat (`announce.REPEAT_S`), so
+#: a table busy with something else is asked no sooner than an unanswered question is
+#: repeated. Only when to ask: nothing is taken when it runs out
 PUTBACK_GIVE_UP_S = 60.0
 
 

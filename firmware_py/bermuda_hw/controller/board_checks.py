@@ -41,6 +41,13 @@ from bermuda_hw.rules.candidates import Candidate, contents
 from bermuda_hw.rules.game import Game, Phase
 from bermuda_hw.vision.types import BoardObservation
 
+#: a bumped ship sent back into a port the cloud covers, still read beside its mover on
+#: the landing space, is asked back this long (as a put-back request stands); then the
+#: table is told to check it and the game goes on, as the board reads. The game's record
+#: is not touched: the move was taken on its own evidence, and a ship still there is a fix
+#: the next check shows again once the cloud has moved off the port
+BESIDE_GIVE_UP_S = PUTBACK_GIVE_UP_S
+
 
 class Table(Protocol):
     """What the board's checks need of the controller."""
@@ -189,7 +196,7 @@ class BoardChecks:
         the mover on the landing space (one ship per place shows there, only the place's
         evidence tells): the players are asked to put it back, and the board is read again
         every stable run while they do (its ships read the same). True while that is asked;
-        after `PUTBACK_GIVE_UP_S` the board is taken as it reads."""
+        after `BESIDE_GIVE_UP_S` the board is taken as it reads."""
         table = self.table
         game = table.session.current
         bumped = self.turn.bumped
@@ -201,7 +208,7 @@ class BoardChecks:
         now = table.clock.monotonic()
         if bumped.beside_s is None:
             bumped.beside_s = now
-        if now - bumped.beside_s >= PUTBACK_GIVE_UP_S:
+        if now - bumped.beside_s >= BESIDE_GIVE_UP_S:
             table.say(f"the camera still sees {diff.describe()}: check it, the game goes on")
             return False
         table.rig.forget()  # the next stable run is reported though its ships read the same

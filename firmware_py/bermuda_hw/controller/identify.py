@@ -22,9 +22,13 @@ from bermuda_hw.vision.types import BoardObservation
 
 Place = tuple[str, str | None]  # (colour, space or port id; None: off every space)
 
-# Two readings of one colour closer than this are one ship seen twice: a ship on a
-# space that lies next to a port's berth can show in both sampling disks.
+#: Two readings of one colour closer than this are one ship seen twice: a ship on a
+#: space that lies next to a port's berth can show in both sampling disks.
 DOUBLE_READING_MM = 16.0
+#: At most this many such pairs are each tried read once (the variants grow as three to
+#: the power of the pairs): a board has few places closer than DOUBLE_READING_MM, and the
+#: first pairs found stand for a board with more.
+MAX_DOUBLE_READINGS = 3
 
 
 def expected_places(game: Game) -> Counter[Place]:
@@ -47,7 +51,7 @@ def seen_variants(observation: BoardObservation) -> list[Counter[Place]]:
         and ships[i].space != ships[j].space
         and math.hypot(ships[i].x_mm - ships[j].x_mm, ships[i].y_mm - ships[j].y_mm)
         < DOUBLE_READING_MM
-    ][:3]
+    ][:MAX_DOUBLE_READINGS]
     base = observed_places(observation)
     variants = [base]
     for choice in itertools.product(*[(None, i, j) for i, j in pairs]):

@@ -67,10 +67,21 @@ from bermuda_hw.vision.types import BoardEvidence, BoardObservation, ShipReading
 #: How much better (in log-likelihood) the accepted group must explain the board than
 #: "no change" and than any group with another consequence: about half a place.
 MARGIN = 2.0
-#: A changed place seen less than this makes the move provisional.
+#: A changed place seen less than this makes the move provisional: under half of the
+#: place's disk in view, its colour alone does not tell a token there (fill 0.45 on the
+#: whole disk, under 0.23 on the half) from one beside it. An answered move is checked up
+#: to `putback.CONFIRM_OBSERVABILITY`, a stricter bound for confirming than for judging.
 PROVISIONAL_BELOW = 0.5
-#: The colour fraction a hard reading stands for when an observation has no evidence.
+#: The colour fraction a hard reading stands for when an observation has no evidence:
+#: a ship's fill on its place's disk, as measured on rendered boards
+#: (`belief.PRESENT_FILL`, the same measurement).
 READING_FILL = 0.45
+#: A port holding more ships than berths (bumps send ships back even into a full port,
+#: ruling 5) is scored over every assignment of its ships to its berths while there are at
+#: most this many (four berths, six ships); beyond, one round-robin assignment stands for
+#: them, as `Game.ship_positions` sets such ships out. A bound on one port's scoring,
+#: which grows as berths to the power of ships.
+MAX_BERTH_ASSIGNMENTS = 4096
 #: A ship stands untouched on a space where it reads within UNTOUCHED_MM of where it
 #: stood (an untouched token reads within 0.1 mm from one stable run to the next; one moved
 #: 1 mm across its space reads 0.8 mm off, 3 mm along it 0.7 mm off) and its wider disk
@@ -227,7 +238,7 @@ class Scorer:
         # more ships than berths (a bump-back into a full port): some berths hold two
         assignments = (
             itertools.product(range(k), repeat=n)
-            if k**n <= 4096
+            if k**n <= MAX_BERTH_ASSIGNMENTS
             else [tuple(i % k for i in range(n))]
         )
         for chosen in assignments:
