@@ -300,9 +300,9 @@ def test_a_not_yet_on_a_board_left_as_it_was_is_asked_again_and_nothing_is_taken
 def test_a_press_after_not_yet_asks_again_at_once_and_never_passes(
     make_table: MakeTable,
 ) -> None:
-    """A player who said "not yet" and then set the ship down where the camera cannot see
-    leaves the board as it was: a press of spin says the move is done. The board is judged
-    again at once (the same question), and the press is no pass."""
+    """After "not yet", a press of spin says the move is done (a ship set down where the
+    camera cannot see leaves the board as it was; here the board is left as it was): the
+    board is judged again at once (the same question), and the press is no pass."""
     table = make_table(with_players=False, seed=1)
     c = table.controller
     _asked(table)

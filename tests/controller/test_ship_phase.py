@@ -14,7 +14,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from synthetic import observe, set_dock_or_bump, two_plain_moves
 
-from bermuda_hw.controller.belief import Explanation, weigh
+from bermuda_hw.controller.belief import Explanation, fill_noise, weigh
+from bermuda_hw.controller.rim import RIM_Z
 from bermuda_hw.controller.ship_phase import (
     AskWhether,
     DoubtfulBump,
@@ -629,3 +630,9 @@ def test_a_move_out_of_sight_a_ship_in_a_hand_explains_better_is_asked_at_once()
     assert weigh(game, at_rim, None).best.kind is Explanation.IN_HAND  # the rim weighs nothing
     shown = decide(game, at_rim, None)
     assert isinstance(shown, Take) and shown.provisional == (move.end,)
+    # a faint colour there, within an empty place's spread (`rim.RIM_Z`), shows nothing
+    rim[evidence.index(move.end), evidence.colors.index(game.active)] = (
+        0.5 * RIM_Z * (fill_noise(evidence))
+    )
+    faint = replace(seen, evidence=replace(evidence, rim=rim))
+    assert isinstance(decide(game, faint, None), AskWhether)

@@ -274,14 +274,13 @@ class Answers:
         group = answer.group
         table.say(f"answer {option}: {group.best.describe()}")
         # the places the move arrives at that the camera does not see well are checked
-        # once it does (the answer names the move; the board will show it), but for those
-        # the question named as out of sight ("did you make ...? The camera cannot see
-        # S23"): its yes is the table's word on where the ship stands, as a yes before the
-        # spin is, and it is not asked again
+        # once it does (the answer names the move; the board will show it), unless the
+        # question said the camera cannot see the move's places ("did you make ...? The
+        # camera cannot see S23"): its yes is the table's word on where the ship stands,
+        # as a yes before the spin is, and it is not asked again
         provisional: tuple[str, ...] = ()
-        if observation is not None:
-            unseen = unseen_arrivals(game, group.best, observation)
-            provisional = tuple(p for p in unseen if p not in named)
+        if observation is not None and not named:
+            provisional = unseen_arrivals(game, group.best, observation)
         if not table.checks.apply(group.best, provisional):
             return
         if named:

@@ -459,11 +459,14 @@ class Controller:
             else:
                 self._spin_waits = True
                 self.say("hands off the board, please: the cloud spins once it is clear")
-        elif mode is Mode.READY and self.status.unfinished and self.last_observation is not None:
+        elif mode is Mode.READY and self.status.unfinished:
             # after "not yet": the move is done, perhaps set down where the camera cannot
             # see (the board then looks as it did); the board is judged again, never a pass
             self._turn.not_yet = None
-            self.observe(self.last_observation)
+            if self.last_observation is not None:
+                self.observe(self.last_observation)
+            else:
+                self.say("the camera has not seen the board yet: the move is judged once it does")
         elif mode is Mode.READY and game.phase is Phase.SHIPS and self.die_mode == "virtual":
             self.seats.roll()
         elif mode is Mode.READY and game.phase is Phase.SHIPS:

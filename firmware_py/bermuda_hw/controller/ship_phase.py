@@ -6,7 +6,8 @@ daemon is to do:
 - `Take`: a move the belief is sure some legal move explains and the referee's
   groups single out, or one of the moves the colours leave tied that the belief is
   decisive on (the tokens counted tell them apart); a move into places out of sight
-  is provisional where the belief holds it the likeliest explanation;
+  is provisional, where the belief holds it the likeliest explanation or the cloud's
+  rim shows its ship on the landing;
 - `DoubtfulBump`: a bump whose bumped ship is still on the landing space, left in
   doubt: the ship put back tells (asked first), else the table is asked (unless the
   belief holds the mover likelier in a hand or moved against the rules: a `Fix`);
@@ -21,7 +22,8 @@ daemon is to do:
   (a ship in a hand, or an illegal move, also explain the board): the table is
   asked whether it was made, with "not yet"; also a move into places out of sight
   that the belief does not hold the likeliest explanation (a ship still in a hand
-  leaves the same board): never taken provisionally then;
+  leaves the same board) and the cloud's rim does not show: never taken
+  provisionally then;
 - `Matches`: the board is the game;
 - `Fix`: the board differs and nothing legal explains it decisively: what to do,
   in words (finish the move; the illegal move named, with its count; what differs).
@@ -186,8 +188,9 @@ def decide(
             return AskWhether(accepted, verdict.provisional)
         else:
             # sure some legal move was made, or a move out of sight with nothing else
-            # differing that the belief holds the likeliest explanation (provisional:
-            # checked, and rewound if need be, once seen; asked before the spin if never)
+            # differing that the belief holds the likeliest explanation, or whose ship the
+            # cloud's rim shows (provisional: checked, and rewound if need be, once seen;
+            # asked before the spin if never)
             return Take(accepted, verdict.provisional, verdict.untouched)
     elif (
         verdict.outcome is Outcome.TIE
@@ -228,8 +231,7 @@ def _shown_at_rim(game: Game, observation: BoardObservation, candidate: Candidat
     if move is None or move.is_pass or move.end is None or candidate.die is None:
         return False
     after = game.copy()
-    if after.die is None:
-        after.set_die(candidate.die)
+    after.set_die(candidate.die)  # as `candidates` makes it (the die it was made with)
     after.push(move)
     evidence = observation_evidence(game.board, observation)
     return rim_shows(after, evidence, move) or band_shows(after, observation, evidence, move)
