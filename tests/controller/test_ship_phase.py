@@ -47,6 +47,26 @@ def known(game: Game) -> frozenset[int]:
     return frozenset({game.die})
 
 
+def random_plain_move(seed: int, rounds: int, pick: int) -> tuple[Game, Move]:
+    """A game a few random rounds in, its active player rolled, and one of its legal moves
+    to an empty place (Hypothesis skips draws with none)."""
+    rng = random.Random(seed)
+    game = Game.new(2 + seed % 3, seed=seed, board=BOARD)
+    for _ in range(rounds):
+        if game.is_over():
+            break
+        play_round(game, random_chooser(rng))
+    assume(not game.is_over() and game.phase is Phase.SHIPS)
+    game.roll_die()
+    plain = [
+        m
+        for m in game.legal_moves()
+        if not m.is_pass and m.end is not None and not game.ships_at(m.end)
+    ]
+    assume(plain)
+    return game, plain[pick % len(plain)]
+
+
 def test_a_move_seen_whole_with_the_die_known_is_taken() -> None:
     game, move, _ = two_plain_moves(BOARD, 1)
     decision = decide(game, observe(BOARD, board_after(game, move)), known(game))
@@ -501,23 +521,8 @@ def test_a_move_out_of_sight_waits_beside_a_stray_unless_it_is_the_same_ships_mi
     then named. Never taken: a miscount the belief holds less likely than the move beside
     a stray (a colour with one ship in play and few moves: the miscount's prior is shared
     by every start and place) leaves the move waiting beside the stray, a fix."""
-    rng = random.Random(seed)
-    game = Game.new(2 + seed % 3, seed=seed, board=BOARD)
-    for _ in range(rounds):
-        if game.is_over():
-            break
-        play_round(game, random_chooser(rng))
-    assume(not game.is_over() and game.phase is Phase.SHIPS)
-    game.roll_die()
-    assert game.die is not None
-    plain = [
-        m
-        for m in game.legal_moves()
-        if not m.is_pass and m.end is not None and not game.ships_at(m.end)
-    ]
-    assume(plain)
-    move = plain[pick % len(plain)]
-    assert move.end is not None
+    game, move = random_plain_move(seed, rounds, pick)
+    assert move.end is not None and game.die is not None
     start = game.ship(move.ship).location
     assert start is not None
     board = board_after(game, move)
@@ -572,21 +577,7 @@ def test_a_move_out_of_sight_goes_on_provisionally_only_as_the_likeliest_explana
     belief holds it the likeliest explanation; else the table is asked whether it was made,
     naming the places the camera cannot see. Never a provisional take of a move the belief
     holds less likely than another explanation."""
-    rng = random.Random(seed)
-    game = Game.new(2 + seed % 3, seed=seed, board=BOARD)
-    for _ in range(rounds):
-        if game.is_over():
-            break
-        play_round(game, random_chooser(rng))
-    assume(not game.is_over() and game.phase is Phase.SHIPS)
-    game.roll_die()
-    plain = [
-        m
-        for m in game.legal_moves()
-        if not m.is_pass and m.end is not None and not game.ships_at(m.end)
-    ]
-    assume(plain)
-    move = plain[pick % len(plain)]
+    game, move = random_plain_move(seed, rounds, pick)
     assert move.end is not None
     dice = None if table_die else known(game)
     seen = observe(BOARD, board_after(game, move), hidden={move.end})
