@@ -123,7 +123,7 @@ class BoardChecks:
             "next game starts. To fix this for good, calibrate the camera "
             "(calibration/README.md)"
         )
-        self.table.rig.forget()  # the next stable run is read against the learned look
+        rig.forget()  # the next stable run is read against the learned look
         return True
 
     def check(self, observation: BoardObservation) -> None:

@@ -363,9 +363,7 @@ class Controller:
         elif self._not_yet_lapsed():
             # the board stayed as it was when a player said "not yet": it is asked about
             # again (a "not yet" pressed by mistake must not leave the game waiting)
-            self._turn.not_yet = None
-            assert self.last_observation is not None
-            self.observe(self.last_observation)
+            self._judge_again()
         if self._spin_waits and self.status.mode is Mode.SPIN and self.rig.board_clear():
             self._spin_waits = False
             spin(self)
@@ -376,6 +374,14 @@ class Controller:
             return
         if self.button.take_press():
             self._on_press()
+
+    def _judge_again(self) -> None:
+        """After "not yet": the board as last seen is judged again (the "not yet" spent)."""
+        self._turn.not_yet = None
+        if self.last_observation is not None:
+            self.observe(self.last_observation)
+        else:
+            self.say("the camera has not seen the board yet: the move is judged once it does")
 
     def _not_yet_lapsed(self) -> bool:
         return (
@@ -462,11 +468,7 @@ class Controller:
         elif mode is Mode.READY and self.status.unfinished:
             # after "not yet": the move is done, perhaps set down where the camera cannot
             # see (the board then looks as it did); the board is judged again, never a pass
-            self._turn.not_yet = None
-            if self.last_observation is not None:
-                self.observe(self.last_observation)
-            else:
-                self.say("the camera has not seen the board yet: the move is judged once it does")
+            self._judge_again()
         elif mode is Mode.READY and game.phase is Phase.SHIPS and self.die_mode == "virtual":
             self.seats.roll()
         elif mode is Mode.READY and game.phase is Phase.SHIPS:

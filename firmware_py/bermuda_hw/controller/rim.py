@@ -97,6 +97,13 @@ def rim_shows(game: Game, evidence: BoardEvidence, move: Move) -> bool:
     return fill > RIM_Z * fill_noise(evidence) and fill > RIM_OVER_EMPTY * empty
 
 
+def shows(game: Game, observation: BoardObservation, evidence: BoardEvidence, move: Move) -> bool:
+    """Whether the cloud's rim shows the mover's token on the landing of `move`, beyond the
+    cloud's footprint (`rim_shows`) or in the band the camera sees in part (`band_shows`).
+    `game`: with the move made."""
+    return rim_shows(game, evidence, move) or band_shows(game, observation, evidence, move)
+
+
 def band_shows(
     game: Game, observation: BoardObservation, evidence: BoardEvidence, move: Move
 ) -> bool:

@@ -21,6 +21,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from bermuda_hw.controller import rim
 from bermuda_hw.controller.actions import undo_count
 from bermuda_hw.controller.cloud_phase import Captures, totals_line
 from bermuda_hw.controller.commands import ActionRefused
@@ -35,7 +36,6 @@ from bermuda_hw.controller.identify import Difference, difference, pass_die
 from bermuda_hw.controller.journal import Journal, JournalWriteError
 from bermuda_hw.controller.putback import CONFIRM_OBSERVABILITY
 from bermuda_hw.controller.referee import observation_evidence, place_observability
-from bermuda_hw.controller.rim import band_shows, rim_shows
 from bermuda_hw.controller.seats import as_made, standing
 from bermuda_hw.controller.status import Suggestion
 from bermuda_hw.errors import BermudaError, StateError
@@ -301,16 +301,14 @@ class GameSession:
 
     def confirm_at_rim(self, observation: BoardObservation | None) -> None:
         """Confirm this round's moves out of sight whose landing `observation` shows with
-        the mover's token at the cloud's rim (`rim_shows`, `band_shows`), as a "yes" from
+        the mover's token at the cloud's rim (`rim.shows`), as a "yes" from
         the table would (`settle`)."""
         if observation is None:
             return
         evidence = observation_evidence(self.board, observation)
         for item in self._this_round_out_of_sight(evidence):
             move = Move.parse(item.move)
-            if rim_shows(self.current, evidence, move) or band_shows(
-                self.current, observation, evidence, move
-            ):
+            if rim.shows(self.current, observation, evidence, move):
                 self.settle(item)
                 self.say(f"seen at the cloud's rim: {item.move}")
 

@@ -37,8 +37,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from bermuda_hw.controller import rim
 from bermuda_hw.controller.belief import Belief, Explanation, weigh
-from bermuda_hw.controller.consequences import back_board, difference_after, left_over
+from bermuda_hw.controller.consequences import back_board, difference_after, left_over, made
 from bermuda_hw.controller.identify import Difference, difference, explain
 from bermuda_hw.controller.inform import putback_first
 from bermuda_hw.controller.putback import bump_in_doubt
@@ -50,7 +51,6 @@ from bermuda_hw.controller.referee import (
     out_of_sight,
     putback_tells,
 )
-from bermuda_hw.controller.rim import band_shows, rim_shows
 from bermuda_hw.rules.candidates import Bump, Candidate, Content, contents
 from bermuda_hw.rules.game import Game
 from bermuda_hw.vision.types import BoardObservation
@@ -225,16 +225,13 @@ def _miscount_of(game: Game, belief: Belief, legal: Candidate) -> bool:
 
 def _shown_at_rim(game: Game, observation: BoardObservation, candidate: Candidate) -> bool:
     """Whether the cloud's rim shows the candidate's ship on its landing out of sight, as
-    the session's check at a press of spin reads it (`rim.rim_shows`, `rim.band_shows`,
-    on the game with the move made): a ship seen there is no ship in a hand."""
+    the session's check at a press of spin reads it (`rim.shows`, on the game with the move
+    made): a ship seen there is no ship in a hand."""
     move = candidate.move
     if move is None or move.is_pass or move.end is None or candidate.die is None:
         return False
-    after = game.copy()
-    after.set_die(candidate.die)  # as `candidates` makes it (the die it was made with)
-    after.push(move)
     evidence = observation_evidence(game.board, observation)
-    return rim_shows(after, evidence, move) or band_shows(after, observation, evidence, move)
+    return rim.shows(made(game, candidate), observation, evidence, move)
 
 
 def _likeliest(belief: Belief, group: Group) -> bool:
