@@ -244,3 +244,22 @@ def test_a_commit_mark_that_is_no_count_is_no_evidence(
     with Journal.in_state_dir(tmp_path) as journal:
         current = journal.current()
         assert current is not None and len(current.entries) >= 4
+
+
+def test_a_journal_made_by_another_process_while_this_one_waited_is_read_as_made(
+    tmp_path: Path, board: Board, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The service starting makes the journal while `game show` (or a second reader) opens
+    the same empty file: the reader saw no tables, then waited for the write lock the
+    service held. Its own schema then finds the tables made: it reads the journal as made,
+    never fails with "table meta already exists"."""
+    db = tmp_path / "bermuda.db"
+    game = Game.new(2, seed=3, board=board)
+    with Journal(db) as made:  # the other process, done while this one waited
+        game_id = made.start(game)
+    looks = iter([set[str]()])  # what this one saw before it waited: no tables yet
+    real = Journal._tables
+    monkeypatch.setattr(Journal, "_tables", lambda self: next(looks, None) or real(self))
+    with Journal(db) as journal:
+        loaded = journal.load(board)
+    assert loaded is not None and loaded[0] == game_id

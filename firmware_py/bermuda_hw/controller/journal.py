@@ -172,18 +172,22 @@ class Journal:
             raise StateError(f"{self.path}: cannot open the journal: {exc}") from exc
         self._conn = conn
         try:
-            tables = {
-                row[0]
-                for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-            }
+            tables = self._tables()
             if not tables:
-                with self._transaction():
-                    for statement in _SCHEMA.split(";"):
-                        if statement.strip():
-                            conn.execute(statement)
-                    conn.execute("INSERT INTO meta VALUES ('format', ?)", (FORMAT,))
-                    conn.execute("INSERT INTO meta VALUES ('version', ?)", (str(VERSION),))
-            else:
+                try:
+                    with self._transaction():
+                        for statement in _SCHEMA.split(";"):
+                            if statement.strip():
+                                conn.execute(statement)
+                        conn.execute("INSERT INTO meta VALUES ('format', ?)", (FORMAT,))
+                        conn.execute("INSERT INTO meta VALUES ('version', ?)", (str(VERSION),))
+                except JournalWriteError:
+                    # another process (the service starting, beside `game show`) made the
+                    # journal while this one waited for the write lock: it is read as made
+                    tables = self._tables()
+                    if not tables:
+                        raise
+            if tables:
                 self._check_format(tables)
                 check = conn.execute("PRAGMA quick_check").fetchone()[0]
                 if check != "ok":
@@ -334,6 +338,11 @@ class Journal:
         if self._conn is None:
             raise StateError(f"{self.path}: the journal is closed")
         return self._conn
+
+    def _tables(self) -> set[str]:
+        """The names of the database's tables (none: a journal still to be made)."""
+        rows = self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        return {str(row[0]) for row in rows}
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self)
