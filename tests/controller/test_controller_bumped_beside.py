@@ -136,20 +136,55 @@ def test_the_players_are_asked_and_the_board_read_again(make_table: MakeTable) -
     assert c.status.fix is None
 
 
-def test_a_board_that_keeps_showing_it_goes_on_after_a_while(make_table: MakeTable) -> None:
-    """Nobody puts it back (or the camera keeps seeing something there): after the give-up
-    time the game goes on, with a line saying what the camera still sees."""
+def test_a_board_that_keeps_showing_it_waits_for_the_tables_word(make_table: MakeTable) -> None:
+    """The ship is back in its port but the landing still reads it beside the mover (or
+    nobody acts): waiting tells nothing, so the fix stands however long the board reads
+    so; a press of spin is the table's word that the ship is back, and the game goes on
+    with the record as it was."""
+    table = make_table(with_players=False, seed=1)
+    c = table.controller
+    before = len(taken_moves(c))
+    move, bumped, port = _made(table)
+    table.run_until(lambda: len(taken_moves(c)) > before, limit=200)
+    table.run_until(lambda: table.mode() is Mode.FIX, limit=40)
+    assert c.status.back_unseen and "if it is back there already, press spin" in c.status.message
+    journal = list(c.game.journal)
+    asked = c.clock.monotonic()
+    # two minutes of the same board, a frame a second: the fix stands, nothing is taken
+    table.sparse_steps(120, 1.0)
+    assert c.clock.monotonic() - asked >= 2 * PUTBACK_GIVE_UP_S - 1.0
+    assert table.mode() is Mode.FIX and c.status.back_unseen
+    assert c.game.journal == journal
+    c.press()
+    table.run_until(lambda: table.mode() is Mode.READY, limit=40)
+    assert c.game.journal == journal and not c.status.back_unseen
+    assert c.game.ship(bumped).location == port
+    said = [line for line in table.log if "on the table's word" in line]
+    assert said and port in said[-1] and move.end in said[-1]
+    # the landing's evidence is not asked about again for this move
+    table.steps(20)
+    assert table.mode() is Mode.READY
+
+
+def test_a_press_while_the_ship_is_not_asked_back_is_refused(make_table: MakeTable) -> None:
+    """A press while the table asks for another fix changes nothing: only the fix of a
+    ship asked back where the camera cannot see is settled by the table's word."""
     table = make_table(with_players=False, seed=1)
     c = table.controller
     before = len(taken_moves(c))
     move, _bumped, _port = _made(table)
     table.run_until(lambda: len(taken_moves(c)) > before, limit=200)
     table.run_until(lambda: table.mode() is Mode.FIX, limit=40)
-    asked = c.clock.monotonic()
-    # a minute of the same board: a frame a second (the give-up time is the table's seconds)
-    table.run_until(lambda: table.mode() is Mode.READY, 200, every_s=1.0)
-    assert c.clock.monotonic() - asked >= PUTBACK_GIVE_UP_S - 1.0
-    assert any("the camera still sees" in line and move.end in line for line in table.log)
+    assert c.status.back_unseen
+    # the mover lifted off the landing space: another fix
+    table.world.remove(move.ship)
+    table.run_until(lambda: not c.status.back_unseen, limit=60)
+    assert table.mode() is Mode.FIX
+    journal = list(c.game.journal)
+    c.press()
+    table.steps(5)
+    assert table.mode() is Mode.FIX and c.game.journal == journal
+    assert any("fix the board first" in line for line in table.log)
 
 
 def test_a_ship_of_the_movers_colour_is_not_asked_for(board: Board) -> None:

@@ -71,6 +71,20 @@ def test_spin_is_a_press_only_when_the_table_asks_for_it() -> None:
     assert _run(table, "spin") == "spin pressed" and table.done == ["press"]
 
 
+@pytest.mark.parametrize(("mode", "flag"), [(Mode.READY, "unfinished"), (Mode.FIX, "back_unseen")])
+def test_spin_is_also_the_press_the_table_asks_for_outside_the_spin(mode: Mode, flag: str) -> None:
+    """After "not yet" (the move is done) and while bumped ships are asked back where the
+    camera cannot see (they are back): the page's spin is the button's press; in the same
+    mode without that ask it is refused, and a paused motion does not refuse it."""
+    table = Table(mode)
+    table.status.paused = True
+    with pytest.raises(ActionRefused, match="spin only when"):
+        _run(table, "spin")
+    assert table.done == []
+    setattr(table.status, flag, True)
+    assert _run(table, "spin") == "spin pressed" and table.done == ["press"]
+
+
 def test_rehome_only_after_a_fault_with_the_estop_released() -> None:
     table = Table(Mode.READY)
     with pytest.raises(ActionRefused, match="only after a fault"):

@@ -615,3 +615,33 @@ def test_players_told_to_leave_the_spin_to_the_page_never_press_it(
         clock.now_s = 0.1 * k
         players.tick()
     assert (button.presses > 0) is presses_spin
+
+
+def _asked_back(t: _Table) -> tuple[str, str]:
+    """The table asks for a ship back in its port (which the camera cannot see), the landing
+    still reading it beside the mover on S05; returns (the ship, its port)."""
+    ship = t.game.ships("blue")[0]
+    assert ship.location is not None
+    status = t.players.controller.status
+    status.mode = Mode.FIX
+    status.fix = Difference((("blue", ship.location),), (("blue", "S05"),))
+    status.back_unseen = True
+    status.message = "fix the board: ...; if it is back there already, press spin"
+    return ship.id, ship.location
+
+
+def test_a_ship_back_where_the_camera_cannot_see_is_said_with_a_press(board: Board) -> None:
+    t = _table(board, QUIET)
+    ship, port = _asked_back(t)
+    t.players.tick()
+    assert t.button.presses == 1
+    assert place_of(board, t.world.ship_positions()[ship]) == port
+
+
+def test_a_ship_still_beside_the_mover_is_put_back_not_pressed_for(board: Board) -> None:
+    t = _table(board, QUIET)
+    ship, port = _asked_back(t)
+    t.world.place_ship(ship, board.spaces["S05"].x_mm, board.spaces["S05"].y_mm)
+    t.players.tick()
+    assert t.button.presses == 0
+    assert place_of(board, t.world.ship_positions()[ship]) == port

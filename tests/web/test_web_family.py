@@ -269,3 +269,36 @@ def test_reduced_motion_stills_the_page(browser: Browser, serve: Callable[..., S
         == "pulse"
     )
     page.close()
+
+
+@pytest.mark.parametrize(
+    ("mode", "flag", "enabled"),
+    [
+        ("spin", "", True),
+        ("ready", "", False),
+        ("ready", "unfinished", True),
+        ("fix", "", False),
+        ("fix", "back_unseen", True),
+    ],
+)
+def test_the_spin_button_is_offered_for_every_press_the_table_asks_for(
+    browser: Browser, serve: Callable[..., Served], mode: str, flag: str, enabled: bool
+) -> None:
+    """The page's spin button is enabled for the spin and for the presses the table asks
+    for outside it (a move done after "not yet"; bumped ships back where the camera cannot
+    see), drawn from the state the server sent with its mode changed."""
+    served = serve(with_players=False)
+    served.run_until(lambda: served.table.mode() is Mode.SETUP)
+    page = open_page(browser, served, paired=True)
+    disabled = page.evaluate(
+        """([mode, flag]) => {
+        const state = structuredClone(window.bermuda.state);
+        state.status.mode = mode; state.status.paused = false;
+        if (flag) state.status[flag] = true;
+        window.bermuda.source.close();  // the live stream must not draw over this state
+        render(state);
+        return document.getElementById('btn-spin').disabled; }""",
+        [mode, flag],
+    )
+    assert disabled is (not enabled)
+    page.close()

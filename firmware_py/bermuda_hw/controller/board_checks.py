@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import Protocol
 
 from bermuda_hw.clock import Clock
-from bermuda_hw.controller.asking import PUTBACK_GIVE_UP_S
 from bermuda_hw.controller.computer import Seats
 from bermuda_hw.controller.hand_edits import (
     Edits,
@@ -41,12 +40,9 @@ from bermuda_hw.rules.candidates import Candidate, contents
 from bermuda_hw.rules.game import Game, Phase
 from bermuda_hw.vision.types import BoardObservation
 
-#: a bumped ship sent back into a port the cloud covers, still read beside its mover on
-#: the landing space, is asked back this long (as a put-back request stands); then the
-#: table is told to check it and the game goes on, as the board reads. The game's record
-#: is not touched: the move was taken on its own evidence, and a ship still there is a fix
-#: the next check shows again once the cloud has moved off the port
-BESIDE_GIVE_UP_S = PUTBACK_GIVE_UP_S
+#: how a fix that asks for a bumped ship in a port the camera cannot see ends when the ship
+#: is already there: the landing's evidence may still read it beside the mover
+BACK_ALREADY = "if it is back there already, press spin"
 
 
 class Table(Protocol):
@@ -195,29 +191,47 @@ class BoardChecks:
         """A ship the last move bumped back into a port the camera cannot see, still beside
         the mover on the landing space (one ship per place shows there, only the place's
         evidence tells): the players are asked to put it back, and the board is read again
-        every stable run while they do (its ships read the same). True while that is asked;
-        after `BESIDE_GIVE_UP_S` the board is taken as it reads."""
+        every stable run while they do (its ships read the same). True while that is asked.
+        Waiting tells nothing: a ship already back, the landing still read so, is the
+        table's word, a press of spin (`back_on_word`)."""
         table = self.table
         game = table.session.current
         bumped = self.turn.bumped
-        if bumped is None:
+        if bumped is None or bumped.on_word:
             return False
         diff = bumped_beside(game, observation, bumped.landing, bumped.ships)
         if not diff:
-            return False
-        now = table.clock.monotonic()
-        if bumped.beside_s is None:
-            bumped.beside_s = now
-        if now - bumped.beside_s >= BESIDE_GIVE_UP_S:
-            table.say(f"the camera still sees {diff.describe()}: check it, the game goes on")
             return False
         table.rig.forget()  # the next stable run is reported though its ships read the same
         if table.status.mode is not Mode.FIX or table.status.fix != diff:
             hidden = sorted({space for _, space in diff.missing if space is not None})
             self.show_fix(
-                diff, f"fix the board: {diff.describe()} (the cloud covers {either(tuple(hidden))})"
+                diff,
+                f"fix the board: {diff.describe()} (the cloud covers {either(tuple(hidden))}); "
+                f"{BACK_ALREADY}",
             )
+            table.status.back_unseen = True
         return True
+
+    def back_on_word(self) -> None:
+        """A press while the bumped ships are asked back into ports the camera cannot see:
+        the table's word that they are there. The game's record is not touched (the move
+        was taken on its own evidence); the board is taken as it reads, and the landing's
+        evidence is not asked about again for this move."""
+        table = self.table
+        bumped = self.turn.bumped
+        fix = table.status.fix
+        assert bumped is not None and fix is not None
+        bumped.on_word = True
+        table.status.back_unseen = False
+        ships = " and ".join(f"the {color} ship in {port}" for color, port in fix.missing)
+        table.say(
+            f"on the table's word, back where the camera cannot see: {ships} (the camera "
+            f"still reads a ship beside the one on {bumped.landing})"
+        )
+        observation = table.last_observation
+        assert observation is not None
+        self.check(observation)
 
     def settled(self, matched: BoardObservation | None = None) -> None:
         """The board matches the game: wait for the next move, or for the spin button.

@@ -167,6 +167,7 @@ class Controller:
         pattern; the one place the mode changes (the parts call it)."""
         changed = mode is not self.status.mode or message != self.status.message
         self.status.unfinished = False
+        self.status.back_unseen = False
         if mode is not Mode.FIX:
             self.status.waiting = None
             self.checks.end_putback()
@@ -478,6 +479,8 @@ class Controller:
                 self.say(str(exc))
                 self.signals.show(Pattern.FIX)
                 self.signals.show(Pattern.READY, beep=False)
+        elif mode is Mode.FIX and self.status.back_unseen:
+            self.checks.back_on_word()
         elif mode in (Mode.FIX, Mode.SETUP):
             self.say(f"fix the board first: {self.status.message}")
 

@@ -21,7 +21,7 @@ from bermuda_hw.controller.actions import (
 from bermuda_hw.controller.commands import ActionRefused, Command
 from bermuda_hw.controller.seams import Controls
 from bermuda_hw.controller.session import GameSession
-from bermuda_hw.controller.status import Mode, Status
+from bermuda_hw.controller.status import Mode, Status, asks_press
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.game import Phase
 
@@ -77,11 +77,11 @@ class PageActions:
 
     def spin(self, args: Mapping[str, Any]) -> str:
         status = self.table.status
-        if status.mode is not Mode.SPIN:
+        if not asks_press(status):
             raise ActionRefused(f"spin only when the table is asked to press spin; {self._now()}")
-        if status.paused:
+        if status.mode is Mode.SPIN and status.paused:
             raise ActionRefused("motion is paused: resume it first")
-        self.table.press()  # the same as the button: this step spins
+        self.table.press()  # the same as the button: this step acts on it
         return "spin pressed"
 
     def pass_turn(self, args: Mapping[str, Any]) -> str:

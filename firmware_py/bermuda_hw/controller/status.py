@@ -102,6 +102,9 @@ class Status:
     # mode READY: the active player answered "not yet": their move is under way and the
     # board may differ from the game until they finish it
     unfinished: bool = False
+    # mode FIX: the fix asks for bumped ships in ports the camera cannot see, still read
+    # beside their mover; a press of spin is the table's word that they are back
+    back_unseen: bool = False
     # the players who asked the page for hints (their legal moves once the virtual die is
     # rolled, each with what it does); off for everyone at first
     hints: tuple[str, ...] = ()
@@ -110,6 +113,16 @@ class Status:
     # a computer seat's turn with the table's physical die: whose die the table asks for
     # (rolled at the table, then told by presses of spin, one per pip, or on the page)
     die_for: str | None = None
+
+
+def asks_press(status: Status) -> bool:
+    """Whether the table is asked to press spin: to spin, to say a move is done after "not
+    yet", or to say bumped ships are back where the camera cannot see them."""
+    return (
+        status.mode is Mode.SPIN
+        or (status.mode is Mode.READY and status.unfinished)
+        or (status.mode is Mode.FIX and status.back_unseen)
+    )
 
 
 class ControllerView(Protocol):

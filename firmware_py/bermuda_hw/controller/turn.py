@@ -54,9 +54,8 @@ class Bumped:
 
     landing: str
     ships: tuple[str, ...]
-    #: since when the camera has seen a bumped ship still beside the mover while its port
-    #: is out of sight
-    beside_s: float | None = None
+    #: the table's word (a press) that they are back in ports the camera cannot see
+    on_word: bool = False
 
 
 @dataclass

@@ -381,6 +381,13 @@ class SimulatedPlayers:
                 # the fix the controller names, even when it was asked after our own move
                 self._undo = {}
                 missing, extra = status.fix.missing, status.fix.extra
+                if status.back_unseen and self._stands_as_asked(missing, extra):
+                    # a bumped ship asked back into a port the camera cannot see stands
+                    # there already: the table asks for a press to say so
+                    self.actions.append(f"press spin: back already ({status.message})")
+                    self._press()
+                    self._wait()
+                    return
                 if len(missing) + len(extra) > 1 and self._chance("half_follow_chance"):
                     # one of the fixes now, the rest when asked again after a while
                     missing, extra = (missing[:1], ()) if missing else ((), extra[:1])
@@ -923,11 +930,8 @@ class SimulatedPlayers:
     ) -> None:
         # the players look before they act: a fix that the table already shows as the game
         # has it (the camera misread a place) leaves the tokens alone
-        truth = self._on_table()
-        game = self._expected_game()
-        expected: Counter[tuple[str, str | None]] = Counter(
-            (s.color, s.location) for s in game.ships() if s.location is not None
-        )
+        truth, game = self._on_table(), self._expected_game()
+        expected = self._expected_places(game)
         unseen = [m for m in missing if m[1] is not None and truth[m] >= expected[m]]
         if unseen and self.controller.status.fix_attempts >= NUDGE_AFTER:
             # asked again for a ship that stands there: a person straightens it on its place
@@ -964,6 +968,21 @@ class SimulatedPlayers:
             if token is not None:
                 self.world.remove(token)
                 self.actions.append(f"fix: {token} off the table")
+
+    def _stands_as_asked(
+        self, missing: tuple[tuple[str, str | None], ...], extra: tuple[tuple[str, str | None], ...]
+    ) -> bool:
+        """Whether the tokens on the table already stand as a fix asks: each ship it misses
+        stands there, and none it calls extra does."""
+        truth, expected = self._on_table(), self._expected_places()
+        return all(truth[m] >= expected[m] for m in missing) and all(
+            truth[e] <= expected[e] for e in extra
+        )
+
+    def _expected_places(self, game: Game | None = None) -> Counter[tuple[str, str | None]]:
+        """The ships by colour and place of the game as the players expect the table."""
+        game = game if game is not None else self._expected_game()
+        return Counter((s.color, s.location) for s in game.ships() if s.location is not None)
 
     def _expected_game(self) -> Game:
         """The game as the players expect the table: the controller's, with the move it

@@ -264,8 +264,11 @@ function render(state) {
   renderDieFor(s);
   const outcome = game && game.outcome;
   show("winner", outcome ? `${outcome.winners.join(" and ")} win${outcome.winners.length > 1 ? "" : "s"} (${outcome.reason})` : "");
-  $("btn-spin").disabled = s.mode !== "spin" || s.paused;
-  $("btn-spin").classList.toggle("ready", s.mode === "spin" && !s.paused);
+  // spin, or a press the table asks for: a move done after "not yet", ships back unseen
+  const asked = (s.mode === "spin" && !s.paused) || (s.mode === "ready" && s.unfinished)
+    || (s.mode === "fix" && s.back_unseen);
+  $("btn-spin").disabled = !asked;
+  $("btn-spin").classList.toggle("ready", asked);
   $("btn-pass").disabled = s.mode !== "ready";
   $("btn-pause").hidden = !!s.paused;
   $("btn-resume").hidden = !s.paused;
