@@ -113,6 +113,12 @@ class GameReport:
         return [c for c in self.checks if c.illegal_for_an_unseen_die]
 
     @property
+    def on_word(self) -> int:
+        """What the table took on the players' word where the camera cannot see: a move
+        answered yes, bumped ships said back by a press."""
+        return sum(1 for line in self.log if "on the table's word" in line)
+
+    @property
     def questions_per_move(self) -> float:
         return self.questions / max(self.moves, 1)
 
