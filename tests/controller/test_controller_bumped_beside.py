@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pytest
 from referee_helpers import Camera
 from table_helpers import put_in_port, set_out_seen, taken_moves
 
@@ -20,7 +21,7 @@ from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.candidates import contents
 from bermuda_hw.rules.cloud import CloudPose
 from bermuda_hw.rules.cover import hidden_circles, observability
-from bermuda_hw.rules.game import Game
+from bermuda_hw.rules.game import Game, GameOptions
 from bermuda_hw.rules.moves import Move
 from bermuda_hw.vision.types import BoardObservation
 
@@ -210,3 +211,35 @@ def test_a_port_in_view_is_left_to_the_difference(board: Board) -> None:
     assert port not in seen.hidden_spaces
     assert difference(done, seen).missing == ((game.ship(bumped).color, port),)
     assert not bumped_beside(done, seen, move.end, (bumped,))
+
+
+@pytest.mark.parametrize("die", ["table", "virtual"])
+def test_a_press_as_the_board_settles_is_not_taken_for_what_comes_next(
+    make_table: MakeTable, die: str
+) -> None:
+    """The ship is put back and the button pressed while the frame that shows it is read:
+    the press was made for the fix, so it is neither a pass (refused or not) nor a roll of
+    the next turn; the table says so."""
+    table = make_table(with_players=False, seed=1, options=GameOptions(die=die))
+    c = table.controller
+    before = len(taken_moves(c))
+    _move, bumped, port = _made(table)
+    table.run_until(lambda: len(taken_moves(c)) > before, limit=200)
+    table.run_until(lambda: table.mode() is Mode.FIX and c.status.back_unseen, limit=40)
+    journal = list(c.game.journal)
+    stream = c.rig.stream
+    read = stream.step
+
+    def pressed_while_read() -> Any:
+        seen = read()
+        if seen is not None:
+            c.press()  # the button goes down as this frame's board is read
+        return seen
+
+    stream.step = pressed_while_read
+    put_in_port(table, bumped, port)
+    table.run_until(lambda: table.mode() is Mode.READY, limit=60)
+    table.steps(3)
+    assert c.game.journal == journal and table.mode() is Mode.READY
+    assert c.game.die is None and not any("cannot pass" in line for line in table.log)
+    assert any("a press as the board changed is not taken" in line for line in table.log)

@@ -66,6 +66,8 @@ class Table(Protocol):
 
     def announce_over(self) -> None: ...
 
+    def publish(self) -> None: ...
+
 
 class BoardChecks:
     """The board against the game: settled, a fix, a move taken, the board accepted."""
@@ -203,7 +205,11 @@ class BoardChecks:
         if not diff:
             return False
         table.rig.forget()  # the next stable run is reported though its ships read the same
-        if table.status.mode is not Mode.FIX or table.status.fix != diff:
+        if (
+            table.status.mode is not Mode.FIX
+            or table.status.fix != diff
+            or not table.status.back_unseen
+        ):
             hidden = sorted({space for _, space in diff.missing if space is not None})
             self.show_fix(
                 diff,
@@ -211,6 +217,7 @@ class BoardChecks:
                 f"{BACK_ALREADY}",
             )
             table.status.back_unseen = True
+            table.publish()  # the page offers the press with the ask (set after the mode)
         return True
 
     def back_on_word(self) -> None:
@@ -221,7 +228,10 @@ class BoardChecks:
         table = self.table
         bumped = self.turn.bumped
         fix = table.status.fix
-        assert bumped is not None and fix is not None
+        observation = table.last_observation
+        if bumped is None or fix is None or observation is None:
+            table.say(f"fix the board first: {table.status.message}")
+            return
         bumped.on_word = True
         table.status.back_unseen = False
         ships = " and ".join(f"the {color} ship in {port}" for color, port in fix.missing)
@@ -229,8 +239,6 @@ class BoardChecks:
             f"on the table's word, back where the camera cannot see: {ships} (the camera "
             f"still reads a ship beside the one on {bumped.landing})"
         )
-        observation = table.last_observation
-        assert observation is not None
         self.check(observation)
 
     def settled(self, matched: BoardObservation | None = None) -> None:

@@ -337,6 +337,9 @@ class Controller:
             return
         game = self.game
         assert game is not None and self.rig.stream is not None
+        # a press is made for the table as it is now: one that comes as this frame's board
+        # changes the mode or the game is not taken for what the table then asks
+        pressed_in = (self.status.mode, self.status.seq)
         if self.button.take_hold():
             if game.is_over():
                 self.new_game()
@@ -365,7 +368,12 @@ class Controller:
             # the board stayed as it was when a player said "not yet": it is asked about
             # again (a "not yet" pressed by mistake must not leave the game waiting)
             self._judge_again()
-        if self._spin_waits and self.status.mode is Mode.SPIN and self.rig.board_clear():
+        if (
+            self._spin_waits
+            and self.status.mode is Mode.SPIN
+            and not self.status.paused
+            and self.rig.board_clear()
+        ):
             self._spin_waits = False
             spin(self)
         if self.status.mode is Mode.ASK:
@@ -374,7 +382,10 @@ class Controller:
         if self.seats.step():
             return
         if self.button.take_press():
-            self._on_press()
+            if (self.status.mode, self.status.seq) == pressed_in:
+                self._on_press()
+            else:
+                self.say(f"a press as the board changed is not taken; now: {self.status.message}")
 
     def _judge_again(self) -> None:
         """After "not yet": the board as last seen is judged again (the "not yet" spent)."""

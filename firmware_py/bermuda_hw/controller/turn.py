@@ -50,7 +50,8 @@ class PutBack:
 
 @dataclass
 class Bumped:
-    """The ships the last move bumped, until the board shows them back in their ports."""
+    """The ships the last move bumped, until the board shows them back in their ports (or,
+    in ports the camera cannot see, the table says so with a press)."""
 
     landing: str
     ships: tuple[str, ...]
