@@ -146,6 +146,30 @@ def test_no_spin_while_a_hand_is_over_the_board(make_table: MakeTable) -> None:
     assert c.status.last_spin
 
 
+def test_a_spin_waiting_for_a_clear_board_is_called_off_by_a_pause(
+    make_table: MakeTable,
+) -> None:
+    """Spin pressed with a hand over the board, then motion paused from the page: the hand
+    lifted does not set the cloud moving, nor does resuming; a new press spins."""
+    table = make_table(seed=4, presses_spin=False)
+    c = table.controller
+    table.run_until(lambda: table.mode() is Mode.SPIN, limit=600)
+    table.backend.scene.hand = Hand(250.0, 250.0, side="S")
+    carriage = table.world.cloud_mm
+    table.press()
+    table.steps(5)
+    c.page.pause({})
+    table.backend.scene.hand = None
+    table.steps(20)
+    c.page.resume({})
+    table.steps(20)
+    assert table.mode() is Mode.SPIN and table.world.cloud_mm == carriage
+    assert any("the spin waiting for a clear board is called off" in line for line in table.log)
+    table.press()
+    table.run_until(lambda: table.mode() is not Mode.SPIN, limit=20)
+    assert c.status.last_spin
+
+
 def test_no_homing_while_a_hand_is_over_the_board(make_table: MakeTable) -> None:
     table = make_table(seed=4)
     c = table.controller

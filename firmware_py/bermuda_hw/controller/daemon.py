@@ -368,12 +368,10 @@ class Controller:
             # the board stayed as it was when a player said "not yet": it is asked about
             # again (a "not yet" pressed by mistake must not leave the game waiting)
             self._judge_again()
-        if (
-            self._spin_waits
-            and self.status.mode is Mode.SPIN
-            and not self.status.paused
-            and self.rig.board_clear()
-        ):
+        if self._spin_waits and self.status.paused:
+            self._spin_waits = False  # paused from the page: the waiting spin is called off
+            self.say("motion paused: the spin waiting for a clear board is called off")
+        if self._spin_waits and self.status.mode is Mode.SPIN and self.rig.board_clear():
             self._spin_waits = False
             spin(self)
         if self.status.mode is Mode.ASK:
