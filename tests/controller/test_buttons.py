@@ -12,7 +12,13 @@ import pytest
 from gpiozero import Button
 from gpiozero.pins.mock import MockFactory, MockPin
 
-from bermuda_hw.controller.buttons import ANSWER_QUIET_S, HOLD_S, SpinButton
+from bermuda_hw.controller.buttons import (
+    ANSWER_QUIET_S,
+    HOLD_S,
+    REACTION_S,
+    PressGate,
+    SpinButton,
+)
 
 PIN = 17
 
@@ -116,3 +122,54 @@ def test_a_count_is_taken_only_once_the_button_rested(
     _press(pin, 4)
     clock.t += ANSWER_QUIET_S
     assert spin.counted() == 4  # counted from the last count on
+
+
+def test_a_press_is_stamped_from_the_button_and_from_the_page(
+    wired: tuple[SpinButton, Button, MockPin, Clock],
+) -> None:
+    spin, _button, pin, clock = wired
+    _press(pin)
+    assert spin.pressed_s == clock.t
+    clock.t += 3.0
+    spin.press()
+    assert spin.pressed_s == clock.t
+
+
+READY, ASK = ("ready", 4, False, False), ("ask", 4, False, False)
+
+
+def test_a_press_soon_after_the_table_stopped_asking_for_a_confirmation_is_dropped() -> None:
+    """A press within REACTION_S of the last frame in which a press confirmed something was
+    made for that: dropped, and so is the rest of its burst; one after it is taken."""
+    gate = PressGate()
+    gate.watch(True, 10.0)  # the last frame of a question
+    gate.watch(False, 10.1)
+    assert not gate.taken(READY, READY, False, 10.1 + REACTION_S / 2)
+    # the rest of a burst of presses (an answer's), each closer than ANSWER_QUIET_S
+    assert not gate.taken(READY, READY, False, 10.1 + REACTION_S + 0.5)
+    assert not gate.taken(READY, READY, False, 10.1 + REACTION_S + 0.5 + ANSWER_QUIET_S / 2)
+    later = 10.1 + REACTION_S + 0.5 + ANSWER_QUIET_S / 2 + ANSWER_QUIET_S
+    assert gate.taken(READY, READY, False, later)
+
+
+def test_a_press_while_the_table_asks_for_a_confirmation_is_taken() -> None:
+    gate = PressGate()
+    gate.watch(True, 10.0)
+    assert gate.taken(ASK, ASK, True, 10.05)
+
+
+def test_a_press_in_the_frame_that_changes_its_meaning_is_dropped() -> None:
+    gate = PressGate()
+    assert gate.taken(READY, READY, False, 50.0)
+    assert not gate.taken(READY, ("ready", 5, False, False), False, 60.0)
+    assert gate.taken(READY, READY, False, 60.0 + ANSWER_QUIET_S)
+
+
+def test_a_press_right_after_an_answer_is_a_new_one() -> None:
+    """A question answered (by presses, or on the page) ends the state by the table's word:
+    the next press, however soon, is taken for what the table asks now."""
+    gate = PressGate()
+    gate.watch(True, 10.0)
+    gate.used()
+    gate.watch(False, 10.1)
+    assert gate.taken(READY, READY, False, 10.2)

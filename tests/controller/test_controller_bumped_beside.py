@@ -13,6 +13,7 @@ from referee_helpers import Camera
 from table_helpers import put_in_port, set_out_seen, taken_moves
 
 from bermuda_hw.controller.asking import PUTBACK_GIVE_UP_S
+from bermuda_hw.controller.buttons import REACTION_S
 from bermuda_hw.controller.identify import difference
 from bermuda_hw.controller.referee import bumped_beside
 from bermuda_hw.controller.status import Mode
@@ -182,6 +183,7 @@ def test_a_press_while_the_ship_is_not_asked_back_is_refused(make_table: MakeTab
     table.run_until(lambda: not c.status.back_unseen, limit=60)
     assert table.mode() is Mode.FIX
     journal = list(c.game.journal)
+    table.sparse_steps(2, REACTION_S)  # a press made for this fix, not for the one before
     c.press()
     table.steps(5)
     assert table.mode() is Mode.FIX and c.game.journal == journal
@@ -213,13 +215,15 @@ def test_a_port_in_view_is_left_to_the_difference(board: Board) -> None:
     assert not bumped_beside(done, seen, move.end, (bumped,))
 
 
-@pytest.mark.parametrize("die", ["table", "virtual"])
+@pytest.mark.parametrize(
+    ("die", "lag"), [("table", 0), ("virtual", 0), ("virtual", 3), ("table", 6)]
+)
 def test_a_press_as_the_board_settles_is_not_taken_for_what_comes_next(
-    make_table: MakeTable, die: str
+    make_table: MakeTable, die: str, lag: int
 ) -> None:
-    """The ship is put back and the button pressed while the frame that shows it is read:
-    the press was made for the fix, so it is neither a pass (refused or not) nor a roll of
-    the next turn; the table says so."""
+    """The ship is put back and the button pressed while the frame that shows it is read,
+    or `lag` frames later (within `REACTION_S`): the press was made for the fix, so it is
+    neither a pass (refused or not) nor a roll of the next turn; the table says so."""
     table = make_table(with_players=False, seed=1, options=GameOptions(die=die))
     c = table.controller
     before = len(taken_moves(c))
@@ -229,17 +233,23 @@ def test_a_press_as_the_board_settles_is_not_taken_for_what_comes_next(
     journal = list(c.game.journal)
     stream = c.rig.stream
     read = stream.step
+    frames: list[int] = []  # since the board that shows the ship back was read
 
     def pressed_while_read() -> Any:
         seen = read()
-        if seen is not None:
-            c.press()  # the button goes down as this frame's board is read
+        if seen is not None and not frames:
+            frames.append(0)
+        elif frames:
+            frames[0] += 1
+        if frames and frames[0] == lag:
+            c.press()  # the button goes down `lag` frames after the board is read
         return seen
 
     stream.step = pressed_while_read
     put_in_port(table, bumped, port)
     table.run_until(lambda: table.mode() is Mode.READY, limit=60)
-    table.steps(3)
+    table.steps(lag + 3)
+    assert c.clock.monotonic() - c.button.pressed_s < REACTION_S
     assert c.game.journal == journal and table.mode() is Mode.READY
     assert c.game.die is None and not any("cannot pass" in line for line in table.log)
-    assert any("a press as the board changed is not taken" in line for line in table.log)
+    assert any("a press as the table changed is not taken" in line for line in table.log)

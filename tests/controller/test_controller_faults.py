@@ -170,6 +170,24 @@ def test_a_spin_waiting_for_a_clear_board_is_called_off_by_a_pause(
     assert c.status.last_spin
 
 
+def test_a_spin_waiting_for_a_clear_board_ends_with_its_mode(make_table: MakeTable) -> None:
+    """Spin pressed with a hand over the board, then the last move undone from the page: when
+    the move is made again and spin is asked for again, the cloud waits for a new press."""
+    table = make_table(seed=4, presses_spin=False)
+    c = table.controller
+    table.run_until(lambda: table.mode() is Mode.SPIN, limit=600)
+    table.backend.scene.hand = Hand(250.0, 250.0, side="S")
+    carriage = table.world.cloud_mm
+    table.press()
+    table.steps(5)
+    c.page.undo({})
+    table.backend.scene.hand = None
+    table.run_until(lambda: table.mode() is not Mode.SETUP, limit=600)
+    table.run_until(lambda: table.mode() is Mode.SPIN, limit=600)
+    table.steps(20)
+    assert table.mode() is Mode.SPIN and table.world.cloud_mm == carriage
+
+
 def test_no_homing_while_a_hand_is_over_the_board(make_table: MakeTable) -> None:
     table = make_table(seed=4)
     c = table.controller

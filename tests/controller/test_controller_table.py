@@ -53,8 +53,15 @@ def test_a_whole_game_to_its_end(make_table: Callable[..., Any]) -> None:
     stored = table.journal.current()
     assert stored is not None and stored.finished_utc is not None
     assert stored.outcome == str(outcome)
-    # a long press starts the next game; the finished one is archived
+    # a long press starts the next game (not while motion is paused: it moves the cloud);
+    # the finished one is archived
     button = table.controls.spin_button
+    controller.page.pause({})
+    button.when_held()
+    table.steps(1)
+    assert table.controller.game_id == stored.id and table.mode() is Mode.OVER
+    assert "motion is paused" in table.log[-1]
+    controller.page.resume({})
     button.when_held()
     table.steps(1)
     assert table.controller.game_id != stored.id and not table.controller.game.is_over()

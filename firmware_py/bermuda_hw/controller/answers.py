@@ -237,6 +237,7 @@ class Answers:
                     f"({press_hint(question.options)})"
                 )
             return
+        table.button.gate.used()  # answered: a press from now is a new one
         landing = table.checks.turn.landing
         if landing is not None:
             self._answer_landing(landing, option)

@@ -9,13 +9,21 @@ press (`take_hold`), or the presses counted once the button has rested
 
 from __future__ import annotations
 
+import math
 import threading
+from collections.abc import Hashable
 
 from bermuda_hw.clock import Clock
 from bermuda_hw.controller.seams import Button
 
 ANSWER_QUIET_S = 2.0  # an answer by presses is taken once the button has rested this long
 HOLD_S = 2.0  # a long press
+#: a press within this long of the table leaving a state where a press confirms something
+#: (an answer to a question, "the move is done" after "not yet", "the ship is back" where
+#: the camera cannot see) was made for that state: a person needs about this long to see
+#: the LED or hear the line change and decide to press again. Such a press is not taken for
+#: what a press means now (a pass, a roll, a spin); a press dropped costs a press again
+REACTION_S = 1.0
 
 
 class SpinButton:
@@ -28,6 +36,8 @@ class SpinButton:
         self._lock = threading.Lock()
         self._presses = 0  # presses counted towards an answer
         self._last_press_s = 0.0
+        self.pressed_s = 0.0  # when the last press came, from the button or the page
+        self.gate = PressGate()  # whether a press is taken for what the table asks now
 
     def wire(self, button: Button) -> None:
         """Listen to the table's button."""
@@ -39,11 +49,13 @@ class SpinButton:
         # gpiozero's event thread: count the press; the loop acts on it
         with self._lock:
             self._presses += 1
-            self._last_press_s = self.clock.monotonic()
+            self._last_press_s = self.pressed_s = self.clock.monotonic()
         self._pressed.set()
 
     def press(self) -> None:
         """A press from outside (the page): acted on as the button's, never counted."""
+        with self._lock:
+            self.pressed_s = self.clock.monotonic()
         self._pressed.set()
 
     @property
@@ -87,3 +99,35 @@ class SpinButton:
                 count = 0
         self._pressed.clear()
         return count or None
+
+
+class PressGate:
+    """Whether a press is taken for what the table asks now, or was made for what it asked
+    a moment before. A press is dropped when what a press means changed in the frame it
+    was taken in (`key`: the mode, the game's length, and the flags that give a press its
+    meaning), or when it came within `REACTION_S` of the table leaving a state where a
+    press confirms something; the presses that follow it closer than `ANSWER_QUIET_S`
+    (the rest of an answer by presses) are dropped with it."""
+
+    def __init__(self) -> None:
+        self._confirming_s = -math.inf  # when the table last showed a state a press confirms
+        self._drop_until_s = -math.inf
+
+    def watch(self, confirming: bool, now: float) -> None:
+        """After every frame: whether a press now confirms something."""
+        if confirming:
+            self._confirming_s = now
+
+    def used(self) -> None:
+        """The presses so far confirmed what they were made for (an answer counted, a press
+        taken while one confirms something): a press from now is a new one."""
+        self._confirming_s = -math.inf
+
+    def taken(self, before: Hashable, now: Hashable, confirming: bool, pressed_s: float) -> bool:
+        """Whether a press made at `pressed_s` is taken, the table's key `before` the frame
+        and `now`; `confirming`: a press now confirms something."""
+        late = not confirming and pressed_s - self._confirming_s < REACTION_S
+        if before != now or late or pressed_s < self._drop_until_s:
+            self._drop_until_s = pressed_s + ANSWER_QUIET_S
+            return False
+        return True

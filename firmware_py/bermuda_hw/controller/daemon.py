@@ -4,14 +4,15 @@ The same code runs beside the real board and on the simulated table: it sees
 only camera frames (through vision), the table's buttons and the cloud mover,
 never the simulated world's truth. One frame at a time (`step`): the actions
 queued from outside (the page, `bermuda-hw game`) run first, on this thread;
-then a frame is read, a new stable observation is acted on, then a press of
-the spin button. The state machine is here, in `Mode`s (`status`):
+then a frame is read, a new stable observation is acted on, then a press of the
+spin button, if made for what the table asks now (`buttons.PressGate`). The state
+machine is here, in `Mode`s (`status`):
 
     STARTING --homed--> SETUP --the board matches the game--> READY | SPIN | OVER
     READY --a stable board (`ship_phase.decide`)--> a move taken: READY | SPIN | OVER;
           a board to fix: FIX; bumped ships asked back: FIX; a tie: ASK
-    READY --press--> the virtual die rolled, or a pass
-    FIX --the board fixed--> READY | SPIN
+    READY --press--> the virtual die rolled, or a pass (after "not yet": judged again)
+    FIX --the board fixed, or a press for ships back where the camera cannot see--> READY | SPIN
     FIX, SETUP --long press after three asks for a fix--> hand edits (`hand_edits`)
     ASK --an answer--> a move taken | FIX (none of these) | READY (not yet)
     SPIN --press, the board clear--> MOVING --> AFTER_SPIN;  a ship never seen where a
@@ -71,7 +72,7 @@ from bermuda_hw.controller.ship_dispatch import on_ship_board
 from bermuda_hw.controller.signals import Pattern, TableSignals
 from bermuda_hw.controller.snapshot import Snapshot
 from bermuda_hw.controller.spin import Spinner
-from bermuda_hw.controller.status import Mode, Status
+from bermuda_hw.controller.status import Mode, Status, press_confirms, press_key
 from bermuda_hw.controller.turn import Turn, Turns
 from bermuda_hw.errors import CameraError, EmergencyStopError, HardwareError
 from bermuda_hw.rules.board import LETTERS, Board
@@ -168,6 +169,8 @@ class Controller:
         changed = mode is not self.status.mode or message != self.status.message
         self.status.unfinished = False
         self.status.back_unseen = False
+        if mode is not Mode.SPIN:
+            self._spin_waits = False  # a spin waiting for a clear board ends with its mode
         if mode is not Mode.FIX:
             self.status.waiting = None
             self.checks.end_putback()
@@ -270,6 +273,9 @@ class Controller:
 
     def new_game(self) -> None:
         """Archive the current game and start the next one (long press, or `game new`)."""
+        if self.status.paused:  # (the page refuses it as well)
+            self.say("motion is paused: resume it from the page first (a new game moves the cloud)")
+            return
         self._new_game()
         self.spinner.pending = None
         self.checks.restoring = False
@@ -329,6 +335,7 @@ class Controller:
         self.watchdog.kick()
         self.commands.run_pending(self.page.run)
         self._step()
+        self.button.gate.watch(press_confirms(self.status), self.clock.monotonic())
         self.publish()
 
     def _step(self) -> None:
@@ -337,9 +344,7 @@ class Controller:
             return
         game = self.game
         assert game is not None and self.rig.stream is not None
-        # a press is made for the table as it is now: one that comes as this frame's board
-        # changes the mode or the game is not taken for what the table then asks
-        pressed_in = (self.status.mode, self.status.seq)
+        pressed_in = press_key(self.status)  # a press is made for the table as it is now
         if self.button.take_hold():
             if game.is_over():
                 self.new_game()
@@ -380,10 +385,14 @@ class Controller:
         if self.seats.step():
             return
         if self.button.take_press():
-            if (self.status.mode, self.status.seq) == pressed_in:
+            status = self.status
+            gate, confirms = self.button.gate, press_confirms(status)
+            if gate.taken(pressed_in, press_key(status), confirms, self.button.pressed_s):
                 self._on_press()
+                if confirms:
+                    gate.used()
             else:
-                self.say(f"a press as the board changed is not taken; now: {self.status.message}")
+                self.say(f"a press as the table changed is not taken; now: {status.message}")
 
     def _judge_again(self) -> None:
         """After "not yet": the board as last seen is judged again (the "not yet" spent)."""

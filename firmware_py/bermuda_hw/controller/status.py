@@ -125,6 +125,22 @@ def asks_press(status: Status) -> bool:
     )
 
 
+def press_key(status: Status) -> tuple[object, ...]:
+    """What gives a press its meaning now: the mode, the game's length, and the flags that
+    make a press confirm something."""
+    return (status.mode, status.seq, status.unfinished, status.back_unseen)
+
+
+def press_confirms(status: Status) -> bool:
+    """Whether a press now confirms something: an answer to a question, the move done
+    after "not yet", bumped ships back where the camera cannot see."""
+    return (
+        status.mode is Mode.ASK
+        or (status.mode is Mode.READY and status.unfinished)
+        or (status.mode is Mode.FIX and status.back_unseen)
+    )
+
+
 class ControllerView(Protocol):
     """What the people at the table can know of the controller: its board, game and status."""
 
