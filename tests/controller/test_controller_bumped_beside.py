@@ -118,6 +118,19 @@ def _made(table: Any) -> tuple[Move, str, str]:
     return move, bumped, port
 
 
+def _asked_back(make_table: MakeTable, **options: Any) -> tuple[Any, Move, str, str]:
+    """A table whose bump was taken, its bumped ship left beside the mover and asked back
+    into the port the cloud covers: the table, the move, that ship and its port."""
+    table = make_table(with_players=False, seed=1, **options)
+    c = table.controller
+    before = len(taken_moves(c))
+    move, bumped, port = _made(table)
+    table.run_until(lambda: len(taken_moves(c)) > before, limit=200)
+    table.run_until(lambda: table.mode() is Mode.FIX and c.status.back_unseen, limit=40)
+    assert c.status.back_unseen
+    return table, move, bumped, port
+
+
 def test_the_players_are_asked_and_the_board_read_again(make_table: MakeTable) -> None:
     table = make_table(with_players=False, seed=1)
     c = table.controller
@@ -143,13 +156,9 @@ def test_a_board_that_keeps_showing_it_waits_for_the_tables_word(make_table: Mak
     nobody acts): waiting tells nothing, so the fix stands however long the board reads
     so; a press of spin is the table's word that the ship is back, and the game goes on
     with the record as it was."""
-    table = make_table(with_players=False, seed=1)
+    table, move, bumped, port = _asked_back(make_table)
     c = table.controller
-    before = len(taken_moves(c))
-    move, bumped, port = _made(table)
-    table.run_until(lambda: len(taken_moves(c)) > before, limit=200)
-    table.run_until(lambda: table.mode() is Mode.FIX, limit=40)
-    assert c.status.back_unseen and "if it is back there already, press spin" in c.status.message
+    assert "if it is back there already, press spin" in c.status.message
     journal = list(c.game.journal)
     asked = c.clock.monotonic()
     # two minutes of the same board, a frame a second: the fix stands, nothing is taken
@@ -171,13 +180,8 @@ def test_a_board_that_keeps_showing_it_waits_for_the_tables_word(make_table: Mak
 def test_a_press_while_the_ship_is_not_asked_back_is_refused(make_table: MakeTable) -> None:
     """A press while the table asks for another fix changes nothing: only the fix of a
     ship asked back where the camera cannot see is settled by the table's word."""
-    table = make_table(with_players=False, seed=1)
+    table, move, _bumped, _port = _asked_back(make_table)
     c = table.controller
-    before = len(taken_moves(c))
-    move, _bumped, _port = _made(table)
-    table.run_until(lambda: len(taken_moves(c)) > before, limit=200)
-    table.run_until(lambda: table.mode() is Mode.FIX, limit=40)
-    assert c.status.back_unseen
     # the mover lifted off the landing space: another fix
     table.world.remove(move.ship)
     table.run_until(lambda: not c.status.back_unseen, limit=60)
@@ -224,12 +228,8 @@ def test_a_press_as_the_board_settles_is_not_taken_for_what_comes_next(
     """The ship is put back and the button pressed while the frame that shows it is read,
     or `lag` frames later (within `REACTION_S`): the press was made for the fix, so it is
     neither a pass (refused or not) nor a roll of the next turn; the table says so."""
-    table = make_table(with_players=False, seed=1, options=GameOptions(die=die))
+    table, _move, bumped, port = _asked_back(make_table, options=GameOptions(die=die))
     c = table.controller
-    before = len(taken_moves(c))
-    _move, bumped, port = _made(table)
-    table.run_until(lambda: len(taken_moves(c)) > before, limit=200)
-    table.run_until(lambda: table.mode() is Mode.FIX and c.status.back_unseen, limit=40)
     journal = list(c.game.journal)
     stream = c.rig.stream
     read = stream.step

@@ -146,18 +146,25 @@ def test_no_spin_while_a_hand_is_over_the_board(make_table: MakeTable) -> None:
     assert c.status.last_spin
 
 
-def test_a_spin_waiting_for_a_clear_board_is_called_off_by_a_pause(
-    make_table: MakeTable,
-) -> None:
-    """Spin pressed with a hand over the board, then motion paused from the page: the hand
-    lifted does not set the cloud moving, nor does resuming; a new press spins."""
+def _spin_pressed_under_a_hand(make_table: MakeTable) -> tuple[Any, tuple[float, float]]:
+    """A table asking for the spin, its players pressing none, spin pressed with a hand over
+    the board; the table and where the cloud stood."""
     table = make_table(seed=4, presses_spin=False)
-    c = table.controller
     table.run_until(lambda: table.mode() is Mode.SPIN, limit=600)
     table.backend.scene.hand = Hand(250.0, 250.0, side="S")
     carriage = table.world.cloud_mm
     table.press()
     table.steps(5)
+    return table, carriage
+
+
+def test_a_spin_waiting_for_a_clear_board_is_called_off_by_a_pause(
+    make_table: MakeTable,
+) -> None:
+    """Spin pressed with a hand over the board, then motion paused from the page: the hand
+    lifted does not set the cloud moving, nor does resuming; a new press spins."""
+    table, carriage = _spin_pressed_under_a_hand(make_table)
+    c = table.controller
     c.page.pause({})
     table.backend.scene.hand = None
     table.steps(20)
@@ -173,14 +180,8 @@ def test_a_spin_waiting_for_a_clear_board_is_called_off_by_a_pause(
 def test_a_spin_waiting_for_a_clear_board_ends_with_its_mode(make_table: MakeTable) -> None:
     """Spin pressed with a hand over the board, then the last move undone from the page: when
     the move is made again and spin is asked for again, the cloud waits for a new press."""
-    table = make_table(seed=4, presses_spin=False)
-    c = table.controller
-    table.run_until(lambda: table.mode() is Mode.SPIN, limit=600)
-    table.backend.scene.hand = Hand(250.0, 250.0, side="S")
-    carriage = table.world.cloud_mm
-    table.press()
-    table.steps(5)
-    c.page.undo({})
+    table, carriage = _spin_pressed_under_a_hand(make_table)
+    table.controller.page.undo({})
     table.backend.scene.hand = None
     table.run_until(lambda: table.mode() is not Mode.SETUP, limit=600)
     table.run_until(lambda: table.mode() is Mode.SPIN, limit=600)
