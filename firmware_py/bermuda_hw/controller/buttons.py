@@ -106,8 +106,9 @@ class PressGate:
     a moment before. A press is dropped when what a press means changed in the frame it
     was taken in (`key`: the mode, the game's length, and the flags that give a press its
     meaning), or when it came within `REACTION_S` of the table leaving a state where a
-    press confirms something; the presses that follow it closer than `ANSWER_QUIET_S`
-    (the rest of an answer by presses) are dropped with it."""
+    press confirms something; the presses that follow it within `ANSWER_QUIET_S` (the rest
+    of an answer by presses) are dropped with it, and a press after that is taken: a
+    person pressing again, told the press was not taken, is never locked out."""
 
     def __init__(self) -> None:
         self._confirming_s = -math.inf  # when the table last showed a state a press confirms
@@ -126,8 +127,10 @@ class PressGate:
     def taken(self, before: Hashable, now: Hashable, confirming: bool, pressed_s: float) -> bool:
         """Whether a press made at `pressed_s` is taken, the table's key `before` the frame
         and `now`; `confirming`: a press now confirms something."""
+        if pressed_s < self._drop_until_s:
+            return False  # the rest of the burst of a press dropped (the window not renewed)
         late = not confirming and pressed_s - self._confirming_s < REACTION_S
-        if before != now or late or pressed_s < self._drop_until_s:
+        if before != now or late:
             self._drop_until_s = pressed_s + ANSWER_QUIET_S
             return False
         return True
