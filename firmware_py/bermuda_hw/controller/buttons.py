@@ -126,11 +126,13 @@ class PressGate:
 
     def taken(self, before: Hashable, now: Hashable, confirming: bool, pressed_s: float) -> bool:
         """Whether a press made at `pressed_s` is taken, the table's key `before` the frame
-        and `now`; `confirming`: a press now confirms something."""
+        and `now`; `confirming`: a press now confirms something (taken, it is `used`)."""
         if pressed_s < self._drop_until_s:
             return False  # the rest of the burst of a press dropped (the window not renewed)
         late = not confirming and pressed_s - self._confirming_s < REACTION_S
         if before != now or late:
             self._drop_until_s = pressed_s + ANSWER_QUIET_S
             return False
+        if confirming:
+            self.used()
         return True

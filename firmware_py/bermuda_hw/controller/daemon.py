@@ -386,11 +386,10 @@ class Controller:
             return
         if self.button.take_press():
             status = self.status
-            gate, confirms = self.button.gate, press_confirms(status)
-            if gate.taken(pressed_in, press_key(status), confirms, self.button.pressed_s):
+            if self.button.gate.taken(
+                pressed_in, press_key(status), press_confirms(status), self.button.pressed_s
+            ):
                 self._on_press()
-                if confirms:
-                    gate.used()
             else:
                 self.say(f"a press as the table changed is not taken; now: {status.message}")
 

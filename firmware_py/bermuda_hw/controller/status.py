@@ -115,14 +115,17 @@ class Status:
     die_for: str | None = None
 
 
-def asks_press(status: Status) -> bool:
-    """Whether the table is asked to press spin: to spin, to say a move is done after "not
-    yet", or to say bumped ships are back where the camera cannot see them."""
-    return (
-        status.mode is Mode.SPIN
-        or (status.mode is Mode.READY and status.unfinished)
-        or (status.mode is Mode.FIX and status.back_unseen)
+def _press_says(status: Status) -> bool:
+    """Whether a single press now says something the camera cannot show: the move done
+    after "not yet", bumped ships back where the camera cannot see them."""
+    return (status.mode is Mode.READY and status.unfinished) or (
+        status.mode is Mode.FIX and status.back_unseen
     )
+
+
+def asks_press(status: Status) -> bool:
+    """Whether the table is asked to press spin: to spin, or to say what `_press_says`."""
+    return status.mode is Mode.SPIN or _press_says(status)
 
 
 def press_key(status: Status) -> tuple[object, ...]:
@@ -132,13 +135,9 @@ def press_key(status: Status) -> tuple[object, ...]:
 
 
 def press_confirms(status: Status) -> bool:
-    """Whether a press now confirms something: an answer to a question, the move done
-    after "not yet", bumped ships back where the camera cannot see."""
-    return (
-        status.mode is Mode.ASK
-        or (status.mode is Mode.READY and status.unfinished)
-        or (status.mode is Mode.FIX and status.back_unseen)
-    )
+    """Whether a press now confirms something: an answer to a question, or what
+    `_press_says`."""
+    return status.mode is Mode.ASK or _press_says(status)
 
 
 class ControllerView(Protocol):
