@@ -418,7 +418,15 @@ def kill_runs(games: int, seed: int = 0, kills: int = 5, max_rounds: int | None 
 
 # --- a power cut: the process frozen, its files copied as they are --------------------------
 
-DB_FILES = ("bermuda.db", "bermuda.db-wal", "bermuda.db-shm", "bermuda.db-commits")
+#: every file a power cut leaves of the journal: the rollback journal too, which SQLite
+#: keeps while it writes the new journal's first page (before WAL mode is set)
+DB_FILES = (
+    "bermuda.db",
+    "bermuda.db-journal",
+    "bermuda.db-wal",
+    "bermuda.db-shm",
+    "bermuda.db-commits",
+)
 
 
 def power_cuts(cases: int, seed: int = 0, per_game: int = 10, max_rounds: int | None = None) -> Row:
@@ -486,7 +494,9 @@ def _check_cut(
     if shown.returncode != 0:
         # a cut after the database was made and before the first game was written: nothing
         # to keep, said as such
-        empty = "no game" in shown.stderr or "no current game" in shown.stderr
+        empty = any(
+            words in shown.stderr for words in ("no game", "no current game", "no journal yet")
+        )
         if "Traceback" in shown.stderr or not empty:
             return f"game show: {shown.stderr.strip()[-300:]}"
         return None

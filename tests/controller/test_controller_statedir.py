@@ -110,6 +110,17 @@ def test_an_empty_database_beside_its_wal_is_refused(
     assert (tmp_path / "bermuda.db-wal").stat().st_size == 4096
 
 
+def test_an_empty_database_alone_is_a_journal_not_yet_made(tmp_path: Path) -> None:
+    # the daemon creates the file empty before SQLite writes to it; a power cut between
+    # the two leaves just that, and the next start makes the journal in it
+    (tmp_path / "bermuda.db").touch(mode=0o600)
+    with Journal.in_state_dir(tmp_path) as journal:
+        game_id = journal.start(Game.new(2, seed=5))
+    with Journal.in_state_dir(tmp_path, read_only=True) as journal:
+        loaded = journal.load(Game.new(2, seed=5).board)
+    assert loaded is not None and loaded[0] == game_id
+
+
 def test_a_wal_deleted_while_running_is_refused_not_rolled_back(tmp_path: Path) -> None:
     script = (
         "import os; from pathlib import Path; "

@@ -67,3 +67,12 @@ def test_a_game_in_play_is_not_a_finished_game(tmp_path: Path, board: Board) -> 
         journal.start(Game.new(2, seed=1, board=board))
     with pytest.raises(StateError, match="no finished game 1"):
         FinishedGames(tmp_path, board).replay(1)
+
+
+def test_an_empty_journal_file_lists_no_games(tmp_path: Path, board: Board) -> None:
+    # a power cut after the daemon created the file and before SQLite wrote to it
+    (tmp_path / "bermuda.db").touch(mode=0o600)
+    finished = FinishedGames(tmp_path, board)
+    assert finished.listing() == {"games": [], "by_colour": {}, "by_player": {}}
+    with pytest.raises(StateError, match="no finished game 1"):
+        finished.replay(1)

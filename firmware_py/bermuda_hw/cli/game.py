@@ -23,7 +23,7 @@ from bermuda_hw.cli.run import (
     running_simulation,
     state_dir_default,
 )
-from bermuda_hw.controller.journal import DB_NAME, Journal
+from bermuda_hw.controller.journal import DB_NAME, Journal, made
 from bermuda_hw.controller.snapshot import game_json
 from bermuda_hw.controller.statedir import StateLock, StateLockedError
 from bermuda_hw.errors import StateError
@@ -95,7 +95,7 @@ def _default_or_simulation() -> Path:
     that simulation's (said on stderr)."""
     default = state_dir_default()
     simulation = running_simulation()
-    if simulation is not None and not (default / DB_NAME).exists():
+    if simulation is not None and not made(default / DB_NAME):
         print(f"the running simulated table: {simulation}", file=sys.stderr)
         return simulation
     return default
@@ -113,8 +113,8 @@ def run_show(args: argparse.Namespace) -> int:
         return 0
     board = load_board(args.board)
     path = prepare_state_dir(path, write=False)
-    if not (path / DB_NAME).exists():
-        raise StateError(f"{path / DB_NAME}: no journal yet (the daemon has not run)")
+    if not made(path / DB_NAME):
+        raise StateError(f"{path / DB_NAME}: no journal yet (the daemon has not written one)")
     with Journal.in_state_dir(path, read_only=True) as journal:
         loaded = journal.load(board)
     if loaded is None:

@@ -137,6 +137,16 @@ class StoredGame:
         return {"board": self.board, "setup": dict(self.setup), "journal": list(self.entries)}
 
 
+def made(path: str | Path) -> bool:
+    """Whether the journal at `path` was ever written. The daemon creates the file empty
+    before SQLite writes its first page, so a power cut between the two leaves an empty
+    file: no journal yet, like none at all (the daemon makes it anew on its next start)."""
+    try:
+        return Path(path).stat().st_size > 0
+    except FileNotFoundError:
+        return False
+
+
 class JournalWriteError(StateError):
     """The journal cannot take a commit (disk full, read-only, I/O error): nothing was written."""
 
@@ -218,6 +228,8 @@ class Journal:
     def _open_read_only(self) -> None:
         """For commands that only show the record: nothing is written, so a journal on a file
         system turned read-only (after a disk error) can still be read."""
+        if not made(self.path):
+            raise StateError(f"{self.path}: no journal yet (the daemon has not written one)")
         self._check_magic()
         uri = f"file:{urllib.parse.quote(str(self.path.resolve()))}?mode=ro"
         wal = self.path.with_name(self.path.name + "-wal")

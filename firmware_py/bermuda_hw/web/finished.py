@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from bermuda_hw.controller.history import History, Totals
-from bermuda_hw.controller.journal import DB_NAME, Journal
+from bermuda_hw.controller.journal import DB_NAME, Journal, made
 from bermuda_hw.errors import StateError
 from bermuda_hw.rules.board import LETTERS, Board
 
@@ -39,7 +39,7 @@ class FinishedGames:
 
     def listing(self) -> dict[str, Any]:
         """Every finished game, the latest first, with the totals per colour and per player."""
-        if not self.path.exists():
+        if not made(self.path):
             return {"games": [], "by_colour": {}, "by_player": {}}
         with Journal(self.path, read_only=True) as journal:
             history = self._history(journal)
@@ -53,7 +53,7 @@ class FinishedGames:
 
     def replay(self, game_id: int) -> dict[str, Any]:
         """A finished game from its setup to its end: one step per journal entry."""
-        if not self.path.exists():
+        if not made(self.path):
             raise StateError(f"no finished game {game_id}")
         with Journal(self.path, read_only=True) as journal:
             history = self._history(journal)
