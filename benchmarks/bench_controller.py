@@ -15,6 +15,7 @@ with probability p per frame).
 
     python benchmarks/bench_controller.py [--games N] [--fault-games N] [--die table,virtual]
                                           [--style obedient,people] [--jobs N]
+                                          [--no-hold]
 
 `BENCH_GAMES`, `BENCH_FAULT_GAMES`, `BENCH_STYLES` and `BENCH_JOBS` in the
 environment set the same (`make bench` uses the defaults: 30 games per die mode
@@ -30,8 +31,10 @@ import os
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from typing import Any
 
 from bermuda_hw.config import load_config
+from bermuda_hw.controller import seats
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.sim.faults import FaultMode
 from bermuda_hw.sim.players import styles_for
@@ -63,15 +66,28 @@ def games(n: int) -> list[tuple[int, int]]:
 Task = tuple[int, int, "str | None", "tuple[float, FaultMode] | None", int, str]
 
 
-def _played(tasks: Sequence[Task], jobs: int) -> Iterator[GameReport]:
+def _play(hold: bool, *task: Any) -> GameReport:
+    """One game; `hold` False: the turn's line never tells a player to leave a ship landed
+    on beside theirs (`seats.hold_spaces` finds no space), to measure what that
+    instruction earns."""
+    if not hold:
+        seats.same_board_bumps = lambda game, die: frozenset()
+    return play_fresh(*task)
+
+
+def _played(tasks: Sequence[Task], jobs: int, hold: bool = True) -> Iterator[GameReport]:
     """The reports of the tasks' games, in order: in this process, or `jobs` at a time in
-    fresh processes (each game builds its own simulated table)."""
-    if jobs <= 1:
+    fresh processes (each game builds its own simulated table). `hold` False: see `_play`
+    (always in fresh processes, which it changes)."""
+    if hold and jobs <= 1:
         for task in tasks:
             yield play_fresh(*task)
         return
-    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        yield from pool.map(play_fresh, *zip(*tasks, strict=True))
+    with ProcessPoolExecutor(max(1, jobs), mp_context=multiprocessing.get_context("spawn")) as pool:
+        if hold:
+            yield from pool.map(play_fresh, *zip(*tasks, strict=True))
+        else:
+            yield from pool.map(_play, [hold] * len(tasks), *zip(*tasks, strict=True))
 
 
 def _line(r: GameReport) -> str:
@@ -194,6 +210,12 @@ def main(argv: Sequence[str] | None = None) -> None:
         default=60,
         help="frames to time the reading loop on (0: skip it)",
     )
+    parser.add_argument(
+        "--no-hold",
+        action="store_true",
+        help="never tell a player to leave a ship landed on beside theirs (what the "
+        "instruction earns: compare the questions with a set without this)",
+    )
     parser.add_argument("--verbose", action="store_true", help="one line per game")
     parser.add_argument(
         "--jobs",
@@ -218,7 +240,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         for style in styles:
             sets.append(
                 (
-                    f"{args.games} games, {label}, {style} players",
+                    f"{args.games} games, {label}, {style} players"
+                    + (", told to hold no ship" if args.no_hold else ""),
                     [(n, s, die, None, args.rounds, style) for n, s in games(args.games)],
                 )
             )
@@ -235,7 +258,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 )
             )
     started = time.perf_counter()
-    results = _played([task for _, tasks in sets for task in tasks], args.jobs)
+    results = _played([task for _, tasks in sets for task in tasks], args.jobs, not args.no_hold)
     for title, tasks in sets:
         reports = []
         for _ in tasks:

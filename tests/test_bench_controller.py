@@ -55,3 +55,29 @@ def test_an_unknown_style_is_named_before_any_game() -> None:
 
     with pytest.raises(ConfigError, match="no player style 'careless'"):
         bench.main(["--games", "1", "--style", "careless", "--loop-frames", "0"])
+
+
+def test_told_to_hold_no_ship_the_turns_line_names_no_space(
+    monkeypatch: pytest.MonkeyPatch, table_dir: Path
+) -> None:
+    """`--no-hold` (what the instruction to leave a ship landed on earns): in its game's
+    process no space is held, where the same position holds one otherwise."""
+    from bermuda_hw.controller import seats
+    from bermuda_hw.rules.boardfile import load_board
+    from bermuda_hw.rules.game import Game
+
+    spec = importlib.util.spec_from_file_location("bench_controller", BENCH)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    # with a 1, a dock at HOME from S01, or a move onto the player's own ship on S02,
+    # bumped back to HOME: the same colours everywhere
+    game = Game.new(2, seed=1, board=load_board())
+    a, b = (s.id for s in game.ships(game.active)[:2])
+    game.set_ship(a, "S01", previous_port="SUGAR")
+    game.set_ship(b, "S02", previous_port="HOME")
+    game.set_die(1)
+    assert seats.hold_spaces(game) == ("S02",)
+    monkeypatch.setattr(seats, "same_board_bumps", seats.same_board_bumps)  # restored after
+    report = bench._play(False, 2, 1, "virtual", None, 1, "obedient")
+    assert report.rounds >= 1 and seats.hold_spaces(game) == ()
