@@ -119,6 +119,13 @@ class GameReport:
         return sum(1 for line in self.log if "on the table's word" in line)
 
     @property
+    def untouched(self) -> int:
+        """Moves taken with a tie ruled out because a ship the player was told to leave
+        landed on stood untouched (`referee.untouched`): the evidence a token set down
+        again exactly where another stood would fool."""
+        return sum(1 for line in self.log if "was not touched: no ship landed on it" in line)
+
+    @property
     def questions_per_move(self) -> float:
         return self.questions / max(self.moves, 1)
 
