@@ -94,7 +94,8 @@ def _line(r: GameReport) -> str:
     end = "finished" if r.finished else "round limit" if r.limited else f"STALLED ({r.stalled})"
     text = (
         f"    {r.players}p seed {r.seed:2d}: {end}, {r.rounds} rounds, {r.moves} moves, "
-        f"{len(r.wrong)} wrong, {len(r.illegal_as_legal)} illegal-as-legal "
+        f"{len(r.wrong)} wrong ({len(r.on_wrong_answer)} more on a wrong answer), "
+        f"{len(r.illegal_as_legal)} illegal-as-legal "
         f"(of {r.illegal_made} illegal moves made; {len(r.illegal_unseen_die)} legal for "
         f"another roll of the unseen die), {r.questions} questions, "
         f"{r.on_word} taken on the table's word, {r.untouched} ties ruled out by an "
@@ -107,6 +108,8 @@ def _line(r: GameReport) -> str:
         text += f"\n        wrong: {check}"
     for check in r.illegal_as_legal[:3]:
         text += f"\n        illegal-as-legal: {check}"
+    for check in r.on_wrong_answer[:3]:
+        text += f"\n        on a wrong answer: {check}"
     if r.violations:
         text += f"\n        first invariant break: {r.violations[0]}"
     return text
@@ -130,6 +133,8 @@ def summary(title: str, reports: Sequence[GameReport]) -> str:
         f"{wrong} of {moves} committed moves with a wrong consequence "
         f"({100.0 * wrong / max(moves, 1):.2f} %) in "
         f"{sum(1 for r in reports if r.wrong)} games; "
+        f"{sum(len(r.on_wrong_answer) for r in reports)} more with a wrong consequence named "
+        "by a wrong answer the board could not check; "
         f"{illegal} illegal moves journalled as legal (of {made} made; {unseen} more "
         f"taken as the legal move of another roll of a die the table did not see); "
         f"{questions / max(moves, 1):.3f} questions per move "
@@ -270,6 +275,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 args.verbose
                 or not report.finished
                 or report.wrong
+                or report.on_wrong_answer
                 or report.violations
                 or report.illegal_as_legal
             ):

@@ -40,6 +40,7 @@ def test_bench_controller_smoke(capsys: pytest.CaptureFixture[str], table_dir: P
     assert out.count("obedient players:") == modes and out.count("people players:") == modes
     assert "illegal moves journalled as legal" in out and "questions per move" in out
     assert "taken on the table's word" in out and "ties ruled out by an untouched ship" in out
+    assert "named by a wrong answer the board could not check" in out
     # four fault settings for each die mode the rules offer (table and virtual)
     assert out.count("faults p=") == 4 * modes
     assert "0 stalled" in out

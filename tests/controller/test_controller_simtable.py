@@ -3,6 +3,7 @@ back from out of the game, players doing the fix they are asked for, truth and i
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from bermuda_hw.rules.record import record as game_record
 from bermuda_hw.sim.players import SimulatedPlayers
 from bermuda_hw.sim.render import CameraModel, render
 from bermuda_hw.sim.scene import WorldScene, scene_of
+from bermuda_hw.sim.session import GameReport
 from bermuda_hw.sim.truth import (
     InvariantWatch,
     TrueMove,
@@ -170,6 +172,35 @@ def test_true_moves_are_compared_with_the_committed_consequence(
     same.push(truth)
     assert not compare_moves(game_record(same), log.moves, board)[0].wrong
     assert TrueMove.from_json(log.moves[0].to_json()) == log.moves[0]
+
+
+def test_a_move_named_by_a_wrong_answer_is_counted_apart(board: Board) -> None:
+    """A player who presses a wrong answer names a move they did not make: the committed
+    move is still wrong, marked as taken on that answer, and counted apart from the
+    referee's own wrong moves; an answer naming another move excuses nothing."""
+    game = Game.new(2, seed=4, board=board)
+    moves = game.legal_moves(4)
+    truth = next(m for m in moves if m.end not in board.ports)
+    log = TruthLog()
+    from bermuda_hw.sim.truth import TrueAct, true_move
+
+    log.record(true_move(game, truth, 4))
+    other = next(m for m in game.legal_moves(1) if m.end != truth.end)
+    committed = game.copy()
+    committed.set_die(1)
+    committed.push(other)
+    for named, excused in ((str(other), True), (str(truth), False)):
+        act = TrueAct(1.0, 0, game.active, "answer", "pressed 1 for 2: did you roll 1 or 4?")
+        acts = [dataclasses.replace(act, moves=(named,))]
+        check = compare_moves(game_record(committed), log.moves, board, acts)[0]
+        assert check.wrong and check.answered_wrong is excused
+        report = GameReport(2, 4, checks=[check])
+        counted = (len(report.wrong), len(report.on_wrong_answer))
+        assert counted == ((0, 1) if excused else (1, 0))
+    # another player's wrong answer excuses nothing
+    others = next(c for c in game.players if c != game.active)
+    theirs = TrueAct(1.0, 0, others, "answer", "", (str(other),))
+    assert not compare_moves(game_record(committed), log.moves, board, [theirs])[0].answered_wrong
 
 
 def test_the_table_invariant_sees_a_token_where_the_game_has_none(board: Board) -> None:

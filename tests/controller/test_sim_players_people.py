@@ -421,7 +421,7 @@ def _asked(t: _Table) -> Question:
         "yellow: did you roll 2 or 3?",
         ("2", "3"),
         (frozenset({2}), frozenset({3})),
-        ((), ()),
+        (("yellow-1 S26-S27-S28",), ("yellow-1 S26-S27-S28-S29",)),
         "yellow",
     )
     t.players._roll = 3
@@ -461,7 +461,9 @@ def test_a_wrong_option_is_pressed_and_the_truth_says_so(board: Board) -> None:
     _asked(t)
     t.players.tick()
     assert t.button.presses == 1
-    assert t.players.truth.acts[-1].detail.startswith("pressed 1 for 2")
+    act = t.players.truth.acts[-1]
+    # the moves the option pressed names, to tell a move taken on a wrong answer
+    assert act.detail.startswith("pressed 1 for 2") and act.moves == ("yellow-1 S26-S27-S28",)
 
 
 @pytest.mark.parametrize("there", [True, False])

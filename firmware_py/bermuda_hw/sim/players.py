@@ -512,10 +512,13 @@ class SimulatedPlayers:
         low, high = getattr(self.style(color), span)
         return float(self.rng_of(color).uniform(low, high))
 
-    def _act(self, kind: str, detail: str = "", color: str | None = None) -> None:
+    def _act(
+        self, kind: str, detail: str = "", color: str | None = None, moves: tuple[str, ...] = ()
+    ) -> None:
         game = self.controller.game
         color = color if color is not None else self._color()
-        self.truth.act(TrueAct(self.now_s(), len(game.journal) if game else 0, color, kind, detail))
+        seq = len(game.journal) if game else 0
+        self.truth.act(TrueAct(self.now_s(), seq, color, kind, detail, moves))
         self.actions.append(f"{color} {kind}: {detail}")
 
     def _ignored(self, kind: str) -> bool:
@@ -687,6 +690,7 @@ class SimulatedPlayers:
                 "answer",
                 f"pressed {pressed} for {true_k or 'none of these'}: {question.text}",
                 color,
+                question.moves[pressed - 1] if pressed is not None else (),
             )
         if pressed is not None:
             self.actions.append(f"answer {pressed}: {question.options[pressed - 1]}")

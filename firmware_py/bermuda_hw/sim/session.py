@@ -98,8 +98,18 @@ class GameReport:
         return [
             c
             for c in self.checks
-            if c.wrong and not c.illegal_as_legal and not c.illegal_for_an_unseen_die
+            if c.wrong
+            and not c.illegal_as_legal
+            and not c.illegal_for_an_unseen_die
+            and not c.answered_wrong
         ]
+
+    @property
+    def on_wrong_answer(self) -> list[MoveCheck]:
+        """Committed moves with a wrong consequence that the player named by pressing a
+        wrong answer, on a board that could not tell the options apart (counted apart
+        from `wrong`: the table took the player's word)."""
+        return [c for c in self.checks if c.wrong and c.answered_wrong]
 
     @property
     def illegal_as_legal(self) -> list[MoveCheck]:
@@ -214,7 +224,8 @@ def play_game(
         report.frames = controller.status.frames
         report.table_s = backend.clock.monotonic()
         report.violations = watch.violations
-        report.checks = compare_moves(record(game), table_players.truth.moves, board)
+        truth = table_players.truth
+        report.checks = compare_moves(record(game), truth.moves, board, truth.acts)
         report.illegal_made = sum(1 for m in table_players.truth.moves if not m.legal)
         report.acts = dict(Counter(a.kind for a in table_players.truth.acts))
         report.actions = table_players.actions

@@ -96,6 +96,8 @@ class TrueAct:
     color: str  # the player who did it
     kind: str  # "hold", "knock", "ignore", "half-follow", "answer", "no answer", ...
     detail: str = ""
+    #: for a wrong answer, the moves the option pressed stands for
+    moves: tuple[str, ...] = ()
 
 
 class TruthLog:
@@ -225,6 +227,9 @@ class MoveCheck:
     #: which the referee never saw: the same walk is a legal move for another roll, so no
     #: camera of the board can tell it (only a die read or rolled by the table can)
     die_unseen: bool = False
+    #: the committed move is one the player named by pressing a wrong answer: the table
+    #: took the player's word, on a board that could not tell the options apart
+    answered_wrong: bool = False
 
     @property
     def illegal_as_legal(self) -> bool:
@@ -251,13 +256,18 @@ class MoveCheck:
 
 
 def compare_moves(
-    record: Mapping[str, Any], truths: Sequence[TrueMove], board: Board | None = None
+    record: Mapping[str, Any],
+    truths: Sequence[TrueMove],
+    board: Board | None = None,
+    acts: Sequence[TrueAct] = (),
 ) -> list[MoveCheck]:
     """Every move the journal commits, checked against the true move made from its position.
 
     The true move for the committed move at journal index j is the last one
     recorded at a position after the previous committed move and not after j
     (a player who tries again after a move was not taken records it again).
+    A committed move that a wrong answer of its player named in that span (`acts`) is
+    marked `answered_wrong`.
     """
     entries = list(record["journal"])
     checks: list[MoveCheck] = []
@@ -301,8 +311,17 @@ def compare_moves(
                 wrong = f"the true move is not legal in the committed position: {exc}"
             else:
                 wrong = Consequence.of(alternative).differences(after)
+        answered_wrong = any(
+            act.kind == "answer"
+            and act.color == color
+            and previous < act.seq <= index
+            and entry["move"] in act.moves
+            for act in acts
+        )
         checks.append(
-            MoveCheck(index, before.round, color, entry["move"], truth, wrong, die_unseen)
+            MoveCheck(
+                index, before.round, color, entry["move"], truth, wrong, die_unseen, answered_wrong
+            )
         )
         previous = index
     return checks
