@@ -22,7 +22,7 @@ from bermuda_hw.rules.game import Phase
 from bermuda_hw.rules.record import replay, to_dict
 from bermuda_hw.web.pairing import DAEMON_FILE, TOKEN_FILE, running_daemon
 
-from .conftest import Served
+from .conftest import Reply, Served, http
 
 
 def ready(served: Served) -> None:
@@ -192,3 +192,29 @@ def test_game_commands_reach_the_running_daemon(
     assert controller.status.seq == before - 2
     assert main(["token", "--state-dir", state, "--no-qr"]) == 0
     assert f"pair?token={served.page.token}" in capsys.readouterr().out
+
+
+def test_while_the_cloud_moves_an_action_waits_and_an_unknown_one_is_named(
+    serve: Callable[..., Served],
+) -> None:
+    """While the cloud moves the controller takes no action: each is refused with what
+    to wait for (the page greys its buttons meanwhile). A name that is no action is said
+    to be unknown, busy or not."""
+    served = serve(with_players=False)
+    set_out(served.table)
+    ready(served)
+    controller = served.table.controller
+    controller.status.mode = Mode.MOVING
+    controller.publish()
+    headers = {"Content-Type": "application/json", "X-Bermuda-Token": served.page.token}
+
+    def post(action: str) -> Reply:  # (the controller is not stepped: it is "moving")
+        url = f"{served.url}/api/actions/{action}"
+        return http(url, method="POST", body=b"{}", headers=headers)
+
+    busy = post("pause")
+    assert busy.status == 409 and "not now, the cloud is moving" in busy.body["error"]
+    unknown = post("fly")
+    assert unknown.status == 400
+    assert "unknown action 'fly'" in unknown.body["error"] and "pause" in unknown.body["error"]
+    assert controller.status.paused is False

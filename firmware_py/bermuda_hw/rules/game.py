@@ -146,6 +146,14 @@ class GameOptions:
         if len({c for c, _ in normal}) != len(normal):
             raise RulesError(f"computer: a colour is named twice in {seats!r}")
         object.__setattr__(self, "computer", normal)
+        if not isinstance(self.digital_ledger, bool):
+            raise RulesError(f"digital_ledger must be true or false, not {self.digital_ledger!r}")
+        chance = self.capture_probability
+        if isinstance(chance, bool) or not isinstance(chance, int | float) or chance != chance:
+            raise RulesError(f"capture_probability must be a number from 0 to 1, not {chance!r}")
+        target = self.target_usd
+        if isinstance(target, bool) or not isinstance(target, int):
+            raise RulesError(f"target_usd must be a whole number of dollars, not {target!r}")
         if not 0.0 <= self.capture_probability <= 1.0:
             raise RulesError(
                 f"capture_probability must be between 0 and 1, not {self.capture_probability}"

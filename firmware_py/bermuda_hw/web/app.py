@@ -44,7 +44,7 @@ from starlette.responses import (
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from bermuda_hw.controller.commands import ActionRefused
+from bermuda_hw.controller.commands import ACTIONS, ActionRefused
 from bermuda_hw.errors import StateError
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.boardfile import board_to_json
@@ -401,6 +401,8 @@ def create_app(
                 return error(400, f"malformed JSON: {exc}")
             if not isinstance(args, dict):
                 return error(400, "the request body must be a JSON object")
+        if name not in ACTIONS:
+            return error(400, f"unknown action {name!r} (known: {', '.join(ACTIONS)})")
         current = hub.latest
         busy = None if current is None else BUSY.get(str(current.status.get("mode")))
         if busy is not None:

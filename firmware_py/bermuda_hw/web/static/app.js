@@ -226,6 +226,15 @@ function drawSpinPath(spin) {
 
 function usd(n) { return "$" + n.toLocaleString("en-US"); }
 
+// the modes in which the controller takes no action, and what the page says then
+const BUSY = { starting: "The rig is homing", moving: "The cloud is moving" };
+
+// a number typed in the form ("0,5" as well as "0.5"); NaN for anything else
+function typed(value) {
+  const text = String(value).trim().replace(",", ".");
+  return text === "" ? NaN : Number(text);
+}
+
 function show(id, text) {
   const node = $(id);
   node.hidden = !text;
@@ -264,15 +273,22 @@ function render(state) {
   renderDieFor(s);
   const outcome = game && game.outcome;
   show("winner", outcome ? `${outcome.winners.join(" and ")} win${outcome.winners.length > 1 ? "" : "s"} (${outcome.reason})` : "");
+  // while the rig homes or the cloud moves the controller takes no action (the server
+  // refuses them): the buttons wait, and the line says so
+  const busy = BUSY[s.mode] || "";
+  show("busy", busy ? `${busy}: the buttons come back when it stops (the emergency stop on the table stops it at once)` : "");
+  show("paused", s.paused ? "Motion paused: no spin and no new game until you press Resume motion." : "");
   // spin, or a press the table asks for: a move done after "not yet", ships back unseen
-  const asked = (s.mode === "spin" && !s.paused) || (s.mode === "ready" && s.unfinished)
-    || (s.mode === "fix" && s.back_unseen);
+  const asked = !busy && ((s.mode === "spin" && !s.paused) || (s.mode === "ready" && s.unfinished)
+    || (s.mode === "fix" && s.back_unseen));
   $("btn-spin").disabled = !asked;
   $("btn-spin").classList.toggle("ready", asked);
   $("btn-pass").disabled = s.mode !== "ready";
   $("btn-pause").hidden = !!s.paused;
   $("btn-resume").hidden = !s.paused;
   $("btn-rehome").hidden = s.mode !== "fault";
+  for (const id of ["btn-undo", "btn-pause", "btn-resume", "btn-rehome"]) $(id).disabled = !!busy;
+  $("btn-new-game").disabled = !!busy || !!s.paused;
   const spin = state.last_spin;
   if (!page.replay) {  // a replay has the board until it is closed
     drawFix(s);
@@ -590,12 +606,23 @@ function wire() {
   $("new-game-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const f = e.target;
+    const capture = typed(f.capture_probability.value), target = typed(f.target_usd.value);
+    const seed = typed(f.seed.value);
+    // a field that is not a number is said here, by its label, and nothing is sent
+    const wrong = !(capture >= 0 && capture <= 1) ? "Capture chance: a number from 0 to 1"
+      : !(Number.isInteger(target) && target > 0) ? "Winning total: a whole number of dollars"
+      : f.seed.value.trim() && !(Number.isInteger(seed) && seed >= 0)
+        ? "Seed: a whole number, 0 or more (or leave it empty)" : "";
+    if (wrong) {
+      $("action-result").classList.add("error");
+      $("action-result").textContent = `new game not started: ${wrong}`;
+      return;
+    }
     const args = { players: Number(f.players.value),
                    options: { digital_ledger: f.digital_ledger.checked,
-                              capture_probability: Number(f.capture_probability.value),
-                              target_usd: Number(f.target_usd.value),
+                              capture_probability: capture, target_usd: target,
                               computer: chosenSeats(f) } };
-    if (f.seed.value.trim()) args.seed = Number(f.seed.value);
+    if (f.seed.value.trim()) args.seed = seed;
     if (f.die.value) args.options.die = f.die.value;
     act("new-game", args);
   });
