@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -427,18 +427,21 @@ def default_config_text() -> str:
     return (resources.files("bermuda_hw") / "data" / "default-config.toml").read_text("utf-8")
 
 
-def load_config(path: str | Path | None = None) -> Config:
+def load_config(path: str | Path | None = None, only: Collection[str] | None = None) -> Config:
     """Read and check a configuration file; None reads only the built-in defaults.
 
     Keys missing from the file take the built-in default; unknown keys, wrong types,
     values out of bounds, pins used twice and impossible limits raise ConfigError
-    naming the file, the key and the problem.
+    naming the file, the key and the problem. `only`: the file's top-level tables to
+    read (the others take the built-in defaults), for a command that needs no more.
     """
     defaults = tomllib.loads(default_config_text())
     if path is None:
         return parse_config(defaults, None)
     file = Path(path)
     data = read_toml(file, ConfigError)
+    if only is not None:
+        data = {key: value for key, value in data.items() if key in only}
     return parse_config(_merge(defaults, data), file, _dotted_keys(data))
 
 

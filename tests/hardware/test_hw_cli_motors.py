@@ -67,3 +67,18 @@ def test_the_service_commands_exit_78_on_a_configuration_error(
     )
     assert code == EXIT_CONFIG == 78
     assert "endstop_contact" in capsys.readouterr().err
+
+
+def test_a_mistake_outside_the_motors_tables_does_not_keep_the_motors_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The service runs `motors-off` after every stop: a typo in the page's table (edited
+    while the daemon ran) must not leave the drivers enabled. The motors are cut with the
+    file's own motor settings, and the mistake is said; `run` still refuses the file."""
+    conf = tmp_path / "config.toml"
+    conf.write_text("[web]\npublc_view = true\n[gantry]\nenable_pin = 6\n")
+    assert main(["motors-off", "--simulate", "--config", str(conf)]) == 0
+    out, err = capsys.readouterr()
+    assert "gantry drivers disabled (ENABLE, BCM 6)" in out  # the file's pin, not the default
+    assert "web.publc_view: unknown key" in err and "mend the file" in err
+    assert main(["run", "--simulate", "--config", str(conf), "--state-dir", str(tmp_path)]) == 78

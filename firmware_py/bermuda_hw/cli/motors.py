@@ -5,7 +5,8 @@ after the daemon has exited however it exited, so the drivers are left
 disabled (with the pull-up on ENABLE holding them so once the pin is released).
 
 It must work when other parts of the program do not: its module imports nothing
-at the top, the command line builds its parser alone (`cli.main`), and the
+at the top, the command line builds its parser alone (`cli.main`), a mistake in
+the configuration outside the motors' tables is said and passed over, and the
 ENABLE pin is driven to its disabled level before the PCA9685 driver stack is
 even imported.
 """
@@ -77,14 +78,31 @@ def motors_off(config: Config, backend: Backend) -> list[str]:
     return done
 
 
+#: the configuration's tables that cutting the motors reads: a mistake elsewhere in the
+#: file (the page's, the voice's) must not leave the drivers enabled after a stop
+MOTOR_TABLES = ("backend", "gantry", "rotation", "controls")
+
+
 def run(args: argparse.Namespace) -> int:
+    import sys
+
     from bermuda_hw.backends import create_backend
     from bermuda_hw.config import load_config
+    from bermuda_hw.errors import ConfigError
 
     path = args.config
     if path is None and DEFAULT_CONFIG_PATH.exists():
         path = DEFAULT_CONFIG_PATH
-    config = load_config(path)
+    try:
+        config = load_config(path)
+    except ConfigError as exc:
+        # read again with the motors' tables alone: a mistake in those is said as ever
+        config = load_config(path, only=MOTOR_TABLES)
+        print(
+            f"{exc}; the motors are cut with the file's [{'], ['.join(MOTOR_TABLES)}] "
+            "alone: mend the file before the next start",
+            file=sys.stderr,
+        )
     with create_backend(config, bool(getattr(args, "simulate", False))) as backend:
         for line in motors_off(config, backend):
             print(line)
