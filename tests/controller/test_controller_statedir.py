@@ -591,3 +591,13 @@ def test_a_read_only_file_system_is_named_and_the_record_still_shows(
         assert "chown" not in err
     assert main(["game", "show", "--state-dir", str(state), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["round"] == 1
+
+
+@pytest.mark.parametrize("command", [["run", "--simulate"], ["token"], ["game", "show"]])
+def test_a_state_directory_under_a_file_is_named_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    (tmp_path / "afile").write_text("not a directory")
+    assert main([*command, "--state-dir", str(tmp_path / "afile" / "sub")]) == 1
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'afile'} is a file" in err and "Errno" not in err and "sudo" not in err

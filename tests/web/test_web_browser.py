@@ -222,6 +222,8 @@ def test_without_the_token_the_page_shows_nothing_of_the_table(
         "() => document.getElementById('message').textContent.includes('not paired')"
     )
     assert page.inner_text("#pairing") == "not paired"
+    # no "offline" badge for a table that is up, no "no finished game" it cannot know
+    assert page.is_hidden("#link") and page.is_hidden("#finished-panel")
     assert page.evaluate("() => window.bermuda.state") is None
     assert not any("/api/stream" in url or "/api/state" in url for url in requests)
     # pairing shows the game

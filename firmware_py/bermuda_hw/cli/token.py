@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from bermuda_hw.cli.run import state_dir_default
+from bermuda_hw.controller.statedir import check_path
 from bermuda_hw.errors import StateError
 from bermuda_hw.web.pairing import pairing_url, read_token, running_daemon
 
@@ -21,7 +22,8 @@ def register(subparsers: Any) -> None:
         help="print the page's token and a QR code to pair a phone",
         description="Print the write token of the table's page and a QR code of the pairing "
         "URL: a phone that scans it can act (spin, undo, new game); without it "
-        "the page is read-only. The daemon makes the token at its first start.",
+        "the page shows nothing, or the game read-only where `[web] public_view` is on. "
+        "The daemon makes the token at its first start.",
     )
     parser.add_argument(
         "--state-dir", type=Path, default=None, metavar="DIR", help="the daemon's state directory"
@@ -36,7 +38,7 @@ def register(subparsers: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    state_dir = args.state_dir or state_dir_default()
+    state_dir = check_path(args.state_dir or state_dir_default())
     token = read_token(state_dir)
     if token is None:
         raise StateError(

@@ -86,6 +86,11 @@ def check_path(state_dir: Path, option: str = "--state-dir") -> Path:
         raise StateError(f"{option}: must name a directory, not an empty string")
     if _exists(state_dir) and not state_dir.is_dir():
         raise StateError(f"{option}: {state_dir} is not a directory")
+    for parent in state_dir.parents:  # a directory cannot be made under a file
+        if _exists(parent):
+            if not parent.is_dir():
+                raise StateError(f"{option}: {state_dir} cannot be a directory: {parent} is a file")
+            break
     return state_dir
 
 

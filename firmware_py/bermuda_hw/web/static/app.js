@@ -682,6 +682,8 @@ async function start() {
     $("game-line").textContent = "not paired";
     $("message").textContent = "This device is not paired: open the pairing link, or scan " +
       "the QR code that `bermuda-hw token` prints on the table's computer.";
+    $("link").hidden = true;  // no live connection is opened, and the table is up
+    $("finished-panel").hidden = true;  // what this device may not read, it does not guess
     return;
   }
   connect();
