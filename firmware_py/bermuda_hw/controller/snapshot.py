@@ -50,6 +50,7 @@ def game_json(game_id: int, game: Game) -> dict[str, Any]:
         if outcome is None
         else {
             "reason": outcome.reason.value,
+            "text": str(outcome),  # in words: "yellow wins (a player lost every ship)"
             "winners": list(outcome.winners),
             "totals": dict(outcome.totals),
         },

@@ -272,7 +272,7 @@ function render(state) {
   }
   renderDieFor(s);
   const outcome = game && game.outcome;
-  show("winner", outcome ? `${outcome.winners.join(" and ")} win${outcome.winners.length > 1 ? "" : "s"} (${outcome.reason})` : "");
+  show("winner", outcome ? outcome.text || `${outcome.winners.join(" and ")} win${outcome.winners.length > 1 ? "" : "s"}` : "");
   // while the rig homes or the cloud moves the controller takes no action (the server
   // refuses them): the buttons wait, and the line says so
   const busy = BUSY[s.mode] || "";
