@@ -97,8 +97,11 @@ def test_a_simulated_game_on_the_page(browser: Browser, serve: Callable[..., Ser
     page.fill("input[name=target_usd]", "60000")
     page.select_option("select[name=players]", "2")
     first = controller.game_id
+    dialogs: list[str] = []
+    page.once("dialog", lambda d: (dialogs.append(d.message), d.accept()))
     page.click("#btn-new-game")
     step_until(served, lambda: controller.game_id != first)
+    assert len(dialogs) == 1 and "is kept in the journal" in dialogs[0]
     game = controller.game
     assert game is not None and game.options.target_usd == 60_000 and game.seed == 11
 

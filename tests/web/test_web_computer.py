@@ -30,6 +30,8 @@ def test_a_new_game_with_computer_seats_from_the_page(
     page.select_option("#seats select[name=seat-blue]", "best")
     page.select_option("#seats select[name=seat-yellow]", "easy")
     page.select_option("#new-game-form select[name=die]", "table")
+    dialogs: list[str] = []
+    page.once("dialog", lambda d: (dialogs.append(d.message), d.accept()))
     page.click("#btn-new-game")
     table.run_until(lambda: c.game_id != old, limit=200)
     game = c.game

@@ -180,8 +180,11 @@ def test_a_read_only_visitor_sees_no_control_that_writes(
     served.run_until(lambda: not controller.status.paused, 50)
     game_id = controller.game_id
     page.click("#new-game summary")
+    dialogs: list[str] = []
+    page.once("dialog", lambda d: (dialogs.append(d.message), d.accept()))
     page.click("#btn-new-game")
     served.run_until(lambda: controller.game_id != game_id, 50)
+    assert len(dialogs) == 1 and "Archive this game (round 1)" in dialogs[0]
     page.close()
 
 

@@ -618,6 +618,11 @@ function wire() {
       $("action-result").textContent = `new game not started: ${wrong}`;
       return;
     }
+    const state = page.state, game = state && state.game;
+    // a game in play is archived, not finished: it is not listed with the finished games
+    if (game && !game.outcome && !window.confirm(
+      `Archive this game (round ${game.round}) and start a new one? It is kept in the ` +
+      "journal, but not listed with the finished games.")) return;
     const args = { players: Number(f.players.value),
                    options: { digital_ledger: f.digital_ledger.checked,
                               capture_probability: capture, target_usd: target,
