@@ -78,10 +78,10 @@ def test_told_to_hold_no_ship_the_turns_line_names_no_space(
     game.set_ship(a, "S01", previous_port="SUGAR")
     game.set_ship(b, "S02", previous_port="HOME")
     game.set_die(1)
-    assert seats.hold_spaces(game, "virtual") == ("S02",)
+    assert seats.hold_spaces(game) == ("S02",)
     monkeypatch.setattr(seats, "same_board_bumps", seats.same_board_bumps)  # restored after
     report = bench._play(False, 2, 1, "virtual", None, 1, "obedient")
-    assert report.rounds >= 1 and seats.hold_spaces(game, "virtual") == ()
+    assert report.rounds >= 1 and seats.hold_spaces(game) == ()
 
 
 def test_a_report_counts_what_the_table_took_on_its_word_and_on_an_untouched_ship() -> None:

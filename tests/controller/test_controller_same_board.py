@@ -78,13 +78,6 @@ def rolled(table: Any) -> tuple[Move, Move, str, str]:
     return found
 
 
-def told(table: Any, die: str) -> tuple[Move, Move, str, str]:
-    """The position of `dock_or_bump`, with the line for the turn said: with the virtual
-    die, the die the next press rolls (pressed); with the table's die, a 1 among the dice
-    it may show."""
-    return rolled(table) if die == "virtual" else dock_or_bump(table, 1)
-
-
 def answer_either(table: Any, dock: Move, bump: Move, made: Move, before: int) -> None:
     """The table is asked which of the two moves was made, no move taken since the journal
     held `before`; the answer takes the move made."""
@@ -102,57 +95,55 @@ def asked(table: Any) -> bool:
     return any("which move" in line or "did you roll" in line for line in table.log)
 
 
-@pytest.mark.parametrize("die", ["table", "virtual"])
-def test_told_to_leave_the_ship_landed_on_the_bump_shows_first(
-    make_table: MakeTable, die: str
-) -> None:
-    """The turn's line names the space (with the virtual die, for the die rolled; with the
-    table's die, for any roll): a player who lands there leaves both ships, and the board
-    shows the bump whole (a second token beside the first). With the die known it is taken
-    at once, the bumped ship then named, no question. With the table's die two tokens
-    counted there are not decisive against the ship still in a hand with any of six dice
-    possible: the bumped ship is asked back, and then the table which move it was."""
-    table = make_table(with_players=False, seed=1, options=GameOptions(die=die))
+def test_told_to_leave_the_ship_landed_on_the_bump_shows_first(make_table: MakeTable) -> None:
+    """The roll names the space: a player who lands there leaves both ships; the board shows
+    the bump whole (a second token beside the first) and it is taken at once (the bumped
+    ship then named), no question."""
+    table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
     c = table.controller
-    dock, bump, b, port = told(table, die)
-    assert bump.end in c.status.hold
-    assert "set yours down beside it and leave both there" in c.status.message
-    assert bump.end in c.status.message.split("if you land on your ship at ")[1]
+    _dock, bump, b, port = rolled(table)
+    assert c.status.hold == (bump.end,)
+    assert f"if you land on your ship at {bump.end}, set yours down beside it" in c.status.message
     before = len(taken_moves(c))
     assert bump.end is not None
     table.world.place_ship(bump.ship, *beside(table, bump.end))
-    if die == "table":
-        table.run_until(lambda: c.status.putback, limit=200)
-        assert len(taken_moves(c)) == before
-        put_in_port(table, b, port)
-        answer_either(table, dock, bump, bump, before)
-    else:
-        table.run_until(lambda: len(taken_moves(c)) > before, limit=200)
-        assert taken_moves(c)[-1] == str(bump) and not c.status.putback
-        assert f"put {b} back in {port}" in "\n".join(table.log)
-        put_in_port(table, b, port)
+    table.run_until(lambda: len(taken_moves(c)) > before, limit=200)
+    assert taken_moves(c)[-1] == str(bump) and not c.status.putback
+    assert f"put {b} back in {port}" in "\n".join(table.log)
+    put_in_port(table, b, port)
     table.run_until(lambda: table.mode() is Mode.READY, limit=80)
     assert c.game.ship(b).location == port and c.game.ship(bump.ship).location == bump.end
-    assert asked(table) is (die == "table") and bump.end not in c.status.hold
+    assert not asked(table) and c.status.hold == ()
 
 
-@pytest.mark.parametrize("die", ["table", "virtual"])
 def test_told_to_leave_both_the_dock_is_taken_from_the_untouched_ship(
-    make_table: MakeTable, die: str
+    make_table: MakeTable,
 ) -> None:
-    """The line named the space; the dock leaves the ship there untouched: no ship landed on
+    """The roll named the space; the dock leaves the ship there untouched: no ship landed on
     it (a player who did would have left both there), so the dock is taken, no question,
-    and the line says why. With the table's die the dock's die is any that reaches the
-    port: the untouched ship rules the bump out whatever was rolled."""
-    table = make_table(with_players=False, seed=1, options=GameOptions(die=die))
+    and the line says why."""
+    table = make_table(with_players=False, seed=1, options=GameOptions(die="virtual"))
     c = table.controller
-    dock, bump, b, port = told(table, die)
+    dock, bump, b, port = rolled(table)
     before = len(taken_moves(c))
     put_in_port(table, dock.ship, port)
     table.run_until(lambda: len(taken_moves(c)) > before, limit=200)
     assert taken_moves(c)[-1] == str(dock) and not asked(table)
     assert f"the ship on {bump.end} was not touched: no ship landed on it" in "\n".join(table.log)
     assert c.game.ship(dock.ship).location == port and c.game.ship(b).location == bump.end
+
+
+def test_the_same_board_after_a_dock_is_asked_with_the_table_die(make_table: MakeTable) -> None:
+    """With the table's die nobody was told to leave a ship landed on: the dock leaves the
+    board a bump with its ship back at once would, so it is asked, never taken either way
+    unasked; the answer takes the dock."""
+    table = make_table(with_players=False, seed=1, options=GameOptions(die="table"))
+    c = table.controller
+    dock, bump, _b, port = dock_or_bump(table, 1)
+    before = len(taken_moves(c))
+    put_in_port(table, dock.ship, port)
+    answer_either(table, dock, bump, dock, before)
+    assert c.game.ship(dock.ship).location == port
 
 
 def test_a_mover_set_down_on_the_ship_it_lands_on_is_told_to_put_it_back(

@@ -7,13 +7,11 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bermuda_hw.controller.referee import same_board_bumps
 from bermuda_hw.controller.seats import as_made, hold_spaces, seat_level, standing, suggest, to_move
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.candidates import candidates
 from bermuda_hw.rules.game import Game, GameOptions, Phase
 from bermuda_hw.rules.moves import Move
-from bermuda_hw.rules.play import play_round, random_chooser
 
 BOARD = load_board()
 
@@ -69,47 +67,10 @@ def test_no_space_is_held_before_the_roll_nor_in_the_cloud_phase() -> None:
     rng = random.Random(3)
     game = Game.new(4, seed=3, board=BOARD)
     while game.phase is Phase.SHIPS:
-        assert hold_spaces(game, "virtual") == ()  # no die yet
+        assert hold_spaces(game) == ()  # no die yet
         game.roll_die()
         game.push(rng.choice(game.legal_moves()))
-    assert game.phase is Phase.CLOUD
-    assert hold_spaces(game, "virtual") == hold_spaces(game, "table") == ()
-
-
-def test_with_the_table_die_the_spaces_of_every_roll_are_held() -> None:
-    """The die on the table is not known before the move: a space is held where a bump
-    with one die leaves the board of another move with any die (a dock with a 2-6 against
-    an own ship on the next space bumped back into that port with a 1); the virtual die's
-    roll holds only its own. A computer seat's line asks for the table's die first."""
-    rng = random.Random(5)
-    choose = random_chooser(rng)
-    held = across = 0
-    for seed in range(40):
-        game = Game.new(4, seed=seed, board=BOARD)
-        for _ in range(rng.randrange(2, 12)):
-            if not game.is_over():
-                play_round(game, choose)
-        for _ in range(rng.randrange(0, 3)):
-            if game.phase is Phase.SHIPS and not game.is_over():
-                game.roll_die()
-                game.push(rng.choice(game.legal_moves()))
-        if game.phase is not Phase.SHIPS or game.is_over() or game.die is not None:
-            continue
-        table = set(hold_spaces(game, "table"))
-        one_die = set().union(*(same_board_bumps(game, d) for d in range(1, 7)))
-        assert one_die <= table  # a space held for one die is held for the table's
-        held += bool(table)
-        across += bool(table - one_die)  # a dock with one die, a bump with another
-        if table:
-            line = to_move(game, "table", None, tuple(sorted(table)))
-            assert line.startswith(f"{game.active} to move: if you land on your ship at ")
-            seat = Game.new(
-                4, seed=seed, board=BOARD, options=GameOptions(computer=((game.active, "easy"),))
-            )
-            seat.position = game.position
-            assert seat_level(seat) == "easy"
-            assert hold_spaces(seat, "table") == ()  # asked for the die first
-    assert held and across  # (these positions hold some, some only across dice)
+    assert game.phase is Phase.CLOUD and hold_spaces(game) == ()
 
 
 def test_the_seats_move_made_is_taken_as_named_and_another_is_said() -> None:

@@ -272,7 +272,7 @@ class BoardChecks:
                 Pattern.PRESS_SPIN,
             )
         else:
-            status.hold = hold_spaces(game, table.session.die_mode)
+            status.hold = hold_spaces(game)
             table.set_mode(Mode.READY, table.seats.to_move(), Pattern.READY)
 
     def apply(self, candidate: Candidate, provisional: tuple[str, ...] = ()) -> bool:

@@ -126,7 +126,7 @@ class Seats:
             table.pass_turn()
             return
         table.status.suggestion = chosen
-        table.status.hold = hold_spaces(game, table.session.die_mode)
+        table.status.hold = hold_spaces(game)
         table.set_mode(Mode.READY, self.to_move(), Pattern.READY)
 
     def roll(self) -> None:
@@ -147,7 +147,7 @@ class Seats:
         if game.legal_moves(die) == [Move.pass_turn(game.active)]:
             table.pass_turn()
             return
-        table.status.hold = hold_spaces(game, table.session.die_mode)
+        table.status.hold = hold_spaces(game)
         table.set_mode(Mode.READY, self.to_move())
 
     def to_move(self) -> str:

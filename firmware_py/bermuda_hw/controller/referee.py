@@ -22,14 +22,13 @@ whose evidence counts the tokens of each colour on a place (`vision.counts`).
 
 Some moves leave the same colours on every place once a bumped ship is back: a
 dock, against a bump of an own ship back into the port docked at, with the
-same die or another. Nothing on the board tells which was made (a token read
-elsewhere on its space may have been nudged before a dock; read where it stood,
-the mover may have been set down exactly where the bumped ship was): such a tie
-is asked. So the turn's line names such landing spaces (`same_board_bumps`: for
-the die rolled, or with the die on the table, for any roll) and tells the
-player to set the mover down beside a ship landed on there and leave both until
-asked to put one back, so that such a bump shows itself whole first. Until a
-put-back is asked for, the
+same die. Nothing on the board tells which was made (a token read elsewhere on
+its space may have been nudged before a dock; read where it stood, the mover
+may have been set down exactly where the bumped ship was): such a tie is asked.
+With the die known before the move (the virtual die) the roll names such
+landing spaces (`same_board_bumps`) and tells the player to set the mover down
+beside a ship landed on there and leave both until asked to put one back, so
+that such a bump shows itself whole first. Until a put-back is asked for, the
 spaces so named are `held`: a ship on one that stands untouched (`untouched`:
 read where it stood to a third of a millimetre, its wider disk showing what it
 showed, no ship set down near it) rules out a bump there with its ship back
@@ -363,15 +362,14 @@ def _stands(board: Board, ship: ShipReading) -> tuple[float, float]:
     return place.position if place is not None else (ship.x_mm, ship.y_mm)
 
 
-def same_board_bumps(game: Game, die: int | None) -> frozenset[str]:
-    """The landing spaces where, with this die (None: any die, the die on the table not
-    told), a ship bumped back into its port leaves the board exactly as another move with
-    another consequence does (an own ship bumped back into the port that another of its
-    ships docks at, with this die or another): once the bumped ship is back, the colours
-    on every place are the same."""
+def same_board_bumps(game: Game, die: int) -> frozenset[str]:
+    """The landing spaces where, with this die, a ship bumped back into its port leaves the
+    board exactly as another move with another consequence does (an own ship bumped back
+    into the port that another of its ships docks at): once the bumped ship is back, the
+    colours on every place are the same."""
     cands = [
         c
-        for c in candidates(game, None if die is None else frozenset({die}))
+        for c in candidates(game, frozenset({die}))
         if c.kind is Kind.MOVE and c.bump in (Bump.NONE, Bump.BACK)
     ]
     out = set()

@@ -73,16 +73,11 @@ def as_made(game: Game, candidate: Candidate, chosen: Suggestion | None) -> tupl
     )
 
 
-def hold_spaces(game: Game, die_mode: str) -> tuple[str, ...]:
-    """The landing spaces where a ship the active player lands on must stay beside theirs
-    until they are asked to put it back (the camera could not tell that bump, its ship put
-    back at once, from another move): for the die rolled, or with the die on the table
-    and not yet told, for any roll (a dock with one die against an own ship bumped back
-    into that port with another). None for a computer seat waiting for the table's die:
-    its line asks for the die first."""
-    if game.phase is not Phase.SHIPS or game.is_over():
-        return ()
-    if game.die is None and (die_mode != "table" or seat_level(game) is not None):
+def hold_spaces(game: Game) -> tuple[str, ...]:
+    """With the die rolled: the landing spaces where a ship the active player lands on must
+    stay beside theirs until they are asked to put it back (the camera could not tell that
+    bump, its ship put back at once, from another move of the die)."""
+    if game.die is None or game.phase is not Phase.SHIPS:
         return ()
     return tuple(sorted(same_board_bumps(game, game.die)))
 
@@ -95,10 +90,10 @@ def to_move(game: Game, die_mode: str, chosen: Suggestion | None, hold: tuple[st
             f"{game.active} is {TABLE_SEAT}: roll the die for it, then press spin once "
             "for each pip (or choose the number on the page)"
         )
+    if game.die is None:
+        return f"{game.active} to move"
     if chosen is not None:
         message = f"{chosen.describe()}; move it for the table"
-    elif game.die is None:
-        message = f"{game.active} to move"
     else:
         message = f"{game.active} to move (die {game.die})"
     if hold:

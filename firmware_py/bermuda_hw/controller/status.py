@@ -95,10 +95,9 @@ class Status:
     # mode FIX: a move out of sight and moves that bumped a ship explain the board as well;
     # the active player is asked to put back any ship their move bumped (no move is named)
     putback: bool = False
-    # told with the turn (for the die rolled, or with the die on the table for any roll):
-    # the spaces where a ship the active player lands on stays, beside theirs, until they
-    # are asked to put it back (the camera could not tell that bump, its ship put back at
-    # once, from another move: a dock at that ship's port)
+    # with the virtual die, told with the roll: the spaces where a ship the active player
+    # lands on stays, beside theirs, until they are asked to put it back (the camera could
+    # not tell that bump, its ship put back at once, from another move of the die)
     hold: tuple[str, ...] = ()
     # mode READY: the active player answered "not yet": their move is under way and the
     # board may differ from the game until they finish it
