@@ -305,3 +305,54 @@ def test_the_spin_button_is_offered_for_every_press_the_table_asks_for(
     )
     assert disabled is (not enabled)
     page.close()
+
+
+def test_the_page_says_when_it_waits_and_a_form_field_that_is_no_number(
+    browser: Browser, serve: Callable[..., Served]
+) -> None:
+    """While the cloud moves the buttons wait and a line says why; while motion is paused
+    a line says so and New game waits too; a form field that is no number is named on the
+    page and nothing is sent ("0,5" is a number, as phones in many countries type it)."""
+    served = serve(with_players=False)
+    served.run_until(lambda: served.table.mode() is Mode.SETUP)
+    page = open_page(browser, served, paired=True)
+    drawn = page.evaluate(
+        """() => {
+        window.bermuda.source.close();  // the live stream must not draw over these states
+        const seen = {};
+        for (const [name, change] of [["moving", {mode: "moving", paused: false}],
+                                      ["paused", {mode: "spin", paused: true}],
+                                      ["playing", {mode: "spin", paused: false}]]) {
+          const state = structuredClone(window.bermuda.state);
+          Object.assign(state.status, change);
+          render(state);
+          const text = (id) => document.getElementById(id).hidden ? ""
+            : document.getElementById(id).textContent;
+          const off = (id) => document.getElementById(id).disabled;
+          seen[name] = {busy: text("busy"), paused: text("paused"), spin: off("btn-spin"),
+                        undo: off("btn-undo"), pause: off("btn-pause"),
+                        newGame: off("btn-new-game")};
+        }
+        return seen; }"""
+    )
+    assert drawn["moving"]["busy"].startswith("The cloud is moving")
+    assert all(drawn["moving"][b] for b in ("spin", "undo", "pause", "newGame"))
+    assert drawn["paused"]["paused"].startswith("Motion paused")
+    assert drawn["paused"]["spin"] and drawn["paused"]["newGame"] and not drawn["paused"]["busy"]
+    playing = drawn["playing"]
+    assert not (playing["busy"] or playing["paused"] or playing["spin"] or playing["newGame"])
+    typed = page.evaluate(
+        """() => [typed('0,5', true), typed('0.5', true), typed('1', true), typed(' 12 '),
+        typed('350,000'), typed('350.000'), typed('350 000'), typed('60000'),
+        typed('abc', true), typed('1,5'), typed('35,00'), typed(''), typed('-3')]"""
+    )
+    assert typed[:8] == [0.5, 0.5, 1, 12, 350000, 350000, 350000, 60000]
+    assert all(v != v for v in typed[8:]), typed  # each is NaN
+    game_id = served.table.controller.game_id
+    page.click("#new-game summary")
+    page.fill("#new-game-form input[name=seed]", "abc")
+    page.evaluate("document.getElementById('new-game-form').requestSubmit()")
+    result = page.locator("#action-result")
+    assert "Seed: a whole number" in result.text_content(timeout=5_000)  # type: ignore[operator]
+    assert served.table.controller.game_id == game_id
+    page.close()

@@ -229,10 +229,14 @@ function usd(n) { return "$" + n.toLocaleString("en-US"); }
 // the modes in which the controller takes no action, and what the page says then
 const BUSY = { starting: "The rig is homing", moving: "The cloud is moving" };
 
-// a number typed in the form ("0,5" as well as "0.5"); NaN for anything else
-function typed(value) {
-  const text = String(value).trim().replace(",", ".");
-  return text === "" ? NaN : Number(text);
+// a number typed in the form, NaN for anything else: with `decimal`, a decimal point or
+// comma ("0,5" as well as "0.5"); else a whole number, its thousands grouped or not as
+// the page writes amounts ("350,000", "350.000", "350 000", "350000")
+function typed(value, decimal) {
+  const text = String(value).trim();
+  if (decimal) return /^(\d+([.,]\d*)?|[.,]\d+)$/.test(text) ? Number(text.replace(",", ".")) : NaN;
+  if (/^\d{1,3}([,. ]\d{3})+$/.test(text)) return Number(text.replace(/[,. ]/g, ""));
+  return /^\d+$/.test(text) ? Number(text) : NaN;
 }
 
 function show(id, text) {
@@ -606,7 +610,7 @@ function wire() {
   $("new-game-form").addEventListener("submit", (e) => {
     e.preventDefault();
     const f = e.target;
-    const capture = typed(f.capture_probability.value), target = typed(f.target_usd.value);
+    const capture = typed(f.capture_probability.value, true), target = typed(f.target_usd.value);
     const seed = typed(f.seed.value);
     // a field that is not a number is said here, by its label, and nothing is sent
     const wrong = !(capture >= 0 && capture <= 1) ? "Capture chance: a number from 0 to 1"
