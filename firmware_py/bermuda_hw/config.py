@@ -427,21 +427,21 @@ def default_config_text() -> str:
     return (resources.files("bermuda_hw") / "data" / "default-config.toml").read_text("utf-8")
 
 
-def load_config(path: str | Path | None = None, only: Collection[str] | None = None) -> Config:
+def load_config(path: str | Path | None = None, leave_out: Collection[str] = ()) -> Config:
     """Read and check a configuration file; None reads only the built-in defaults.
 
     Keys missing from the file take the built-in default; unknown keys, wrong types,
     values out of bounds, pins used twice and impossible limits raise ConfigError
-    naming the file, the key and the problem. `only`: the file's top-level tables to
-    read (the others take the built-in defaults), for a command that needs no more.
+    naming the file, the key and the problem. `leave_out`: top-level tables of the file
+    not read (they take the built-in defaults), for a command that needs none of them;
+    every other key is read and checked as ever, an unknown one too.
     """
     defaults = tomllib.loads(default_config_text())
     if path is None:
         return parse_config(defaults, None)
     file = Path(path)
     data = read_toml(file, ConfigError)
-    if only is not None:
-        data = {key: value for key, value in data.items() if key in only}
+    data = {key: value for key, value in data.items() if key not in leave_out}
     return parse_config(_merge(defaults, data), file, _dotted_keys(data))
 
 

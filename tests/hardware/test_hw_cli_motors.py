@@ -82,3 +82,8 @@ def test_a_mistake_outside_the_motors_tables_does_not_keep_the_motors_on(
     assert "gantry drivers disabled (ENABLE, BCM 6)" in out  # the file's pin, not the default
     assert "web.publc_view: unknown key" in err and "mend the file" in err
     assert main(["run", "--simulate", "--config", str(conf), "--state-dir", str(tmp_path)]) == 78
+    # a misspelt table may hold the motors' pins: nothing is driven, the mistake is said
+    conf.write_text("[web]\npublc_view = true\n[Gantry]\nenable_pin = 6\n")
+    assert main(["motors-off", "--simulate", "--config", str(conf)]) == 78
+    out, err = capsys.readouterr()
+    assert "Gantry" in err and "gantry drivers disabled" not in out

@@ -78,9 +78,11 @@ def motors_off(config: Config, backend: Backend) -> list[str]:
     return done
 
 
-#: the configuration's tables that cutting the motors reads: a mistake elsewhere in the
-#: file (the page's, the voice's) must not leave the drivers enabled after a stop
-MOTOR_TABLES = ("backend", "gantry", "rotation", "controls")
+#: the configuration's tables that cutting the motors does not need: a mistake in one of
+#: them (the page's, the voice's, the simulator's) must not leave the drivers enabled
+#: after a stop. A mistake anywhere else (a misspelt table too: its pins might be the
+#: motors') is said and nothing is driven, as ever
+NOT_MOTORS = ("web", "voice", "sim")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -96,11 +98,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         config = load_config(path)
     except ConfigError as exc:
-        # read again with the motors' tables alone: a mistake in those is said as ever
-        config = load_config(path, only=MOTOR_TABLES)
+        # read again without the tables the motors do not need: a mistake elsewhere is
+        # said as ever, and nothing is driven
+        config = load_config(path, leave_out=NOT_MOTORS)
         print(
-            f"{exc}; the motors are cut with the file's [{'], ['.join(MOTOR_TABLES)}] "
-            "alone: mend the file before the next start",
+            f"{exc}; the motors are cut with the rest of the file (its "
+            f"[{'], ['.join(NOT_MOTORS)}] left out): mend the file before the next start",
             file=sys.stderr,
         )
     with create_backend(config, bool(getattr(args, "simulate", False))) as backend:
