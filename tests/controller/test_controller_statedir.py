@@ -121,6 +121,33 @@ def test_an_empty_database_alone_is_a_journal_not_yet_made(tmp_path: Path) -> No
     assert loaded is not None and loaded[0] == game_id
 
 
+def test_a_power_cut_in_the_journals_first_write_leaves_no_journal_yet(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The journal's tables are made in one transaction before it turns to WAL mode: a
+    power cut in it leaves pages of the database written (not its header) and a rollback
+    journal beside it. That is no journal yet, for `game show` as for the daemon, which
+    rolls it back and makes the journal (before, it refused the file as foreign)."""
+    script = (
+        "import os, sqlite3; "
+        f"os.chdir({str(tmp_path)!r}); "
+        "os.close(os.open('bermuda.db', os.O_CREAT | os.O_WRONLY, 0o600)); "
+        "c = sqlite3.connect('bermuda.db', isolation_level=None); "
+        "c.execute('PRAGMA cache_size=1'); c.execute('BEGIN IMMEDIATE'); "
+        "c.execute('CREATE TABLE meta(key, value)'); "
+        "[c.execute('INSERT INTO meta VALUES (?, ?)', (i, 'x' * 500)) for i in range(2000)]; "
+        "os._exit(0)"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True)
+    assert (tmp_path / "bermuda.db").stat().st_size > 0
+    assert (tmp_path / "bermuda.db-journal").stat().st_size > 0
+    assert main(["game", "show", "--state-dir", str(tmp_path)]) == 1
+    assert "no journal yet" in capsys.readouterr().err
+    with Journal.in_state_dir(tmp_path) as journal:
+        game_id = journal.start(Game.new(2, seed=5))
+        assert [g[0] for g in journal.games()] == [game_id]
+
+
 def test_a_wal_deleted_while_running_is_refused_not_rolled_back(tmp_path: Path) -> None:
     script = (
         "import os; from pathlib import Path; "

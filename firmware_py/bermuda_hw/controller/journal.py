@@ -139,12 +139,22 @@ class StoredGame:
 
 def made(path: str | Path) -> bool:
     """Whether the journal at `path` was ever written. The daemon creates the file empty
-    before SQLite writes its first page, so a power cut between the two leaves an empty
-    file: no journal yet, like none at all (the daemon makes it anew on its next start)."""
+    before SQLite writes its first page, and makes its tables in one transaction before
+    it turns to WAL mode, with a rollback journal (`-journal`) beside it until that
+    commits. A power cut before then leaves an empty file, or a rollback journal that
+    still holds data: no journal yet, like none at all (the daemon's next start rolls
+    that back and makes the journal anew)."""
+    path = Path(path)
     try:
-        return Path(path).stat().st_size > 0
-    except FileNotFoundError:
+        if path.stat().st_size == 0:
+            return False
+    except (FileNotFoundError, NotADirectoryError):
         return False
+    rollback = path.with_name(path.name + "-journal")
+    try:
+        return rollback.stat().st_size == 0
+    except FileNotFoundError:
+        return True
 
 
 class JournalWriteError(StateError):
@@ -163,7 +173,9 @@ class Journal:
         if read_only:
             self._open_read_only()
             return
-        existed = self.path.exists() and self.path.stat().st_size > 0
+        # (a power cut in its first transaction leaves no journal yet: SQLite rolls that
+        # back as it opens the file, and the tables are made anew)
+        existed = made(self.path)
         if existed:
             self._check_magic()
         else:
