@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from synthetic import set_dock_or_bump
 
 from bermuda_hw.controller.identify import Difference
 from bermuda_hw.controller.status import Mode, Status
@@ -175,32 +176,36 @@ def test_true_moves_are_compared_with_the_committed_consequence(
 
 
 def test_a_move_named_by_a_wrong_answer_is_counted_apart(board: Board) -> None:
-    """A player who presses a wrong answer names a move they did not make: the committed
-    move is still wrong, marked as taken on that answer, and counted apart from the
-    referee's own wrong moves; an answer naming another move excuses nothing."""
-    game = Game.new(2, seed=4, board=board)
-    moves = game.legal_moves(4)
-    truth = next(m for m in moves if m.end not in board.ports)
-    log = TruthLog()
+    """A player who presses a wrong answer names a move they did not make. Where the true
+    move leaves the same board (a dock against an own ship bumped back into that port), the
+    committed move is still wrong, marked as taken on that answer and counted apart from
+    the referee's own wrong moves. An answer naming another move, another player's answer,
+    or a true move the board tells apart (the referee could have checked it) excuses
+    nothing."""
     from bermuda_hw.sim.truth import TrueAct, true_move
 
-    log.record(true_move(game, truth, 4))
-    other = next(m for m in game.legal_moves(1) if m.end != truth.end)
+    game = Game.new(2, seed=4, board=board)
+    x, z = set_dock_or_bump(game)
+    dock, bump = Move("yellow-1", (x, "SUGAR")), Move("yellow-1", (x, z))
+    other = next(m for m in game.legal_moves(2) if m.ship == "yellow-2")
     committed = game.copy()
     committed.set_die(1)
-    committed.push(other)
-    for named, excused in ((str(other), True), (str(truth), False)):
-        act = TrueAct(1.0, 0, game.active, "answer", "pressed 1 for 2: did you roll 1 or 4?")
-        acts = [dataclasses.replace(act, moves=(named,))]
+    committed.push(bump)
+    act = TrueAct(1.0, 0, "yellow", "answer", "pressed 2 for 1: did you roll 1 or 2-6?")
+    for truth, named, player, excused in (
+        (dock, bump, "yellow", True),
+        (dock, dock, "yellow", False),  # the answer named another move
+        (dock, bump, "blue", False),  # another player's answer
+        (other, bump, "yellow", False),  # the board tells the two apart
+    ):
+        log = TruthLog()
+        log.record(true_move(game, truth, 1 if truth == dock else 2))
+        acts = [dataclasses.replace(act, color=player, moves=(str(named),))]
         check = compare_moves(game_record(committed), log.moves, board, acts)[0]
-        assert check.wrong and check.answered_wrong is excused
+        assert check.wrong and check.answered_wrong is excused, (truth, named, player)
         report = GameReport(2, 4, checks=[check])
         counted = (len(report.wrong), len(report.on_wrong_answer))
         assert counted == ((0, 1) if excused else (1, 0))
-    # another player's wrong answer excuses nothing
-    others = next(c for c in game.players if c != game.active)
-    theirs = TrueAct(1.0, 0, others, "answer", "", (str(other),))
-    assert not compare_moves(game_record(committed), log.moves, board, [theirs])[0].answered_wrong
 
 
 def test_the_table_invariant_sees_a_token_where_the_game_has_none(board: Board) -> None:

@@ -30,6 +30,7 @@ from typing import Any
 
 from bermuda_hw.errors import describe_os_error
 from bermuda_hw.rules.board import Board, Point
+from bermuda_hw.rules.candidates import contents
 from bermuda_hw.rules.cover import STAND_TOLERANCE_MM, hidden_circles, observability
 from bermuda_hw.rules.game import Game, ShipStatus
 from bermuda_hw.rules.moves import MAX_DIE, Move, split_ship_id
@@ -282,6 +283,7 @@ def compare_moves(
         committed = before.copy()
         committed.push(Move.parse(entry["move"]))
         die_unseen = False
+        same_board = False
         after = Consequence.of(committed)
         rolled = index > 0 and entries[index - 1].get("engine") is True
         forced = (
@@ -311,12 +313,19 @@ def compare_moves(
                 wrong = f"the true move is not legal in the committed position: {exc}"
             else:
                 wrong = Consequence.of(alternative).differences(after)
-        answered_wrong = any(
-            act.kind == "answer"
-            and act.color == color
-            and previous < act.seq <= index
-            and entry["move"] in act.moves
-            for act in acts
+                same_board = contents(alternative) == contents(committed)
+        # named by the player's wrong answer, where the board could not tell: the true
+        # move leaves the same ships on every place (not a legal move the board contradicts)
+        answered_wrong = (
+            bool(wrong)
+            and same_board
+            and any(
+                act.kind == "answer"
+                and act.color == color
+                and previous < act.seq <= index
+                and entry["move"] in act.moves
+                for act in acts
+            )
         )
         checks.append(
             MoveCheck(
