@@ -257,7 +257,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         for p, mode in FAULT_SETTINGS:
             sets.append(
                 (
-                    f"faults p={p:g} {mode}, {args.fault_games} games, {label}",
+                    f"faults p={p:g} {mode}, {args.fault_games} games, {label}"
+                    + (", told to hold no ship" if args.no_hold else ""),
                     [
                         (n, s, die, (p, mode), args.rounds, "obedient")
                         for n, s in games(args.fault_games)

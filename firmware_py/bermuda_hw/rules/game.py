@@ -152,8 +152,9 @@ class GameOptions:
         if isinstance(chance, bool) or not isinstance(chance, int | float) or chance != chance:
             raise RulesError(f"capture_probability must be a number from 0 to 1, not {chance!r}")
         target = self.target_usd
-        if isinstance(target, bool) or not isinstance(target, int):
-            raise RulesError(f"target_usd must be a whole number of dollars, not {target!r}")
+        # (a number, not only a whole one: a game journalled with another still resumes)
+        if isinstance(target, bool) or not isinstance(target, int | float) or target != target:
+            raise RulesError(f"target_usd must be a number of dollars, not {target!r}")
         if not 0.0 <= self.capture_probability <= 1.0:
             raise RulesError(
                 f"capture_probability must be between 0 and 1, not {self.capture_probability}"
