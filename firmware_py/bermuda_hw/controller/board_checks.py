@@ -263,6 +263,7 @@ class BoardChecks:
             self.reference = (game, contents(game), seen)
         status.question = None
         status.die = game.die
+        status.hold = ()  # (named again for the next player's move, below)
         if game.is_over():
             table.announce_over()
         elif game.phase is Phase.CLOUD:

@@ -524,6 +524,7 @@ class Controller:
         self.status.provisional = ()
         self.status.question = None
         self.status.suggestion = None
+        self.status.hold = ()  # (named again once the board is as it was)
         self.seats.forget_die()
         self.rig.forget()
         text = f"undone: {what}; set the board as it was before it"

@@ -115,6 +115,7 @@ def rewind(table: Table, item: Provisional, wrong: list[str], why: str = "") -> 
     table.status.provisional = session.provisional_moves
     table.status.seq = len(game.journal)
     table.status.question = None  # (what it asked about is gone)
+    table.status.hold = ()  # (named again once the board is as the game has it)
     if game.pose != before.pose:
         try:
             table.rig.place_cloud(session.current)
