@@ -416,6 +416,43 @@ def test_a_half_followed_put_back_holds_the_bumped_ship_before_it_goes_to_port(
     pytest.fail("no seed landed on the ship")
 
 
+@pytest.mark.parametrize("first", [True, False])
+def test_a_bumped_ship_put_back_at_once_may_go_before_the_mover_is_set_down(
+    board: Board, first: bool
+) -> None:
+    """A player who knows a bumped ship goes back may lift it off first and then set their
+    own ship down on the space, aimed at its centre: the board a token never touched would
+    leave, if the bumped ship stood there too. Otherwise the mover is set down beside it
+    and it goes back from there."""
+    from synthetic import set_dock_or_bump
+
+    from bermuda_hw.rules.game import GameOptions
+
+    style = replace(QUIET, putback_first_chance=1.0 if first else 0.0)
+    for seed in range(40):
+        game = Game.new(
+            2, seed=1, board=board, first_player="yellow", options=GameOptions(die="virtual")
+        )
+        _, z = set_dock_or_bump(game)
+        t = _table(board, style, seed, game=game)
+        t.players.controller.status.die = 1
+        t.players._turn()
+        made = t.players._made
+        assert made is not None
+        if made[1].end != z:
+            continue  # the dock: nothing landed on
+        positions = t.world.ship_positions()
+        assert place_of(board, positions["yellow-2"]) == game.ship("yellow-2").previous_port
+        centre = board.spaces[z].position
+        kinds = [a.kind for a in t.players.truth.acts]
+        if first:
+            assert positions["yellow-1"] == centre and kinds == ["put back first"]
+        else:
+            assert math.dist(positions["yellow-1"], centre) >= 5.0 and kinds == []
+        return
+    pytest.fail("no seed landed on the ship")
+
+
 def _asked(t: _Table) -> Question:
     question = Question(
         "yellow: did you roll 2 or 3?",

@@ -111,6 +111,10 @@ class PlayerStyle:
     #: told to leave a landed-on ship, the bumped ship is put back at once instead
     ignore_chance: float = 0.0
     ignore_s: Range = (10.0, 40.0)
+    #: a ship landed on and put back at once is lifted off and taken to its port before
+    #: the mover is set down on the space (aimed at its centre, as any token is set
+    #: down), instead of the mover set down beside it first
+    putback_first_chance: float = 0.0
     #: an instruction is followed in part: one fix now and the rest after follow_s; a
     #: bumped ship lifted and held for follow_s before it goes to its port
     half_follow_chance: float = 0.0
@@ -165,7 +169,8 @@ OBEDIENT = PlayerStyle()
 #: - one instruction in four is not heard at first (talk at the table, a phone) and is
 #:   followed 10-40 s later; one in seven is followed in part;
 #: - people put a ship they bump back at once (the rules say so), so they leave it for the
-#:   table to ask for in one bump of five;
+#:   table to ask for in one bump of five; half of those who put it back at once lift it
+#:   off before they set their own ship down on the space;
 #: - one move in twenty-five is miscounted (by one space: the commonest slip with a die),
 #:   one in fifty goes into a full port or under the cloud when the board offers that;
 #: - one question in four is answered late (3-30 s), one in ten not at all until it is
@@ -185,6 +190,7 @@ PEOPLE = PlayerStyle(
     knock_mm=(1.0, 5.0),
     ignore_chance=0.25,
     ignore_s=(10.0, 40.0),
+    putback_first_chance=0.5,
     half_follow_chance=0.15,
     follow_s=(2.0, 10.0),
     miscount_chance=0.04,
@@ -836,7 +842,20 @@ class SimulatedPlayers:
             self._act("ignore", f"told to leave the ship at {move.end}; put back at once", color)
         elif self.rng.random() < self.style(color).late_putback_chance:
             return  # the controller will ask for it
+        self._put_back_at_once(token, move, color, game)
+
+    def _put_back_at_once(self, token: str, move: Move, color: str, game: Game) -> None:
+        """The ships the move bumped go back to their ports now: from beside the mover, or
+        (`putback_first_chance`) lifted off first, the mover then set down on the space as
+        a hand sets any token there. In one tick, so no frame sees the two in between."""
+        bumped = [sid for sid in game.ships_at(move.end or "") if sid != move.ship]
+        if not bumped or move.end is None or not self._chance("putback_first_chance", color):
+            self._put_back_bumped()
+            return
         self._put_back_bumped()
+        point, heading_deg = self._placement(move.end, self._spot(move.end, token), color)
+        self.world.place_ship(token, *point, heading_deg=heading_deg)
+        self._act("put back first", f"{', '.join(bumped)} to port, then {token} on {move.end}")
 
     def _illegal_move(self, game: Game, die: int) -> tuple[Move, str] | None:
         """A move against the rules the active player makes this turn, if their style makes
