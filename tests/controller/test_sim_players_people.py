@@ -381,14 +381,13 @@ def test_an_ignored_instruction_is_followed_once_its_time_is_over(board: Board) 
     assert [a.kind for a in t.players.truth.acts] == ["ignore"]
 
 
-def test_a_half_followed_put_back_holds_the_bumped_ship_before_it_goes_to_port(
-    board: Board,
-) -> None:
+def _landed_on_own_ship(board: Board, style: PlayerStyle) -> tuple[_Table, Game, str]:
+    """Yellow, told a 1 by the virtual die, moves onto its own ship on z (`synthetic.
+    set_dock_or_bump`), with the first seed whose player lands there rather than docks."""
     from synthetic import set_dock_or_bump
 
     from bermuda_hw.rules.game import GameOptions
 
-    style = replace(QUIET, late_putback_chance=1.0, follow_s=(5.0, 5.0))
     for seed in range(40):
         game = Game.new(
             2, seed=1, board=board, first_player="yellow", options=GameOptions(die="virtual")
@@ -399,21 +398,27 @@ def test_a_half_followed_put_back_holds_the_bumped_ship_before_it_goes_to_port(
         t.players._turn()
         made = t.players._made
         assert made is not None
-        if made[1].end != z:
-            continue  # the dock: nothing landed on
-        assert place_of(board, t.world.ship_positions()["yellow-2"]) == z  # left for the ask
-        t.players._put_back_bumped(later=True)
-        assert "yellow-2" not in t.world.ship_positions()
-        t.clock.now_s = 4.9
-        t.players.tick()
-        assert "yellow-2" not in t.world.ship_positions()
-        t.clock.now_s = 5.0
-        t.players.tick()
-        port = game.ship("yellow-2").previous_port
-        assert place_of(board, t.world.ship_positions()["yellow-2"]) == port
-        assert [a.kind for a in t.players.truth.acts] == ["half-follow"]
-        return
+        if made[1].end == z:
+            return t, game, z
     pytest.fail("no seed landed on the ship")
+
+
+def test_a_half_followed_put_back_holds_the_bumped_ship_before_it_goes_to_port(
+    board: Board,
+) -> None:
+    style = replace(QUIET, late_putback_chance=1.0, follow_s=(5.0, 5.0))
+    t, game, z = _landed_on_own_ship(board, style)
+    assert place_of(board, t.world.ship_positions()["yellow-2"]) == z  # left for the ask
+    t.players._put_back_bumped(later=True)
+    assert "yellow-2" not in t.world.ship_positions()
+    t.clock.now_s = 4.9
+    t.players.tick()
+    assert "yellow-2" not in t.world.ship_positions()
+    t.clock.now_s = 5.0
+    t.players.tick()
+    port = game.ship("yellow-2").previous_port
+    assert place_of(board, t.world.ship_positions()["yellow-2"]) == port
+    assert [a.kind for a in t.players.truth.acts] == ["half-follow"]
 
 
 @pytest.mark.parametrize("first", [True, False])
@@ -424,33 +429,16 @@ def test_a_bumped_ship_put_back_at_once_may_go_before_the_mover_is_set_down(
     own ship down on the space, aimed at its centre: the board a token never touched would
     leave, if the bumped ship stood there too. Otherwise the mover is set down beside it
     and it goes back from there."""
-    from synthetic import set_dock_or_bump
-
-    from bermuda_hw.rules.game import GameOptions
-
     style = replace(QUIET, putback_first_chance=1.0 if first else 0.0)
-    for seed in range(40):
-        game = Game.new(
-            2, seed=1, board=board, first_player="yellow", options=GameOptions(die="virtual")
-        )
-        _, z = set_dock_or_bump(game)
-        t = _table(board, style, seed, game=game)
-        t.players.controller.status.die = 1
-        t.players._turn()
-        made = t.players._made
-        assert made is not None
-        if made[1].end != z:
-            continue  # the dock: nothing landed on
-        positions = t.world.ship_positions()
-        assert place_of(board, positions["yellow-2"]) == game.ship("yellow-2").previous_port
-        centre = board.spaces[z].position
-        kinds = [a.kind for a in t.players.truth.acts]
-        if first:
-            assert positions["yellow-1"] == centre and kinds == ["put back first"]
-        else:
-            assert math.dist(positions["yellow-1"], centre) >= 5.0 and kinds == []
-        return
-    pytest.fail("no seed landed on the ship")
+    t, game, z = _landed_on_own_ship(board, style)
+    positions = t.world.ship_positions()
+    assert place_of(board, positions["yellow-2"]) == game.ship("yellow-2").previous_port
+    centre = board.spaces[z].position
+    kinds = [a.kind for a in t.players.truth.acts]
+    if first:
+        assert positions["yellow-1"] == centre and kinds == ["put back first"]
+    else:
+        assert math.dist(positions["yellow-1"], centre) >= 5.0 and kinds == []
 
 
 def _asked(t: _Table) -> Question:
