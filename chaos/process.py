@@ -42,7 +42,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bermuda_hw.controller.journal import Journal
+from bermuda_hw.controller.journal import Journal, made
 from chaos.campaign import Row
 from chaos.table import FAST_TABLE
 
@@ -488,15 +488,13 @@ def _check_cut(
     folder: Path,
     max_rounds: int | None,
 ) -> str | None:
-    if not (copy / "bermuda.db").exists():
-        return None  # cut before the journal was made: nothing to keep
+    if not made(copy / "bermuda.db"):
+        return None  # cut before the journal's first write committed: nothing to keep
     shown = _cli("game", "show", "--state-dir", str(copy), "--json")
     if shown.returncode != 0:
         # a cut after the database was made and before the first game was written: nothing
         # to keep, said as such
-        empty = any(
-            words in shown.stderr for words in ("no game", "no current game", "no journal yet")
-        )
+        empty = "no game" in shown.stderr or "no current game" in shown.stderr
         if "Traceback" in shown.stderr or not empty:
             return f"game show: {shown.stderr.strip()[-300:]}"
         return None

@@ -849,10 +849,10 @@ class SimulatedPlayers:
         (`putback_first_chance`) lifted off first, the mover then set down on the space as
         a hand sets any token there. In one tick, so no frame sees the two in between."""
         bumped = [sid for sid in game.ships_at(move.end or "") if sid != move.ship]
-        if not bumped or move.end is None or not self._chance("putback_first_chance", color):
-            self._put_back_bumped()
-            return
+        first = bool(bumped) and self._chance("putback_first_chance", color)
         self._put_back_bumped()
+        if not first or move.end is None:
+            return
         point, heading_deg = self._placement(move.end, self._spot(move.end, token), color)
         self.world.place_ship(token, *point, heading_deg=heading_deg)
         self._act("put back first", f"{', '.join(bumped)} to port, then {token} on {move.end}")
