@@ -172,6 +172,50 @@ def mean_heading_deg(headings_deg: Iterable[float]) -> float:
     return bearing_deg(vx, vy)
 
 
+# --- axes: lines with no bow, a heading up to a half turn -------------------------------------
+
+
+def axis_deg(heading_deg: float) -> float:
+    """The line a heading lies along, 0 <= a < 180 (a token's length: bow and stern alike).
+
+    >>> axis_deg(270.0), axis_deg(-10.0), axis_deg(180.0)
+    (90.0, 170.0, 0.0)
+    """
+    return wrap_deg(heading_deg) % HALF_TURN_DEG
+
+
+def axis_gap_deg(a_deg: float, b_deg: float) -> float:
+    """The smallest angle between two lines, 0..90 degrees.
+
+    >>> axis_gap_deg(175.0, 5.0), axis_gap_deg(0.0, 90.0), axis_gap_deg(10.0, 190.0)
+    (10.0, 90.0, 0.0)
+    """
+    gap = gap_deg(a_deg, b_deg)
+    return min(gap, HALF_TURN_DEG - gap)
+
+
+def mean_axis_deg(axes_deg: Iterable[float]) -> float:
+    """The mean of lines, 0..180 (each doubled as a heading, averaged, halved back).
+
+    >>> round(mean_axis_deg([178.0, 4.0]), 9)
+    1.0
+    """
+    return axis_deg(mean_heading_deg(2.0 * a for a in axes_deg) / 2.0)
+
+
+def axis_of_spread(sxx: float, syy: float, sxy: float) -> float:
+    """The line along which points spread most, from their second moments in the board
+    frame (x east, y south), 0..180.
+
+    >>> axis_of_spread(4.0, 1.0, 0.0), axis_of_spread(1.0, 4.0, 0.0), axis_of_spread(1.0, 1.0, 0.9)
+    (90.0, 0.0, 135.0)
+    """
+    long = (sxx + syy + math.hypot(sxx - syy, 2.0 * sxy)) / 2.0
+    # the eigenvector of the larger eigenvalue: either form, whichever is not degenerate
+    vx, vy = (sxy, long - sxx) if abs(long - sxx) > abs(long - syy) else (long - syy, sxy)
+    return axis_deg(bearing_deg(vx, vy))
+
+
 # --- cloud letters ------------------------------------------------------------------------
 
 

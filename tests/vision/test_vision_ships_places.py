@@ -3,13 +3,17 @@ its colour that are no ship, and snapped to the one free place or berth it stand
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import random
 
 import cv2
 import numpy as np
 import numpy.typing as npt
-from vision_helpers import TILTED
+from independent_render import OtherLook, render_other
+from vision_helpers import TILTED, on_space
 
+from bermuda_hw.geometry import axis_gap_deg
 from bermuda_hw.rules.board import Board
 from bermuda_hw.sim.render import Cover, Scene, ShipToken, render
 from bermuda_hw.vision.reader import BoardReader, Rectified
@@ -131,3 +135,49 @@ def test_blobs_snap_to_a_free_place_once_and_keep_its_berth(classic_board: Board
     (reading,) = finder.readings([], [(2, x + 4.0, y - 3.0, 0.8)])
     assert (reading.space, reading.berth) == ("OIL", 2)
     assert (reading.x_mm, reading.y_mm, reading.confidence) == (x + 4.0, y - 3.0, 0.8)
+
+
+def test_a_tokens_axis_follows_the_token_as_it_is_turned(classic_board: Board) -> None:
+    """A ship's axis is the line its token lies along on its place: turned on its space by
+    30 or 75 degrees, the reading turns by as much (within 10: the place's disk clips the
+    token, and its deck shows another colour); the same token shot again reads within 2
+    degrees of itself. Its position and axis are what tell a token left
+    alone from another set down in its place (`controller.moved`)."""
+    board = classic_board
+    reader = BoardReader(board)
+    for sid in ("S20", "S05", "S33"):
+        h = board.spaces[sid].heading_deg
+        axes = []
+        for turn, seed in ((0.0, 2), (0.0, 3), (30.0, 2), (75.0, 2)):
+            token = on_space(board, sid, "green")
+            ship = ShipToken(token.color, token.x_mm, token.y_mm, h + turn)
+            reading = reader.read(render(board, Scene((ship,)), TILTED, seed=seed))
+            [found] = reading.ships
+            assert found.space == sid and found.axis_deg is not None
+            assert 0.0 <= found.axis_deg < 180.0
+            axes.append(found.axis_deg)
+        assert axis_gap_deg(axes[0], axes[1]) < 2.0, sid
+        for turned, turn in ((axes[2], 30.0), (axes[3], 75.0)):
+            assert abs(axis_gap_deg(turned, axes[0]) - turn) < 10.0, (sid, turn)
+
+
+def test_a_round_token_has_no_axis(classic_board: Board) -> None:
+    """The second renderer's tokens: its boat hulls read an axis that turns with them; its
+    round pegs show no length, and read no axis (their position alone is followed)."""
+    board = classic_board
+    base = OtherLook.random(random.Random(5), board)
+    for hull in ("boat", "peg"):
+        look = dataclasses.replace(base, hull=hull)
+        axes = []
+        for turn in (0.0, 60.0):
+            h = board.spaces["S20"].heading_deg + turn
+            token = on_space(board, "S20", "red")
+            scene = Scene((ShipToken(token.color, token.x_mm, token.y_mm, h),))
+            reading = BoardReader(board).read(render_other(board, scene, look, 1))
+            [found] = [s for s in reading.ships if s.space == "S20"]
+            axes.append(found.axis_deg)
+        if hull == "peg":
+            assert axes == [None, None]
+        else:
+            assert axes[0] is not None and axes[1] is not None
+            assert abs(axis_gap_deg(axes[0], axes[1]) - 60.0) < 6.0

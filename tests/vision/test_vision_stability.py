@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bermuda_hw.geometry import axis_deg, axis_gap_deg
 from bermuda_hw.vision.stability import StabilitySettings, Stabilizer, observations
 from bermuda_hw.vision.types import CloudReading, FrameReading, ShipReading
 
@@ -202,3 +203,36 @@ def test_every_observation_is_backed_by_agreeing_clear_frames(
     assert len(list(observations(frames, StabilitySettings(frames=n, min_time_s=min_time)))) <= len(
         frames
     )
+
+
+@settings(max_examples=50, deadline=None)
+@given(
+    xs=st.lists(st.floats(-3.0, 3.0), min_size=2, max_size=6),
+    axis=st.floats(0.0, 179.9),
+    spread=st.floats(0.0, 3.0),
+)
+def test_a_ship_alone_on_its_place_is_read_where_its_frames_read_it(
+    xs: list[float], axis: float, spread: float
+) -> None:
+    """A stable run reads a ship alone of its colour on its place where its frames read it
+    on average, and turned as they read it on average (an axis near north wraps: 179 and
+    1 average to 0). Two ships of a colour on one place keep the last frame's readings."""
+    s = Stabilizer(StabilitySettings(frames=len(xs), min_time_s=0.0))
+    got = None
+    for k, x in enumerate(xs):
+        turn = spread if k % 2 else -spread
+        ships = (
+            ShipReading("red", "S01", 100.0 + x, 50.0 - x, axis_deg=axis_deg(axis + turn)),
+            ShipReading("blue", "S07", 10.0 + x, 20.0),
+            ShipReading("blue", "S07", 30.0 - x, 20.0),
+        )
+        got = s.push(FrameReading(True, ships=ships, timestamp_s=0.1 * k)) or got
+    assert got is not None
+    [red] = got.ships_at("S01")
+    mean = sum(xs) / len(xs)
+    assert red.x_mm == pytest.approx(100.0 + mean) and red.y_mm == pytest.approx(50.0 - mean)
+    turns = [spread if k % 2 else -spread for k in range(len(xs))]
+    assert red.axis_deg is not None
+    assert axis_gap_deg(red.axis_deg, axis + sum(turns) / len(turns)) < 0.01
+    blues = sorted(b.x_mm for b in got.ships_at("S07"))
+    assert blues == sorted((10.0 + xs[-1], 30.0 - xs[-1]))

@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from bermuda_hw.geometry import axis_of_spread
 from bermuda_hw.vision.background import BackgroundComparison, Clipping, veto_board_colours
 from bermuda_hw.vision.colors import LIGHTNESS_WEIGHT, ColorCalibration
 from bermuda_hw.vision.layout import BoardLayout
@@ -30,6 +31,10 @@ Labels = npt.NDArray[np.int8]
 Mask = npt.NDArray[np.bool_]
 
 NONE = -1
+#: A token's axis is read where its pixels on its place spread this many times farther
+#: along one line than across it: a token 9 mm wide clipped by an 18 mm disk spreads about
+#: 1.6 times; a round blob (a stray, a glare) has no axis
+MIN_ELONGATION = 1.3
 
 
 @dataclass(frozen=True)
@@ -193,6 +198,23 @@ class PlaceHit:
     x_mm: float
     y_mm: float
     confidence: float
+    axis_deg: float | None = None
+
+
+def axis_of(cols: npt.NDArray[np.intp], rows: npt.NDArray[np.intp]) -> float | None:
+    """The line along which a token's pixels on its place lie longest, 0 to 180 degrees
+    clockwise from north (image rows grow south, as the board's y), from their second
+    moments; None where they are no longer one way than the other by MIN_ELONGATION."""
+    if len(cols) < 3:
+        return None
+    x = cols.astype(np.float64) - float(cols.mean())
+    y = rows.astype(np.float64) - float(rows.mean())
+    sxx, syy, sxy = float((x * x).mean()), float((y * y).mean()), float((x * y).mean())
+    spread = math.hypot(sxx - syy, 2.0 * sxy)
+    long, short = (sxx + syy + spread) / 2.0, (sxx + syy - spread) / 2.0
+    if short <= 0.0 or long < MIN_ELONGATION**2 * short:
+        return None
+    return axis_of_spread(sxx, syy, sxy)
 
 
 class ShipFinder:
@@ -308,7 +330,8 @@ class ShipFinder:
             y_mm = float(self.rows[place][sel].mean() / s)
             purity = n / int(counts[row].sum())  # n > 0: at least min_fill of the disk
             fill = min(1.0, n / (0.45 * disk))
-            hits.append(PlaceHit(int(place), color, x_mm, y_mm, round(purity * fill, 3)))
+            axis = axis_of(self.cols[place][sel], self.rows[place][sel])
+            hits.append(PlaceHit(int(place), color, x_mm, y_mm, round(purity * fill, 3), axis))
         return hits
 
     def _disks(self, rect: Image, norm: Normalised) -> tuple[Image, Labels, Labels]:
@@ -461,6 +484,7 @@ class ShipFinder:
                     h.y_mm,
                     h.confidence,
                     berth=place.berth,
+                    axis_deg=h.axis_deg,
                 )
             )
         xy = self.layout.place_xy

@@ -9,7 +9,10 @@ Ships that were on places now under the cloud are carried over as hidden,
 never dropped as missing. The observation carries the run's per-place
 evidence (`vision.evidence`), averaged over the run's frames. Its ships are the
 last frame's, each as sure as the run's least sure reading of its colour on its
-place: a run is only as sure as its worst frame.
+place: a run is only as sure as its worst frame. A ship alone of its colour on its
+place is read where the run's frames read it on average, and turned as they read
+it on average: the camera's own scatter, frame to frame, shrinks so (what tells a
+token left alone from another set down in its place, `controller.moved`).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from bermuda_hw.geometry import mean_axis_deg
 from bermuda_hw.vision.evidence import combine
 from bermuda_hw.vision.types import BoardEvidence, BoardObservation, FrameReading, ShipReading
 
@@ -72,7 +76,7 @@ class Stabilizer:
             return None
         if reading.timestamp_s - self._run[0].timestamp_s < self.settings.min_time_s:
             return None
-        ships = self._with_hidden(reading, _least_sure(self._run))
+        ships = self._with_hidden(reading, _steadied(self._run, _least_sure(self._run)))
         observation = BoardObservation(
             ships=ships,
             cloud=reading.cloud,
@@ -128,6 +132,31 @@ def _least_sure(run: list[FrameReading]) -> tuple[ShipReading, ...]:
                 seen = frame.ships[j].confidence
                 if seen < out[k].confidence:
                     out[k] = replace(out[k], confidence=seen)
+    return tuple(out)
+
+
+def _steadied(run: list[FrameReading], ships: tuple[ShipReading, ...]) -> tuple[ShipReading, ...]:
+    """`ships` (the last frame's), each alone of its colour on its place in every frame of
+    the run read where the frames read it on average, and turned as they read it on
+    average (an axis is a line: `geometry.mean_axis_deg`)."""
+    if len(run) < 2:
+        return ships
+    frames = [_ranked(frame.ships) for frame in run]
+    out = list(ships)
+    for key, ks in _ranked(ships).items():
+        if key[1] is None or len(ks) != 1 or any(len(f.get(key, ())) != 1 for f in frames):
+            continue
+        seen = [frame.ships[f[key][0]] for frame, f in zip(run, frames, strict=True)]
+        axis = out[ks[0]].axis_deg
+        axes = [r.axis_deg for r in seen if r.axis_deg is not None]
+        if len(axes) == len(seen):
+            axis = mean_axis_deg(axes)
+        out[ks[0]] = replace(
+            out[ks[0]],
+            x_mm=sum(r.x_mm for r in seen) / len(seen),
+            y_mm=sum(r.y_mm for r in seen) / len(seen),
+            axis_deg=axis,
+        )
     return tuple(out)
 
 

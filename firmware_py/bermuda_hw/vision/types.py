@@ -32,6 +32,10 @@ class ShipReading:
     confidence: float = 1.0
     hidden: bool = False
     berth: int | None = None
+    #: the line of the token's length as read on its place, in degrees from 0 to 180 like
+    #: a heading (a token's bow and stern are not told apart); None where its pixels there
+    #: show no clear length (`ships.MIN_ELONGATION`) or where it is read off every place
+    axis_deg: float | None = None
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
