@@ -25,7 +25,14 @@ from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.game import Game, GameOptions, Phase
 from bermuda_hw.rules.moves import Move
 from bermuda_hw.rules.record import record
-from bermuda_hw.sim.players import OBEDIENT, PEOPLE, PlayerStyle, SimulatedPlayers, styles_for
+from bermuda_hw.sim.players import (
+    AIM_SD_MM,
+    OBEDIENT,
+    PEOPLE,
+    PlayerStyle,
+    SimulatedPlayers,
+    styles_for,
+)
 from bermuda_hw.sim.render import CameraModel, render
 from bermuda_hw.sim.scene import WorldScene
 from bermuda_hw.sim.truth import TrueMove, compare_moves, place_of
@@ -121,9 +128,12 @@ def test_obedient_players_do_nothing_of_the_people(board: Board) -> None:
         if moved is None:
             continue
         assert moved.legal
-        assert t.players._holding is None and t.world.heading_of(f"{moved.ship}") is None
+        assert t.players._holding is None
         point = t.world.ship_positions()[moved.ship or ""]
         assert place_of(board, point) == moved.end
+        if moved.end in board.spaces and moved.end not in board.ports:
+            # set squarely on its space, as a hand sets a token it aims there (AIM_SD_MM)
+            assert math.dist(point, board.spaces[moved.end].position) < 6 * AIM_SD_MM
 
 
 # --- each behaviour at its rate ---------------------------------------------------------
@@ -134,8 +144,7 @@ def _held(t: _Table) -> bool:
 
 
 def _off_centre(t: _Table) -> bool:
-    moved = _moved(t)
-    return moved is not None and t.world.heading_of(moved.ship or "") is not None
+    return any(a.kind == "off centre" for a in t.players.truth.acts)
 
 
 def _lingered(t: _Table) -> bool:
@@ -436,7 +445,9 @@ def test_a_bumped_ship_put_back_at_once_may_go_before_the_mover_is_set_down(
     centre = board.spaces[z].position
     kinds = [a.kind for a in t.players.truth.acts]
     if first:
-        assert positions["yellow-1"] == centre and kinds == ["put back first"]
+        # aimed at the centre: it lands within a hand's scatter of it (AIM_SD_MM)
+        assert math.dist(positions["yellow-1"], centre) < 6 * AIM_SD_MM
+        assert kinds == ["put back first"]
     else:
         assert math.dist(positions["yellow-1"], centre) >= 5.0 and kinds == []
 

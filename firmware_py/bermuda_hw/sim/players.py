@@ -65,6 +65,13 @@ BESIDE_MM = 5.0  # a token put down beside another stands at least this far from
 BESIDE_MAX_MM = 7.0  # ... and within the space (a token's beam is 9 mm)
 FRAME_S = 0.1  # the table's time per frame when the players are given no clock
 KNOCK_REACH_MM = 40.0  # a hand setting a token down can knock one standing this close
+#: No hand sets a token down exactly where it aims: a token set squarely on a spot lands
+#: this far off it per axis, and turned this far off the heading it aims at (the
+#: referee's model of a hand, `controller.moved.HAND_MM`, assumes less: it must not count
+#: on the players' scatter). Drawn from a source of its own, so that the players' other
+#: choices are as they were without it.
+AIM_SD_MM = 0.6
+AIM_SD_DEG = 5.0
 ILLEGAL_KINDS = ("miscount", "full port", "under the cloud")
 #: after a fault the players read the table's message this long before they act on it (and
 #: press spin again no sooner after a press that did not end the fault)
@@ -298,6 +305,7 @@ class SimulatedPlayers:
         self.seed = seed
         self.clock = clock
         self._rngs: dict[str, random.Random] = {}
+        self._aim = random.Random(f"aim:{seed}")  # where a hand truly sets a token (AIM_SD_MM)
         self._holding: _Held | None = None
         # tokens held to be set down later: (when, token, where, heading)
         self._scheduled: list[tuple[float, str, Point, float | None]] = []
@@ -559,12 +567,24 @@ class SimulatedPlayers:
             else ((self.board.spaces[place].position,) if place in self.board.spaces else ())
         )
         if point not in centres or not self._chance("off_centre_chance", color):
-            return point, None
+            return self._aimed(place, point)
         rng = self.rng_of(color)
         off_mm = self._draw("off_centre_mm", color)
         angle = rng.uniform(0.0, 360.0)
         ux, uy = heading_vector(angle)
+        self._act("off centre", f"{off_mm:.1f} mm on {place}", color)
         return (point[0] + off_mm * ux, point[1] + off_mm * uy), rng.uniform(0.0, 360.0)
+
+    def _aimed(self, place: str | None, point: Point) -> tuple[Point, float]:
+        """Where a hand sets a token it aims squarely at `point` on `place` (turned like
+        the place: a path space's heading, else north) truly lands, and its heading."""
+        space = self.board.spaces.get(place or "")
+        heading = space.heading_deg if space is not None and place not in self.board.ports else 0.0
+        aim = self._aim
+        return (
+            (point[0] + aim.gauss(0.0, AIM_SD_MM), point[1] + aim.gauss(0.0, AIM_SD_MM)),
+            heading + aim.gauss(0.0, AIM_SD_DEG),
+        )
 
     def _after_set_down(self, token: str, point: Point, color: str) -> None:
         """A lingering hand, a second hand, a knocked neighbour: what a hand does about a
@@ -642,7 +662,9 @@ class SimulatedPlayers:
     def _set_up(self) -> None:
         game = self._know()
         for sid, (x_mm, y_mm) in game.ship_positions().items():
-            self.world.place_ship(sid, x_mm, y_mm)
+            ship = game.ship(sid)
+            point, heading = self._aimed(ship.location, (x_mm, y_mm))
+            self.world.place_ship(sid, *point, heading_deg=heading)
         self.actions.append("set up the ships")
 
     def _answer(self) -> None:
