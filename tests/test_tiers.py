@@ -60,7 +60,7 @@ def test_the_markers_follow_the_fixtures() -> None:
     drawn = [m for node, m in marks.items() if node.startswith((helper, shot))]
     assert sum("frames" in m for m in drawn) == len(drawn) - 2
     assert not {"table", "browser"} & set().union(*drawn)
-    assert "frames" in marks[f"{helper}::test_a_ship_left_as_it_stood_is_untouched"]  # helper
+    assert "frames" in marks[f"{helper}::test_a_ship_left_as_it_stood_reads_untouched"]  # helper
     assert "frames" in marks[f"{helper}::test_a_second_token_beside_the_first_is_seen"]  # fixture
     assert "frames" not in marks[f"{helper}::test_the_same_board_is_known_from_the_die"]
     assert "frames" not in marks[f"{shot}::test_the_likeliest_count_follows_the_area"]

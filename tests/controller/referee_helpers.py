@@ -22,10 +22,11 @@ def tokens(
     off_board: Sequence[tuple[str, float, float]] = (),
     nudge: Mapping[str, float] = {},
     along: Mapping[str, float] = {},
+    turn: Mapping[str, float] = {},
 ) -> tuple[ShipToken, ...]:
     """Ship tokens for colours by place: a port's ships in its berths, a space's side by side
     (`nudge` sets a space's tokens that many mm across its heading, `along` that many along
-    it: set down off its centre)."""
+    it: set down off its centre; `turn` turns them that many degrees off its heading)."""
     out: list[ShipToken] = []
     for place, colors in sorted(places.items()):
         port = board.ports.get(place)
@@ -43,7 +44,9 @@ def tokens(
             ahead = along.get(place, 0.0)
             dx = across * math.cos(math.radians(heading)) + ahead * math.sin(math.radians(heading))
             dy = across * math.sin(math.radians(heading)) - ahead * math.cos(math.radians(heading))
-            out.append(ShipToken(color, space.x_mm + dx, space.y_mm + dy, heading))
+            out.append(
+                ShipToken(color, space.x_mm + dx, space.y_mm + dy, heading + turn.get(place, 0.0))
+            )
     out.extend(ShipToken(c, x, y, 0.0) for c, x, y in off_board)
     return tuple(out)
 
@@ -115,6 +118,7 @@ class Camera:
         off_board: Sequence[tuple[str, float, float]] = (),
         nudge: Mapping[str, float] = {},
         along: Mapping[str, float] = {},
+        turn: Mapping[str, float] = {},
     ) -> BoardObservation:
         """The stable observation of a board: the game's own placement unless given."""
         seen = self.observe(
@@ -124,6 +128,7 @@ class Camera:
                 off_board,
                 nudge,
                 along,
+                turn,
             ),
             cloud_of(game),
         )

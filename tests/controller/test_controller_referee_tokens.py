@@ -14,12 +14,12 @@ from referee_helpers import BESIDE_MM, Camera
 from synthetic import after, set_dock_or_bump
 
 from bermuda_hw.controller.identify import difference
+from bermuda_hw.controller.moved import NUDGED, replaced_loglik
 from bermuda_hw.controller.referee import (
-    UNTOUCHED_CLEAR_MM,
     Outcome,
     judge,
+    observation_evidence,
     same_board_bumps,
-    untouched,
 )
 from bermuda_hw.controller.ship_phase import ShipDecision, Take, Tied, decide
 from bermuda_hw.rules.board import Board
@@ -51,10 +51,11 @@ def look(
     nudge: Mapping[str, float] = {},
     along: Mapping[str, float] = {},
     off_board: Sequence[tuple[str, float, float]] = (),
+    turn: Mapping[str, float] = {},
 ) -> BoardObservation:
     """A fresh stable observation of a board (reported even if its ships read as before)."""
     camera.forget()
-    return camera.game(game, places, off_board, nudge=nudge, along=along)
+    return camera.game(game, places, off_board, nudge=nudge, along=along, turn=turn)
 
 
 Position = tuple[Game, str, str, BoardObservation, Camera]
@@ -153,18 +154,23 @@ def test_a_ship_beside_the_landing_space_leaves_the_count_alone(board: Board) ->
 def test_the_colours_alone_leave_the_dock_and_the_bump_tied(
     board: Board, position: Position, seen: dict[str, BoardObservation]
 ) -> None:
-    """The dock, and the bump with its ship back (the mover where it stood, or beside):
-    a tie, with or without the die, whatever the token on the landing space reads."""
+    """The dock, and the bump with its ship back (the mover beside where it stood): the
+    colours tie them, with or without the die, and so does the decision without the board
+    before. With it, the bump stays a question; the dock with the die on the table is
+    taken, the token on the landing space untouched (`controller.moved`)."""
     game, x, z, before, _ = position
     dock = consequence(after(game, Move("yellow-1", (x, "SUGAR")), 1))
     bump = consequence(after(game, Move("yellow-1", (x, z)), 1))
     for name in ("dock", "back, beside"):
         for dice in (None, frozenset({1})):
-            verdict = judge(game, seen[name], dice, reference=before)
+            verdict = judge(game, seen[name], dice)
             assert verdict.outcome is Outcome.TIE, (name, dice)
             assert {dock, bump} <= {g.consequence for g in verdict.tied}
-            decision = decide(game, seen[name], dice, reference=before)
-            assert isinstance(decision, Tied), (name, dice)
+            assert isinstance(decide(game, seen[name], dice), Tied), (name, dice)
+    for dice in (None, frozenset({1})):
+        decision = decide(game, seen["back, beside"], dice, reference=before)
+        assert isinstance(decision, Tied), dice
+    assert taken(decide(game, seen["dock"], None, reference=before)) == dock
 
 
 def test_the_bumped_ship_beside_the_mover_shows_the_bump_whole(
@@ -217,65 +223,102 @@ def test_a_token_that_showed_little_of_itself_then_changes_nothing(board: Board,
     assert taken(decision) is None
 
 
-def test_a_ship_left_as_it_stood_is_untouched(board: Board, position: Position) -> None:
-    """The ship on z read where it stood, showing what it showed: untouched (read again and
-    again). Moved a millimetre across its space or a few along it, with a second token
-    beside it, or with a ship set down near it: not."""
+def moved_at(board: Board, before: BoardObservation, now: BoardObservation, z: str) -> float:
+    """How much likelier z's reading is under another token set down there than under the
+    one that stood there (log)."""
+    terms = replaced_loglik(
+        board,
+        observation_evidence(board, now),
+        before,
+        observation_evidence(board, before),
+        now,
+        frozenset({z}),
+    )
+    assert z in terms, "z's token is judged"
+    return terms[z]
+
+
+def test_a_ship_left_as_it_stood_reads_untouched(board: Board, position: Position) -> None:
+    """The ship on z read where it stood and turned as it stood, board after board: likelier
+    untouched by far (the camera's own shift, measured on the other ships). Moved a third
+    of a millimetre across its space, a few along it, or turned a few degrees where it
+    stands: likelier another token, but never by more than a nudged token allows."""
     game, _, z, before, camera = position
     for _ in range(3):
-        assert untouched(board, before, look(camera, game), z)
-    for nudge_mm in (1.0, -3.0):
-        assert not untouched(board, before, look(camera, game, nudge={z: nudge_mm}), z)
-    for along_mm in (3.0, -5.0):
-        assert not untouched(board, before, look(camera, game, along={z: along_mm}), z)
+        assert moved_at(board, before, look(camera, game), z) < math.log(1e-2)
+    cap = -math.log(NUDGED) + 1e-9
+    for shift in ({"nudge": {z: 0.3}}, {"nudge": {z: -1.0}}, {"along": {z: 3.0}}):
+        seen = look(camera, game, **shift)  # type: ignore[arg-type]
+        assert 0.0 < moved_at(board, before, seen, z) <= cap, shift
+    for turn_deg in (3.0, -8.0, 90.0):
+        seen = look(camera, game, turn={z: turn_deg})
+        assert 0.0 < moved_at(board, before, seen, z) <= cap, turn_deg
+
+
+def test_a_token_beside_it_or_none_is_not_judged(board: Board, position: Position) -> None:
+    """Two tokens on z now, or none: no single token to follow, so no term."""
+    game, _, z, before, camera = position
     places = {p: list(c) for p, c in contents(game).items()}
     places[z] = ["yellow", "yellow"]
-    assert not untouched(board, before, look(camera, game, places, nudge={z: BESIDE_MM / 2}), z)
-    # a ship set down beside the space, off every space (read near it, on none)
-    zx, zy = board.spaces[z].position
-    places = {p: list(c) for p, c in contents(game).items()}
-    seen = look(camera, game, places, off_board=[("blue", zx + 20.0, zy)])
-    assert any(
-        s.color == "blue" and math.dist((s.x_mm, s.y_mm), (zx, zy)) < UNTOUCHED_CLEAR_MM
-        for s in seen.ships
-    ), "the ship set down near z is read"
-    assert not untouched(board, before, seen, z)
+    seen = look(camera, game, places, nudge={z: BESIDE_MM / 2})
+    now = observation_evidence(board, seen)
+    was = observation_evidence(board, before)
+    if len(seen.ships_at(z)) != 1:
+        assert replaced_loglik(board, now, before, was, seen, frozenset({z})) == {}
+    places.pop(z)
+    empty = look(camera, game, places)
+    terms = replaced_loglik(
+        board, observation_evidence(board, empty), before, was, empty, frozenset({z})
+    )
+    assert terms == {}
 
 
-def test_a_token_that_showed_little_of_itself_then_is_not_untouched(board: Board) -> None:
-    """Set back along its length then, or under a shadow then, and shown whole now: the
-    ship was moved, or the board then says too little; not untouched."""
+def test_too_few_ships_on_both_boards_tell_no_camera_shift(board: Board) -> None:
+    """With fewer than MIN_SAMPLES ships standing alone on both boards, the camera's own
+    shift is not known, and no token is judged."""
     game, _x, z = dock_or_bump(board)
-    zx, zy = board.spaces[z].position
     camera = Camera(board)
-    shaded = Camera(board, CameraModel(shadows=((zx, zy, 25.0, 0.5),))).game(game)
-    assert not untouched(board, shaded, look(camera, game), z)
-    set_back = Camera(board).game(game, along={z: -10.0})
-    assert not untouched(board, set_back, look(camera, game), z)
+    before = camera.game(game)
+    alone = {z: ["yellow"]}
+    seen = look(camera, game, alone)
+    terms = replaced_loglik(
+        board,
+        observation_evidence(board, seen),
+        camera.game(game, alone),
+        observation_evidence(board, before),
+        seen,
+        frozenset({z}),
+    )
+    assert terms == {}
 
 
 def test_told_to_leave_both_an_untouched_ship_takes_the_dock(
     board: Board, position: Position, seen: dict[str, BoardObservation]
 ) -> None:
-    """The roll named z (`held`): the player who lands there leaves both ships until asked.
-    The dock leaves z's ship untouched: the dock is taken, z named as untouched. The bump
-    with its ship back and the mover beside where it stood (the instruction not followed)
-    stays a question; without the board before, or with z not named, the dock is asked."""
-    game, x, z, before, _ = position
+    """The roll named z (`held`): the player who lands there leaves both ships until asked,
+    as most do (`FOLLOWED`). The dock leaves z's ship untouched: the dock is taken, z named
+    as untouched. The bump with its ship back and the mover beside where it stood, or set
+    down where it stood but turned, stays a question; so does the dock without the board
+    before."""
+    game, x, z, before, camera = position
     dock = consequence(after(game, Move("yellow-1", (x, "SUGAR")), 1))
     bump = consequence(after(game, Move("yellow-1", (x, z)), 1))
     held = frozenset({z})
-    verdict = judge(game, seen["dock"], frozenset({1}), reference=before, held=held)
-    assert verdict.outcome is Outcome.MOVE and verdict.accepted is not None
-    assert verdict.accepted.consequence == dock and verdict.untouched == (z,)
-    verdict = judge(game, seen["back, beside"], frozenset({1}), reference=before, held=held)
+    # the colours alone tie them
+    verdict = judge(game, seen["dock"], frozenset({1}))
     assert verdict.outcome is Outcome.TIE
     assert {dock, bump} <= {g.consequence for g in verdict.tied}
-    assert judge(game, seen["dock"], frozenset({1}), held=held).outcome is Outcome.TIE
-    assert (
-        judge(game, seen["dock"], frozenset({1}), reference=before, held=frozenset({x})).outcome
-        is Outcome.TIE
+    decision = decide(game, seen["dock"], frozenset({1}), reference=before, held=held)
+    assert isinstance(decision, Take) and decision.group.consequence == dock
+    assert decision.untouched == (z,)
+    for name in ("back, beside",):
+        decision = decide(game, seen[name], frozenset({1}), reference=before, held=held)
+        assert isinstance(decision, Tied), name
+    turned = look(
+        camera, game, contents(after(game, Move("yellow-1", (x, "SUGAR")), 1)), turn={z: 6.0}
     )
+    assert isinstance(decide(game, turned, frozenset({1}), reference=before, held=held), Tied)
+    assert isinstance(decide(game, seen["dock"], frozenset({1}), held=held), Tied)
     # the bump shown whole is taken as before
     decision = decide(game, seen["landing"], frozenset({1}), reference=before, held=held)
     assert isinstance(decision, Take) and decision.group.consequence == bump

@@ -35,6 +35,7 @@ from enum import StrEnum
 
 import numpy as np
 
+from bermuda_hw.controller.moved import replaced_loglik
 from bermuda_hw.controller.referee import Scorer, observation_evidence
 from bermuda_hw.rules.candidates import (
     Bump,
@@ -78,6 +79,12 @@ PRIOR_CLEARED = 0.2
 #: How a move that bumped ships leaves them on the first stable board: put back at once
 #: (most players), still beside the mover, or on their way back in a hand.
 PRIOR_BUMP = {Bump.NONE: 1.0, Bump.BACK: 0.6, Bump.LANDING: 0.25, Bump.LIFTED: 0.15}
+#: Told by the roll to set the mover down beside a ship it lands on and leave both there
+#: (`referee.same_board_bumps`, a "held" space), a player does so this often: a bump's
+#: boards with its ships back or on their way back weigh 1 - FOLLOWED of their prior there
+#: (assumed: the simulated people miss one instruction in four and put the ship back at
+#: once, `sim.players.PEOPLE`; the obedient players never do)
+FOLLOWED = 0.75
 #: The chance that one place's evidence says nothing true about it on a stable board (a
 #: misread, a glare, a token half off its place): vision puts 0.19 % of ships on a wrong
 #: place on boards printed unlike the board file (bench_vision); 1e-3 per place. Under a
@@ -285,6 +292,9 @@ class Belief:
 
     hypotheses: tuple[Hypothesis, ...]
     alpha: float = ALPHA
+    #: by landing space: how much likelier its reading is under a token set down there
+    #: than under the one that stood there untouched (log; `controller.moved`)
+    moved: tuple[tuple[str, float], ...] = ()
 
     @property
     def best(self) -> Hypothesis:
@@ -335,11 +345,16 @@ def weigh(
     dice: frozenset[int] | None = None,
     *,
     alpha: float = ALPHA,
+    reference: BoardObservation | None = None,
+    held: frozenset[str] = frozenset(),
 ) -> Belief:
     """The belief over the active player's turn given one stable observation.
 
     `dice`: the die values possible (the known die; None: any, uniformly; empty: no
-    move can have been made yet, as before the virtual die is rolled).
+    move can have been made yet, as before the virtual die is rolled). `reference`: the
+    last board that matched the game before the turn (how far a token moved, `moved`).
+    `held`: the landing spaces the roll told the player to leave a ship landed on
+    (FOLLOWED).
     """
     if game.phase is not Phase.SHIPS:
         raise ValueError("the belief is over a turn of the ship phase")
@@ -357,14 +372,26 @@ def weigh(
     if not per_die:  # no move possible (die not rolled, or no legal move)
         moving = 0.0
     rolled = [d for d in possible if per_die.get(d)]
+    replacing = {id(c): _replaces(game, c) for c in cands}
+    moved: dict[str, float] = {}
+    spaces = frozenset(p for p in replacing.values() if p is not None)
+    if reference is not None and spaces:
+        before = observation_evidence(game.board, reference)
+        moved = replaced_loglik(game.board, evidence, reference, before, observation, spaces)
     groups: dict[Consequence, list[tuple[float, float, Candidate]]] = {}
     for cand in cands:
         like = scorer.relative(base, cand.contents)
+        landing = replacing[id(cand)]
+        if landing is not None:
+            like += moved.get(landing, 0.0)
         if cand.kind is Kind.NONE:
             prior = PRIOR_NONE + (0.0 if per_die else moving)
         else:
             assert cand.die is not None
             prior = moving / len(rolled) / len(per_die[cand.die]) * PRIOR_BUMP[cand.bump]
+            end = cand.move.end if cand.move is not None else None
+            if cand.bump in (Bump.BACK, Bump.LIFTED) and end in held:
+                prior *= 1.0 - FOLLOWED
         groups.setdefault(cand.consequence, []).append((prior, like, cand))
     hypotheses: list[Hypothesis] = []
     for key, members in groups.items():
@@ -386,7 +413,21 @@ def weigh(
     legal = {frozenset(c.contents.items()) for c in cands}
     hypotheses.extend(_in_hand(game, scorer, base, cands, legal))
     hypotheses.extend(_illegal(game, observation, scorer, base, legal))
-    return _normalised(hypotheses, alpha)
+    return _normalised(hypotheses, alpha, tuple(sorted(moved.items())))
+
+
+def _replaces(game: Game, cand: Candidate) -> str | None:
+    """The path space where a candidate sets the mover down in place of a ship of its own
+    colour that the bump lifts off (back in port, or on its way): the token there is
+    another one."""
+    move = cand.move
+    if cand.bump not in (Bump.BACK, Bump.LIFTED) or move is None or move.end is None:
+        return None
+    if move.end not in game.board.spaces:
+        return None
+    if not any(game.ship(sid).color == game.active for sid in cand.bumped):
+        return None
+    return move.end
 
 
 def _in_hand(
@@ -499,7 +540,9 @@ def _illegal(
     return out
 
 
-def _normalised(hypotheses: list[Hypothesis], alpha: float) -> Belief:
+def _normalised(
+    hypotheses: list[Hypothesis], alpha: float, moved: tuple[tuple[str, float], ...] = ()
+) -> Belief:
     scores = [h.log_prior + h.log_likelihood for h in hypotheses]
     top = max(scores)
     weights = [math.exp(s - top) if s > -math.inf else 0.0 for s in scores]
@@ -518,4 +561,4 @@ def _normalised(hypotheses: list[Hypothesis], alpha: float) -> Belief:
         for h, w in zip(hypotheses, weights, strict=True)
     ]
     made.sort(key=lambda h: -h.posterior)
-    return Belief(tuple(made), alpha)
+    return Belief(tuple(made), alpha, moved)

@@ -31,7 +31,6 @@ from bermuda_hw.controller.referee import Verdict, bumped_beside, judge
 from bermuda_hw.controller.rig import Rig
 from bermuda_hw.controller.seats import hold_spaces
 from bermuda_hw.controller.session import GameSession
-from bermuda_hw.controller.ship_phase import reference_board
 from bermuda_hw.controller.signals import Pattern
 from bermuda_hw.controller.status import Mode, Status
 from bermuda_hw.controller.turn import Bumped, Turn, Turns
@@ -135,12 +134,8 @@ class BoardChecks:
 
     def judge(self, observation: BoardObservation) -> Verdict:
         """The referee's verdict on an observation for the game as it is, with the die if
-        it is known and the last board that matched the game's placement."""
-        game = self.table.session.current
-        reference = reference_board(self.reference, game)
-        return judge(
-            game, observation, self.known_dice(), reference=reference, held=self.told_to_leave()
-        )
+        it is known."""
+        return judge(self.table.session.current, observation, self.known_dice())
 
     def told_to_leave(self) -> frozenset[str]:
         """The spaces the roll told the player to leave a ship landed on, both ships there,

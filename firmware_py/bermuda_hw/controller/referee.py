@@ -21,19 +21,13 @@ like the mover): the verdict leaves that to the belief (`controller.belief`),
 whose evidence counts the tokens of each colour on a place (`vision.counts`).
 
 Some moves leave the same colours on every place once a bumped ship is back: a
-dock, against a bump of an own ship back into the port docked at, with the
-same die. Nothing on the board tells which was made (a token read elsewhere on
-its space may have been nudged before a dock; read where it stood, the mover
-may have been set down exactly where the bumped ship was): such a tie is asked.
-With the die known before the move (the virtual die) the roll names such
-landing spaces (`same_board_bumps`) and tells the player to set the mover down
-beside a ship landed on there and leave both until asked to put one back, so
-that such a bump shows itself whole first. Until a put-back is asked for, the
-spaces so named are `held`: a ship on one that stands untouched (`untouched`:
-read where it stood to a third of a millimetre, its wider disk showing what it
-showed, no ship set down near it) rules out a bump there with its ship back
-already, so the other move is taken; a token moved at all leaves the tie to be
-asked.
+dock, against a bump of an own ship back into the port docked at. The colours tie
+them; the token on the landing space tells them apart (the one that stood there, or
+the mover set down where it was), which the belief weighs (`controller.moved`). With
+the die known before the move (the virtual die) the roll names such landing spaces
+(`same_board_bumps`) and tells the player to set the mover down beside a ship landed
+on there and leave both until asked to put one back, so that such a bump shows itself
+whole first.
 
 What the accepted candidate does not explain (a stray token, a bumped ship not
 yet put back) is reported apart from the move, as its own fix.
@@ -42,7 +36,6 @@ yet put back) is reported apart from the move, as its own fix.
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -62,7 +55,7 @@ from bermuda_hw.rules.candidates import (
     contents,
 )
 from bermuda_hw.rules.game import Game, Phase
-from bermuda_hw.vision.types import BoardEvidence, BoardObservation, ShipReading
+from bermuda_hw.vision.types import BoardEvidence, BoardObservation
 
 #: How much better (in log-likelihood) the accepted group must explain the board than
 #: "no change" and than any group with another consequence: about half a place.
@@ -82,20 +75,6 @@ READING_FILL = 0.45
 #: them, as `Game.ship_positions` sets such ships out. A bound on one port's scoring,
 #: which grows as berths to the power of ships.
 MAX_BERTH_ASSIGNMENTS = 4096
-#: A ship stands untouched on a space where it reads within UNTOUCHED_MM of where it
-#: stood (an untouched token reads within 0.1 mm from one stable run to the next; one moved
-#: 1 mm across its space reads 0.8 mm off, 3 mm along it 0.7 mm off) and its wider disk
-#: (`BoardEvidence.reach`) shows what it showed then within UNTOUCHED_REACH of it (a second
-#: token beside it shows half as much again or more) ...
-UNTOUCHED_MM = 0.35
-UNTOUCHED_REACH = 0.1
-#: ... judged only on a space seen this well on both boards (in the cloud's rim band, how
-#: much of a token shows moves with the cloud's cover) ...
-UNTOUCHED_SEEN = 0.9
-#: ... with every other ship read within UNTOUCHED_CLEAR_MM of it read where it was, within
-#: STILL_MM (a ship set down or pushed near a place adds to its wider disk)
-UNTOUCHED_CLEAR_MM = 30.0
-STILL_MM = 2.0
 
 
 class Outcome(StrEnum):
@@ -131,8 +110,6 @@ class Verdict:
     accepted: Group | None = None  # MOVE: the group taken
     tied: tuple[Group, ...] = ()  # TIE: the best group and its rivals, best first
     provisional: tuple[str, ...] = ()  # MOVE: changed places the camera does not see well
-    #: held spaces whose ship stood untouched, ruling out a bump there with its ship back
-    untouched: tuple[str, ...] = ()
 
 
 def places_of(board: Board) -> tuple[tuple[str, int | None], ...]:
@@ -288,80 +265,6 @@ def observation_evidence(board: Board, observation: BoardObservation) -> BoardEv
     return evidence_from_readings(board, observation, board.ship_colors)
 
 
-def _near(board: Board, obs: BoardObservation, space: str) -> list[ShipReading]:
-    """The ships read off a path space but within `UNTOUCHED_CLEAR_MM` of it."""
-    centre = board.spaces[space].position
-    return [
-        s
-        for s in obs.ships
-        if not s.hidden
-        and s.space != space
-        and min(math.dist(centre, (s.x_mm, s.y_mm)), math.dist(centre, _stands(board, s)))
-        < UNTOUCHED_CLEAR_MM
-    ]
-
-
-def untouched(
-    board: Board, reference: BoardObservation, observation: BoardObservation, space: str
-) -> bool:
-    """Whether the one ship on a path space stands as it stood on `reference` (the last
-    board that matched the game): one reading of one colour there on both boards, read
-    within `UNTOUCHED_MM` of where it was, its wider disk showing what it showed then
-    (within `UNTOUCHED_REACH`), the space seen well on both, and no ship read within
-    `UNTOUCHED_CLEAR_MM` of it that was not there then (a ship leaving the space's
-    surroundings takes nothing from this one). False wherever that cannot be judged."""
-    if space in board.ports or space not in board.spaces:
-        return False
-    was, now = reference.ships_at(space), observation.ships_at(space)
-    if (
-        len(was) != 1
-        or len(now) != 1
-        or was[0].color != now[0].color
-        or was[0].hidden
-        or now[0].hidden
-        or math.dist((was[0].x_mm, was[0].y_mm), (now[0].x_mm, now[0].y_mm)) >= UNTOUCHED_MM
-    ):
-        return False
-    before, after = observation_evidence(board, reference), observation_evidence(board, observation)
-    if (
-        before.reach is None
-        or after.reach is None
-        or min(place_observability(before, space), place_observability(after, space))
-        < UNTOUCHED_SEEN
-    ):
-        return False
-    then = _near(board, reference, space)
-    for ship in _near(board, observation, space):
-        if not any(
-            (t.color, t.space) == (ship.color, ship.space)
-            and math.dist((t.x_mm, t.y_mm), (ship.x_mm, ship.y_mm)) < STILL_MM
-            for t in then
-        ):
-            return False
-    i, c = before.index(space), before.colors.index(now[0].color)
-    was_there, there = float(before.reach[i, c]), float(after.reach[i, c])
-    return was_there > 0.0 and abs(there - was_there) <= UNTOUCHED_REACH * was_there
-
-
-def _held_back(game: Game, candidate: Candidate, held: frozenset[str]) -> str | None:
-    """The held landing space of a bump of the mover's own ships with them back already."""
-    move = candidate.move
-    if candidate.bump is not Bump.BACK or move is None or move.end not in held:
-        return None
-    if any(game.ship(sid).color != game.active for sid in candidate.bumped):
-        return None
-    return move.end
-
-
-def _stands(board: Board, ship: ShipReading) -> tuple[float, float]:
-    """Where a ship read on a place stands: its berth or space, else where it is read."""
-    port = board.ports.get(ship.space or "")
-    if port is not None and ship.berth is not None and ship.berth < len(port.berths):
-        return port.berths[ship.berth]
-    place = board.spaces.get(ship.space or "")
-    return place.position if place is not None else (ship.x_mm, ship.y_mm)
-
-
 def same_board_bumps(game: Game, die: int) -> frozenset[str]:
     """The landing spaces where, with this die, a ship bumped back into its port leaves the
     board exactly as another move with another consequence does (an own ship bumped back
@@ -390,16 +293,8 @@ def judge(
     observation: BoardObservation,
     dice: frozenset[int] | None = None,
     margin: float = MARGIN,
-    reference: BoardObservation | None = None,
-    held: frozenset[str] = frozenset(),
 ) -> Verdict:
-    """Score the turn's candidate boards against the observation; see the module's text.
-
-    `reference` is the last board that matched the game (the position before this turn):
-    with it, a ship left untouched on a held landing space rules a bump there out.
-    `held`: the landing spaces where the player was told to leave a ship they
-    land on until asked to put one back (and no put-back has been asked for since): an
-    untouched ship on one rules out a bump there with its ship back (`untouched`)."""
+    """Score the turn's candidate boards against the observation; see the module's text."""
     if game.phase is not Phase.SHIPS:
         return Verdict(Outcome.NONE)
     evidence = observation_evidence(game.board, observation)
@@ -407,19 +302,8 @@ def judge(
     cands = [c for c in candidates(game, dice) if c.kind is not Kind.PASS]
     base = cands[0].contents
     groups: dict[Consequence, list[tuple[float, Candidate]]] = {}
-    still: dict[str, bool] = {}
-    dropped: list[tuple[float, Candidate]] = []
     for cand in cands:
         score = scorer.relative(base, cand.contents)
-        end = _held_back(game, cand, held) if reference is not None else None
-        if end is not None:
-            if end not in still:
-                assert reference is not None
-                still[end] = untouched(game.board, reference, observation, end)
-            if still[end]:
-                # told to leave both there, the player left the ship there untouched
-                dropped.append((score, cand))
-                continue
         groups.setdefault(cand.consequence, []).append((score, cand))
     made = []
     for key, members in groups.items():
@@ -438,19 +322,7 @@ def judge(
     if rivals:
         return Verdict(Outcome.TIE, tied=(best, *rivals))
     provisional = out_of_sight(evidence, base, best)
-    ruled_out = tuple(
-        sorted(
-            {
-                c.move.end
-                for score, c in dropped
-                if c.move is not None
-                and c.move.end is not None
-                and c.consequence != best.consequence
-                and score > best.score - margin
-            }
-        )
-    )
-    return Verdict(Outcome.MOVE, accepted=best, provisional=provisional, untouched=ruled_out)
+    return Verdict(Outcome.MOVE, accepted=best, provisional=provisional)
 
 
 def out_of_sight(

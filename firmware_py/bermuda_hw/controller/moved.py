@@ -1,0 +1,181 @@
+"""How far a token moved: the belief's evidence that a ship on a space is the one that
+stood there before the turn, or another of its colour set down where it was.
+
+A dock and a bump of the player's own ship back into the port docked at leave the same
+colours on every place once the bumped ship is back. What tells them apart is the token
+on the landing space: after the dock it is the token that stood there, read where it
+stood and turned as it stood; after the bump it is the mover, set down by a hand where
+the bumped ship was lifted off. So where a path space held one ship of a colour on the
+board before the turn (`reference`) and holds one of that colour now, every hypothesis
+says which of the two it is, and the reading's shift scores it:
+
+- **untouched**: the shift is the camera's own, a stable run to the next. Its spread is
+  measured on the same two boards, from every other ship that stands on a space alone on
+  both (a robust median: a knocked token among them widens it a little, which only
+  weakens the evidence). Some untouched tokens are nudged by a hand (`NUDGED`): they
+  shift as a token set down would, so a shift far beyond the camera's says "replaced"
+  at most 1 / NUDGED times more than "untouched", and a bad reading never turns a dock
+  into a bump decisively.
+- **replaced**: a hand set the mover down aiming at the very spot and heading of the
+  token it replaced (the worst case for telling them apart): it lands within `HAND_MM`
+  of that spot and `HAND_AXIS_DEG` of that heading, plus the camera's own spread.
+
+Only the shift of a token on a path space seen whole on both boards counts; a port's
+ships are set out anew in its berths, and a token read in part under the cloud's rim
+shifts with the cover.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import dataclass
+
+from bermuda_hw.controller.referee import place_observability
+from bermuda_hw.geometry import axis_gap_deg
+from bermuda_hw.rules.board import Board
+from bermuda_hw.vision.types import BoardEvidence, BoardObservation, ShipReading
+
+#: A hand setting a token down squarely on a spot lands this far off it, per axis (a 9 mm
+#: token on a 20 mm space; assumed, not measured on real hands: the simulated players'
+#: squarely set tokens spread wider, `sim.players.AIM_SD_MM`), and turned this far off the
+#: heading it aims at. Aiming at the replaced token's own spot and heading is the case that
+#: tells least, so the model takes it.
+HAND_MM = 0.5
+HAND_AXIS_DEG = 4.0
+#: The camera's own shift of an untouched token, a stable run to the next, is measured on
+#: each pair of boards, from at least MIN_SAMPLES other ships (a median of fewer says too
+#: little); never below these floors, about the spreads measured on rendered boards, each
+#: stable run read as its frames' average (`vision.stability`): a median shift of 0.04 mm,
+#: a spread of 0.033 mm; 0.34 degrees of its axis, a spread of 0.5. A few ships that happen
+#: to read still must not make the camera seem steadier than it is.
+STILL_FLOOR_MM = 0.03
+STILL_AXIS_FLOOR_DEG = 0.4
+MIN_SAMPLES = 5
+#: the share of untouched tokens a hand nudges on their space during a turn (a knocked
+#: neighbour, a token straightened: the simulated people knock one in twenty moves)
+NUDGED = 0.05
+#: a place's token is read only where this much of it is in view on both boards
+SEEN = 0.9
+#: a Rayleigh distribution's median in units of its scale; a half-normal's
+RAYLEIGH_MEDIAN = math.sqrt(2.0 * math.log(2.0))
+HALF_NORMAL_MEDIAN = 0.6745
+
+
+@dataclass(frozen=True)
+class Spread:
+    """The camera's own shift of an untouched token between two boards."""
+
+    mm: float
+    axis_deg: float
+
+
+def _alone(board: Board, obs: BoardObservation, space: str) -> ShipReading | None:
+    ships = obs.ships_at(space)
+    if len(ships) != 1 or ships[0].hidden or space not in board.spaces:
+        return None
+    return ships[0]
+
+
+def _berthed(obs: BoardObservation) -> dict[tuple[str, int], list[ShipReading]]:
+    out: dict[tuple[str, int], list[ShipReading]] = {}
+    for ship in obs.ships:
+        if ship.space is not None and ship.berth is not None and not ship.hidden:
+            out.setdefault((ship.space, ship.berth), []).append(ship)
+    return out
+
+
+def spread(
+    board: Board,
+    before: BoardObservation,
+    now: BoardObservation,
+    seen: dict[str, float],
+    leave_out: frozenset[str],
+) -> Spread | None:
+    """The camera's shift of an untouched token, from the ships standing alone on the same
+    space or berth, same colour, on both boards (but on `leave_out`); None with too few of
+    them. A port's berths count as well as the path's spaces: early in a game most ships
+    are in port."""
+    pairs: list[tuple[ShipReading, ShipReading]] = []
+    for space in board.spaces:
+        if space in leave_out or seen.get(space, 0.0) < SEEN:
+            continue
+        was, is_ = _alone(board, before, space), _alone(board, now, space)
+        if was is not None and is_ is not None:
+            pairs.append((was, is_))
+    then = _berthed(before)
+    for key, ships in _berthed(now).items():
+        if len(ships) == 1 and len(then.get(key, ())) == 1:
+            pairs.append((then[key][0], ships[0]))
+    shifts: list[float] = []
+    turns: list[float] = []
+    for was, is_ in pairs:
+        if was.color != is_.color:
+            continue
+        shifts.append(math.dist((was.x_mm, was.y_mm), (is_.x_mm, is_.y_mm)))
+        if was.axis_deg is not None and is_.axis_deg is not None:
+            turns.append(axis_gap_deg(was.axis_deg, is_.axis_deg))
+    if len(shifts) < MIN_SAMPLES:
+        return None
+    mm = max(STILL_FLOOR_MM, statistics.median(shifts) / RAYLEIGH_MEDIAN)
+    axis = (
+        max(STILL_AXIS_FLOOR_DEG, statistics.median(turns) / HALF_NORMAL_MEDIAN)
+        if len(turns) >= MIN_SAMPLES
+        else math.inf
+    )
+    return Spread(mm, axis)
+
+
+def _log_normal2(d: float, sd: float) -> float:
+    """Log-density of a 2-D shift of length d, each axis normal with spread sd."""
+    return -0.5 * (d / sd) ** 2 - math.log(2.0 * math.pi * sd * sd)
+
+
+def _log_normal1(d: float, sd: float) -> float:
+    return -0.5 * (d / sd) ** 2 - math.log(sd * math.sqrt(2.0 * math.pi))
+
+
+def replaced_loglik(
+    board: Board,
+    evidence: BoardEvidence,
+    before: BoardObservation,
+    before_evidence: BoardEvidence,
+    now: BoardObservation,
+    spaces: frozenset[str],
+) -> dict[str, float]:
+    """By space (of `spaces`): log P(reading | another token set down there) - log P(reading
+    | the token that stood there, untouched). Spaces that cannot be judged are left out
+    (no evidence either way)."""
+    seen = {
+        p: min(place_observability(evidence, p), place_observability(before_evidence, p))
+        for p in board.spaces
+    }
+    camera = spread(board, before, now, seen, spaces)
+    if camera is None:
+        return {}
+    out: dict[str, float] = {}
+    for space in sorted(spaces):
+        was, is_ = _alone(board, before, space), _alone(board, now, space)
+        if was is None or is_ is None or was.color != is_.color or seen.get(space, 0.0) < SEEN:
+            continue
+        d = math.dist((was.x_mm, was.y_mm), (is_.x_mm, is_.y_mm))
+        hand = math.hypot(HAND_MM, camera.mm)
+        replaced = _log_normal2(d, hand)
+        still = _log_normal2(d, camera.mm)
+        if was.axis_deg is not None and is_.axis_deg is not None and math.isfinite(camera.axis_deg):
+            turn = axis_gap_deg(was.axis_deg, is_.axis_deg)
+            replaced += _log_normal1(turn, math.hypot(HAND_AXIS_DEG, camera.axis_deg))
+            still += _log_normal1(turn, camera.axis_deg)
+        # an untouched token may have been nudged: it then shifts as a token set down would
+        untouched = float(
+            math.log(NUDGED) + replaced
+            if still == -math.inf
+            else _logaddexp(math.log1p(-NUDGED) + still, math.log(NUDGED) + replaced)
+        )
+        out[space] = replaced - untouched
+    return out
+
+
+def _logaddexp(a: float, b: float) -> float:
+    top = max(a, b)
+    return top + math.log(math.exp(a - top) + math.exp(b - top))

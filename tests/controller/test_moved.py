@@ -1,0 +1,159 @@
+"""How far a token moved (`controller.moved`) on synthetic readings: the camera's own shift
+measured on the other ships, and a landing space's token scored as the one that stood
+there or another set down in its place."""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from synthetic import after, observe, set_dock_or_bump
+
+from bermuda_hw.controller.belief import weigh
+from bermuda_hw.controller.moved import NUDGED, replaced_loglik
+from bermuda_hw.controller.referee import observation_evidence
+from bermuda_hw.geometry import axis_deg
+from bermuda_hw.rules.board import Board
+from bermuda_hw.rules.boardfile import load_board
+from bermuda_hw.rules.candidates import consequence, contents
+from bermuda_hw.rules.game import Game
+from bermuda_hw.rules.moves import Move
+from bermuda_hw.vision.types import BoardObservation, ShipReading
+
+#: each shot's own error of a token's position per axis, and of its axis: two shots of a
+#: rendered board, each its stable run's average, differ by a spread of 0.033 mm and 0.5
+#: degrees (`moved.STILL_FLOOR_MM`)
+CAMERA_MM = 0.023
+CAMERA_DEG = 0.35
+
+
+@pytest.fixture(scope="module")
+def board() -> Board:
+    return load_board()
+
+
+def shot(
+    obs: BoardObservation, seed: int, moved: dict[str, tuple[float, float, float]]
+) -> BoardObservation:
+    """The observation as a camera reads it: every token a little off where it stands and
+    how it is turned (the camera's own spread), and the ships on `moved` spaces shifted by
+    (dx, dy) mm and turned by degrees."""
+    rng = random.Random(seed)
+    board = load_board()
+    ships: list[ShipReading] = []
+    for s in obs.ships:
+        dx, dy, dt = moved.get(s.space or "", (0.0, 0.0, 0.0))
+        space = board.spaces.get(s.space or "")
+        heading = space.heading_deg if space is not None and s.berth is None else 0.0
+        ships.append(
+            replace(
+                s,
+                x_mm=s.x_mm + dx + rng.gauss(0.0, CAMERA_MM),
+                y_mm=s.y_mm + dy + rng.gauss(0.0, CAMERA_MM),
+                axis_deg=axis_deg(heading + dt + rng.gauss(0.0, CAMERA_DEG)),
+            )
+        )
+    return replace(obs, ships=tuple(ships))
+
+
+def position(board: Board) -> tuple[Game, str, str, BoardObservation]:
+    game = Game.new(3, seed=4, board=board, first_player="yellow")
+    x, z = set_dock_or_bump(game)
+    return game, x, z, observe(board, contents(game))
+
+
+def term(board: Board, before: BoardObservation, now: BoardObservation, z: str) -> float:
+    terms = replaced_loglik(
+        board,
+        observation_evidence(board, now),
+        before,
+        observation_evidence(board, before),
+        now,
+        frozenset({z}),
+    )
+    return terms[z]
+
+
+shifts = st.floats(0.0, 8.0)
+turns = st.floats(-90.0, 90.0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), shift=shifts, angle=st.floats(0.0, 2 * math.pi), turn=turns)
+def test_a_shift_says_replaced_at_most_as_a_nudge_allows(
+    seed: int, shift: float, angle: float, turn: float
+) -> None:
+    """Whatever the token on the landing space reads, it says "another token" at most
+    1 / NUDGED times more than "the same one"; and more the farther it moved."""
+    board = load_board()
+    _, _, z, obs = position(board)
+    before = shot(obs, seed, {})
+    move = (shift * math.cos(angle), shift * math.sin(angle), turn)
+    farther = (2 * move[0] + 0.5, 2 * move[1], turn)
+    near, far = (term(board, before, shot(obs, seed + 1, {z: m}), z) for m in (move, farther))
+    assert near <= -math.log(NUDGED) + 1e-9
+    assert far >= near - 1e-9
+
+
+def test_a_token_left_alone_reads_untouched() -> None:
+    """The same board shot twice: the token on the landing space reads likelier untouched,
+    every time, and by a factor of 20 or more nine times in ten."""
+    board = load_board()
+    _, _, z, obs = position(board)
+    terms = [term(board, shot(obs, 2 * k, {}), shot(obs, 2 * k + 1, {}), z) for k in range(100)]
+    assert max(terms) < 0.0
+    assert sum(t < math.log(0.05) for t in terms) >= 90
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    seed=st.integers(0, 10_000),
+    shift=shifts,
+    turn=turns,
+    held=st.booleans(),
+    known=st.booleans(),
+)
+def test_no_reading_of_the_token_makes_the_bump_decisive(
+    seed: int, shift: float, turn: float, held: bool, known: bool
+) -> None:
+    """The dock's board, its landing space's token read anywhere on its space and turned
+    any way: the bump with its ship back is never decisive (the colours tie it with the
+    dock, and the token can only weaken the dock)."""
+    board = load_board()
+    game, x, z, obs = position(board)
+    dock = contents(after(game, Move("yellow-1", (x, "SUGAR")), 1))
+    bump = consequence(after(game, Move("yellow-1", (x, z)), 1))
+    before = shot(obs, seed, {})
+    now = shot(observe(board, dock), seed + 1, {z: (shift, 0.0, turn)})
+    belief = weigh(
+        game,
+        now,
+        frozenset({1}) if known else None,
+        reference=before,
+        held=frozenset({z}) if held else frozenset(),
+    )
+    assert not (belief.decisive and belief.best.consequence == bump)
+    assert dict(belief.moved).keys() == {z}  # the token on z was judged
+
+
+def test_told_to_leave_both_an_untouched_token_makes_the_dock_decisive() -> None:
+    """The roll named z; the dock leaves z's token where it stood, turned as it stood: the
+    belief is sure of the dock on most shots (the rest are asked), never of anything else.
+    Without the board before, it is sure of nothing."""
+    board = load_board()
+    game, x, z, obs = position(board)
+    done = after(game, Move("yellow-1", (x, "SUGAR")), 1)
+    held = frozenset({z})
+    sure = 0
+    for k in range(60):
+        now = shot(observe(board, contents(done)), 2 * k + 1, {})
+        belief = weigh(game, now, frozenset({1}), reference=shot(obs, 2 * k, {}), held=held)
+        if belief.decisive:
+            assert belief.best.consequence == consequence(done)
+            sure += 1
+        assert not weigh(game, now, frozenset({1}), held=held).decisive
+    assert sure >= 40
