@@ -390,9 +390,14 @@ def test_an_ignored_instruction_is_followed_once_its_time_is_over(board: Board) 
     assert [a.kind for a in t.players.truth.acts] == ["ignore"]
 
 
-def _landed_on_own_ship(board: Board, style: PlayerStyle) -> tuple[_Table, Game, str]:
+def _landed_on_own_ship(
+    board: Board,
+    style: PlayerStyle,
+    stood: dict[str, tuple[float, float, float | None]] | None = None,
+) -> tuple[_Table, Game, str]:
     """Yellow, told a 1 by the virtual die, moves onto its own ship on z (`synthetic.
-    set_dock_or_bump`), with the first seed whose player lands there rather than docks."""
+    set_dock_or_bump`), with the first seed whose player lands there rather than docks;
+    `stood` is given where each token stood before the move, and its heading."""
     from synthetic import set_dock_or_bump
 
     from bermuda_hw.rules.game import GameOptions
@@ -404,6 +409,10 @@ def _landed_on_own_ship(board: Board, style: PlayerStyle) -> tuple[_Table, Game,
         _, z = set_dock_or_bump(game)
         t = _table(board, style, seed, game=game)
         t.players.controller.status.die = 1
+        if stood is not None:
+            stood.clear()
+            for sid, (x, y) in t.world.ship_positions().items():
+                stood[sid] = (x, y, t.world.heading_of(sid))
         t.players._turn()
         made = t.players._made
         assert made is not None
@@ -450,6 +459,21 @@ def test_a_bumped_ship_put_back_at_once_may_go_before_the_mover_is_set_down(
         assert kinds == ["put back first"]
     else:
         assert math.dist(positions["yellow-1"], centre) >= 5.0 and kinds == []
+
+
+def test_a_player_putting_back_an_own_ship_may_lift_the_mover_instead(board: Board) -> None:
+    """The mover set down beside the player's own ship, one of the two alike tokens goes
+    back to the port at once: the mover, by mistake. The ship landed on then stands where it
+    stood, turned as it stood (the board a dock leaves), and the act is recorded."""
+    style = replace(QUIET, swap_chance=1.0)
+    stood: dict[str, tuple[float, float, float | None]] = {}
+    t, game, z = _landed_on_own_ship(board, style, stood)
+    assert place_of(board, (stood["yellow-2"][0], stood["yellow-2"][1])) == z
+    positions = t.world.ship_positions()
+    x, y, heading = stood["yellow-2"]
+    assert positions["yellow-1"] == (x, y) and t.world.heading_of("yellow-1") == heading
+    assert place_of(board, positions["yellow-2"]) == game.ship("yellow-2").previous_port
+    assert [a.kind for a in t.players.truth.acts] == ["swap"]
 
 
 def _asked(t: _Table) -> Question:

@@ -122,6 +122,10 @@ class PlayerStyle:
     #: the mover is set down on the space (aimed at its centre, as any token is set
     #: down), instead of the mover set down beside it first
     putback_first_chance: float = 0.0
+    #: a ship of the player's own colour landed on and put back at once from beside the
+    #: mover: the two tokens are alike, and the player lifts the mover instead and takes it
+    #: to the port; the ship landed on stands where it stood, untouched
+    swap_chance: float = 0.0
     #: an instruction is followed in part: one fix now and the rest after follow_s; a
     #: bumped ship lifted and held for follow_s before it goes to its port
     half_follow_chance: float = 0.0
@@ -198,6 +202,7 @@ PEOPLE = PlayerStyle(
     ignore_chance=0.25,
     ignore_s=(10.0, 40.0),
     putback_first_chance=0.5,
+    swap_chance=0.3,
     half_follow_chance=0.15,
     follow_s=(2.0, 10.0),
     miscount_chance=0.04,
@@ -872,12 +877,31 @@ class SimulatedPlayers:
         a hand sets any token there. In one tick, so no frame sees the two in between."""
         bumped = [sid for sid in game.ships_at(move.end or "") if sid != move.ship]
         first = bool(bumped) and self._chance("putback_first_chance", color)
+        alike = self._alike_at(token, move, color) if bumped and not first else None
+        swap = alike is not None and self._chance("swap_chance", color)
         self._put_back_bumped()
+        if swap and alike is not None:
+            # the same board as if the mover had gone to the port and the other never moved
+            other, point, heading_deg = alike
+            self.world.place_ship(token, *point, heading_deg=heading_deg)
+            self._act("swap", f"{token} taken to port for {other}, which stands where it stood")
+            return
         if not first or move.end is None:
             return
         point, heading_deg = self._placement(move.end, self._spot(move.end, token), color)
         self.world.place_ship(token, *point, heading_deg=heading_deg)
         self._act("put back first", f"{', '.join(bumped)} to port, then {token} on {move.end}")
+
+    def _alike_at(
+        self, token: str, move: Move, color: str
+    ) -> tuple[str, Point, float | None] | None:
+        """A token of the mover's colour standing on its landing space beside it (a ship of
+        the player's own that the move bumped): it, where it stands and its heading."""
+        positions = self.world.ship_positions()
+        other = self._token_at(color, move.end or "", exclude=token)
+        if other is None or other not in positions:
+            return None
+        return other, positions[other], self.world.heading_of(other)
 
     def _illegal_move(self, game: Game, die: int) -> tuple[Move, str] | None:
         """A move against the rules the active player makes this turn, if their style makes
