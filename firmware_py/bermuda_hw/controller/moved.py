@@ -18,7 +18,12 @@ says which of the two it is, and the reading's shift scores it:
   into a bump decisively.
 - **replaced**: a hand set the mover down aiming at the very spot and heading of the
   token it replaced (the worst case for telling them apart): it lands within `HAND_MM`
-  of that spot and `HAND_AXIS_DEG` of that heading, plus the camera's own spread.
+  of that spot and `HAND_AXIS_DEG` of that heading, plus the camera's own spread. Or
+  (`SWAPPED`) the player set the mover down beside the ship and, putting that ship back,
+  lifted the mover instead: the two are alike, and the ship landed on stands untouched
+  while the bump is made all the same. So an untouched token says "the dock" at most
+  1 / SWAPPED times more than "the bump": the term can weaken a dock, or a bump, but no
+  token's reading alone makes either decisive (`docs/belief.md`).
 
 Only the shift of a token on a path space seen whole on both boards counts; a port's
 ships are set out anew in its berths, and a token read in part under the cloud's rim
@@ -55,6 +60,10 @@ MIN_SAMPLES = 5
 #: the share of untouched tokens a hand nudges on their space during a turn (a knocked
 #: neighbour, a token straightened: the simulated people knock one in twenty moves)
 NUDGED = 0.05
+#: Putting back at once an own ship landed on, from beside the mover, a player lifts the
+#: mover instead this often: the tokens are alike (assumed, not measured; the simulated
+#: people do it three times in ten, `sim.players.PEOPLE.swap_chance`)
+SWAPPED = 0.1
 #: a place's token is read only where this much of it is in view on both boards
 SEEN = 0.9
 #: a Rayleigh distribution's median in units of its scale; a half-normal's
@@ -159,19 +168,17 @@ def replaced_loglik(
         if was is None or is_ is None or was.color != is_.color or seen.get(space, 0.0) < SEEN:
             continue
         d = math.dist((was.x_mm, was.y_mm), (is_.x_mm, is_.y_mm))
-        hand = math.hypot(HAND_MM, camera.mm)
-        replaced = _log_normal2(d, hand)
+        hand = _log_normal2(d, math.hypot(HAND_MM, camera.mm))
         still = _log_normal2(d, camera.mm)
         if was.axis_deg is not None and is_.axis_deg is not None and math.isfinite(camera.axis_deg):
             turn = axis_gap_deg(was.axis_deg, is_.axis_deg)
-            replaced += _log_normal1(turn, math.hypot(HAND_AXIS_DEG, camera.axis_deg))
+            hand += _log_normal1(turn, math.hypot(HAND_AXIS_DEG, camera.axis_deg))
             still += _log_normal1(turn, camera.axis_deg)
-        # an untouched token may have been nudged: it then shifts as a token set down would
-        untouched = float(
-            math.log(NUDGED) + replaced
-            if still == -math.inf
-            else _logaddexp(math.log1p(-NUDGED) + still, math.log(NUDGED) + replaced)
-        )
+        # after the bump, a token set down there; or the ship landed on, untouched all the
+        # same (SWAPPED). Without it, the token that stood there; or that token nudged by a
+        # hand (NUDGED), shifted as a token set down would be
+        replaced = _logaddexp(math.log1p(-SWAPPED) + hand, math.log(SWAPPED) + still)
+        untouched = _logaddexp(math.log1p(-NUDGED) + still, math.log(NUDGED) + hand)
         out[space] = replaced - untouched
     return out
 
