@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from importlib import resources
 from pathlib import Path
 
@@ -300,3 +301,30 @@ def test_game_new_with_computer_seats_keeps_them_with_the_game(
         loaded = journal.load(load_board())
     assert loaded is not None
     assert loaded[1].options.computer == (("blue", "best"), ("green", "easy"))
+
+
+@pytest.mark.parametrize("given", ["--bind", "file"])
+def test_a_port_in_use_is_named_where_its_address_came_from(
+    given: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Another program listens on the page's port: the table says so, naming `--bind` or
+    the configuration file that gave the address (not the built-in defaults), and stops
+    before a motor moves."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        address = f"127.0.0.1:{taken.getsockname()[1]}"
+        argv = ["run", "--simulate", "--state-dir", str(tmp_path / "state")]
+        if given == "--bind":
+            argv += ["--bind", address]
+            where = "--bind"
+        else:
+            config = tmp_path / "config.toml"
+            config.write_text(f'[web]\nbind = "{address}"\n', encoding="utf-8")
+            argv += ["--config", str(config)]
+            where = f"{config}: web.bind"
+        code, out, err = run_cli(argv, capsys)
+    assert_one_line_error(
+        code, err, f"{where}: cannot listen on {address}: the port is in use", codes=(78,)
+    )
+    assert "<built-in>" not in err and "homing" not in out

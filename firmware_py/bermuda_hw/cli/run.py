@@ -34,7 +34,7 @@ from bermuda_hw.controller.statedir import (
     check_path,
     lock_holder,
 )
-from bermuda_hw.errors import HardwareError, StateError
+from bermuda_hw.errors import ConfigError, HardwareError, StateError
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.game import DIE_MODES, GameOptions
@@ -266,7 +266,15 @@ def _start_page(
     web = config.web
     if bind is not None:
         web = web.model_copy(update={"bind": _bind(bind)})
-    page = start_page(controller, board, web, state_dir, simulate=simulate)
+    try:
+        page = start_page(controller, board, web, state_dir, simulate=simulate)
+    except ConfigError as exc:
+        if exc.key != "web.bind":
+            raise
+        # named where the address came from: the command line, the file, or the default
+        if bind is not None:
+            raise ConfigError("--bind", None, exc.problem) from None
+        raise ConfigError(config.source, exc.key, exc.problem) from None
     shown = "read-only" if web.public_view else "shows nothing before pairing"
     controller.say(
         f"the table's page: {page.url} ({shown}; to pair a phone: "

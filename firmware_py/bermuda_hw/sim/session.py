@@ -130,9 +130,9 @@ class GameReport:
 
     @property
     def untouched(self) -> int:
-        """Moves taken with a tie ruled out because a ship the player was told to leave
-        landed on stood untouched (`referee.untouched`): the evidence a token set down
-        again exactly where another stood would fool."""
+        """Moves taken from a tie the belief was sure of, a landing space's ship read
+        untouched (`controller.moved`): the evidence a token set down again where another
+        stood, or a swap of two alike tokens, would fool."""
         return sum(1 for line in self.log if "was not touched: no ship landed on it" in line)
 
     @property
