@@ -5,12 +5,15 @@ it; a game those captures would end ends only once they are checked."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 from table_helpers import set_out
 
 from bermuda_hw.controller.consequences import provisional_moves
-from bermuda_hw.controller.status import Mode
+from bermuda_hw.controller.corrections import CorrectedCaptures
+from bermuda_hw.controller.provisional_checks import _correct_captures
+from bermuda_hw.controller.status import Mode, Status
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.cloud import blocked_spaces, plan_spin, swept_ships
 from bermuda_hw.rules.events import Spun
@@ -321,3 +324,48 @@ def test_accepting_the_board_asks_for_the_ship_a_move_out_of_sight_bumps(
     table.world.place_ship(bumped, *game.ship_positions()[bumped])
     table.run_until(lambda: table.mode() is Mode.READY, limit=80)
     assert c.game.ship(bumped).location == port
+
+
+class _Over:
+    """A corrected game that still ends (another colour has lost every ship)."""
+
+    def __init__(self) -> None:
+        self.journal: list[dict[str, object]] = [{}, {}]
+        self.ship_ids: tuple[str, ...] = ()
+
+    def is_over(self) -> bool:
+        return True
+
+    def outcome(self) -> str:
+        return "red wins"
+
+
+def test_captures_corrected_at_the_end_with_more_to_check_look_again() -> None:
+    """Two cloud phases' captures still to be checked when the game ends, and the first one
+    corrected: the corrected game still ends, so the other captures are checked next, on a
+    fresh observation (the board did not change, and the stabiliser reports a board once).
+    Without that look the table waited for ever in "checking the cloud's captures"."""
+    calls: list[str] = []
+
+    class Session:
+        captures_unchecked = True
+
+        def correct_captures(self, item: object, corrected: object) -> bool:
+            return True
+
+    table = SimpleNamespace(
+        session=Session(),
+        status=Status(),
+        checks=SimpleNamespace(end_putback=lambda: calls.append("end put-back")),
+        rig=SimpleNamespace(forget=lambda: calls.append("forget")),
+        set_mode=lambda *a, **k: calls.append("set mode"),
+        announce_over=lambda: calls.append("over"),
+    )
+    corrected = CorrectedCaptures(_Over(), frozenset(), ("the magnets left red-2 on S7",))  # type: ignore[arg-type]
+    _correct_captures(table, None, corrected)  # type: ignore[arg-type]
+    assert "forget" in calls and "over" not in calls and "set mode" not in calls
+    assert table.status.outcome == "red wins"
+    table.session.captures_unchecked = False
+    calls.clear()
+    _correct_captures(table, None, corrected)  # type: ignore[arg-type]
+    assert calls == ["end put-back", "over"]

@@ -73,8 +73,12 @@ def _correct_captures(table: Table, item: Provisional, corrected: CorrectedCaptu
     status.outcome = str(fixed.outcome()) if fixed.is_over() else None
     if fixed.is_over() and not table.session.captures_unchecked:
         table.announce_over()
-    elif not fixed.is_over():
-        table.rig.forget()  # the board did not change: check it on a fresh observation
+        return
+    # the board did not change: it is checked again on a fresh observation (the stabiliser
+    # reports a board once), against the corrected game, or, where the game still ends,
+    # for the captures still to be checked
+    table.rig.forget()
+    if not fixed.is_over():
         table.set_mode(
             Mode.SETUP,
             f"round {fixed.round}: the captures were corrected; checking the board",
