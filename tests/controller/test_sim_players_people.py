@@ -474,6 +474,9 @@ def test_a_player_putting_back_an_own_ship_may_lift_the_mover_instead(board: Boa
     assert positions["yellow-1"] == (x, y) and t.world.heading_of("yellow-1") == heading
     assert place_of(board, positions["yellow-2"]) == game.ship("yellow-2").previous_port
     assert [a.kind for a in t.players.truth.acts] == ["swap"]
+    # the truth is the bump the player made, whatever the board shows
+    moved = _moved(t)
+    assert moved is not None and moved.end == z and moved.bumps == ("yellow-2",)
 
 
 def _asked(t: _Table) -> Question:

@@ -571,7 +571,9 @@ class SimulatedPlayers:
             if place in self.board.ports
             else ((self.board.spaces[place].position,) if place in self.board.spaces else ())
         )
-        if point not in centres or not self._chance("off_centre_chance", color):
+        if point not in centres:
+            return point, None  # beside another token: off centre already, at its place
+        if not self._chance("off_centre_chance", color):
             return self._aimed(place, point)
         rng = self.rng_of(color)
         off_mm = self._draw("off_centre_mm", color)
