@@ -147,6 +147,8 @@ def _steadied(run: list[FrameReading], ships: tuple[ShipReading, ...]) -> tuple[
         if key[1] is None or len(ks) != 1 or any(len(f.get(key, ())) != 1 for f in frames):
             continue
         seen = [frame.ships[f[key][0]] for frame, f in zip(run, frames, strict=True)]
+        if any(r.berth != out[ks[0]].berth for r in seen):
+            continue  # read in another berth of its port in some frame: not one spot
         axis = out[ks[0]].axis_deg
         axes = [r.axis_deg for r in seen if r.axis_deg is not None]
         if len(axes) == len(seen):
