@@ -98,8 +98,7 @@ def _line(r: GameReport) -> str:
         f"{len(r.illegal_as_legal)} illegal-as-legal "
         f"(of {r.illegal_made} illegal moves made; {len(r.illegal_unseen_die)} legal for "
         f"another roll of the unseen die), {r.questions} questions, "
-        f"{r.on_word} taken on the table's word, {r.untouched} ties ruled out by an "
-        "untouched ship, "
+        f"{r.on_word} taken on the table's word, "
         f"{len(r.violations)} invariant breaks, {r.wall_s:5.1f} s wall"
     )
     if r.faults:
@@ -140,7 +139,6 @@ def summary(title: str, reports: Sequence[GameReport]) -> str:
         f"{questions / max(moves, 1):.3f} questions per move "
         f"({questions} in {moves} moves, {questions / max(n, 1):.2f} per game); "
         f"{sum(r.on_word for r in reports)} taken on the table's word; "
-        f"{sum(r.untouched for r in reports)} ties ruled out by an untouched ship; "
         f"table invariant broken in {broken} games; "
         f"{wall:.0f} s wall, {wall / max(n, 1):.1f} s per game, slowest {slowest:.1f} s "
         f"(goal <= {GOAL_GAME_S:g} s)"

@@ -39,7 +39,7 @@ def test_bench_controller_smoke(capsys: pytest.CaptureFixture[str], table_dir: P
     modes = len(bench.die_modes(None))
     assert out.count("obedient players:") == modes and out.count("people players:") == modes
     assert "illegal moves journalled as legal" in out and "questions per move" in out
-    assert "taken on the table's word" in out and "ties ruled out by an untouched ship" in out
+    assert "taken on the table's word" in out
     assert "named by a wrong answer the board could not check" in out
     # four fault settings for each die mode the rules offer (table and virtual)
     assert out.count("faults p=") == 4 * modes
@@ -84,16 +84,15 @@ def test_told_to_hold_no_ship_the_turns_line_names_no_space(
     assert report.rounds >= 1 and seats.hold_spaces(game) == ()
 
 
-def test_a_report_counts_what_the_table_took_on_its_word_and_on_an_untouched_ship() -> None:
+def test_a_report_counts_what_the_table_took_on_its_word() -> None:
     from bermuda_hw.sim.session import GameReport
 
     report = GameReport(2, 1)
     report.log = [
         "yellow to move (die 2): if you land on your ship at S08, set yours down beside it",
         "journalled yellow-1 S10-S11-OIL",
-        "    the ship on S08 was not touched: no ship landed on it",
         "on the table's word, back where the camera cannot see: the blue ship in SUGAR",
         "yellow: did you make yellow-2 S36-S35? The camera cannot see S35: only you can tell",
         "    on the table's word: the camera cannot see S35",
     ]
-    assert report.untouched == 1 and report.on_word == 2
+    assert report.on_word == 2

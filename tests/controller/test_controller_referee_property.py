@@ -8,7 +8,9 @@ yet where the virtual die's roll told the player so, `same_board_bumps`), a move
 on an empty space on its centre give or take a millimetre, another token nudged
 by a hand, a random camera and printing: the board is rendered before and after
 the move and read through the reader and the stabiliser, as the controller
-reads it; the board before is the referee's reference for the tokens.
+reads it. The colours' verdict never names another consequence, and the whole decision
+(the belief, with the board before as the reference for how far a token moved) never takes
+one.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from hypothesis import strategies as st
 from referee_helpers import BESIDE_MM, Camera
 
 from bermuda_hw.controller.referee import Outcome, judge, same_board_bumps
+from bermuda_hw.controller.ship_phase import Take, decide
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.candidates import consequence, contents
 from bermuda_hw.rules.game import Game, Phase
@@ -116,8 +119,13 @@ def test_the_true_consequence_or_a_question(
     if others:
         nudge[pick.choice(others)] = nudge_mm
     seen = camera.game(game, board, nudge=nudge)
-    verdict = judge(game, seen, dice, reference=before, held=held)
+    verdict = judge(game, seen, dice)
     truth = consequence(done)
+    # the whole decision, with the belief and the board before (how far a token moved):
+    # a move it takes is the true one
+    decision = decide(game, seen, dice, reference=before, held=held)
+    if isinstance(decision, Take):
+        assert decision.group.consequence == truth
     if verdict.outcome is Outcome.MOVE:
         assert verdict.accepted is not None and verdict.accepted.consequence == truth
     elif seen is before:

@@ -13,13 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from synthetic import after, observe, set_dock_or_bump
 
-from bermuda_hw.controller.belief import weigh
+from bermuda_hw.controller.belief import FOLLOWED, PRIOR_BUMP, Belief, weigh
 from bermuda_hw.controller.moved import NUDGED, SWAPPED, replaced_loglik
 from bermuda_hw.controller.referee import observation_evidence
 from bermuda_hw.geometry import axis_deg
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.boardfile import load_board
-from bermuda_hw.rules.candidates import consequence, contents
+from bermuda_hw.rules.candidates import Bump, consequence, contents
 from bermuda_hw.rules.game import Game
 from bermuda_hw.rules.moves import Move
 from bermuda_hw.vision.types import BoardObservation, ShipReading
@@ -95,7 +95,7 @@ def test_a_shift_says_replaced_at_most_as_a_nudge_allows(
     _, _, z, obs = position(board)
     before = shot(obs, seed, {})
     move = (shift * math.cos(angle), shift * math.sin(angle), turn)
-    farther = (2 * move[0] + 0.5, 2 * move[1], turn)
+    farther = ((2 * shift + 0.5) * math.cos(angle), (2 * shift + 0.5) * math.sin(angle), turn)
     near, far = (term(board, before, shot(obs, seed + 1, {z: m}), z) for m in (move, farther))
     for t in (near, far):
         assert math.log(SWAPPED) - 0.2 <= t <= -math.log(NUDGED) + 1e-9
@@ -162,3 +162,24 @@ def test_an_untouched_token_never_makes_the_dock_decisive() -> None:
                 assert not seen.decisive and not blind.decisive
                 assert seen.best.consequence == dock
                 assert seen.best.posterior > blind.best.posterior
+
+
+def test_told_to_leave_both_a_bump_put_back_at_once_weighs_less() -> None:
+    """The roll named z: a bump there with its ship back (or on its way) weighs 1 - FOLLOWED
+    of what it weighs where nobody was told to leave both; the dock weighs the same."""
+    board = load_board()
+    game, x, z, _ = position(board)
+    now = shot(observe(board, contents(after(game, Move("yellow-1", (x, "SUGAR")), 1))), 1, {})
+    told = weigh(game, now, frozenset({1}), held=frozenset({z}))
+    free = weigh(game, now, frozenset({1}))
+    bump = consequence(after(game, Move("yellow-1", (x, z)), 1))
+    dock = consequence(after(game, Move("yellow-1", (x, "SUGAR")), 1))
+
+    def prior(belief: Belief, key: object) -> float:
+        return math.exp(next(h.log_prior for h in belief.hypotheses if h.consequence == key))
+
+    landing = PRIOR_BUMP[Bump.LANDING]
+    back = PRIOR_BUMP[Bump.BACK] + PRIOR_BUMP[Bump.LIFTED]
+    expected = (landing + (1 - FOLLOWED) * back) / (landing + back)
+    assert prior(told, bump) / prior(free, bump) == pytest.approx(expected)
+    assert prior(told, dock) == pytest.approx(prior(free, dock))

@@ -417,11 +417,12 @@ def weigh(
 
 
 def _replaces(game: Game, cand: Candidate) -> str | None:
-    """The path space where a candidate sets the mover down in place of a ship of its own
-    colour that the bump lifts off (back in port, or on its way): the token there is
-    another one."""
+    """The path space where a candidate sets the mover down on a ship of its own colour
+    (a bump, whichever board: the ship back in port, on its way, or still there under the
+    mover, where one token is counted and read, the mover's): the token read there is
+    another one than stood there."""
     move = cand.move
-    if cand.bump not in (Bump.BACK, Bump.LIFTED) or move is None or move.end is None:
+    if cand.bump is Bump.NONE or move is None or move.end is None:
         return None
     if move.end not in game.board.spaces:
         return None

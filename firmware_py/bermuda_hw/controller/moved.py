@@ -25,9 +25,15 @@ says which of the two it is, and the reading's shift scores it:
   1 / SWAPPED times more than "the bump": the term can weaken a dock, or a bump, but no
   token's reading alone makes either decisive (`docs/belief.md`).
 
-Only the shift of a token on a path space seen whole on both boards counts; a port's
-ships are set out anew in its berths, and a token read in part under the cloud's rim
-shifts with the cover.
+Only a token standing alone on a path space, seen whole, on both boards is judged: one
+reading of its colour there, and where vision counts the tokens, one token counted (two
+alike tokens side by side read as one, at their middle). A token read in part under the
+cloud's rim shifts with the cover. The camera's own shift is measured on the path spaces
+and the ports' berths alike.
+
+A bump's every board replaces the token read there: its ship sent back, on its way, or
+still on the space under the mover (a token wholly under another is not counted, so the
+reading is the mover's). Beside the mover, two tokens are counted, and nothing is judged.
 """
 
 from __future__ import annotations
@@ -50,20 +56,28 @@ HAND_MM = 0.5
 HAND_AXIS_DEG = 4.0
 #: The camera's own shift of an untouched token, a stable run to the next, is measured on
 #: each pair of boards, from at least MIN_SAMPLES other ships (a median of fewer says too
-#: little); never below these floors, about the spreads measured on rendered boards, each
+#: little; early in a game most ships stand in the ports' berths, and a new two-player game
+#: has four there); never below these floors, about the spreads measured on rendered boards, each
 #: stable run read as its frames' average (`vision.stability`): a median shift of 0.04 mm,
 #: a spread of 0.033 mm; 0.34 degrees of its axis, a spread of 0.5. A few ships that happen
 #: to read still must not make the camera seem steadier than it is.
 STILL_FLOOR_MM = 0.03
 STILL_AXIS_FLOOR_DEG = 0.4
-MIN_SAMPLES = 5
+MIN_SAMPLES = 4
 #: the share of untouched tokens a hand nudges on their space during a turn (a knocked
 #: neighbour, a token straightened: the simulated people knock one in twenty moves)
 NUDGED = 0.05
-#: Putting back at once an own ship landed on, from beside the mover, a player lifts the
-#: mover instead this often: the tokens are alike (assumed, not measured; the simulated
-#: people do it three times in ten, `sim.players.PEOPLE.swap_chance`)
-SWAPPED = 0.1
+#: A bump leaves the ship landed on untouched this often: putting back at once an own ship
+#: landed on, from beside the mover, a player lifts the mover instead (the tokens are alike;
+#: assumed, not measured: the simulated people put back from beside the mover half the
+#: time they put back at once, and then lift the mover three times in ten)
+SWAPPED = 0.15
+#: The camera's shift has a tail wider than one spread: this share of untouched tokens
+#: shifts within TAIL times the spread (a token read at the edge of its disk, light
+#: changing between two runs); without it a still token a little past the spread would
+#: read as replaced
+TAIL_SHARE = 0.1
+TAIL = 3.0
 #: a place's token is read only where this much of it is in view on both boards
 SEEN = 0.9
 #: a Rayleigh distribution's median in units of its scale; a half-normal's
@@ -79,10 +93,18 @@ class Spread:
     axis_deg: float
 
 
-def _alone(board: Board, obs: BoardObservation, space: str) -> ShipReading | None:
+def _alone(
+    board: Board, obs: BoardObservation, space: str, evidence: BoardEvidence | None = None
+) -> ShipReading | None:
+    """The one ship read on a path space, if one token of its colour stands there alone
+    (where `evidence` counts the tokens, one counted)."""
     ships = obs.ships_at(space)
-    if len(ships) != 1 or ships[0].hidden or space not in board.spaces:
+    if len(ships) != 1 or ships[0].hidden or space not in board.spaces or space in board.ports:
         return None
+    if evidence is not None and evidence.areas is not None and evidence.token_area_mm2:
+        count, _ = evidence.counts(evidence.index(space)).get(ships[0].color, (0, 0.0))
+        if count != 1:
+            return None
     return ships[0]
 
 
@@ -114,7 +136,7 @@ def spread(
             pairs.append((was, is_))
     then = _berthed(before)
     for key, ships in _berthed(now).items():
-        if len(ships) == 1 and len(then.get(key, ())) == 1:
+        if len(ships) == 1 and len(then.get(key, ())) == 1 and seen.get(key[0], 0.0) >= SEEN:
             pairs.append((then[key][0], ships[0]))
     shifts: list[float] = []
     turns: list[float] = []
@@ -144,6 +166,22 @@ def _log_normal1(d: float, sd: float) -> float:
     return -0.5 * (d / sd) ** 2 - math.log(sd * math.sqrt(2.0 * math.pi))
 
 
+def _still2(d: float, sd: float) -> float:
+    """The camera's own 2-D shift of a still token: its spread, with a tail (TAIL_SHARE)."""
+    return _logaddexp(
+        math.log1p(-TAIL_SHARE) + _log_normal2(d, sd),
+        math.log(TAIL_SHARE) + _log_normal2(d, TAIL * sd),
+    )
+
+
+def _still1(d: float, sd: float) -> float:
+    """The camera's own turn of a still token's axis: its spread, with a tail."""
+    return _logaddexp(
+        math.log1p(-TAIL_SHARE) + _log_normal1(d, sd),
+        math.log(TAIL_SHARE) + _log_normal1(d, TAIL * sd),
+    )
+
+
 def replaced_loglik(
     board: Board,
     evidence: BoardEvidence,
@@ -164,16 +202,17 @@ def replaced_loglik(
         return {}
     out: dict[str, float] = {}
     for space in sorted(spaces):
-        was, is_ = _alone(board, before, space), _alone(board, now, space)
+        was = _alone(board, before, space, before_evidence)
+        is_ = _alone(board, now, space, evidence)
         if was is None or is_ is None or was.color != is_.color or seen.get(space, 0.0) < SEEN:
             continue
         d = math.dist((was.x_mm, was.y_mm), (is_.x_mm, is_.y_mm))
         hand = _log_normal2(d, math.hypot(HAND_MM, camera.mm))
-        still = _log_normal2(d, camera.mm)
+        still = _still2(d, camera.mm)
         if was.axis_deg is not None and is_.axis_deg is not None and math.isfinite(camera.axis_deg):
             turn = axis_gap_deg(was.axis_deg, is_.axis_deg)
             hand += _log_normal1(turn, math.hypot(HAND_AXIS_DEG, camera.axis_deg))
-            still += _log_normal1(turn, camera.axis_deg)
+            still += _still1(turn, camera.axis_deg)
         # after the bump, a token set down there; or the ship landed on, untouched all the
         # same (SWAPPED). Without it, the token that stood there; or that token nudged by a
         # hand (NUDGED), shifted as a token set down would be

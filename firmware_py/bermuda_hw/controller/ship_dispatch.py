@@ -80,8 +80,6 @@ def on_ship_board(table: Table, observation: BoardObservation) -> None:
         checks.end_putback()
     if isinstance(decision, Take):
         if checks.apply(decision.group.best, decision.provisional):
-            for space in decision.untouched:
-                table.say(f"    the ship on {space} was not touched: no ship landed on it")
             checks.check(observation)
     elif isinstance(decision, DoubtfulBump):
         # the bumped ship back tells; once that request ran out, the table is asked

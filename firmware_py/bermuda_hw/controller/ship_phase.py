@@ -68,7 +68,6 @@ MIN_WEIGHT = 1e-6
 class Take:
     group: Group
     provisional: tuple[str, ...]  # the places it arrives at that are out of sight
-    untouched: tuple[str, ...]  # spaces whose ship no ship landed on (said, not fixed)
 
 
 @dataclass(frozen=True)
@@ -137,11 +136,10 @@ def decide(
         if chosen is not None and not _out_of_sight(game, observation, verdict.tied):
             # the colours leave moves tied that the tokens tell apart (a bump with its
             # ship still beside the mover, counted twice there, against a move that leaves
-            # one; the token on a landing space untouched, against the mover set down
-            # where it stood): the belief is sure of one of them. Only where every place
-            # the tied moves change is in view: the tokens alone never settle a tie whose
-            # other places the camera cannot check
-            return Take(chosen, (), _untouched(belief, chosen, verdict.tied))
+            # one): the belief is sure of one of them. Only where every place the tied
+            # moves change is in view: the tokens alone never settle a tie whose other
+            # places the camera cannot check
+            return Take(chosen, ())
     accepted = verdict.accepted
     if verdict.outcome is Outcome.MOVE and accepted is not None:
         doubt = bump_in_doubt(game, accepted.best, observation)
@@ -168,7 +166,7 @@ def decide(
         elif doubt:
             if belief.decisive and belief.best.consequence == accepted.consequence:
                 # the counts show the mover on its landing space beside the ship it bumped
-                return Take(accepted, verdict.provisional, ())
+                return Take(accepted, verdict.provisional)
             if belief.best.kind is Explanation.MOVE:
                 return DoubtfulBump(accepted)
             # the mover seen nowhere, the bumped ship still where it was: likelier still in
@@ -192,7 +190,7 @@ def decide(
             # differing that the belief holds the likeliest explanation, or whose ship the
             # cloud's rim shows (provisional: checked, and rewound if need be, once seen;
             # asked before the spin if never)
-            return Take(accepted, verdict.provisional, ())
+            return Take(accepted, verdict.provisional)
     elif (
         verdict.outcome is Outcome.TIE
         and len(verdict.tied) <= MAX_OPTIONS
@@ -261,19 +259,6 @@ def _out_of_sight(game: Game, observation: BoardObservation, groups: tuple[Group
     evidence = observation_evidence(game.board, observation)
     base = contents(game)
     return any(out_of_sight(evidence, base, g, every=True) for g in groups)
-
-
-def _untouched(belief: Belief, chosen: Group, tied: tuple[Group, ...]) -> tuple[str, ...]:
-    """The landing spaces of the tied moves not taken whose token the belief holds the one
-    that stood there (the reading likelier untouched than replaced): said to the table."""
-    ends = {
-        c.move.end
-        for g in tied
-        if g is not chosen
-        for c in g.members
-        if c.move is not None and c.move.end is not None
-    }
-    return tuple(p for p, replaced in belief.moved if replaced < 0.0 and p in ends)
 
 
 def _decisive(belief: Belief, groups: tuple[Group, ...]) -> Group | None:
