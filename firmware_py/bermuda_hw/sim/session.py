@@ -129,13 +129,6 @@ class GameReport:
         return sum(1 for line in self.log if "on the table's word" in line)
 
     @property
-    def untouched(self) -> int:
-        """Moves taken from a tie the belief was sure of, a landing space's ship read
-        untouched (`controller.moved`): the evidence a token set down again where another
-        stood, or a swap of two alike tokens, would fool."""
-        return sum(1 for line in self.log if "was not touched: no ship landed on it" in line)
-
-    @property
     def questions_per_move(self) -> float:
         return self.questions / max(self.moves, 1)
 
