@@ -1,6 +1,7 @@
 """The referee's decision for one stable observation (`ship_phase.decide`: the verdict of
 `referee.judge`, the belief of `belief.weigh` and what follows from them) on rendered boards
-of positions met in random games."""
+of positions met in random games, with the board before the move as the daemon gives it
+(how far a token moved, `controller.moved`)."""
 
 from __future__ import annotations
 
@@ -70,11 +71,12 @@ def main() -> None:
         game.set_die(die)
         game.push(rng.choice(game.legal_moves(die)))
         seen = _observation(game, reader, seed)
-        if seen is None:
+        reference = _observation(before, reader, seed + 100_000)
+        if seen is None or reference is None:
             continue
         for dice in (frozenset({die}), None):
             started, cpu = time.perf_counter(), time.process_time()
-            decide(before, seen, dice)
+            decide(before, seen, dice, reference=reference)
             times_ms.append((time.perf_counter() - started) * 1e3)
             cpu_ms.append((time.process_time() - cpu) * 1e3)
     for name, values in (("wall", times_ms), ("CPU", cpu_ms)):
