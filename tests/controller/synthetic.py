@@ -9,7 +9,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from bermuda_hw.controller.referee import places_of
+from bermuda_hw.controller.moved import replaced_loglik
+from bermuda_hw.controller.referee import observation_evidence, places_of
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.game import Game
 from bermuda_hw.rules.moves import Move
@@ -120,3 +121,18 @@ def set_dock_or_bump(game: Game) -> tuple[str, str]:
     game.set_ship("yellow-2", z, "SUGAR")
     game.set_turn("yellow")
     return x, z
+
+
+def moved_term(board: Board, before: BoardObservation, now: BoardObservation, z: str) -> float:
+    """How much likelier z's reading is under another token set down there than under the
+    one that stood there, between two observations (log; `controller.moved`)."""
+    terms = replaced_loglik(
+        board,
+        observation_evidence(board, now),
+        before,
+        observation_evidence(board, before),
+        now,
+        frozenset({z}),
+    )
+    assert z in terms, "z's token is judged"
+    return terms[z]

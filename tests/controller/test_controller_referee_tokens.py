@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 
 import pytest
 from referee_helpers import BESIDE_MM, Camera
-from synthetic import after, set_dock_or_bump
+from synthetic import after, moved_term, set_dock_or_bump
 
 from bermuda_hw.controller.belief import weigh
 from bermuda_hw.controller.identify import difference
@@ -225,21 +225,6 @@ def test_a_token_that_showed_little_of_itself_then_changes_nothing(board: Board,
     assert taken(decision) is None
 
 
-def moved_at(board: Board, before: BoardObservation, now: BoardObservation, z: str) -> float:
-    """How much likelier z's reading is under another token set down there than under the
-    one that stood there (log)."""
-    terms = replaced_loglik(
-        board,
-        observation_evidence(board, now),
-        before,
-        observation_evidence(board, before),
-        now,
-        frozenset({z}),
-    )
-    assert z in terms, "z's token is judged"
-    return terms[z]
-
-
 def test_a_ship_left_as_it_stood_reads_untouched(board: Board, position: Position) -> None:
     """The ship on z read where it stood and turned as it stood, board after board: likelier
     untouched, nearly as much as a token can say (the camera's own shift is measured on
@@ -248,14 +233,14 @@ def test_a_ship_left_as_it_stood_reads_untouched(board: Board, position: Positio
     stands: likelier another token, but never by more than a nudged token allows."""
     game, _, z, before, camera = position
     for _ in range(3):
-        assert moved_at(board, before, look(camera, game), z) < math.log(SWAPPED) + 0.5
+        assert moved_term(board, before, look(camera, game), z) < math.log(SWAPPED) + 0.5
     cap = -math.log(NUDGED) + 1e-9
     for shift in ({"nudge": {z: 0.3}}, {"nudge": {z: -1.0}}, {"along": {z: 3.0}}):
         seen = look(camera, game, **shift)  # type: ignore[arg-type]
-        assert 0.0 < moved_at(board, before, seen, z) <= cap, shift
+        assert 0.0 < moved_term(board, before, seen, z) <= cap, shift
     for turn_deg in (3.0, -8.0, 90.0):
         seen = look(camera, game, turn={z: turn_deg})
-        assert 0.0 < moved_at(board, before, seen, z) <= cap, turn_deg
+        assert 0.0 < moved_term(board, before, seen, z) <= cap, turn_deg
 
 
 def test_a_token_beside_it_or_none_is_not_judged(board: Board, position: Position) -> None:

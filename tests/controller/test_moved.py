@@ -11,11 +11,10 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from synthetic import after, observe, set_dock_or_bump
+from synthetic import after, moved_term, observe, set_dock_or_bump
 
 from bermuda_hw.controller.belief import FOLLOWED, PRIOR_BUMP, Belief, weigh
-from bermuda_hw.controller.moved import NUDGED, SWAPPED, replaced_loglik
-from bermuda_hw.controller.referee import observation_evidence
+from bermuda_hw.controller.moved import NUDGED, SWAPPED
 from bermuda_hw.geometry import axis_deg
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.boardfile import load_board
@@ -66,18 +65,6 @@ def position(board: Board) -> tuple[Game, str, str, BoardObservation]:
     return game, x, z, observe(board, contents(game))
 
 
-def term(board: Board, before: BoardObservation, now: BoardObservation, z: str) -> float:
-    terms = replaced_loglik(
-        board,
-        observation_evidence(board, now),
-        before,
-        observation_evidence(board, before),
-        now,
-        frozenset({z}),
-    )
-    return terms[z]
-
-
 shifts = st.floats(0.0, 8.0)
 turns = st.floats(-90.0, 90.0)
 
@@ -96,7 +83,7 @@ def test_a_shift_says_replaced_at_most_as_a_nudge_allows(
     before = shot(obs, seed, {})
     move = (shift * math.cos(angle), shift * math.sin(angle), turn)
     farther = ((2 * shift + 0.5) * math.cos(angle), (2 * shift + 0.5) * math.sin(angle), turn)
-    near, far = (term(board, before, shot(obs, seed + 1, {z: m}), z) for m in (move, farther))
+    near, far = (moved_term(board, before, shot(obs, seed + 1, {z: m}), z) for m in (move, farther))
     for t in (near, far):
         assert math.log(SWAPPED) - 0.2 <= t <= -math.log(NUDGED) + 1e-9
     assert far >= near - 1e-9
@@ -108,7 +95,9 @@ def test_a_token_left_alone_reads_untouched() -> None:
     it untouched too, one time in 1 / SWAPPED)."""
     board = load_board()
     _, _, z, obs = position(board)
-    terms = [term(board, shot(obs, 2 * k, {}), shot(obs, 2 * k + 1, {}), z) for k in range(100)]
+    terms = [
+        moved_term(board, shot(obs, 2 * k, {}), shot(obs, 2 * k + 1, {}), z) for k in range(100)
+    ]
     assert max(terms) < 0.0
     assert sum(t < math.log(SWAPPED) + 0.1 for t in terms) >= 60
 
