@@ -42,6 +42,8 @@ import math
 import statistics
 from dataclasses import dataclass
 
+import numpy as np
+
 from bermuda_hw.controller.referee import place_observability
 from bermuda_hw.geometry import axis_gap_deg
 from bermuda_hw.rules.board import Board
@@ -168,17 +170,21 @@ def _log_normal1(d: float, sd: float) -> float:
 
 def _still2(d: float, sd: float) -> float:
     """The camera's own 2-D shift of a still token: its spread, with a tail (TAIL_SHARE)."""
-    return _logaddexp(
-        math.log1p(-TAIL_SHARE) + _log_normal2(d, sd),
-        math.log(TAIL_SHARE) + _log_normal2(d, TAIL * sd),
+    return float(
+        np.logaddexp(
+            math.log1p(-TAIL_SHARE) + _log_normal2(d, sd),
+            math.log(TAIL_SHARE) + _log_normal2(d, TAIL * sd),
+        )
     )
 
 
 def _still1(d: float, sd: float) -> float:
     """The camera's own turn of a still token's axis: its spread, with a tail."""
-    return _logaddexp(
-        math.log1p(-TAIL_SHARE) + _log_normal1(d, sd),
-        math.log(TAIL_SHARE) + _log_normal1(d, TAIL * sd),
+    return float(
+        np.logaddexp(
+            math.log1p(-TAIL_SHARE) + _log_normal1(d, sd),
+            math.log(TAIL_SHARE) + _log_normal1(d, TAIL * sd),
+        )
     )
 
 
@@ -216,12 +222,7 @@ def replaced_loglik(
         # after the bump, a token set down there; or the ship landed on, untouched all the
         # same (SWAPPED). Without it, the token that stood there; or that token nudged by a
         # hand (NUDGED), shifted as a token set down would be
-        replaced = _logaddexp(math.log1p(-SWAPPED) + hand, math.log(SWAPPED) + still)
-        untouched = _logaddexp(math.log1p(-NUDGED) + still, math.log(NUDGED) + hand)
+        replaced = float(np.logaddexp(math.log1p(-SWAPPED) + hand, math.log(SWAPPED) + still))
+        untouched = float(np.logaddexp(math.log1p(-NUDGED) + still, math.log(NUDGED) + hand))
         out[space] = replaced - untouched
     return out
-
-
-def _logaddexp(a: float, b: float) -> float:
-    top = max(a, b)
-    return top + math.log(math.exp(a - top) + math.exp(b - top))
