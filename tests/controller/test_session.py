@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from bermuda_hw.controller.commands import ActionRefused
 from bermuda_hw.controller.consequences import Provisional
 from bermuda_hw.controller.corrections import corrected_move
 from bermuda_hw.controller.journal import Journal, JournalWriteError
-from bermuda_hw.controller.session import GameSession, NotThere
+from bermuda_hw.controller.session import GameSession, NotThere, WrongCaptures
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.candidates import Candidate, Kind, candidates, contents
 from bermuda_hw.rules.game import Game, Phase, ShipStatus
@@ -415,3 +416,53 @@ def test_a_cloud_phases_captures_confirmed_in_view_stay_confirmed_after_a_restar
         assert session.provisional == []
         assert journal.settled(session.game_id) == {item.count}
         assert _resumed(path)[0] == []
+
+
+def _swept_in_port(game: Game) -> tuple[str, str] | None:
+    """A ship in a port that the game's next cloud phase sweeps (on a copy, whose random
+    source draws the same spin), and its port."""
+    swept: list[frozenset[str]] = []
+    game.copy().cloud_phase(None, capture=lambda ids: swept.append(ids) or frozenset())
+    return next(
+        (
+            (s.id, s.location)
+            for s in game.ships()
+            if s.id in swept[0] and s.location in BOARD.ports
+        ),
+        None,
+    )
+
+
+def test_a_capture_from_a_port_is_checked_only_once_every_berth_is_in_view(
+    tmp_path: Path,
+) -> None:
+    """A ship the cloud took from a port, provisionally, is not confirmed gone while only
+    some of the port's berths are in view: the token may stand in a berth still under the
+    cloud's rim. Once every berth is in view and shows it, the capture is corrected."""
+    for seed in range(1, 60):
+        with Journal(tmp_path / f"bermuda-{seed}.db") as journal:
+            session = _session(journal, Told(), seed=seed)
+            session.new()
+            while session.current.phase is not Phase.CLOUD:
+                session.apply(_a_move(session.current, 4))
+            found_ship = _swept_in_port(session.current)
+            if found_ship is None:
+                continue
+            taken, port = found_ship
+            before = session.current.copy()
+            assert session.cloud_phase(Captures(frozenset({taken}), (port,))) is not None
+            (item,) = session.provisional
+            covered = observe(BOARD, _as_seen(session.current), hidden=[port])
+            assert covered.evidence is not None
+            observable = covered.evidence.observable.copy()
+            observable[covered.evidence.berths(port)[0]] = 1.0  # one berth out of the rim
+            partly = dataclasses.replace(
+                covered, evidence=dataclasses.replace(covered.evidence, observable=observable)
+            )
+            assert session.check_provisional(partly) is None
+            assert session.provisional == [item]
+            found = session.check_provisional(observe(BOARD, _as_seen(before)))
+            assert isinstance(found, WrongCaptures)
+            assert f"the magnets left {taken} on {port}" in found.corrected.changes
+            return
+    pytest.fail("no seed's first cloud phase sweeps a ship in a port")

@@ -259,6 +259,17 @@ def place_observability(evidence: BoardEvidence, place: str) -> float:
     return max(values) if values else 0.0
 
 
+def seen_whole(evidence: BoardEvidence, place: str, least: float) -> bool:
+    """Whether the camera sees a place at least `least` well: a path space, or every berth
+    of a port (a ship may stand in any of them). What a port lacks can only be told from
+    every berth: the best-seen one (`place_observability`) shows a ship there, not that
+    none stands in the others."""
+    berths = evidence.berths(place)
+    if berths:
+        return min(float(evidence.observable[i]) for i in berths) >= least
+    return place_observability(evidence, place) >= least
+
+
 def observation_evidence(board: Board, observation: BoardObservation) -> BoardEvidence:
     if observation.evidence is not None:
         return observation.evidence

@@ -16,7 +16,7 @@ from statistics import NormalDist
 
 from bermuda_hw.controller.belief import ALPHA, fill_noise
 from bermuda_hw.controller.putback import CONFIRM_OBSERVABILITY
-from bermuda_hw.controller.referee import place_observability
+from bermuda_hw.controller.referee import place_observability, seen_whole
 from bermuda_hw.errors import BermudaError
 from bermuda_hw.rules.cover import STAND_TOLERANCE_MM
 from bermuda_hw.rules.game import Game
@@ -168,7 +168,7 @@ def _another_may_stand_there(
             continue
         if ship.location == move.end:
             return True
-        if not _seen_whole(evidence, ship.location) and (
+        if not seen_whole(evidence, ship.location, CONFIRM_OBSERVABILITY) and (
             _bumped_off(game, ship.id, move.end)
             if ship.location in board.ports
             else not shown(ship.location)
@@ -221,12 +221,3 @@ def _bumped_off(game: Game, ship: str, space: str) -> bool:
         if before != where:
             return before == space and "move" in entry and Move.parse(entry["move"]).ship != ship
     return False
-
-
-def _seen_whole(evidence: BoardEvidence, place: str) -> bool:
-    """Whether the camera sees a place well: a path space, or every berth of a port (a
-    ship may stand in any of them)."""
-    berths = evidence.berths(place)
-    if berths:
-        return min(float(evidence.observable[i]) for i in berths) >= CONFIRM_OBSERVABILITY
-    return place_observability(evidence, place) >= CONFIRM_OBSERVABILITY

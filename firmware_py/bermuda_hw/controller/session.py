@@ -35,7 +35,11 @@ from bermuda_hw.controller.history import History
 from bermuda_hw.controller.identify import Difference, difference, pass_die
 from bermuda_hw.controller.journal import Journal, JournalWriteError
 from bermuda_hw.controller.putback import CONFIRM_OBSERVABILITY
-from bermuda_hw.controller.referee import observation_evidence, place_observability
+from bermuda_hw.controller.referee import (
+    observation_evidence,
+    place_observability,
+    seen_whole,
+)
 from bermuda_hw.controller.seats import as_made, standing
 from bermuda_hw.controller.status import Suggestion
 from bermuda_hw.errors import BermudaError, StateError
@@ -430,7 +434,8 @@ class GameSession:
     def check_provisional(
         self, observation: BoardObservation, final: bool = False
     ) -> WrongCaptures | NotThere | None:
-        """Check the provisional moves and captures whose places are now in view: those the
+        """Check the provisional moves and captures whose places are now in view (a port's
+        every berth: a ship missing from the berths in view may stand in another): those the
         board shows are confirmed (and said), a move whose ship left its landing before it
         came into view is said as never seen; the first the board contradicts is returned,
         for the caller to correct. `final`: what cannot be checked now never will be (the
@@ -442,7 +447,7 @@ class GameSession:
         expected = contents(game)
         seen = difference(game, observation)
         for item in list(self.provisional):
-            if any(place_observability(evidence, p) < CONFIRM_OBSERVABILITY for p in item.places):
+            if not all(seen_whole(evidence, p, CONFIRM_OBSERVABILITY) for p in item.places):
                 if final:
                     self.provisional.remove(item)
                 continue
