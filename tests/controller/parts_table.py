@@ -149,6 +149,8 @@ class Table:
         return committed
 
     def pass_turn(self) -> str:
+        if self.answers.capture_before_pass():
+            return f"asked first: {self.status.message}"
         text, committed = self.session.pass_turn()
         if self.saved(committed):
             self.checks.settled()

@@ -12,7 +12,7 @@ from table_helpers import set_out
 
 from bermuda_hw.controller.consequences import provisional_moves
 from bermuda_hw.controller.corrections import CorrectedCaptures
-from bermuda_hw.controller.provisional_checks import _correct_captures
+from bermuda_hw.controller.provisional_checks import correct_captures
 from bermuda_hw.controller.status import Mode, Status
 from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.cloud import blocked_spaces, plan_spin, swept_ships
@@ -362,10 +362,10 @@ def test_captures_corrected_at_the_end_with_more_to_check_look_again() -> None:
         announce_over=lambda: calls.append("over"),
     )
     corrected = CorrectedCaptures(_Over(), frozenset(), ("the magnets left red-2 on S7",))  # type: ignore[arg-type]
-    _correct_captures(table, None, corrected)  # type: ignore[arg-type]
+    correct_captures(table, None, corrected)  # type: ignore[arg-type]
     assert "forget" in calls and "over" not in calls and "set mode" not in calls
     assert table.status.outcome == "red wins"
     table.session.captures_unchecked = False
     calls.clear()
-    _correct_captures(table, None, corrected)  # type: ignore[arg-type]
+    correct_captures(table, None, corrected)  # type: ignore[arg-type]
     assert calls == ["end put-back", "over"]

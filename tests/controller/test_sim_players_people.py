@@ -17,8 +17,9 @@ import pytest
 
 from bermuda_hw.config import Config, load_config
 from bermuda_hw.controller.consequences import Provisional
+from bermuda_hw.controller.corrections import CaptureDoubt
 from bermuda_hw.controller.identify import Difference
-from bermuda_hw.controller.questions import landing_question
+from bermuda_hw.controller.questions import capture_question, landing_question
 from bermuda_hw.controller.status import Mode, Question, Status
 from bermuda_hw.errors import ConfigError
 from bermuda_hw.rules.board import Board
@@ -552,6 +553,34 @@ def test_before_the_spin_the_players_say_whether_a_ship_stands_on_its_landing(
     t.players.controller.status.question = landing_question(Provisional(0, str(made), (made.end,)))
     t.players.tick()
     assert t.button.presses == (1 if there else 2)
+    assert not any("move taken back" in a for a in t.players.actions)
+
+
+@pytest.mark.parametrize("there", [True, False])
+def test_asked_about_captures_under_the_cloud_the_players_count_the_tokens_there(
+    board: Board, there: bool
+) -> None:
+    """Asked which ships the cloud took where the camera cannot see, the players look: a
+    token of the ship's colour still on its place is a ship left there (whichever of the
+    alike tokens it is), none is a ship taken."""
+    game = Game.new(2, seed=1, board=board)
+    ship = next(s for s in game.ships() if s.location is not None)
+    assert ship.location is not None
+    others = [s for s in game.ships(ship.color) if s.location == ship.location and s.id != ship.id]
+    t = _table(board, QUIET, game=game)
+    if not there:
+        t.world.remove(ship.id)
+    doubt = CaptureDoubt(
+        Provisional(0, "the captures of round 1", (ship.location,), True),
+        ((ship.id, ship.location),),
+        frozenset({ship.id}),
+    )
+    question, _ = capture_question(doubt, ship.color)
+    t.players.controller.status.mode = Mode.ASK
+    t.players.controller.status.question = question
+    t.players.tick()
+    # 1: the cloud holds it; 2: it stands there (the others of its colour there counted)
+    assert t.button.presses == (2 if there else 1), others
     assert not any("move taken back" in a for a in t.players.actions)
 
 

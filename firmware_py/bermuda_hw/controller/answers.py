@@ -19,10 +19,11 @@ from bermuda_hw.controller.asking import Asking, NoneOfThese, NoSuchAnswer, NotY
 from bermuda_hw.controller.board_checks import BoardChecks
 from bermuda_hw.controller.buttons import SpinButton
 from bermuda_hw.controller.consequences import Provisional
+from bermuda_hw.controller.corrections import CaptureDoubt, captures_told
 from bermuda_hw.controller.identify import Difference, difference
-from bermuda_hw.controller.provisional_checks import check_provisional, rewind
+from bermuda_hw.controller.provisional_checks import check_provisional, correct_captures, rewind
 from bermuda_hw.controller.putback import out_of_sight_choice, unseen_arrivals
-from bermuda_hw.controller.questions import landing_question
+from bermuda_hw.controller.questions import capture_question, landing_question
 from bermuda_hw.controller.referee import Group
 from bermuda_hw.controller.rig import Rig
 from bermuda_hw.controller.session import GameSession
@@ -172,6 +173,125 @@ class Answers:
         table.asking.put(table.clock.monotonic())
         self._put(landing_question(item))
 
+    def ask_capture(self, doubt: CaptureDoubt, color: str) -> None:
+        """Ask which of the ships where the camera cannot see the magnets took
+        (`questions.capture_question`): before a pass that rests on it, or at the game's
+        end. The game waits for the answer; nothing is taken until it comes."""
+        table = self.table
+        question, takes = capture_question(doubt, color)
+        table.checks.turn.capture = (doubt, takes)
+        table.asking.put(table.clock.monotonic())
+        self._put(question)
+
+    def capture_before_pass(self) -> bool:
+        """Before the active player's pass: True if the table is asked first about captures
+        under the cloud the pass rests on (`GameSession.capture_behind_pass`)."""
+        table = self.table
+        doubt = table.session.capture_behind_pass(table.last_observation)
+        if doubt is None:
+            return False
+        self.ask_capture(doubt, table.session.current.active)
+        return True
+
+    def asked_board(self, observation: BoardObservation) -> bool:
+        """A stable board while the table is asked about a move's landing or about captures
+        (`landing_board`, `capture_board`); False if no such question stands."""
+        turn = self.table.checks.turn
+        if self.table.status.mode is not Mode.ASK:
+            return False
+        if turn.landing is not None:
+            self.landing_board(observation)
+        elif turn.capture is not None:
+            self.capture_board(observation)
+        else:
+            return False
+        return True
+
+    def end_board(self, observation: BoardObservation) -> None:
+        """A stable board once the game has ended on captures still to be checked (the
+        cloud back at the centre): those the board shows are checked; those it cannot are
+        asked about (a capture under the cloud decides a fleet, so the outcome); the game
+        is announced over once none is left to ask."""
+        table = self.table
+        if self.asked_board(observation) or check_provisional(table, observation):
+            return
+        doubts = table.session.capture_doubts(observation)
+        if doubts:
+            first = doubts[0].ships[0][0]
+            self.ask_capture(doubts[0], table.session.current.ship(first).color)
+            return
+        if not check_provisional(table, observation, final=True):
+            table.announce_over()
+
+    def capture_board(self, observation: BoardObservation) -> None:
+        """A stable board while the table is asked about captures: the question stands
+        unless the board itself now answers it (every place in view: the captures checked
+        by `provisional_checks.check_provisional`, confirmed or corrected)."""
+        table = self.table
+        asked = table.checks.turn.capture
+        assert asked is not None
+        if check_provisional(table, observation):
+            return  # corrected (its question with it)
+        if asked[0].item in table.session.provisional:
+            return
+        table.checks.turn.capture = None
+        table.status.question = None
+        table.checks.check(observation)
+
+    def _answer_capture(
+        self, asked: tuple[CaptureDoubt, tuple[frozenset[str], ...]], option: int
+    ) -> None:
+        """The table's answer on captures the camera cannot check: the ships it names as
+        taken, as the game has them (confirmed) or not (the game corrected from that cloud
+        phase); "none of these" and "not yet" leave the captures as they were, asked again
+        before the game goes on (the next press, or the next board at the game's end)."""
+        table = self.table
+        question = table.status.question
+        assert question is not None
+        if not 1 <= option <= len(question.options):
+            table.say(str(NoSuchAnswer(option, len(question.options))))
+            return
+        doubt, takes = asked
+        chosen = question.options[option - 1]
+        table.checks.turn.capture = None
+        table.status.question = None
+        table.say(f"answer {option}: {chosen}")
+        session = table.session
+        if option <= len(takes):
+            taken = takes[option - 1]
+            told = captures_told(session.current, doubt, taken)
+            if taken == doubt.taken:
+                session.confirmed(doubt.item)
+            elif told is None:
+                table.say(
+                    f"{doubt.item.move} cannot be corrected from the table's answer: the "
+                    "game since does not follow from it; take the game back to that round "
+                    "with undo"
+                )
+            else:
+                session.provisional.remove(doubt.item)
+                correct_captures(table, doubt.item, told)
+                table.status.provisional = session.provisional_moves
+                return
+            table.status.provisional = session.provisional_moves
+        elif chosen == NONE_OF_THESE:
+            table.say(
+                "none of these: the captures stay as the camera guessed, to be checked once "
+                "it sees those places; set a ship knocked off its place back, then go on"
+            )
+        observation = table.last_observation
+        if session.current.is_over() and session.captures_unchecked:
+            # asked again on the next board: the game's end waits for the answer
+            table.rig.forget()
+            table.set_mode(
+                Mode.SETUP, "checking the cloud's captures before the game ends", Pattern.BUSY
+            )
+        elif observation is not None:
+            table.checks.check(observation)
+        else:
+            table.rig.forget()  # checked on a fresh observation
+            table.set_mode(Mode.SETUP, "checking the board", Pattern.BUSY)
+
     def _put(self, question: Question) -> None:
         """Show a question put to the table (mode ASK); presses from now answer it."""
         table = self.table
@@ -238,9 +358,12 @@ class Answers:
                 )
             return
         table.button.gate.used()  # answered: a press from now is a new one
-        landing = table.checks.turn.landing
+        landing, capture = table.checks.turn.landing, table.checks.turn.capture
         if landing is not None:
             self._answer_landing(landing, option)
+            return
+        if capture is not None:
+            self._answer_capture(capture, option)
             return
         game = table.session.current
         now, state = table.clock.monotonic(), table.rig.reading_state()

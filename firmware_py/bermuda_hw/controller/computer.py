@@ -133,6 +133,9 @@ class Seats:
         """The virtual die: roll for the active player; a roll with no move passes."""
         table = self.table
         game = table.session.current
+        if game.die is not None and game.legal_moves(game.die) == [Move.pass_turn(game.active)]:
+            table.pass_turn()  # (a pass the table was asked about first)
+            return
         if game.die is not None:
             table.say(f"{game.active} has rolled {game.die} already: move a ship")
             table.signals.count(game.die)

@@ -73,7 +73,16 @@ def corrected_captures(game: Game, item: Provisional, seen: Difference) -> Corre
             changes.append(f"the magnets took {sid} from {place}")
     if not changes:
         return None
-    corrected = {k: v for k, v in entry.items() if k != "provisional"}
+    return _replayed(game, item, before, captured, changes)
+
+
+def _replayed(
+    game: Game, item: Provisional, before: Game, captured: set[str], changes: list[str]
+) -> CorrectedCaptures | None:
+    """The game played on from the cloud phase `item` with `captured` as its captures
+    (no longer provisional); None if the journal since cannot be played on from them."""
+    entries = list(game.journal)
+    corrected = {k: v for k, v in entries[item.count].items() if k != "provisional"}
     corrected["captured"] = [s for s in before.ship_ids if s in captured]
     try:
         fixed = played_on(before, [corrected, *entries[item.count + 1 :]])
@@ -81,6 +90,68 @@ def corrected_captures(game: Game, item: Provisional, seen: Difference) -> Corre
         log.info("the captures of %s cannot be corrected: %s", item.move, exc)
         return None
     return CorrectedCaptures(fixed, frozenset(captured), tuple(changes))
+
+
+@dataclass(frozen=True)
+class CaptureDoubt:
+    """A cloud phase's provisional captures the table is asked about: the ships that stood
+    on its places the camera does not see whole, and which of them the game has the
+    magnets take."""
+
+    item: Provisional
+    ships: tuple[tuple[str, str], ...]  # (ship, the place it stood on), in seat order
+    taken: frozenset[str]
+
+
+def capture_doubt(game: Game, item: Provisional, unseen: frozenset[str]) -> CaptureDoubt | None:
+    """What the table can tell of the cloud phase `item` that the camera cannot: the ships
+    that stood on its places in `unseen` before the phase (those the magnets may have
+    taken or left there). None if no ship stood there or the journal does not hold it."""
+    entries = list(game.journal)
+    if not item.captures or item.count >= len(entries):
+        return None
+    entry = entries[item.count]
+    if "cloud" not in entry:
+        return None
+    try:
+        before = rewound(game, item.count)
+    except (RulesError, StateError):
+        return None
+    ships = tuple(
+        (s.id, s.location)
+        for s in before.ships()
+        if s.location is not None and s.location in unseen and s.location in item.places
+    )
+    if not ships:
+        return None
+    captured = set(entry["captured"])
+    return CaptureDoubt(item, ships, frozenset(s for s, _ in ships if s in captured))
+
+
+def captures_told(
+    game: Game, doubt: CaptureDoubt, taken: frozenset[str]
+) -> CorrectedCaptures | None:
+    """The game with the ships the table says the magnets took (`taken`, of the doubt's
+    ships) in place of those the camera guessed; None if that is what the game has, or the
+    journal since cannot be played on from it."""
+    if taken == doubt.taken:
+        return None
+    item = doubt.item
+    before = rewound(game, item.count)
+    entry = game.journal[item.count]
+    if "cloud" not in entry:
+        return None
+    asked = {s for s, _ in doubt.ships}
+    captured = (set(entry["captured"]) - asked) | set(taken)
+    where = dict(doubt.ships)
+    changes = [
+        f"the magnets took {s} from {where[s]}"
+        if s in taken
+        else f"the magnets left {s} on {where[s]}"
+        for s, _ in doubt.ships
+        if (s in taken) != (s in doubt.taken)
+    ]
+    return _replayed(game, item, before, captured, changes)
 
 
 @dataclass(frozen=True)

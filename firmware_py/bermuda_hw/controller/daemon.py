@@ -423,19 +423,14 @@ class Controller:
             finish_spin(self, observation)
             return
         if game.is_over():
-            # the game ended on captures still to be checked: check them now that the
-            # cloud is back at the centre; what it still covers stays as the game has it
-            if self.status.mode is not Mode.OVER and not check_provisional(
-                self, observation, final=True
-            ):
-                self.announce_over()
+            if self.status.mode is not Mode.OVER:
+                self.answers.end_board(observation)  # captures still to be checked
             return
         if self.checks.restoring:
             # after an undo: the board must be set back as it was; no move is taken from it
             self.checks.check(observation)
             return
-        if self.status.mode is Mode.ASK and self._turn.landing is not None:
-            self.answers.landing_board(observation)  # asked before the spin
+        if self.answers.asked_board(observation):  # a landing before the spin, captures
             return
         if check_provisional(self, observation) or correct_provisional_move(self, observation):
             return
@@ -508,7 +503,10 @@ class Controller:
         self.button.press()
 
     def pass_turn(self) -> str:
-        """Pass the active player's turn (`GameSession.pass_turn`; a press, or the page)."""
+        """Pass the active player's turn (`GameSession.pass_turn`; a press, or the page);
+        first, the table is asked about captures under the cloud the pass rests on."""
+        if self.answers.capture_before_pass():
+            return f"asked first: {self.status.message}"
         text, committed = self.session.pass_turn()
         if not self.saved(committed):
             return f"{text}; not yet in the journal (fault)"

@@ -50,13 +50,13 @@ def check_provisional(table: Table, observation: BoardObservation, final: bool =
     wrong = table.session.check_provisional(observation, final)
     table.status.provisional = table.session.provisional_moves
     if isinstance(wrong, WrongCaptures):
-        _correct_captures(table, wrong.item, wrong.corrected)
+        correct_captures(table, wrong.item, wrong.corrected)
     elif isinstance(wrong, NotThere):
         rewind(table, wrong.item, wrong.wrong)
     return wrong is not None
 
 
-def _correct_captures(table: Table, item: Provisional, corrected: CorrectedCaptures) -> None:
+def correct_captures(table: Table, item: Provisional, corrected: CorrectedCaptures) -> None:
     """Correct a cloud phase's captures that the board, now in view, contradicts
     (`corrections.corrected_captures`)."""
     fixed = corrected.game

@@ -2,15 +2,19 @@
 
 One question at a time, with "none of these" and "not yet" always last: by die when
 the tied moves' dice do not overlap ("did you roll 2 or 5?"), whether a move was made
-when one move is in doubt, else which move it was; and, before a spin, whether a ship
-stands on a landing the camera never saw. Pure: the daemon
+when one move is in doubt, else which move it was; before a spin, whether a ship
+stands on a landing the camera never saw; and, before a pass or the game's end that
+rests on them, which ships the cloud took where the camera cannot see. Pure: the daemon
 asks, counts the presses and carries the answer out (option k: the k-th move; then none
 of these, then not yet).
 """
 
 from __future__ import annotations
 
+from itertools import combinations
+
 from bermuda_hw.controller.consequences import Provisional
+from bermuda_hw.controller.corrections import CaptureDoubt
 from bermuda_hw.controller.referee import Group
 from bermuda_hw.controller.status import NONE_OF_THESE, NOT_YET, Question
 from bermuda_hw.controller.wording import dice_text, either
@@ -74,3 +78,56 @@ def landing_question(item: Provisional) -> Question:
         ((item.move,), (), ()),
         color,
     )
+
+
+#: what a question about a cloud phase's captures the camera cannot check says it is
+UNDER_THE_CLOUD = "under the cloud's rim"
+
+
+def capture_question(
+    doubt: CaptureDoubt, color: str
+) -> tuple[Question, tuple[frozenset[str], ...]]:
+    """Which of the ships that stood where the camera cannot see the magnets took
+    (`GameSession.capture_behind_pass`, or at the game's end), asked of `color`'s turn: one
+    option per answer the table could give, the game's guess first; and the ships each
+    option takes. Option k's moves name the ships it takes as `ship@place`."""
+    ships = [s for s, _ in doubt.ships]
+    where = dict(doubt.ships)
+    subsets = [frozenset(c) for n in range(len(ships), -1, -1) for c in combinations(ships, n)]
+    subsets.sort(key=lambda t: t != doubt.taken)  # (stable: the rest keep their order)
+    places = sorted(set(where.values()))
+    if len(ships) == 1:
+        (ship,) = ships
+        text = (
+            f"{color}, {UNDER_THE_CLOUD}: did the magnets take {ship} from {where[ship]}? "
+            f"The camera cannot see {where[ship]} whole"
+        )
+        options = tuple(
+            f"yes: the cloud holds {ship}" if t else f"no: {ship} stands on {where[ship]}"
+            for t in subsets
+        )
+    else:
+        text = (
+            f"{color}, {UNDER_THE_CLOUD}: which of {', '.join(ships[:-1])} and {ships[-1]} "
+            f"did the magnets take? The camera cannot see {', '.join(places)} whole"
+        )
+        options = tuple(_taken_text(t, ships, where) for t in subsets)
+    question = Question(
+        text,
+        (*options, NONE_OF_THESE, NOT_YET),
+        tuple(frozenset() for _ in range(len(options) + 2)),
+        (*(tuple(f"{s}@{where[s]}" for s in ships if s in t) for t in subsets), (), ()),
+        color,
+    )
+    return question, tuple(subsets)
+
+
+def _taken_text(taken: frozenset[str], ships: list[str], where: dict[str, str]) -> str:
+    """One answer about several ships: which the cloud holds, and where the rest stand."""
+    left = [f"{s} stands on {where[s]}" for s in ships if s not in taken]
+    held = [s for s in ships if s in taken]
+    if not left:
+        return "the cloud holds them all"
+    if not held:
+        return "the cloud holds none of them: " + "; ".join(left)
+    return f"the cloud holds {' and '.join(held)}; " + "; ".join(left)

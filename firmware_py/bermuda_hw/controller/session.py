@@ -27,8 +27,11 @@ from bermuda_hw.controller.cloud_phase import Captures, totals_line
 from bermuda_hw.controller.commands import ActionRefused
 from bermuda_hw.controller.consequences import Provisional, entry_index, provisional_moves
 from bermuda_hw.controller.corrections import (
+    CaptureDoubt,
     CorrectedCaptures,
     CorrectedMove,
+    capture_doubt,
+    captures_told,
     corrected_captures,
 )
 from bermuda_hw.controller.history import History
@@ -342,6 +345,49 @@ class GameSession:
         evidence = None if observation is None else observation_evidence(self.board, observation)
         unseen = self._this_round_out_of_sight(evidence)
         return unseen[0] if unseen else None
+
+    def capture_doubts(self, observation: BoardObservation | None) -> list[CaptureDoubt]:
+        """The provisional captures the camera cannot check on `observation` (no evidence:
+        none can be): for each cloud phase, the ships that stood on its places it does not
+        see whole (a port's every berth)."""
+        if observation is None:
+            return []
+        game = self.current
+        evidence = observation_evidence(self.board, observation)
+        out = []
+        for item in self.provisional:
+            unseen = frozenset(
+                p for p in item.places if not seen_whole(evidence, p, CONFIRM_OBSERVABILITY)
+            )
+            doubt = capture_doubt(game, item, unseen) if unseen else None
+            if doubt is not None:
+                out.append(doubt)
+        return out
+
+    def capture_behind_pass(self, observation: BoardObservation | None) -> CaptureDoubt | None:
+        """A provisional capture the active player's pass rests on: the magnets took a ship
+        of theirs from a place the camera cannot check, and with that ship left there the
+        die (rolled, or the value the pass would be taken with) gives a move, or the game
+        could not be played on. The table is asked before the pass: the game cannot go on
+        without deciding it (the pass, and the rounds after it, would rest on a guess)."""
+        game = self.current
+        die = game.die if game.die is not None else pass_die(game)
+        if die is None:
+            return None
+        for doubt in self.capture_doubts(observation):
+            mine = {s for s in doubt.taken if game.ship(s).color == game.active}
+            if not mine:
+                continue
+            told = captures_told(game, doubt, doubt.taken - mine)
+            fixed = None if told is None else told.game
+            if (
+                fixed is None
+                or fixed.phase is not game.phase
+                or fixed.active != game.active
+                or fixed.legal_moves(die) != [Move.pass_turn(game.active)]
+            ):
+                return doubt
+        return None
 
     def confirmed(self, item: Provisional) -> None:
         """A provisional move the table says was made as the game has it: no longer checked

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from bermuda_hw.controller.consequences import Provisional
+from bermuda_hw.controller.corrections import CaptureDoubt
 from bermuda_hw.controller.referee import Group
 from bermuda_hw.rules.candidates import Candidate, Consequence
 from bermuda_hw.rules.game import Game
@@ -72,6 +73,9 @@ class Turn:
     unseen: tuple[str, ...] = ()
     #: the move out of sight the pending question asks to confirm before the spin
     landing: Provisional | None = None
+    #: the provisional captures the pending question asks about, and the ships each of its
+    #: options has the magnets take
+    capture: tuple[CaptureDoubt, tuple[frozenset[str], ...]] | None = None
     #: the put-back request standing now
     putback: PutBack | None = None
     #: when each request was first made, until the board next matches the game: a request

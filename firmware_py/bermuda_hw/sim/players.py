@@ -35,9 +35,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bermuda_hw.controller.questions import BEFORE_SPIN
+from bermuda_hw.controller.questions import BEFORE_SPIN, UNDER_THE_CLOUD
 from bermuda_hw.controller.status import (
     NONE_OF_THESE,
+    NOT_YET,
     ControllerView,
     Mode,
     Question,
@@ -695,12 +696,16 @@ class SimulatedPlayers:
         self._answered = question
         n = len(question.options)
         landing = f", {BEFORE_SPIN}: " in question.text
-        if landing:
+        if f", {UNDER_THE_CLOUD}: " in question.text:
+            # which ships the cloud took where the camera cannot see: the players look
+            true_k: int | None = self._captures_seen(question)
+            landing = True  # (the table says what to set back, if anything)
+        elif landing:
             # before the spin: whether a ship stands where a move of this round put it; the
             # players look (a token of its colour there), whoever moved it
             move = Move.parse(question.moves[0][0])
             there = self._token_at(move.color, move.end) is not None
-            true_k: int | None = 1 if there else None
+            true_k = 1 if there else None
         else:
             true_k = next(
                 (
@@ -1095,6 +1100,40 @@ class SimulatedPlayers:
             (split_ship_id(sid)[0], self._place_of(point))
             for sid, point in self.world.ship_positions().items()
             if sid not in carried
+        )
+
+    def _captures_seen(self, question: Question) -> int | None:
+        """The option of a question about captures under the cloud that the tokens on the
+        table show (by colour and place: alike tokens are told apart by neither), or None."""
+        takes = [
+            [tuple(m.split("@", 1)) for m in moves]
+            for moves, option in zip(question.moves, question.options, strict=True)
+            if option not in (NONE_OF_THESE, NOT_YET)
+        ]
+        asked = {ship_place for taken in takes for ship_place in taken}
+        game = self._know()
+        standing: Counter[tuple[str, str]] = Counter()
+        for sid, place in asked:
+            color = split_ship_id(sid)[0]
+            others = sum(
+                1 for s in game.ships(color) if s.location == place and (s.id, place) not in asked
+            )
+            standing[(color, place)] = self._tokens_at(color, place) - others
+        for k, taken in enumerate(takes, 1):
+            left = Counter((split_ship_id(s)[0], p) for s, p in asked if (s, p) not in taken)
+            if all(left[key] == n for key, n in standing.items()):
+                return k
+        return None
+
+    def _tokens_at(self, color: str, place: str) -> int:
+        """How many tokens of a colour stand at a place, not in the cloud."""
+        carried = self.world.carried
+        return sum(
+            1
+            for sid, point in self.world.ship_positions().items()
+            if sid not in carried
+            and split_ship_id(sid)[0] == color
+            and self._place_of(point) == place
         )
 
     def _token_at(self, color: str, place: str | None, exclude: str | None = None) -> str | None:

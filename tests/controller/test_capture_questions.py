@@ -1,0 +1,307 @@
+"""Captures under the cloud that the game cannot go on without: a pass that rests on a
+ship the camera guessed taken, and a game's end, ask the table which ships the magnets
+took; the answer confirms the captures or corrects them from that cloud phase, and
+nothing is taken without one (a stand-in for the controller; synthetic observations,
+no frame)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from parts_table import BOARD, Table
+from synthetic import observe
+
+from bermuda_hw.controller.cloud_phase import Captures
+from bermuda_hw.controller.consequences import Provisional
+from bermuda_hw.controller.corrections import CaptureDoubt, capture_doubt, captures_told
+from bermuda_hw.controller.questions import UNDER_THE_CLOUD, capture_question
+from bermuda_hw.controller.status import NONE_OF_THESE, NOT_YET, Mode
+from bermuda_hw.rules.candidates import contents
+from bermuda_hw.rules.cloud import blocked_spaces, plan_spin, swept_ships
+from bermuda_hw.rules.events import Spun
+from bermuda_hw.rules.game import Game, GameOptions, Phase
+from bermuda_hw.rules.moves import Move
+from bermuda_hw.vision.types import BoardObservation
+
+
+def _swept(game: Game) -> frozenset[str]:
+    """The ships the game's next cloud phase sweeps (on a copy: the same spin)."""
+    swept: list[frozenset[str]] = []
+
+    def keep(ids: frozenset[str]) -> frozenset[str]:
+        swept.append(ids)
+        return frozenset()
+
+    game.copy().cloud_phase(None, capture=keep)
+    return swept[0]
+
+
+def _last_ship_taken(tmp_path: Path) -> tuple[Table, str, str]:
+    """A game with the virtual die whose cloud phase took, provisionally, a player's last
+    ship from a path space the cloud then covered, and that player now to move: (table,
+    ship, space). The first seed whose cloud phase sweeps a ship on a path space."""
+    for seed in range(1, 80):
+        table = Table(
+            tmp_path / str(seed), players=2, seed=seed, options=GameOptions(die="virtual")
+        )
+        game = table.game
+        rng = random.Random(seed)
+        while game.phase is not Phase.CLOUD:
+            game.roll_die()
+            game.push(rng.choice(game.legal_moves()))
+        on_path = [
+            s
+            for s in sorted(_swept(game))
+            if game.ship(s).location not in BOARD.ports and game.ship(s).location is not None
+        ]
+        if not on_path:
+            continue
+        ship = on_path[0]
+        color = game.ship(ship).color
+        for other in game.ships(color):
+            if other.id != ship:
+                game.set_ship(other.id, None)
+        if ship not in _swept(game):
+            continue
+        space = game.ship(ship).location
+        assert space is not None
+        game.set_turn(game.active, Phase.CLOUD)
+        table.saved(table.session.commit())
+        assert table.session.cloud_phase(Captures(frozenset({ship}), (space,))) is not None
+        while game is table.game and table.game.active != color:
+            current = table.game
+            current.roll_die()
+            current.push(rng.choice(current.legal_moves()))
+            table.saved(table.session.commit())
+        if table.game.active != color or table.game.phase is not Phase.SHIPS:
+            continue
+        table.status.mode = Mode.READY
+        return table, ship, space
+    pytest.fail("no seed's first cloud phase sweeps a ship on a path space")
+
+
+def _covered(table: Table, space: str, standing: str | None = None) -> BoardObservation:
+    """The board as the game has it, `space` under the cloud (with `standing`'s token
+    there, unseen)."""
+    seen = {p: list(c) for p, c in contents(table.game).items()}
+    if standing is not None:
+        seen.setdefault(space, []).append(table.game.ship(standing).color)
+    return observe(BOARD, seen, hidden=[space])
+
+
+def _answer(table: Table, option: int) -> None:
+    table.asking.give(option)
+    table.answers.answer_step()
+
+
+def test_a_pass_that_rests_on_a_capture_under_the_cloud_is_asked_first(tmp_path: Path) -> None:
+    table, ship, space = _last_ship_taken(tmp_path)
+    table.last_observation = _covered(table, space, standing=ship)
+    journal = len(table.game.journal)
+    table.seats.roll()  # the virtual die: no ship of theirs on the board, so no move
+    question = table.status.question
+    assert table.status.mode is Mode.ASK and question is not None
+    color = table.game.active
+    assert question.text.startswith(
+        f"{color}, {UNDER_THE_CLOUD}: did the magnets take {ship} from {space}?"
+    )
+    assert question.options == (
+        f"yes: the cloud holds {ship}",
+        f"no: {ship} stands on {space}",
+        NONE_OF_THESE,
+        NOT_YET,
+    )
+    # the roll is journalled; the pass is not
+    assert len(table.game.journal) == journal + 1 and "roll" in table.game.journal[-1]
+
+
+def test_no_corrects_the_capture_and_the_player_moves_the_ship(tmp_path: Path) -> None:
+    table, ship, space = _last_ship_taken(tmp_path)
+    table.last_observation = _covered(table, space, standing=ship)
+    table.seats.roll()
+    die = table.game.die
+    _answer(table, 2)
+    game = table.game
+    assert game.ship(ship).location == space and game.die == die
+    assert not any("move" in e and Move.parse(e["move"]).is_pass for e in game.journal[-2:])
+    assert any(f"the magnets left {ship} on {space}" in line for line in table.lines)
+    cloud = next(e for e in reversed(game.journal) if "cloud" in e)
+    assert cloud["captured"] == [] and "provisional" not in cloud
+    assert table.session.provisional == []
+    assert [dict(e) for e in game.journal] == table.journalled()
+
+
+def test_yes_confirms_the_capture_and_the_pass_follows(tmp_path: Path) -> None:
+    table, _, space = _last_ship_taken(tmp_path)
+    table.last_observation = _covered(table, space)
+    table.seats.roll()
+    color = table.game.active
+    (item,) = table.session.provisional
+    _answer(table, 1)
+    assert f"confirmed by the table: {item.move}" in table.lines
+    assert table.session.provisional == [] and table.status.mode is Mode.READY
+    table.seats.roll()  # the die rolled already gives no move: the pass
+    passed = [e for e in table.game.journal if e.get("move") == str(Move.pass_turn(color))]
+    assert passed and table.game.active != color
+
+
+@pytest.mark.parametrize("option", [3, 4])
+def test_none_of_these_and_not_yet_take_nothing_and_ask_again(tmp_path: Path, option: int) -> None:
+    table, ship, space = _last_ship_taken(tmp_path)
+    table.last_observation = _covered(table, space, standing=ship)
+    table.seats.roll()
+    journal = [dict(e) for e in table.game.journal]
+    item = table.session.provisional[0]
+    _answer(table, option)
+    assert [dict(e) for e in table.game.journal] == journal
+    assert table.session.provisional == [item] and table.status.mode is Mode.READY
+    table.seats.roll()  # the next press: asked again, nothing taken meanwhile
+    assert table.status.mode is Mode.ASK and [dict(e) for e in table.game.journal] == journal
+
+
+def test_a_capture_the_board_shows_is_no_question(tmp_path: Path) -> None:
+    """With the space in view, the board checks the capture (`check_provisional`): the
+    pass does not wait on the table."""
+    table, _, _ = _last_ship_taken(tmp_path)
+    table.last_observation = observe(BOARD, {p: list(c) for p, c in contents(table.game).items()})
+    color = table.game.active
+    table.seats.roll()
+    assert table.status.question is None
+    assert any(e.get("move") == str(Move.pass_turn(color)) for e in table.game.journal)
+
+
+def test_a_board_that_shows_the_space_answers_the_question(tmp_path: Path) -> None:
+    table, ship, space = _last_ship_taken(tmp_path)
+    table.last_observation = _covered(table, space, standing=ship)
+    table.seats.roll()
+    seen = {p: list(c) for p, c in contents(table.game).items()}
+    seen.setdefault(space, []).append(table.game.ship(ship).color)
+    shown = observe(BOARD, seen)
+    table.last_observation = shown
+    assert table.answers.asked_board(shown)
+    assert table.game.ship(ship).location == space and table.status.question is None
+
+
+# --- the question, and the answers' games, on their own --------------------------------
+
+
+def _doubt(ships: tuple[tuple[str, str], ...], taken: frozenset[str]) -> CaptureDoubt:
+    places = tuple(sorted({p for _, p in ships}))
+    return CaptureDoubt(Provisional(0, "the captures of round 1", places, True), ships, taken)
+
+
+def test_a_question_about_two_ships_offers_every_answer_the_guess_first() -> None:
+    doubt = _doubt((("blue-1", "S05"), ("red-2", "HOME")), frozenset({"red-2"}))
+    question, takes = capture_question(doubt, "blue")
+    assert question.text.startswith(f"blue, {UNDER_THE_CLOUD}: which of blue-1 and red-2 ")
+    assert takes[0] == doubt.taken and len(set(takes)) == 4 == len(takes)
+    assert question.options[:4] == (
+        "the cloud holds red-2; blue-1 stands on S05",
+        "the cloud holds them all",
+        "the cloud holds blue-1; red-2 stands on HOME",
+        "the cloud holds none of them: blue-1 stands on S05; red-2 stands on HOME",
+    )
+    assert question.options[4:] == (NONE_OF_THESE, NOT_YET)
+    assert question.moves[0] == ("red-2@HOME",) and question.moves[4:] == ((), ())
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(1, 400), told=st.sets(st.integers(0, 3)))
+def test_the_tables_answer_sets_exactly_the_ships_it_names(seed: int, told: set[int]) -> None:
+    """Whatever the table says of the ships the camera could not see, the corrected cloud
+    phase captures those it names and keeps the rest of its captures."""
+    game = Game.new(2, seed=seed)
+    rng = random.Random(seed)
+    while game.phase is not Phase.CLOUD:
+        game.roll_die()
+        game.push(rng.choice(game.legal_moves()))
+    swept = sorted(_swept(game))
+    if not swept:
+        return
+    places = {game.ship(s).location for s in swept} - {None}
+    count = len(game.journal)
+    game.cloud_phase(
+        None, capture=frozenset(swept[::2]), provisional=sorted(p for p in places if p)
+    )
+    item = Provisional(
+        count, "the captures of round 1", tuple(sorted(p for p in places if p)), True
+    )
+    doubt = capture_doubt(game, item, frozenset(item.places))
+    assert doubt is not None
+    ships = [s for s, _ in doubt.ships]
+    taken = frozenset(ships[i] for i in told if i < len(ships))
+    corrected = captures_told(game, doubt, taken)
+    if taken == doubt.taken:
+        assert corrected is None
+        return
+    assert corrected is not None
+    entry = corrected.game.journal[count]
+    assert "cloud" in entry
+    assert set(entry["captured"]) == taken | (set(swept[::2]) - set(ships))
+    assert all(corrected.game.ship(s).location is None for s in taken)
+    changed = {s for s in ships if (s in taken) != (s in doubt.taken)}
+    assert len(corrected.changes) == len(changed)
+
+
+def _last_ship_lost_under_the_exit(tmp_path: Path) -> tuple[Table, str, str]:
+    """A game over: the cloud phase took a player's last ship, provisionally, from a space
+    the spin sweeps on its way off the board and covers at the outside dot."""
+    for seed in range(1, 120):
+        table = Table(tmp_path / str(seed), players=2, seed=seed)
+        game = table.game
+        color = game.order[0]
+        preview = game.copy()
+        preview.set_turn(color, Phase.CLOUD)
+        spin = next(e.spin for e in preview.cloud_phase(None, capture=()) if isinstance(e, Spun))
+        path = plan_spin(BOARD.grid, game.pose, spin, BOARD.cloud)
+        if not path.leaves_board:
+            continue
+        spaces = {s: p.position for s, p in BOARD.spaces.items() if s not in BOARD.ports}
+        start = blocked_spaces(BOARD, game.pose)
+        under = sorted(
+            set(swept_ships(BOARD, path, spaces, -3.0)) & blocked_spaces(BOARD, path.end) - start
+        )
+        if not under:
+            continue
+        ship = f"{color}-1"
+        for s in game.ships(color):
+            game.set_ship(s.id, None)
+        game.set_ship(ship, under[0])
+        game.set_turn(color, Phase.CLOUD)
+        table.saved(table.session.commit())
+        if table.session.cloud_phase(Captures(frozenset({ship}), (under[0],))) is None:
+            continue
+        assert table.game.is_over()
+        table.status.mode = Mode.SETUP
+        return table, ship, under[0]
+    pytest.fail("no seed's first spin leaves the board over a space it covers there")
+
+
+def test_a_game_ending_on_a_capture_under_the_cloud_asks_before_it_is_over(
+    tmp_path: Path,
+) -> None:
+    table, ship, space = _last_ship_lost_under_the_exit(tmp_path)
+    table.last_observation = board = _covered(table, space)
+    table.answers.end_board(board)
+    question = table.status.question
+    assert table.over == 0 and table.status.mode is Mode.ASK and question is not None
+    assert f"did the magnets take {ship} from {space}?" in question.text
+    _answer(table, 4)  # not yet: the end waits, asked again on the next board
+    assert table.over == 0 and table.status.mode is Mode.SETUP
+    table.answers.end_board(board)
+    assert table.status.mode is Mode.ASK
+    _answer(table, 1)
+    assert table.over == 1 and table.session.provisional == []
+
+
+def test_a_game_ending_on_a_capture_the_table_denies_goes_on(tmp_path: Path) -> None:
+    table, ship, space = _last_ship_lost_under_the_exit(tmp_path)
+    table.last_observation = board = _covered(table, space, standing=ship)
+    table.answers.end_board(board)
+    _answer(table, 2)
+    assert table.over == 0 and not table.game.is_over()
+    assert table.game.ship(ship).location == space
