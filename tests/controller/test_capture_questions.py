@@ -16,8 +16,15 @@ from parts_table import BOARD, Table
 from synthetic import observe
 
 from bermuda_hw.controller.cloud_phase import Captures
+from bermuda_hw.controller.commands import ActionRefused
 from bermuda_hw.controller.consequences import Provisional
-from bermuda_hw.controller.corrections import CaptureDoubt, capture_doubt, captures_told
+from bermuda_hw.controller.corrections import (
+    CaptureDoubt,
+    CorrectedCaptures,
+    capture_doubt,
+    captures_told,
+)
+from bermuda_hw.controller.identify import Difference
 from bermuda_hw.controller.questions import UNDER_THE_CLOUD, capture_question
 from bermuda_hw.controller.status import NONE_OF_THESE, NOT_YET, Mode
 from bermuda_hw.rules.candidates import contents
@@ -40,10 +47,13 @@ def _swept(game: Game) -> frozenset[str]:
     return swept[0]
 
 
-def _last_ship_taken(tmp_path: Path) -> tuple[Table, str, str]:
+def _last_ship_taken(
+    tmp_path: Path, *, taken: bool = True, keep: bool = False
+) -> tuple[Table, str, str]:
     """A game with the virtual die whose cloud phase took, provisionally, a player's last
-    ship from a path space the cloud then covered, and that player now to move: (table,
-    ship, space). The first seed whose cloud phase sweeps a ship on a path space."""
+    ship from a path space the cloud then covered (`taken` False: left it there), and that
+    player now to move: (table, ship, space). `keep`: the player keeps one more ship, in
+    its port. The first seed whose cloud phase sweeps a ship on a path space."""
     for seed in range(1, 80):
         table = Table(
             tmp_path / str(seed), players=2, seed=seed, options=GameOptions(die="virtual")
@@ -62,16 +72,19 @@ def _last_ship_taken(tmp_path: Path) -> tuple[Table, str, str]:
             continue
         ship = on_path[0]
         color = game.ship(ship).color
-        for other in game.ships(color):
-            if other.id != ship:
-                game.set_ship(other.id, None)
+        others = [o.id for o in game.ships(color) if o.id != ship]
+        for other in others:
+            game.set_ship(other, None)
+        if keep:
+            game.set_ship(others[0], BOARD.home_port.id)
         if ship not in _swept(game):
             continue
         space = game.ship(ship).location
         assert space is not None
         game.set_turn(game.active, Phase.CLOUD)
         table.saved(table.session.commit())
-        assert table.session.cloud_phase(Captures(frozenset({ship}), (space,))) is not None
+        captured = frozenset({ship}) if taken else frozenset()
+        assert table.session.cloud_phase(Captures(captured, (space,))) is not None
         while game is table.game and table.game.active != color:
             current = table.game
             current.roll_die()
@@ -110,11 +123,12 @@ def test_a_pass_that_rests_on_a_capture_under_the_cloud_is_asked_first(tmp_path:
         f"{color}, {UNDER_THE_CLOUD}: did the magnets take {ship} from {space}?"
     )
     assert question.options == (
-        f"yes: the cloud holds {ship}",
-        f"no: {ship} stands on {space}",
+        f"the magnets took {ship}",
+        f"{ship} still stands on {space}",
         NONE_OF_THESE,
         NOT_YET,
     )
+    assert question.text.endswith(f"The camera cannot see {space} whole")
     # the roll is journalled; the pass is not
     assert len(table.game.journal) == journal + 1 and "roll" in table.game.journal[-1]
 
@@ -150,17 +164,74 @@ def test_yes_confirms_the_capture_and_the_pass_follows(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("option", [3, 4])
-def test_none_of_these_and_not_yet_take_nothing_and_ask_again(tmp_path: Path, option: int) -> None:
+def test_none_of_these_and_not_yet_take_nothing_and_the_question_stands(
+    tmp_path: Path, option: int
+) -> None:
+    """The game cannot go on without the answer: the question is put again (a page or a
+    player sees it anew), and nothing is taken meanwhile."""
     table, ship, space = _last_ship_taken(tmp_path)
     table.last_observation = _covered(table, space, standing=ship)
     table.seats.roll()
     journal = [dict(e) for e in table.game.journal]
     item = table.session.provisional[0]
+    asked = table.status.question
     _answer(table, option)
+    again = table.status.question
     assert [dict(e) for e in table.game.journal] == journal
-    assert table.session.provisional == [item] and table.status.mode is Mode.READY
-    table.seats.roll()  # the next press: asked again, nothing taken meanwhile
-    assert table.status.mode is Mode.ASK and [dict(e) for e in table.game.journal] == journal
+    assert table.session.provisional == [item] and table.status.mode is Mode.ASK
+    assert again is not None and again is not asked and again == asked
+    assert "nothing is taken" in table.lines[-1]
+    _answer(table, 2)  # then the answer: the ship stands there
+    assert table.game.ship(ship).location == space
+
+
+def test_a_pass_refused_anyway_is_not_asked_about(tmp_path: Path) -> None:
+    """With another ship of theirs to move, the player has no pass whatever the cloud
+    took: the pass is refused, with no question."""
+    table, ship, space = _last_ship_taken(tmp_path, keep=True)
+    table.last_observation = _covered(table, space, standing=ship)
+    table.seats.roll()
+    assert table.game.die is not None
+    assert table.game.legal_moves(table.game.die) != [Move.pass_turn(table.game.active)]
+    assert not table.answers.capture_before_pass()
+    assert table.status.question is None
+    with pytest.raises(ActionRefused):
+        table.pass_turn()
+
+
+def test_a_pass_claimed_where_the_game_left_the_ship_asks_whether_it_was_taken(
+    tmp_path: Path,
+) -> None:
+    """The converse: the game has the magnets leave the player's last ship under the
+    cloud, so the die gives it a move; a press to pass asks the table, and "taken" lets
+    the pass go."""
+    table, ship, space = _last_ship_taken(tmp_path, taken=False)
+    table.last_observation = _covered(table, space)
+    table.seats.roll()
+    color = table.game.active
+    assert table.status.question is None and table.game.ship(ship).location == space
+    table.seats.roll()  # a press once rolled: the player says there is nothing to move
+    question = table.status.question
+    assert table.status.mode is Mode.ASK and question is not None
+    assert question.options[:2] == (f"{ship} still stands on {space}", f"the magnets took {ship}")
+    _answer(table, 2)
+    assert table.game.ship(ship).location is None
+    assert any(f"the magnets took {ship} from {space}" in line for line in table.lines)
+    table.seats.roll()
+    assert any(e.get("move") == str(Move.pass_turn(color)) for e in table.game.journal)
+
+
+def test_a_question_left_without_an_answer_is_not_answered_by_the_next_one(
+    tmp_path: Path,
+) -> None:
+    """A board check that settles the game's state ends the capture question with it: a
+    later question in the same state is answered for itself."""
+    table, ship, space = _last_ship_taken(tmp_path)
+    table.last_observation = _covered(table, space, standing=ship)
+    table.seats.roll()
+    assert table.checks.turn.capture is not None
+    table.checks.settled()
+    assert table.checks.turn.capture is None
 
 
 def test_a_capture_the_board_shows_is_no_question(tmp_path: Path) -> None:
@@ -197,16 +268,32 @@ def _doubt(ships: tuple[tuple[str, str], ...], taken: frozenset[str]) -> Capture
 def test_a_question_about_two_ships_offers_every_answer_the_guess_first() -> None:
     doubt = _doubt((("blue-1", "S05"), ("red-2", "HOME")), frozenset({"red-2"}))
     question, takes = capture_question(doubt, "blue")
-    assert question.text.startswith(f"blue, {UNDER_THE_CLOUD}: which of blue-1 and red-2 ")
+    assert question.text == (
+        f"blue, {UNDER_THE_CLOUD}: which ships did the magnets take from HOME and S05? "
+        "The camera cannot see HOME and S05 whole"
+    )
     assert takes[0] == doubt.taken and len(set(takes)) == 4 == len(takes)
     assert question.options[:4] == (
-        "the cloud holds red-2; blue-1 stands on S05",
-        "the cloud holds them all",
-        "the cloud holds blue-1; red-2 stands on HOME",
-        "the cloud holds none of them: blue-1 stands on S05; red-2 stands on HOME",
+        "blue-1 still stands on S05; the magnets took red-2",
+        "blue-1 still stands on S05; red-2 still stands on HOME",
+        "the magnets took blue-1; red-2 still stands on HOME",
+        "the magnets took blue-1; the magnets took red-2",
     )
     assert question.options[4:] == (NONE_OF_THESE, NOT_YET)
     assert question.moves[0] == ("red-2@HOME",) and question.moves[4:] == ((), ())
+
+
+def test_alike_ships_on_one_place_are_asked_about_by_count() -> None:
+    """Two green ships on HOME are told apart by nobody: the answers are how many the
+    magnets took, the game's own ships taken first."""
+    doubt = _doubt((("green-1", "HOME"), ("green-3", "HOME")), frozenset({"green-3"}))
+    question, takes = capture_question(doubt, "green")
+    assert question.options[:3] == (
+        "the magnets took 1 of the 2 green ships on HOME; 1 still stands there",
+        "all 2 green ships still stand on HOME",
+        "the magnets took all 2 green ships on HOME",
+    )
+    assert takes == (frozenset({"green-3"}), frozenset(), frozenset({"green-1", "green-3"}))
 
 
 @settings(max_examples=25, deadline=None)
@@ -290,12 +377,32 @@ def test_a_game_ending_on_a_capture_under_the_cloud_asks_before_it_is_over(
     question = table.status.question
     assert table.over == 0 and table.status.mode is Mode.ASK and question is not None
     assert f"did the magnets take {ship} from {space}?" in question.text
-    _answer(table, 4)  # not yet: the end waits, asked again on the next board
-    assert table.over == 0 and table.status.mode is Mode.SETUP
-    table.answers.end_board(board)
-    assert table.status.mode is Mode.ASK
+    _answer(table, 4)  # not yet: the end waits for the answer
+    assert table.over == 0 and table.status.mode is Mode.ASK
+    table.answers.end_board(board)  # a board meanwhile: the question stands
+    assert table.over == 0 and table.status.mode is Mode.ASK
     _answer(table, 1)
     assert table.over == 1 and table.session.provisional == []
+
+
+def test_a_game_end_answered_for_one_capture_asks_about_the_next(tmp_path: Path) -> None:
+    """Two cloud phases' captures in doubt at the end: the board answering the first does
+    not end the game while the second is still a guess."""
+    table, _, space = _last_ship_lost_under_the_exit(tmp_path)
+    (item,) = table.session.provisional
+    port = next(p for p in BOARD.ports if table.game.ships_at(p))
+    table.session.provisional.append(Provisional(item.count, item.move, (port,), True))
+    seen = {p: list(c) for p, c in contents(table.game).items()}
+    table.last_observation = board = observe(BOARD, seen, hidden=[space, port])
+    table.answers.end_board(board)
+    assert table.checks.turn.capture is not None
+    assert table.checks.turn.capture[0].item == item
+    shown = observe(BOARD, seen, hidden=[port])  # the space in view, empty; the port not
+    table.last_observation = shown
+    table.answers.end_board(shown)
+    asked = table.checks.turn.capture
+    assert table.over == 0 and asked is not None and asked[0].item.places == (port,)
+    assert f"confirmed: {item.move}" in table.lines
 
 
 def test_a_game_ending_on_a_capture_the_table_denies_goes_on(tmp_path: Path) -> None:
@@ -305,3 +412,33 @@ def test_a_game_ending_on_a_capture_the_table_denies_goes_on(tmp_path: Path) -> 
     _answer(table, 2)
     assert table.over == 0 and not table.game.is_over()
     assert table.game.ship(ship).location == space
+
+
+def test_an_answer_takes_the_phases_places_in_view_as_the_board_shows_them() -> None:
+    """The table answers for the places the camera cannot see; the cloud phase's other
+    places are taken as the board shows them, not as the camera guessed."""
+    for seed in range(1, 200):
+        game = Game.new(3, seed=seed)
+        rng = random.Random(seed)
+        while game.phase is not Phase.CLOUD:
+            game.roll_die()
+            game.push(rng.choice(game.legal_moves()))
+        swept = sorted(_swept(game))
+        places = sorted({p for s in swept if (p := game.ship(s).location) is not None})
+        if len(places) < 2:
+            continue
+        count = len(game.journal)
+        game.cloud_phase(None, capture=frozenset(), provisional=places)
+        item = Provisional(count, "the captures of round 1", tuple(places), True)
+        doubt = capture_doubt(game, item, frozenset(places[:1]))
+        assert doubt is not None and doubt.taken == frozenset()
+        left = next(s for s in swept if game.ship(s).location == places[1])
+        color = game.ship(left).color
+        seen = Difference(missing=((color, places[1]),))
+        told = captures_told(game, doubt, doubt.taken, seen)
+        assert isinstance(told, CorrectedCaptures)
+        assert told.changes == (f"the magnets took {left} from {places[1]}",)
+        assert told.game.ship(left).location is None
+        assert captures_told(game, doubt, doubt.taken, Difference()) is None
+        return
+    pytest.fail("no seed's first cloud phase sweeps ships on two places")

@@ -19,14 +19,14 @@ from bermuda_hw.controller.asking import Asking, NoneOfThese, NoSuchAnswer, NotY
 from bermuda_hw.controller.board_checks import BoardChecks
 from bermuda_hw.controller.buttons import SpinButton
 from bermuda_hw.controller.consequences import Provisional
-from bermuda_hw.controller.corrections import CaptureDoubt, captures_told
+from bermuda_hw.controller.corrections import CaptureDoubt, Unplayable
 from bermuda_hw.controller.identify import Difference, difference
 from bermuda_hw.controller.provisional_checks import check_provisional, correct_captures, rewind
 from bermuda_hw.controller.putback import out_of_sight_choice, unseen_arrivals
 from bermuda_hw.controller.questions import capture_question, landing_question
 from bermuda_hw.controller.referee import Group
 from bermuda_hw.controller.rig import Rig
-from bermuda_hw.controller.session import GameSession
+from bermuda_hw.controller.session import GameSession, unplayable_text
 from bermuda_hw.controller.signals import Pattern
 from bermuda_hw.controller.status import NONE_OF_THESE, Mode, Question, Status
 from bermuda_hw.controller.turn import Request, RequestKey
@@ -236,15 +236,29 @@ class Answers:
             return
         table.checks.turn.capture = None
         table.status.question = None
-        table.checks.check(observation)
+        self._go_on(observation)
+
+    def _go_on(self, observation: BoardObservation | None) -> None:
+        """After captures were settled: the game's end checked on (more captures to check
+        or ask about, or the game announced over), or the board checked before play goes
+        on."""
+        table = self.table
+        if observation is None:
+            table.rig.forget()  # checked on a fresh observation
+            table.set_mode(Mode.SETUP, "checking the board", Pattern.BUSY)
+        elif table.session.current.is_over():
+            self.end_board(observation)
+        else:
+            table.checks.check(observation)
 
     def _answer_capture(
         self, asked: tuple[CaptureDoubt, tuple[frozenset[str], ...]], option: int
     ) -> None:
-        """The table's answer on captures the camera cannot check: the ships it names as
-        taken, as the game has them (confirmed) or not (the game corrected from that cloud
-        phase); "none of these" and "not yet" leave the captures as they were, asked again
-        before the game goes on (the next press, or the next board at the game's end)."""
+        """The table's answer on captures the camera cannot check: the ships it says the
+        magnets took, as the game has them (confirmed) or not (the game corrected from
+        that cloud phase, with its places in view as the board shows them). "None of
+        these" and "not yet" take nothing: the question stands, said again while the game
+        waits, as it cannot go on without the answer."""
         table = self.table
         question = table.status.question
         assert question is not None
@@ -253,44 +267,34 @@ class Answers:
             return
         doubt, takes = asked
         chosen = question.options[option - 1]
-        table.checks.turn.capture = None
-        table.status.question = None
         table.say(f"answer {option}: {chosen}")
         session = table.session
-        if option <= len(takes):
-            taken = takes[option - 1]
-            told = captures_told(session.current, doubt, taken)
-            if taken == doubt.taken:
-                session.confirmed(doubt.item)
-            elif told is None:
+        told = (
+            session.captures_as_told(doubt, takes[option - 1], table.last_observation)
+            if option <= len(takes)
+            else None
+        )
+        if option > len(takes) or isinstance(told, Unplayable):
+            if isinstance(told, Unplayable):
+                table.say(unplayable_text(doubt.item, told))
+            elif chosen == NONE_OF_THESE:
                 table.say(
-                    f"{doubt.item.move} cannot be corrected from the table's answer: the "
-                    "game since does not follow from it; take the game back to that round "
-                    "with undo"
+                    "none of these: nothing is taken; set a ship knocked off its place back "
+                    "where it stood, then answer"
                 )
             else:
-                session.provisional.remove(doubt.item)
-                correct_captures(table, doubt.item, told)
-                table.status.provisional = session.provisional_moves
-                return
-            table.status.provisional = session.provisional_moves
-        elif chosen == NONE_OF_THESE:
-            table.say(
-                "none of these: the captures stay as the camera guessed, to be checked once "
-                "it sees those places; set a ship knocked off its place back, then go on"
-            )
-        observation = table.last_observation
-        if session.current.is_over() and session.captures_unchecked:
-            # asked again on the next board: the game's end waits for the answer
-            table.rig.forget()
-            table.set_mode(
-                Mode.SETUP, "checking the cloud's captures before the game ends", Pattern.BUSY
-            )
-        elif observation is not None:
-            table.checks.check(observation)
-        else:
-            table.rig.forget()  # checked on a fresh observation
-            table.set_mode(Mode.SETUP, "checking the board", Pattern.BUSY)
+                table.say("not yet: nothing is taken; the game waits for the answer")
+            table.asking.put(table.clock.monotonic())
+            self._put(replace(question))  # (asked anew: a page or a player sees it again)
+            return
+        table.checks.turn.capture = None
+        table.status.question = None
+        if told is None:
+            session.confirmed(doubt.item)
+        elif correct_captures(table, doubt.item, told):
+            return
+        table.status.provisional = session.provisional_moves
+        self._go_on(table.last_observation)
 
     def _put(self, question: Question) -> None:
         """Show a question put to the table (mode ASK); presses from now answer it."""

@@ -161,6 +161,7 @@ class BoardChecks:
         status.question = None
         self.turn.tied = ()
         self.turn.landing = None
+        self.turn.capture = None
         # every ask since the game last changed is a failed attempt (the players may try
         # something else each time: the same stray token shows as another fix)
         status.fix_attempts += 1
@@ -250,6 +251,7 @@ class BoardChecks:
         turn = self.turn
         turn.bumped = None
         turn.landing = None
+        turn.capture = None
         turn.putback_first = None
         seen = table.last_observation
         if matched is not None:

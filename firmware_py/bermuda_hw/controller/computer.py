@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from bermuda_hw.controller.buttons import SpinButton
+from bermuda_hw.controller.commands import ActionRefused
 from bermuda_hw.controller.seats import hold_spaces, seat_level, standing, suggest, to_move
 from bermuda_hw.controller.session import GameSession
 from bermuda_hw.controller.signals import Pattern, TableSignals
@@ -133,12 +134,14 @@ class Seats:
         """The virtual die: roll for the active player; a roll with no move passes."""
         table = self.table
         game = table.session.current
-        if game.die is not None and game.legal_moves(game.die) == [Move.pass_turn(game.active)]:
-            table.pass_turn()  # (a pass the table was asked about first)
-            return
         if game.die is not None:
-            table.say(f"{game.active} has rolled {game.die} already: move a ship")
-            table.signals.count(game.die)
+            # a press once the die is rolled: a pass where the die gives no move (the table
+            # asked first where it rests on captures under the cloud), else a reminder
+            try:
+                table.pass_turn()
+            except ActionRefused:
+                table.say(f"{game.active} has rolled {game.die} already: move a ship")
+                table.signals.count(game.die)
             return
         die = table.session.roll()
         table.saved(die is not None)

@@ -37,16 +37,25 @@ class CorrectedCaptures:
     changes: tuple[str, ...]  # in words: "the magnets left blue-2 on S7"
 
 
-def corrected_captures(game: Game, item: Provisional, seen: Difference) -> CorrectedCaptures | None:
+@dataclass(frozen=True)
+class Unplayable:
+    """Captures to correct that the game since does not follow from (a pass the ship left
+    there would have moved, say): only taking the game back can mend it."""
+
+    changes: tuple[str, ...]
+    why: str
+
+
+def corrected_captures(
+    game: Game, item: Provisional, seen: Difference
+) -> CorrectedCaptures | Unplayable | None:
     """The captures of the cloud phase `item`, against what differs on its places now in view
     (`seen`): a ship of a colour seen on a place it was taken from was left there by the
     magnets; one missing from a place where a swept ship was left was taken. None if the
-    board agrees, or no correction of that phase explains it."""
-    places = set(item.places)
-    extra = Counter(e for e in seen.extra if e[1] in places)
-    missing = Counter(m for m in seen.missing if m[1] in places)
+    board agrees, or no correction of that phase explains it; `Unplayable` if the game
+    since does not follow from the correction."""
     entries = list(game.journal)
-    if not (extra or missing) or item.count >= len(entries):
+    if item.count >= len(entries):
         return None
     entry = entries[item.count]
     if "cloud" not in entry:
@@ -56,6 +65,19 @@ def corrected_captures(game: Game, item: Provisional, seen: Difference) -> Corre
     except (RulesError, StateError):
         return None
     captured = set(entry["captured"])
+    changes = _seen_changes(before, captured, seen, set(item.places))
+    if not changes:
+        return None
+    return _replayed(game, item, before, captured, changes)
+
+
+def _seen_changes(
+    before: Game, captured: set[str], seen: Difference, places: set[str]
+) -> list[str]:
+    """The board's word on a cloud phase's captures from `places` (in view): `captured`
+    changed to what `seen` shows there, and the changes in words."""
+    extra = Counter(e for e in seen.extra if e[1] in places)
+    missing = Counter(m for m in seen.missing if m[1] in places)
     changes: list[str] = []
     for (color, place), n in sorted(extra.items(), key=lambda kv: str(kv[0])):
         left = [
@@ -71,16 +93,15 @@ def corrected_captures(game: Game, item: Provisional, seen: Difference) -> Corre
         for sid in taken[:n]:
             captured.add(sid)
             changes.append(f"the magnets took {sid} from {place}")
-    if not changes:
-        return None
-    return _replayed(game, item, before, captured, changes)
+    return changes
 
 
 def _replayed(
     game: Game, item: Provisional, before: Game, captured: set[str], changes: list[str]
-) -> CorrectedCaptures | None:
+) -> CorrectedCaptures | Unplayable:
     """The game played on from the cloud phase `item` with `captured` as its captures
-    (no longer provisional); None if the journal since cannot be played on from them."""
+    (no longer provisional); `Unplayable` if the journal since cannot be played on from
+    them."""
     entries = list(game.journal)
     corrected = {k: v for k, v in entries[item.count].items() if k != "provisional"}
     corrected["captured"] = [s for s in before.ship_ids if s in captured]
@@ -88,15 +109,15 @@ def _replayed(
         fixed = played_on(before, [corrected, *entries[item.count + 1 :]])
     except (RulesError, StateError) as exc:
         log.info("the captures of %s cannot be corrected: %s", item.move, exc)
-        return None
+        return Unplayable(tuple(changes), str(exc))
     return CorrectedCaptures(fixed, frozenset(captured), tuple(changes))
 
 
 @dataclass(frozen=True)
 class CaptureDoubt:
     """A cloud phase's provisional captures the table is asked about: the ships that stood
-    on its places the camera does not see whole, and which of them the game has the
-    magnets take."""
+    on its places the camera does not see whole and may stand there still, and which of
+    them the game has the magnets take."""
 
     item: Provisional
     ships: tuple[tuple[str, str], ...]  # (ship, the place it stood on), in seat order
@@ -105,8 +126,9 @@ class CaptureDoubt:
 
 def capture_doubt(game: Game, item: Provisional, unseen: frozenset[str]) -> CaptureDoubt | None:
     """What the table can tell of the cloud phase `item` that the camera cannot: the ships
-    that stood on its places in `unseen` before the phase (those the magnets may have
-    taken or left there). None if no ship stood there or the journal does not hold it."""
+    that stood on its places in `unseen` before the phase, taken by the magnets in the
+    game or still standing there in it (a ship the game has moved on since was left, as
+    its move showed). None if there is none or the journal does not hold the phase."""
     entries = list(game.journal)
     if not item.captures or item.count >= len(entries):
         return None
@@ -117,30 +139,32 @@ def capture_doubt(game: Game, item: Provisional, unseen: frozenset[str]) -> Capt
         before = rewound(game, item.count)
     except (RulesError, StateError):
         return None
+    captured = set(entry["captured"])
     ships = tuple(
         (s.id, s.location)
         for s in before.ships()
-        if s.location is not None and s.location in unseen and s.location in item.places
+        if s.location is not None
+        and s.location in unseen
+        and s.location in item.places
+        and (s.id in captured or game.ship(s.id).location == s.location)
     )
     if not ships:
         return None
-    captured = set(entry["captured"])
     return CaptureDoubt(item, ships, frozenset(s for s, _ in ships if s in captured))
 
 
 def captures_told(
-    game: Game, doubt: CaptureDoubt, taken: frozenset[str]
-) -> CorrectedCaptures | None:
+    game: Game, doubt: CaptureDoubt, taken: frozenset[str], seen: Difference | None = None
+) -> CorrectedCaptures | Unplayable | None:
     """The game with the ships the table says the magnets took (`taken`, of the doubt's
-    ships) in place of those the camera guessed; None if that is what the game has, or the
-    journal since cannot be played on from it."""
-    if taken == doubt.taken:
-        return None
+    ships) in place of those the camera guessed, and the phase's other places as the board
+    shows them (`seen`, what differs on the places in view: `corrected_captures`); None if
+    that is what the game has; `Unplayable` if the game since does not follow from it."""
     item = doubt.item
-    before = rewound(game, item.count)
     entry = game.journal[item.count]
     if "cloud" not in entry:
         return None
+    before = rewound(game, item.count)
     asked = {s for s, _ in doubt.ships}
     captured = (set(entry["captured"]) - asked) | set(taken)
     where = dict(doubt.ships)
@@ -151,6 +175,10 @@ def captures_told(
         for s, _ in doubt.ships
         if (s in taken) != (s in doubt.taken)
     ]
+    if seen is not None:
+        changes += _seen_changes(before, captured, seen, set(item.places) - set(where.values()))
+    if not changes:
+        return None
     return _replayed(game, item, before, captured, changes)
 
 

@@ -56,24 +56,29 @@ def check_provisional(table: Table, observation: BoardObservation, final: bool =
     return wrong is not None
 
 
-def correct_captures(table: Table, item: Provisional, corrected: CorrectedCaptures) -> None:
+def correct_captures(table: Table, item: Provisional, corrected: CorrectedCaptures) -> bool:
     """Correct a cloud phase's captures that the board, now in view, contradicts
-    (`corrections.corrected_captures`)."""
+    (`corrections.corrected_captures`), or that the table told otherwise; False if the
+    journal refused (the item then stays to be checked)."""
     fixed = corrected.game
-    if not table.session.correct_captures(item, corrected):
-        return
+    session = table.session
+    if not session.correct_captures(item, corrected):
+        return False
+    if item in session.provisional:
+        session.provisional.remove(item)
     status = table.status
     status.seq = len(fixed.journal)
     status.fix_attempts = 0
     table.checks.end_putback()  # (the state they were about is gone)
     status.question = None
+    status.provisional = session.provisional_moves
     removed = {s for s in status.lost if fixed.ship(s).status is ShipStatus.OUT}
     removed |= {s for s in corrected.captured if fixed.ship(s).status is ShipStatus.OUT}
     status.lost = tuple(s for s in fixed.ship_ids if s in removed)
     status.outcome = str(fixed.outcome()) if fixed.is_over() else None
-    if fixed.is_over() and not table.session.captures_unchecked:
+    if fixed.is_over() and not session.captures_unchecked:
         table.announce_over()
-        return
+        return True
     # the board did not change: it is checked again on a fresh observation (the stabiliser
     # reports a board once), against the corrected game, or, where the game still ends,
     # for the captures still to be checked
@@ -84,6 +89,11 @@ def correct_captures(table: Table, item: Provisional, corrected: CorrectedCaptur
             f"round {fixed.round}: the captures were corrected; checking the board",
             Pattern.FIX,
         )
+    else:
+        table.set_mode(
+            Mode.SETUP, "checking the cloud's captures before the game ends", Pattern.BUSY
+        )
+    return True
 
 
 def correct_provisional_move(table: Table, observation: BoardObservation) -> bool:

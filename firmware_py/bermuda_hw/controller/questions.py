@@ -11,14 +11,12 @@ of these, then not yet).
 
 from __future__ import annotations
 
-from itertools import combinations
-
 from bermuda_hw.controller.consequences import Provisional
 from bermuda_hw.controller.corrections import CaptureDoubt
 from bermuda_hw.controller.referee import Group
 from bermuda_hw.controller.status import NONE_OF_THESE, NOT_YET, Question
 from bermuda_hw.controller.wording import dice_text, either
-from bermuda_hw.rules.moves import Move
+from bermuda_hw.rules.moves import Move, split_ship_id
 
 
 def question_for(
@@ -89,45 +87,61 @@ def capture_question(
 ) -> tuple[Question, tuple[frozenset[str], ...]]:
     """Which of the ships that stood where the camera cannot see the magnets took
     (`GameSession.capture_behind_pass`, or at the game's end), asked of `color`'s turn: one
-    option per answer the table could give, the game's guess first; and the ships each
+    option per answer the table can give, by how many of each colour each place lost
+    (alike tokens are told apart by nobody), the game's guess first; and the ships each
     option takes. Option k's moves name the ships it takes as `ship@place`."""
-    ships = [s for s, _ in doubt.ships]
-    where = dict(doubt.ships)
-    subsets = [frozenset(c) for n in range(len(ships), -1, -1) for c in combinations(ships, n)]
-    subsets.sort(key=lambda t: t != doubt.taken)  # (stable: the rest keep their order)
-    places = sorted(set(where.values()))
-    if len(ships) == 1:
-        (ship,) = ships
-        text = (
-            f"{color}, {UNDER_THE_CLOUD}: did the magnets take {ship} from {where[ship]}? "
-            f"The camera cannot see {where[ship]} whole"
+    groups: dict[tuple[str, str], list[str]] = {}
+    for ship, place in doubt.ships:
+        groups.setdefault((split_ship_id(ship)[0], place), []).append(ship)
+    keys = sorted(groups)
+    answers: list[tuple[int, ...]] = [()]  # (count taken per group, in key order)
+    for key in keys:
+        answers = [(*a, k) for a in answers for k in range(len(groups[key]) + 1)]
+    guess = tuple(sum(s in doubt.taken for s in groups[key]) for key in keys)
+    answers.sort(key=lambda a: a != guess)  # (stable: the rest keep their order)
+    takes = tuple(
+        frozenset(
+            s for key, k in zip(keys, a, strict=True) for s in _taking(groups[key], k, doubt.taken)
         )
-        options = tuple(
-            f"yes: the cloud holds {ship}" if t else f"no: {ship} stands on {where[ship]}"
-            for t in subsets
-        )
+        for a in answers
+    )
+    places = sorted({p for _, p in keys})
+    where = " and ".join(places)
+    if len(doubt.ships) == 1:
+        ship, place = doubt.ships[0]
+        text = f"{color}, {UNDER_THE_CLOUD}: did the magnets take {ship} from {place}?"
     else:
-        text = (
-            f"{color}, {UNDER_THE_CLOUD}: which of {', '.join(ships[:-1])} and {ships[-1]} "
-            f"did the magnets take? The camera cannot see {', '.join(places)} whole"
-        )
-        options = tuple(_taken_text(t, ships, where) for t in subsets)
+        text = f"{color}, {UNDER_THE_CLOUD}: which ships did the magnets take from {where}?"
+    text += f" The camera cannot see {where} whole"
+    options = tuple(
+        "; ".join(_count_text(key, groups[key], k) for key, k in zip(keys, a, strict=True))
+        for a in answers
+    )
+    ships_at = dict(doubt.ships)
     question = Question(
         text,
         (*options, NONE_OF_THESE, NOT_YET),
         tuple(frozenset() for _ in range(len(options) + 2)),
-        (*(tuple(f"{s}@{where[s]}" for s in ships if s in t) for t in subsets), (), ()),
+        (*(tuple(f"{s}@{ships_at[s]}" for s in sorted(t)) for t in takes), (), ()),
         color,
     )
-    return question, tuple(subsets)
+    return question, takes
 
 
-def _taken_text(taken: frozenset[str], ships: list[str], where: dict[str, str]) -> str:
-    """One answer about several ships: which the cloud holds, and where the rest stand."""
-    left = [f"{s} stands on {where[s]}" for s in ships if s not in taken]
-    held = [s for s in ships if s in taken]
-    if not left:
-        return "the cloud holds them all"
-    if not held:
-        return "the cloud holds none of them: " + "; ".join(left)
-    return f"the cloud holds {' and '.join(held)}; " + "; ".join(left)
+def _taking(ships: list[str], k: int, guessed: frozenset[str]) -> list[str]:
+    """`k` of a place's alike ships taken: those the game has taken first."""
+    return sorted(ships, key=lambda s: s not in guessed)[:k]
+
+
+def _count_text(key: tuple[str, str], ships: list[str], k: int) -> str:
+    """What one answer says of a colour's ships on a place: how many the magnets took."""
+    color, place = key
+    n = len(ships)
+    if n == 1:
+        return f"the magnets took {ships[0]}" if k else f"{ships[0]} still stands on {place}"
+    if k == n:
+        return f"the magnets took all {n} {color} ships on {place}"
+    if k == 0:
+        return f"all {n} {color} ships still stand on {place}"
+    stand = "stands" if n - k == 1 else "stand"
+    return f"the magnets took {k} of the {n} {color} ships on {place}; {n - k} still {stand} there"

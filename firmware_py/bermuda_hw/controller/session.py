@@ -30,6 +30,7 @@ from bermuda_hw.controller.corrections import (
     CaptureDoubt,
     CorrectedCaptures,
     CorrectedMove,
+    Unplayable,
     capture_doubt,
     captures_told,
     corrected_captures,
@@ -365,29 +366,47 @@ class GameSession:
         return out
 
     def capture_behind_pass(self, observation: BoardObservation | None) -> CaptureDoubt | None:
-        """A provisional capture the active player's pass rests on: the magnets took a ship
-        of theirs from a place the camera cannot check, and with that ship left there the
-        die (rolled, or the value the pass would be taken with) gives a move, or the game
-        could not be played on. The table is asked before the pass: the game cannot go on
-        without deciding it (the pass, and the rounds after it, would rest on a guess)."""
+        """A provisional capture the active player's pass rests on: a ship of theirs on a
+        place the camera cannot check, which the magnets took in the game while the die
+        (rolled, or the value the pass would be taken with) would move it if it stands
+        there, or left while the pass would be one if they took it. The table is asked
+        before the pass is taken or refused: the game cannot go on without deciding it."""
         game = self.current
-        die = game.die if game.die is not None else pass_die(game)
-        if die is None:
-            return None
+        color = game.active
+        passes = _passes(game)
         for doubt in self.capture_doubts(observation):
-            mine = {s for s in doubt.taken if game.ship(s).color == game.active}
+            mine = {s for s, _ in doubt.ships if game.ship(s).color == color}
             if not mine:
                 continue
-            told = captures_told(game, doubt, doubt.taken - mine)
-            fixed = None if told is None else told.game
-            if (
-                fixed is None
-                or fixed.phase is not game.phase
-                or fixed.active != game.active
-                or fixed.legal_moves(die) != [Move.pass_turn(game.active)]
-            ):
+            # the other answer for the player's ships: those taken left there, or those
+            # left taken
+            other = doubt.taken - mine if mine & doubt.taken else doubt.taken | mine
+            told = captures_told(game, doubt, frozenset(other))
+            fixed = told.game if isinstance(told, CorrectedCaptures) else None
+            if fixed is None or fixed.phase is not game.phase or fixed.active != color:
+                if passes:
+                    return doubt  # (the game since does not follow from the other answer)
+                continue
+            if _passes(fixed) != passes:
                 return doubt
         return None
+
+    def captures_as_told(
+        self, doubt: CaptureDoubt, taken: frozenset[str], observation: BoardObservation | None
+    ) -> CorrectedCaptures | Unplayable | None:
+        """The game with the ships the table says the magnets took (`taken`) and the cloud
+        phase's other places as `observation` shows them where it sees them whole
+        (`corrections.captures_told`); None if that is the game as it is."""
+        seen = None
+        if observation is not None:
+            evidence = observation_evidence(self.board, observation)
+            whole = {p for p in doubt.item.places if seen_whole(evidence, p, CONFIRM_OBSERVABILITY)}
+            diff = difference(self.current, observation)
+            seen = Difference(
+                tuple(m for m in diff.missing if m[1] in whole),
+                tuple(e for e in diff.extra if e[1] in whole),
+            )
+        return captures_told(self.current, doubt, taken, seen)
 
     def confirmed(self, item: Provisional) -> None:
         """A provisional move the table says was made as the game has it: no longer checked
@@ -499,6 +518,10 @@ class GameSession:
                 continue
             if item.captures:
                 corrected = corrected_captures(game, item, seen)
+                if isinstance(corrected, Unplayable):
+                    self.provisional.remove(item)
+                    self.say(unplayable_text(item, corrected))
+                    continue
                 if corrected is not None:
                     self.provisional.remove(item)
                     return WrongCaptures(item, corrected)
@@ -526,6 +549,24 @@ class GameSession:
             else:
                 self.say(f"confirmed: {item.move}")
         return None
+
+
+def unplayable_text(item: Provisional, unplayable: Unplayable) -> str:
+    """What the table is told of captures to correct that the game since does not follow
+    from."""
+    return (
+        f"{item.move} were not as the camera guessed under the cloud: "
+        f"{'; '.join(unplayable.changes)}; but the game since does not follow from that "
+        f"({unplayable.why}). Take the game back with undo to that cloud phase to mend it"
+    )
+
+
+def _passes(game: Game) -> bool:
+    """Whether the active player may pass: the die rolled gives no move, or (not rolled)
+    some die value gives none."""
+    if game.die is not None:
+        return game.legal_moves(game.die) == [Move.pass_turn(game.active)]
+    return pass_die(game) is not None
 
 
 def _left(game: Game, item: Provisional) -> tuple[str, str] | None:
