@@ -21,10 +21,12 @@ from bermuda_hw.controller.consequences import Provisional
 from bermuda_hw.controller.corrections import (
     CaptureDoubt,
     CorrectedCaptures,
-    capture_doubt,
+    Unplayable,
+    capture_doubts,
     captures_told,
 )
 from bermuda_hw.controller.identify import Difference
+from bermuda_hw.controller.provisional_checks import rewind_captures
 from bermuda_hw.controller.questions import UNDER_THE_CLOUD, capture_question
 from bermuda_hw.controller.status import NONE_OF_THESE, NOT_YET, Mode
 from bermuda_hw.rules.candidates import contents
@@ -32,6 +34,7 @@ from bermuda_hw.rules.cloud import blocked_spaces, plan_spin, swept_ships
 from bermuda_hw.rules.events import Spun
 from bermuda_hw.rules.game import Game, GameOptions, Phase
 from bermuda_hw.rules.moves import Move
+from bermuda_hw.rules.record import played_on, rewound
 from bermuda_hw.vision.types import BoardObservation
 
 
@@ -155,10 +158,9 @@ def test_yes_confirms_the_capture_and_the_pass_follows(tmp_path: Path) -> None:
     table.seats.roll()
     color = table.game.active
     (item,) = table.session.provisional
-    _answer(table, 1)
+    _answer(table, 1)  # the pass asked about follows at once
     assert f"confirmed by the table: {item.move}" in table.lines
-    assert table.session.provisional == [] and table.status.mode is Mode.READY
-    table.seats.roll()  # the die rolled already gives no move: the pass
+    assert table.session.provisional == []
     passed = [e for e in table.game.journal if e.get("move") == str(Move.pass_turn(color))]
     assert passed and table.game.active != color
 
@@ -288,10 +290,13 @@ def test_alike_ships_on_one_place_are_asked_about_by_count() -> None:
     magnets took, the game's own ships taken first."""
     doubt = _doubt((("green-1", "HOME"), ("green-3", "HOME")), frozenset({"green-3"}))
     question, takes = capture_question(doubt, "green")
+    assert question.text.startswith(
+        f"green, {UNDER_THE_CLOUD}: how many of the 2 green ships on HOME did the magnets take?"
+    )
     assert question.options[:3] == (
         "the magnets took 1 of the 2 green ships on HOME; 1 still stands there",
-        "all 2 green ships still stand on HOME",
-        "the magnets took all 2 green ships on HOME",
+        "both green ships still stand on HOME",
+        "the magnets took both green ships on HOME",
     )
     assert takes == (frozenset({"green-3"}), frozenset(), frozenset({"green-1", "green-3"}))
 
@@ -317,27 +322,31 @@ def test_the_tables_answer_sets_exactly_the_ships_it_names(seed: int, told: set[
     item = Provisional(
         count, "the captures of round 1", tuple(sorted(p for p in places if p)), True
     )
-    doubt = capture_doubt(game, item, frozenset(item.places))
-    assert doubt is not None
-    ships = [s for s, _ in doubt.ships]
+    doubts = capture_doubts(game, item, frozenset(item.places), {})
+    ships = [s for d in doubts for s, _ in d.ships]
+    assert sorted(ships) == sorted(
+        s for s in swept if s in swept[::2] or game.ship(s).location is not None
+    )
+    guessed = frozenset(s for d in doubts for s in d.taken)
     taken = frozenset(ships[i] for i in told if i < len(ships))
-    corrected = captures_told(game, doubt, taken)
-    if taken == doubt.taken:
+    corrected = captures_told(game, item, {s: s in taken for s in ships})
+    if taken == guessed:
         assert corrected is None
         return
-    assert corrected is not None
+    assert isinstance(corrected, CorrectedCaptures)
     entry = corrected.game.journal[count]
     assert "cloud" in entry
-    assert set(entry["captured"]) == taken | (set(swept[::2]) - set(ships))
+    assert set(entry["captured"]) == set(taken)
     assert all(corrected.game.ship(s).location is None for s in taken)
-    changed = {s for s in ships if (s in taken) != (s in doubt.taken)}
+    changed = {s for s in ships if (s in taken) != (s in guessed)}
     assert len(corrected.changes) == len(changed)
 
 
-def _last_ship_lost_under_the_exit(tmp_path: Path) -> tuple[Table, str, str]:
+def _last_ship_lost_under_the_exit(tmp_path: Path, other: bool = False) -> tuple[Table, str, str]:
     """A game over: the cloud phase took a player's last ship, provisionally, from a space
-    the spin sweeps on its way off the board and covers at the outside dot."""
-    for seed in range(1, 120):
+    the spin sweeps on its way off the board and covers at the outside dot. `other`: the
+    spin also swept another ship, which the magnets left on its place."""
+    for seed in range(1, 400):
         table = Table(tmp_path / str(seed), players=2, seed=seed)
         game = table.game
         color = game.order[0]
@@ -363,6 +372,8 @@ def _last_ship_lost_under_the_exit(tmp_path: Path) -> tuple[Table, str, str]:
         if table.session.cloud_phase(Captures(frozenset({ship}), (under[0],))) is None:
             continue
         assert table.game.is_over()
+        if other and not _left_by_the_spin(table, under[0]):
+            continue
         table.status.mode = Mode.SETUP
         return table, ship, under[0]
     pytest.fail("no seed's first spin leaves the board over a space it covers there")
@@ -385,12 +396,19 @@ def test_a_game_ending_on_a_capture_under_the_cloud_asks_before_it_is_over(
     assert table.over == 1 and table.session.provisional == []
 
 
+def _left_by_the_spin(table: Table, space: str) -> list[CaptureDoubt]:
+    """The ships the last cloud phase swept from places other than `space` and left there."""
+    (item,) = table.session.provisional
+    wide = Provisional(item.count, item.move, tuple(sorted(BOARD.spaces)), True)
+    return capture_doubts(table.game, wide, frozenset(BOARD.spaces) - {space}, {})
+
+
 def test_a_game_end_answered_for_one_capture_asks_about_the_next(tmp_path: Path) -> None:
     """Two cloud phases' captures in doubt at the end: the board answering the first does
     not end the game while the second is still a guess."""
-    table, _, space = _last_ship_lost_under_the_exit(tmp_path)
+    table, _, space = _last_ship_lost_under_the_exit(tmp_path, other=True)
     (item,) = table.session.provisional
-    port = next(p for p in BOARD.ports if table.game.ships_at(p))
+    port = _left_by_the_spin(table, space)[0].ships[0][1]  # (a swept ship left there)
     table.session.provisional.append(Provisional(item.count, item.move, (port,), True))
     seen = {p: list(c) for p, c in contents(table.game).items()}
     table.last_observation = board = observe(BOARD, seen, hidden=[space, port])
@@ -430,15 +448,39 @@ def test_an_answer_takes_the_phases_places_in_view_as_the_board_shows_them() -> 
         count = len(game.journal)
         game.cloud_phase(None, capture=frozenset(), provisional=places)
         item = Provisional(count, "the captures of round 1", tuple(places), True)
-        doubt = capture_doubt(game, item, frozenset(places[:1]))
-        assert doubt is not None and doubt.taken == frozenset()
+        doubts = capture_doubts(game, item, frozenset(places[:1]), {})
+        assert doubts and all(d.taken == frozenset() for d in doubts)
+        told_of = {s: False for d in doubts for s, _ in d.ships}  # "still stands there"
         left = next(s for s in swept if game.ship(s).location == places[1])
         color = game.ship(left).color
         seen = Difference(missing=((color, places[1]),))
-        told = captures_told(game, doubt, doubt.taken, seen)
+        told = captures_told(game, item, told_of, seen)
         assert isinstance(told, CorrectedCaptures)
         assert told.changes == (f"the magnets took {left} from {places[1]}",)
         assert told.game.ship(left).location is None
-        assert captures_told(game, doubt, doubt.taken, Difference()) is None
+        assert captures_told(game, item, told_of, Difference()) is None
         return
     pytest.fail("no seed's first cloud phase sweeps ships on two places")
+
+
+def test_captures_the_game_since_cannot_follow_take_it_back_to_that_cloud_phase(
+    tmp_path: Path,
+) -> None:
+    """Captures to correct that the moves since do not follow from: said, and the game
+    taken back to just after that cloud phase, with them corrected; the board is then to
+    be set as the game has it."""
+    table, ship, space = _last_ship_taken(tmp_path)
+    (item,) = table.session.provisional
+    game = table.game
+    assert len(game.journal) > item.count + 1  # (moves since the phase)
+    entry = {k: v for k, v in game.journal[item.count].items() if k != "provisional"}
+    entry["captured"] = []
+    at_phase = played_on(rewound(game, item.count), [entry])
+    rewind_captures(
+        table, item, Unplayable((f"the magnets left {ship} on {space}",), "a pass", at_phase)
+    )
+    assert len(table.game.journal) == item.count + 1
+    assert table.game.ship(ship).location == space
+    assert table.session.provisional == [] and table.status.mode is Mode.SETUP
+    assert any("the game goes back to just after that cloud phase" in line for line in table.lines)
+    assert [dict(e) for e in table.game.journal] == table.journalled()

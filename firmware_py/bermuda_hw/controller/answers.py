@@ -18,18 +18,24 @@ from bermuda_hw.clock import Clock
 from bermuda_hw.controller.asking import Asking, NoneOfThese, NoSuchAnswer, NotYet, Settled
 from bermuda_hw.controller.board_checks import BoardChecks
 from bermuda_hw.controller.buttons import SpinButton
+from bermuda_hw.controller.commands import ActionRefused
 from bermuda_hw.controller.consequences import Provisional
 from bermuda_hw.controller.corrections import CaptureDoubt, Unplayable
 from bermuda_hw.controller.identify import Difference, difference
-from bermuda_hw.controller.provisional_checks import check_provisional, correct_captures, rewind
+from bermuda_hw.controller.provisional_checks import (
+    check_provisional,
+    correct_captures,
+    rewind,
+    rewind_captures,
+)
 from bermuda_hw.controller.putback import out_of_sight_choice, unseen_arrivals
 from bermuda_hw.controller.questions import capture_question, landing_question
 from bermuda_hw.controller.referee import Group
 from bermuda_hw.controller.rig import Rig
-from bermuda_hw.controller.session import GameSession, unplayable_text
+from bermuda_hw.controller.session import GameSession
 from bermuda_hw.controller.signals import Pattern
 from bermuda_hw.controller.status import NONE_OF_THESE, Mode, Question, Status
-from bermuda_hw.controller.turn import Request, RequestKey
+from bermuda_hw.controller.turn import AskedCaptures, Request, RequestKey
 from bermuda_hw.controller.wording import press_hint
 from bermuda_hw.rules.candidates import contents
 from bermuda_hw.vision.types import BoardObservation
@@ -57,6 +63,10 @@ class Table(Protocol):
 
     def observe(self, observation: BoardObservation) -> None:
         """Act on a stable observation, as the loop does."""
+        ...
+
+    def pass_turn(self) -> str:
+        """Pass the active player's turn (ActionRefused if the die gives a move)."""
         ...
 
     def saved(self, committed: bool) -> bool: ...
@@ -173,13 +183,13 @@ class Answers:
         table.asking.put(table.clock.monotonic())
         self._put(landing_question(item))
 
-    def ask_capture(self, doubt: CaptureDoubt, color: str) -> None:
+    def ask_capture(self, doubt: CaptureDoubt, color: str, for_pass: bool = False) -> None:
         """Ask which of the ships where the camera cannot see the magnets took
         (`questions.capture_question`): before a pass that rests on it, or at the game's
         end. The game waits for the answer; nothing is taken until it comes."""
         table = self.table
         question, takes = capture_question(doubt, color)
-        table.checks.turn.capture = (doubt, takes)
+        table.checks.turn.capture = (doubt, takes, for_pass)
         table.asking.put(table.clock.monotonic())
         self._put(question)
 
@@ -190,7 +200,7 @@ class Answers:
         doubt = table.session.capture_behind_pass(table.last_observation)
         if doubt is None:
             return False
-        self.ask_capture(doubt, table.session.current.active)
+        self.ask_capture(doubt, table.session.current.active, for_pass=True)
         return True
 
     def asked_board(self, observation: BoardObservation) -> bool:
@@ -251,33 +261,25 @@ class Answers:
         else:
             table.checks.check(observation)
 
-    def _answer_capture(
-        self, asked: tuple[CaptureDoubt, tuple[frozenset[str], ...]], option: int
-    ) -> None:
-        """The table's answer on captures the camera cannot check: the ships it says the
-        magnets took, as the game has them (confirmed) or not (the game corrected from
-        that cloud phase, with its places in view as the board shows them). "None of
-        these" and "not yet" take nothing: the question stands, said again while the game
-        waits, as it cannot go on without the answer."""
+    def _answer_capture(self, asked: AskedCaptures, option: int) -> None:
+        """The table's answer on captures the camera cannot check: how many of the ships
+        the magnets took, as the game has it (confirmed once nothing else of that cloud
+        phase is left to check) or not (the game corrected from that cloud phase, its
+        places in view as the board shows them; taken back to it where the game since
+        does not follow). "None of these" and "not yet" take nothing: the question
+        stands, said again while the game waits, as it cannot go on without the answer.
+        Asked before a pass, the pass follows where it still stands."""
         table = self.table
         question = table.status.question
         assert question is not None
         if not 1 <= option <= len(question.options):
             table.say(str(NoSuchAnswer(option, len(question.options))))
             return
-        doubt, takes = asked
+        doubt, takes, for_pass = asked
         chosen = question.options[option - 1]
         table.say(f"answer {option}: {chosen}")
-        session = table.session
-        told = (
-            session.captures_as_told(doubt, takes[option - 1], table.last_observation)
-            if option <= len(takes)
-            else None
-        )
-        if option > len(takes) or isinstance(told, Unplayable):
-            if isinstance(told, Unplayable):
-                table.say(unplayable_text(doubt.item, told))
-            elif chosen == NONE_OF_THESE:
+        if option > len(takes):
+            if chosen == NONE_OF_THESE:
                 table.say(
                     "none of these: nothing is taken; set a ship knocked off its place back "
                     "where it stood, then answer"
@@ -289,11 +291,21 @@ class Answers:
             return
         table.checks.turn.capture = None
         table.status.question = None
-        if told is None:
-            session.confirmed(doubt.item)
-        elif correct_captures(table, doubt.item, told):
-            return
+        session = table.session
+        told = session.told_captures(doubt, takes[option - 1], table.last_observation)
         table.status.provisional = session.provisional_moves
+        if isinstance(told, Unplayable):
+            rewind_captures(table, doubt.item, told)
+            return
+        if told is not None:
+            correct_captures(table, doubt.item, told)
+            return
+        if for_pass and not session.current.is_over():
+            try:
+                table.pass_turn()  # (asked first again where another capture holds it)
+                return
+            except ActionRefused:
+                pass
         self._go_on(table.last_observation)
 
     def _put(self, question: Question) -> None:

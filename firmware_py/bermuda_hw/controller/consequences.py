@@ -27,6 +27,9 @@ class Provisional:
     move: str
     places: tuple[str, ...]
     captures: bool = False  # the captures of the cloud phase at `count`
+    #: of a cloud phase's ships, those the table told of (ship, taken), kept while its
+    #: other places are still to check (not journalled: asked again after a restart)
+    told: tuple[tuple[str, bool], ...] = ()
 
 
 def ship_points(game: Game) -> dict[str, Point]:

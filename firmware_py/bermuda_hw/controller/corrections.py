@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bermuda_hw.controller.consequences import Provisional
@@ -40,10 +41,12 @@ class CorrectedCaptures:
 @dataclass(frozen=True)
 class Unplayable:
     """Captures to correct that the game since does not follow from (a pass the ship left
-    there would have moved, say): only taking the game back can mend it."""
+    there would have moved, say): the game as it was just after that cloud phase, with
+    the corrected captures (`at_phase`), is what it can go back to."""
 
     changes: tuple[str, ...]
     why: str
+    at_phase: Game | None  # (None: the phase itself cannot hold them)
 
 
 def corrected_captures(
@@ -97,89 +100,120 @@ def _seen_changes(
 
 
 def _replayed(
-    game: Game, item: Provisional, before: Game, captured: set[str], changes: list[str]
+    game: Game,
+    item: Provisional,
+    before: Game,
+    captured: set[str],
+    changes: list[str],
+    still: tuple[str, ...] = (),
 ) -> CorrectedCaptures | Unplayable:
     """The game played on from the cloud phase `item` with `captured` as its captures
-    (no longer provisional); `Unplayable` if the journal since cannot be played on from
-    them."""
+    (provisional still on the places `still`); `Unplayable` if the journal since cannot be
+    played on from them."""
     entries = list(game.journal)
     corrected = {k: v for k, v in entries[item.count].items() if k != "provisional"}
     corrected["captured"] = [s for s in before.ship_ids if s in captured]
+    if still:
+        corrected["provisional"] = list(still)
     try:
         fixed = played_on(before, [corrected, *entries[item.count + 1 :]])
     except (RulesError, StateError) as exc:
         log.info("the captures of %s cannot be corrected: %s", item.move, exc)
-        return Unplayable(tuple(changes), str(exc))
+        try:
+            at_phase: Game | None = played_on(before, [corrected])
+        except (RulesError, StateError):
+            at_phase = None
+        return Unplayable(tuple(changes), str(exc), at_phase)
     return CorrectedCaptures(fixed, frozenset(captured), tuple(changes))
 
 
 @dataclass(frozen=True)
 class CaptureDoubt:
-    """A cloud phase's provisional captures the table is asked about: the ships that stood
-    on its places the camera does not see whole and may stand there still, and which of
-    them the game has the magnets take."""
+    """A cloud phase's provisional captures the table is asked about: the swept ships of
+    one colour that stood on one of its places the camera does not see whole and may
+    stand there still (alike: told apart by nobody), and which of them the game has the
+    magnets take."""
 
     item: Provisional
     ships: tuple[tuple[str, str], ...]  # (ship, the place it stood on), in seat order
     taken: frozenset[str]
 
 
-def capture_doubt(game: Game, item: Provisional, unseen: frozenset[str]) -> CaptureDoubt | None:
-    """What the table can tell of the cloud phase `item` that the camera cannot: the ships
-    that stood on its places in `unseen` before the phase, taken by the magnets in the
-    game or still standing there in it (a ship the game has moved on since was left, as
-    its move showed). None if there is none or the journal does not hold the phase."""
+def capture_doubts(
+    game: Game, item: Provisional, unseen: frozenset[str], told: Mapping[str, bool]
+) -> list[CaptureDoubt]:
+    """What the table can tell of the cloud phase `item` that the camera cannot, by colour
+    and place: the ships its spin swept from its places in `unseen`, taken by the magnets
+    in the game or still standing there in it (a ship the game has moved on since was
+    left, as its move showed), and not `told` of already. None if the journal does not
+    hold the phase."""
     entries = list(game.journal)
     if not item.captures or item.count >= len(entries):
-        return None
+        return []
     entry = entries[item.count]
     if "cloud" not in entry:
-        return None
+        return []
+    swept: list[frozenset[str]] = []
+
+    def keep(ids: frozenset[str]) -> frozenset[str]:
+        swept.append(ids)
+        return frozenset()
+
     try:
         before = rewound(game, item.count)
+        before.copy().cloud_phase(entry["cloud"], capture=keep)
     except (RulesError, StateError):
-        return None
+        return []
     captured = set(entry["captured"])
-    ships = tuple(
-        (s.id, s.location)
-        for s in before.ships()
-        if s.location is not None
-        and s.location in unseen
-        and s.location in item.places
-        and (s.id in captured or game.ship(s.id).location == s.location)
-    )
-    if not ships:
-        return None
-    return CaptureDoubt(item, ships, frozenset(s for s, _ in ships if s in captured))
+    groups: dict[tuple[str, str], list[str]] = {}
+    for s in before.ships():
+        if (
+            s.location is not None
+            and s.location in unseen
+            and s.location in item.places
+            and s.id in swept[0]
+            and s.id not in told
+            and (s.id in captured or game.ship(s.id).location == s.location)
+        ):
+            groups.setdefault((s.color, s.location), []).append(s.id)
+    return [
+        CaptureDoubt(
+            item, tuple((s, place) for s in ships), frozenset(s for s in ships if s in captured)
+        )
+        for (_, place), ships in sorted(groups.items())
+    ]
 
 
 def captures_told(
-    game: Game, doubt: CaptureDoubt, taken: frozenset[str], seen: Difference | None = None
+    game: Game,
+    item: Provisional,
+    told: Mapping[str, bool],
+    seen: Difference | None = None,
+    still: tuple[str, ...] = (),
 ) -> CorrectedCaptures | Unplayable | None:
-    """The game with the ships the table says the magnets took (`taken`, of the doubt's
-    ships) in place of those the camera guessed, and the phase's other places as the board
-    shows them (`seen`, what differs on the places in view: `corrected_captures`); None if
-    that is what the game has; `Unplayable` if the game since does not follow from it."""
-    item = doubt.item
+    """The game with the cloud phase `item`'s ships the table told of taken or left as it
+    said (`told`: ship -> taken), its places in view as the board shows them (`seen`, what
+    differs there: `corrected_captures`), and the rest as the camera guessed (provisional
+    still on `still`); None if that is the game as it is; `Unplayable` if the game since
+    does not follow from it."""
     entry = game.journal[item.count]
     if "cloud" not in entry:
         return None
     before = rewound(game, item.count)
-    asked = {s for s, _ in doubt.ships}
-    captured = (set(entry["captured"]) - asked) | set(taken)
-    where = dict(doubt.ships)
+    guessed = set(entry["captured"])
+    captured = {s for s in guessed if told.get(s, True)} | {s for s, t in told.items() if t}
     changes = [
-        f"the magnets took {s} from {where[s]}"
-        if s in taken
-        else f"the magnets left {s} on {where[s]}"
-        for s, _ in doubt.ships
-        if (s in taken) != (s in doubt.taken)
+        f"the magnets took {s} from {before.ship(s).location}"
+        if taken
+        else f"the magnets left {s} on {before.ship(s).location}"
+        for s, taken in sorted(told.items())
+        if taken != (s in guessed)
     ]
     if seen is not None:
-        changes += _seen_changes(before, captured, seen, set(item.places) - set(where.values()))
+        changes += _seen_changes(before, captured, seen, set(item.places) - set(still))
     if not changes:
         return None
-    return _replayed(game, item, before, captured, changes)
+    return _replayed(game, item, before, captured, changes, still)
 
 
 @dataclass(frozen=True)

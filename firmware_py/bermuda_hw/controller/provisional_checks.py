@@ -14,9 +14,9 @@ from typing import Protocol
 
 from bermuda_hw.controller.board_checks import BoardChecks
 from bermuda_hw.controller.consequences import Provisional
-from bermuda_hw.controller.corrections import CorrectedCaptures, corrected_move
+from bermuda_hw.controller.corrections import CorrectedCaptures, Unplayable, corrected_move
 from bermuda_hw.controller.rig import Rig
-from bermuda_hw.controller.session import GameSession, NotThere, WrongCaptures
+from bermuda_hw.controller.session import GameSession, NotThere, WrongCaptures, unplayable_text
 from bermuda_hw.controller.signals import Pattern
 from bermuda_hw.controller.status import Mode, Status
 from bermuda_hw.errors import HardwareError
@@ -34,6 +34,8 @@ class Table(Protocol):
     @property
     def status(self) -> Status: ...
 
+    def say(self, text: str) -> None: ...
+
     def set_mode(self, mode: Mode, message: str = "", pattern: Pattern | None = None) -> None: ...
 
     def saved(self, committed: bool) -> bool: ...
@@ -50,7 +52,11 @@ def check_provisional(table: Table, observation: BoardObservation, final: bool =
     wrong = table.session.check_provisional(observation, final)
     table.status.provisional = table.session.provisional_moves
     if isinstance(wrong, WrongCaptures):
-        correct_captures(table, wrong.item, wrong.corrected)
+        corrected = wrong.corrected
+        if isinstance(corrected, Unplayable):
+            rewind_captures(table, wrong.item, corrected)
+        else:
+            correct_captures(table, wrong.item, corrected)
     elif isinstance(wrong, NotThere):
         rewind(table, wrong.item, wrong.wrong)
     return wrong is not None
@@ -94,6 +100,44 @@ def correct_captures(table: Table, item: Provisional, corrected: CorrectedCaptur
             Mode.SETUP, "checking the cloud's captures before the game ends", Pattern.BUSY
         )
     return True
+
+
+def rewind_captures(table: Table, item: Provisional, unplayable: Unplayable) -> None:
+    """Captures to correct that the game since does not follow from: said, and the game
+    taken back to just after that cloud phase with them corrected (the moves since are
+    made again), or, where the phase itself cannot hold them, left to an undo."""
+    session = table.session
+    table.say(unplayable_text(item, unplayable))
+    fixed = unplayable.at_phase
+    if fixed is None:
+        if item in session.provisional:
+            session.provisional.remove(item)
+        return
+    before = session.current
+    if not session.rewrite(item, fixed):
+        return
+    session.forget_provisional(since=item.count + 1)  # (what it told of stays)
+    if item in session.provisional:
+        session.provisional.remove(item)
+    status = table.status
+    status.provisional = session.provisional_moves
+    status.seq = len(fixed.journal)
+    status.question = None
+    status.hold = ()
+    status.outcome = str(fixed.outcome()) if fixed.is_over() else None
+    table.checks.end_putback()
+    if fixed.pose != before.pose:
+        try:
+            table.rig.place_cloud(fixed)
+        except HardwareError as exc:
+            table.fault(f"{exc}")
+            return
+    table.rig.forget()
+    table.set_mode(
+        Mode.SETUP,
+        f"the game went back to round {fixed.round}'s start: set the board as the game has it",
+        Pattern.FIX,
+    )
 
 
 def correct_provisional_move(table: Table, observation: BoardObservation) -> bool:

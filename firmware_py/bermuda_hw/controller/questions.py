@@ -110,6 +110,12 @@ def capture_question(
     if len(doubt.ships) == 1:
         ship, place = doubt.ships[0]
         text = f"{color}, {UNDER_THE_CLOUD}: did the magnets take {ship} from {place}?"
+    elif len(keys) == 1:
+        (ship_color, place), n = keys[0], len(doubt.ships)
+        text = (
+            f"{color}, {UNDER_THE_CLOUD}: how many of the {n} {ship_color} ships on {place} "
+            "did the magnets take?"
+        )
     else:
         text = f"{color}, {UNDER_THE_CLOUD}: which ships did the magnets take from {where}?"
     text += f" The camera cannot see {where} whole"
@@ -139,9 +145,10 @@ def _count_text(key: tuple[str, str], ships: list[str], k: int) -> str:
     n = len(ships)
     if n == 1:
         return f"the magnets took {ships[0]}" if k else f"{ships[0]} still stands on {place}"
+    every = "both" if n == 2 else f"all {n}"
     if k == n:
-        return f"the magnets took all {n} {color} ships on {place}"
+        return f"the magnets took {every} {color} ships on {place}"
     if k == 0:
-        return f"all {n} {color} ships still stand on {place}"
+        return f"{every} {color} ships still stand on {place}"
     stand = "stands" if n - k == 1 else "stand"
     return f"the magnets took {k} of the {n} {color} ships on {place}; {n - k} still {stand} there"

@@ -31,7 +31,7 @@ from bermuda_hw.controller.corrections import (
     CorrectedCaptures,
     CorrectedMove,
     Unplayable,
-    capture_doubt,
+    capture_doubts,
     captures_told,
     corrected_captures,
 )
@@ -51,7 +51,7 @@ from bermuda_hw.rules.board import Board
 from bermuda_hw.rules.candidates import Candidate, contents
 from bermuda_hw.rules.events import Event
 from bermuda_hw.rules.game import Game, GameOptions
-from bermuda_hw.rules.moves import Move
+from bermuda_hw.rules.moves import Move, split_ship_id
 from bermuda_hw.rules.record import rewound
 from bermuda_hw.vision.types import BoardEvidence, BoardObservation
 
@@ -61,7 +61,7 @@ class WrongCaptures:
     """A cloud phase's captures that the board, now in view, contradicts."""
 
     item: Provisional
-    corrected: CorrectedCaptures
+    corrected: CorrectedCaptures | Unplayable
 
 
 @dataclass(frozen=True)
@@ -349,8 +349,8 @@ class GameSession:
 
     def capture_doubts(self, observation: BoardObservation | None) -> list[CaptureDoubt]:
         """The provisional captures the camera cannot check on `observation` (no evidence:
-        none can be): for each cloud phase, the ships that stood on its places it does not
-        see whole (a port's every berth)."""
+        none can be): for each cloud phase, colour and place it does not see whole (a
+        port's every berth), the swept ships that stood there and were not told of yet."""
         if observation is None:
             return []
         game = self.current
@@ -360,53 +360,72 @@ class GameSession:
             unseen = frozenset(
                 p for p in item.places if not seen_whole(evidence, p, CONFIRM_OBSERVABILITY)
             )
-            doubt = capture_doubt(game, item, unseen) if unseen else None
-            if doubt is not None:
-                out.append(doubt)
+            if unseen:
+                out.extend(capture_doubts(game, item, unseen, dict(item.told)))
         return out
 
     def capture_behind_pass(self, observation: BoardObservation | None) -> CaptureDoubt | None:
-        """A provisional capture the active player's pass rests on: a ship of theirs on a
-        place the camera cannot check, which the magnets took in the game while the die
-        (rolled, or the value the pass would be taken with) would move it if it stands
-        there, or left while the pass would be one if they took it. The table is asked
-        before the pass is taken or refused: the game cannot go on without deciding it."""
+        """A provisional capture the active player's pass rests on: ships of theirs on a
+        place the camera cannot check, with which taken, or with which left there, the
+        pass would be one where the game has it not, or the reverse (the die rolled, or
+        any value, gives a move or none). The table is asked before the pass is taken or
+        refused: the game cannot go on without deciding it."""
         game = self.current
         color = game.active
         passes = _passes(game)
         for doubt in self.capture_doubts(observation):
-            mine = {s for s, _ in doubt.ships if game.ship(s).color == color}
-            if not mine:
+            if split_ship_id(doubt.ships[0][0])[0] != color:
                 continue
-            # the other answer for the player's ships: those taken left there, or those
-            # left taken
-            other = doubt.taken - mine if mine & doubt.taken else doubt.taken | mine
-            told = captures_told(game, doubt, frozenset(other))
-            fixed = told.game if isinstance(told, CorrectedCaptures) else None
-            if fixed is None or fixed.phase is not game.phase or fixed.active != color:
-                if passes:
-                    return doubt  # (the game since does not follow from the other answer)
-                continue
-            if _passes(fixed) != passes:
-                return doubt
+            item = doubt.item
+            for taken in (True, False):
+                told = dict(item.told) | {s: taken for s, _ in doubt.ships}
+                result = captures_told(game, item, told)
+                if result is None:
+                    continue  # (what the game has)
+                fixed = result.game if isinstance(result, CorrectedCaptures) else None
+                if fixed is None or fixed.phase is not game.phase or fixed.active != color:
+                    if passes:
+                        return doubt  # (the game since does not follow from that answer)
+                    continue
+                if _passes(fixed) != passes:
+                    return doubt
         return None
 
-    def captures_as_told(
+    def told_captures(
         self, doubt: CaptureDoubt, taken: frozenset[str], observation: BoardObservation | None
     ) -> CorrectedCaptures | Unplayable | None:
-        """The game with the ships the table says the magnets took (`taken`) and the cloud
-        phase's other places as `observation` shows them where it sees them whole
-        (`corrections.captures_told`); None if that is the game as it is."""
+        """The table's word on the ships of `doubt` (`taken`: those the magnets took): kept
+        with the cloud phase's item while other places of it are still to check, which
+        stays provisional on those; the game with every answer so far, the phase's places
+        in view as `observation` shows them where it sees them whole, and the rest as the
+        camera guessed (`corrections.captures_told`); None if that is the game as it is
+        (then, with nothing left to check, it is confirmed)."""
+        game = self.current
+        item = doubt.item
+        told = dict(item.told) | {s: s in taken for s, _ in doubt.ships}
         seen = None
+        whole: set[str] = set()
         if observation is not None:
             evidence = observation_evidence(self.board, observation)
-            whole = {p for p in doubt.item.places if seen_whole(evidence, p, CONFIRM_OBSERVABILITY)}
-            diff = difference(self.current, observation)
+            whole = {p for p in item.places if seen_whole(evidence, p, CONFIRM_OBSERVABILITY)}
+            diff = difference(game, observation)
             seen = Difference(
                 tuple(m for m in diff.missing if m[1] in whole),
                 tuple(e for e in diff.extra if e[1] in whole),
             )
-        return captures_told(self.current, doubt, taken, seen)
+        unseen = frozenset(p for p in item.places if p not in whole)
+        still = tuple(sorted({d.ships[0][1] for d in capture_doubts(game, item, unseen, told)}))
+        result = captures_told(game, item, told, seen, still)
+        if item in self.provisional:
+            self.provisional.remove(item)
+        if still:
+            self.provisional.append(
+                Provisional(item.count, item.move, still, True, tuple(sorted(told.items())))
+            )
+        elif result is None:
+            self._settle_entry(item)
+            self.say(f"confirmed by the table: {item.move}")
+        return result
 
     def confirmed(self, item: Provisional) -> None:
         """A provisional move the table says was made as the game has it: no longer checked
@@ -423,6 +442,10 @@ class GameSession:
         unchanged, and after a restart the item is only checked again, as before it was
         confirmed (a journal that cannot be written stops the table at its next change)."""
         self.provisional.remove(item)
+        self._settle_entry(item)
+
+    def _settle_entry(self, item: Provisional) -> None:
+        """Journal a provisional item's entry as standing (`settle`)."""
         try:
             self.journal.settle(self.game_id, entry_index(self.current, item))
         except StateError as exc:  # a write that failed (JournalWriteError) too
@@ -518,12 +541,7 @@ class GameSession:
                 continue
             if item.captures:
                 corrected = corrected_captures(game, item, seen)
-                if isinstance(corrected, Unplayable):
-                    self.provisional.remove(item)
-                    self.say(unplayable_text(item, corrected))
-                    continue
-                if corrected is not None:
-                    self.provisional.remove(item)
+                if corrected is not None:  # (the item goes once the game is corrected)
                     return WrongCaptures(item, corrected)
                 self.settle(item)
                 if not _seen_at(seen, item.places):
@@ -554,10 +572,16 @@ class GameSession:
 def unplayable_text(item: Provisional, unplayable: Unplayable) -> str:
     """What the table is told of captures to correct that the game since does not follow
     from."""
-    return (
+    text = (
         f"{item.move} were not as the camera guessed under the cloud: "
         f"{'; '.join(unplayable.changes)}; but the game since does not follow from that "
-        f"({unplayable.why}). Take the game back with undo to that cloud phase to mend it"
+        f"({unplayable.why})"
+    )
+    if unplayable.at_phase is None:
+        return f"{text}. Take the game back with undo to that cloud phase to mend it"
+    return (
+        f"{text}: the game goes back to just after that cloud phase. Set the board as the "
+        "game has it, then make the moves since again"
     )
 
 

@@ -60,6 +60,11 @@ class Bumped:
     on_word: bool = False
 
 
+#: a question about captures under the cloud: the ships in doubt, the ships each of its
+#: options has the magnets take, and whether it was asked before a pass
+AskedCaptures = tuple[CaptureDoubt, tuple[frozenset[str], ...], bool]
+
+
 @dataclass
 class Turn:
     """The table's business with one state of the game (`game` at `count` entries)."""
@@ -73,9 +78,8 @@ class Turn:
     unseen: tuple[str, ...] = ()
     #: the move out of sight the pending question asks to confirm before the spin
     landing: Provisional | None = None
-    #: the provisional captures the pending question asks about, and the ships each of its
-    #: options has the magnets take
-    capture: tuple[CaptureDoubt, tuple[frozenset[str], ...]] | None = None
+    #: the provisional captures the pending question asks about
+    capture: AskedCaptures | None = None
     #: the put-back request standing now
     putback: PutBack | None = None
     #: when each request was first made, until the board next matches the game: a request
