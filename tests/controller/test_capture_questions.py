@@ -26,6 +26,7 @@ from bermuda_hw.controller.corrections import (
     captures_told,
 )
 from bermuda_hw.controller.identify import Difference
+from bermuda_hw.controller.journal import JournalWriteError
 from bermuda_hw.controller.provisional_checks import rewind_captures
 from bermuda_hw.controller.questions import UNDER_THE_CLOUD, capture_question
 from bermuda_hw.controller.status import NONE_OF_THESE, NOT_YET, Mode
@@ -484,3 +485,150 @@ def test_captures_the_game_since_cannot_follow_take_it_back_to_that_cloud_phase(
     assert table.session.provisional == [] and table.status.mode is Mode.SETUP
     assert any("the game goes back to just after that cloud phase" in line for line in table.lines)
     assert [dict(e) for e in table.game.journal] == table.journalled()
+
+
+def test_a_pass_resting_on_ships_at_two_places_is_asked_about(tmp_path: Path) -> None:
+    """The game left two of the player's ships under the cloud, each on its own space; with
+    both taken the player has no move. Neither one taken alone changes that, yet the
+    press to pass is asked about, not refused."""
+    for seed in range(1, 300):
+        table = Table(
+            tmp_path / str(seed), players=2, seed=seed, options=GameOptions(die="virtual")
+        )
+        game = table.game
+        color = game.order[0]
+        preview = game.copy()
+        preview.set_turn(color, Phase.CLOUD)
+        spin = next(e.spin for e in preview.cloud_phase(None, capture=()) if isinstance(e, Spun))
+        path = plan_spin(BOARD.grid, game.pose, spin, BOARD.cloud)
+        spaces = {s: p.position for s, p in BOARD.spaces.items() if s not in BOARD.ports}
+        swept = sorted(swept_ships(BOARD, path, spaces, -3.0))
+        if len(swept) < 2:
+            continue
+        ids = [s.id for s in game.ships(color)]
+        for sid in ids:
+            game.set_ship(sid, None)
+        first, second = swept[0], swept[-1]
+        game.set_ship(ids[0], first)
+        game.set_ship(ids[1], second)
+        game.set_turn(color, Phase.CLOUD)
+        table.saved(table.session.commit())
+        if table.session.cloud_phase(Captures(frozenset(), (first, second))) is None:
+            continue
+        now = table.game
+        if now.active != color or {now.ship(ids[0]).location, now.ship(ids[1]).location} != {
+            first,
+            second,
+        }:
+            continue
+        table.status.mode = Mode.READY
+        seen = {p: list(c) for p, c in contents(now).items()}
+        table.last_observation = observe(BOARD, seen, hidden=[first, second])
+        table.seats.roll()
+        if table.status.question is not None or now.legal_moves() == [Move.pass_turn(color)]:
+            continue
+        table.seats.roll()  # a press once rolled: the player has nothing to move
+        question = table.status.question
+        assert table.status.mode is Mode.ASK and question is not None
+        assert UNDER_THE_CLOUD in question.text
+        return
+    pytest.fail("no seed's first spin sweeps two path spaces")
+
+
+def test_an_answer_the_journal_refuses_leaves_the_capture_to_ask_again(tmp_path: Path) -> None:
+    table, ship, space = _last_ship_taken(tmp_path)
+    table.last_observation = _covered(table, space, standing=ship)
+    table.seats.roll()
+    (item,) = table.session.provisional
+    real = table.journal.rewrite
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise JournalWriteError("disk full")
+
+    table.journal.rewrite = refuse  # type: ignore[method-assign]
+    _answer(table, 2)  # "still stands": a correction the journal refuses
+    assert table.faults and table.session.provisional == [item]
+    table.journal.rewrite = real  # type: ignore[method-assign]
+    table.status.mode = Mode.READY  # (recovered)
+    table.seats.roll()  # a press: the pass is asked about again, not taken
+    assert table.status.mode is Mode.ASK
+    assert not any(
+        e.get("move") == str(Move.pass_turn(table.game.active)) for e in table.game.journal
+    )
+
+
+def test_a_confirmed_capture_whose_pass_is_refused_says_why(tmp_path: Path) -> None:
+    table, _, space = _last_ship_taken(tmp_path, taken=False)
+    table.last_observation = _covered(table, space)
+    table.seats.roll()
+    table.seats.roll()
+    n = len(table.lines)
+    _answer(table, 1)  # it still stands, as the game has it: the die gives it a move
+    assert any("cannot pass" in line for line in table.lines[n:])
+
+
+def test_a_place_in_view_when_answered_is_as_the_board_shows_it(tmp_path: Path) -> None:
+    """Asked while a place was out of sight, answered once it is in view (another place of
+    the phase still hidden): the board decides that place, and is not counted again on
+    top of the answer."""
+    for seed in range(1, 300):
+        table = Table(
+            tmp_path / str(seed), players=2, seed=seed, options=GameOptions(die="virtual")
+        )
+        game = table.game
+        rng = random.Random(seed)
+        while game.phase is not Phase.CLOUD:
+            game.roll_die()
+            game.push(rng.choice(game.legal_moves()))
+        swept = sorted(_swept(game))
+        on_path = sorted(
+            {p for s in swept if (p := game.ship(s).location) and p not in BOARD.ports}
+        )
+        if not on_path or len({game.ship(s).location for s in swept}) < 2:
+            continue
+        place = on_path[0]
+        a = next(s for s in swept if game.ship(s).location == place)
+        color = game.ship(a).color
+        b = next((o.id for o in game.ships(color) if o.id != a and o.location != place), None)
+        if b is None:
+            continue
+        game.set_ship(b, place)
+        now_swept = _swept(game)
+        if a not in now_swept or b not in now_swept:
+            continue
+        other = next(
+            p for p in sorted({game.ship(s).location or "" for s in now_swept}) if p and p != place
+        )
+        game.set_turn(game.active, Phase.CLOUD)
+        table.saved(table.session.commit())
+        assert table.session.cloud_phase(Captures(frozenset({a, b}), (place, other))) is not None
+        session = table.session
+        seen = {p: list(c) for p, c in contents(table.game).items()}
+        covered = observe(BOARD, seen, hidden=[place, other])
+        doubt = next(d for d in session.capture_doubts(covered) if d.ships[0][1] == place)
+        seen.setdefault(place, []).append(color)  # one of the two stands there, in view
+        told, _ = session.told_captures(doubt, frozenset({b}), observe(BOARD, seen, hidden=[other]))
+        assert isinstance(told, CorrectedCaptures)
+        assert len([s for s in (a, b) if told.game.ship(s).location == place]) == 1
+        return
+    pytest.fail("no seed's first spin sweeps a path space and another place")
+
+
+def test_a_correction_refused_at_the_end_does_not_end_the_game_on_the_guess(
+    tmp_path: Path,
+) -> None:
+    table, ship, space = _last_ship_lost_under_the_exit(tmp_path)
+    table.last_observation = board = _covered(table, space, standing=ship)
+    table.answers.end_board(board)
+    real = table.journal.rewrite
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise JournalWriteError("disk full")
+
+    table.journal.rewrite = refuse  # type: ignore[method-assign]
+    _answer(table, 2)  # the ship still stands: the game is not over
+    assert table.faults
+    table.journal.rewrite = real  # type: ignore[method-assign]
+    table.status.mode = Mode.SETUP  # (recovered)
+    table.answers.end_board(board)
+    assert table.over == 0 and table.status.mode is Mode.ASK

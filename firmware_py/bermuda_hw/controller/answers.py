@@ -292,20 +292,24 @@ class Answers:
         table.checks.turn.capture = None
         table.status.question = None
         session = table.session
-        told = session.told_captures(doubt, takes[option - 1], table.last_observation)
-        table.status.provisional = session.provisional_moves
+        item = doubt.item
+        told, still = session.told_captures(doubt, takes[option - 1], table.last_observation)
         if isinstance(told, Unplayable):
-            rewind_captures(table, doubt.item, told)
+            rewind_captures(table, item, told, still)
             return
         if told is not None:
-            correct_captures(table, doubt.item, told)
+            correct_captures(table, item, told, still)
             return
+        session.replace_item(item, still)
+        if still is None:
+            session.confirmed_captures(item)
+        table.status.provisional = session.provisional_moves
         if for_pass and not session.current.is_over():
             try:
                 table.pass_turn()  # (asked first again where another capture holds it)
                 return
-            except ActionRefused:
-                pass
+            except ActionRefused as exc:
+                table.say(str(exc))
         self._go_on(table.last_observation)
 
     def _put(self, question: Question) -> None:

@@ -62,16 +62,18 @@ def check_provisional(table: Table, observation: BoardObservation, final: bool =
     return wrong is not None
 
 
-def correct_captures(table: Table, item: Provisional, corrected: CorrectedCaptures) -> bool:
+def correct_captures(
+    table: Table, item: Provisional, corrected: CorrectedCaptures, still: Provisional | None = None
+) -> bool:
     """Correct a cloud phase's captures that the board, now in view, contradicts
-    (`corrections.corrected_captures`), or that the table told otherwise; False if the
-    journal refused (the item then stays to be checked)."""
+    (`corrections.corrected_captures`), or that the table told otherwise (`still`: the
+    item with what is left of the phase to check); False if the journal refused (the
+    item then stays as it was)."""
     fixed = corrected.game
     session = table.session
     if not session.correct_captures(item, corrected):
         return False
-    if item in session.provisional:
-        session.provisional.remove(item)
+    session.replace_item(item, still)
     status = table.status
     status.seq = len(fixed.journal)
     status.fix_attempts = 0
@@ -102,24 +104,30 @@ def correct_captures(table: Table, item: Provisional, corrected: CorrectedCaptur
     return True
 
 
-def rewind_captures(table: Table, item: Provisional, unplayable: Unplayable) -> None:
+def rewind_captures(
+    table: Table, item: Provisional, unplayable: Unplayable, still: Provisional | None = None
+) -> None:
     """Captures to correct that the game since does not follow from: said, and the game
     taken back to just after that cloud phase with them corrected (the moves since are
-    made again), or, where the phase itself cannot hold them, left to an undo."""
+    made again; `still`: the item with what is left of the phase to check), or, where the
+    phase itself cannot hold them, left to an undo."""
     session = table.session
     table.say(unplayable_text(item, unplayable))
     fixed = unplayable.at_phase
     if fixed is None:
-        if item in session.provisional:
-            session.provisional.remove(item)
+        session.replace_item(item, None)
+        table.status.question = None
+        table.rig.forget()
+        table.set_mode(Mode.SETUP, "checking the board", Pattern.FIX)
         return
     before = session.current
     if not session.rewrite(item, fixed):
         return
-    session.forget_provisional(since=item.count + 1)  # (what it told of stays)
-    if item in session.provisional:
-        session.provisional.remove(item)
+    session.forget_provisional(since=item.count + 1)
+    session.replace_item(item, still)
     status = table.status
+    status.fix_attempts = 0
+    status.lost = tuple(s for s in status.lost if fixed.ship(s).status is ShipStatus.OUT)
     status.provisional = session.provisional_moves
     status.seq = len(fixed.journal)
     status.question = None

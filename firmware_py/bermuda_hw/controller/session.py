@@ -365,44 +365,47 @@ class GameSession:
         return out
 
     def capture_behind_pass(self, observation: BoardObservation | None) -> CaptureDoubt | None:
-        """A provisional capture the active player's pass rests on: ships of theirs on a
-        place the camera cannot check, with which taken, or with which left there, the
-        pass would be one where the game has it not, or the reverse (the die rolled, or
-        any value, gives a move or none). The table is asked before the pass is taken or
-        refused: the game cannot go on without deciding it."""
+        """A provisional capture the active player's pass rests on: ships of theirs on
+        places the camera cannot check, with which all taken, or all left there, the pass
+        would be one where the game has it not, or the reverse (the die rolled, or any
+        value, gives a move or none). The first question about them is returned; the table
+        is asked before the pass is taken or refused, as the game cannot go on without
+        deciding it, and each answer is checked again."""
         game = self.current
         color = game.active
         passes = _passes(game)
+        mine: dict[int, list[CaptureDoubt]] = {}
         for doubt in self.capture_doubts(observation):
-            if split_ship_id(doubt.ships[0][0])[0] != color:
-                continue
-            item = doubt.item
+            if split_ship_id(doubt.ships[0][0])[0] == color:
+                mine.setdefault(doubt.item.count, []).append(doubt)
+        for doubts in mine.values():
+            item = doubts[0].item
             for taken in (True, False):
-                told = dict(item.told) | {s: taken for s, _ in doubt.ships}
+                told = dict(item.told) | {s: taken for d in doubts for s, _ in d.ships}
                 result = captures_told(game, item, told)
                 if result is None:
                     continue  # (what the game has)
                 fixed = result.game if isinstance(result, CorrectedCaptures) else None
                 if fixed is None or fixed.phase is not game.phase or fixed.active != color:
                     if passes:
-                        return doubt  # (the game since does not follow from that answer)
+                        return doubts[0]  # (the game since does not follow from that answer)
                     continue
                 if _passes(fixed) != passes:
-                    return doubt
+                    return _differing(doubts, taken)
         return None
 
     def told_captures(
         self, doubt: CaptureDoubt, taken: frozenset[str], observation: BoardObservation | None
-    ) -> CorrectedCaptures | Unplayable | None:
-        """The table's word on the ships of `doubt` (`taken`: those the magnets took): kept
-        with the cloud phase's item while other places of it are still to check, which
-        stays provisional on those; the game with every answer so far, the phase's places
-        in view as `observation` shows them where it sees them whole, and the rest as the
-        camera guessed (`corrections.captures_told`); None if that is the game as it is
-        (then, with nothing left to check, it is confirmed)."""
+    ) -> tuple[CorrectedCaptures | Unplayable | None, Provisional | None]:
+        """The table's word on the ships of `doubt` (`taken`: those the magnets took), with
+        what it told before: the game with those answers, the phase's places `observation`
+        sees whole as it shows them (the board decides there, over an answer), and the
+        rest as the camera guessed (`corrections.captures_told`; None if that is the game
+        as it is); and the item that replaces the phase's, holding the answers and the
+        places still in doubt (None: nothing is left to check). The caller puts it in
+        once the game is as told (`replace_item`)."""
         game = self.current
         item = doubt.item
-        told = dict(item.told) | {s: s in taken for s, _ in doubt.ships}
         seen = None
         whole: set[str] = set()
         if observation is not None:
@@ -413,19 +416,33 @@ class GameSession:
                 tuple(m for m in diff.missing if m[1] in whole),
                 tuple(e for e in diff.extra if e[1] in whole),
             )
+        before = rewound(game, item.count)
+        told = {
+            s: t
+            for s, t in (dict(item.told) | {s: s in taken for s, _ in doubt.ships}).items()
+            if before.ship(s).location not in whole
+        }
         unseen = frozenset(p for p in item.places if p not in whole)
         still = tuple(sorted({d.ships[0][1] for d in capture_doubts(game, item, unseen, told)}))
         result = captures_told(game, item, told, seen, still)
+        if not still:
+            return result, None
+        return result, Provisional(item.count, item.move, still, True, tuple(sorted(told.items())))
+
+    def replace_item(self, item: Provisional, by: Provisional | None) -> None:
+        """A cloud phase's item, once the game is as the table told it: replaced by the one
+        holding the places still in doubt, or, with none, confirmed by the table (when the
+        game did not change, journalled as standing)."""
         if item in self.provisional:
             self.provisional.remove(item)
-        if still:
-            self.provisional.append(
-                Provisional(item.count, item.move, still, True, tuple(sorted(told.items())))
-            )
-        elif result is None:
-            self._settle_entry(item)
-            self.say(f"confirmed by the table: {item.move}")
-        return result
+        if by is not None:
+            self.provisional.append(by)
+
+    def confirmed_captures(self, item: Provisional) -> None:
+        """A cloud phase's captures the table told of as the game has them, nothing of the
+        phase left to check: journalled as standing (`settle`)."""
+        self._settle_entry(item)
+        self.say(f"confirmed by the table: {item.move}")
 
     def confirmed(self, item: Provisional) -> None:
         """A provisional move the table says was made as the game has it: no longer checked
@@ -583,6 +600,15 @@ def unplayable_text(item: Provisional, unplayable: Unplayable) -> str:
         f"{text}: the game goes back to just after that cloud phase. Set the board as the "
         "game has it, then make the moves since again"
     )
+
+
+def _differing(doubts: list[CaptureDoubt], taken: bool) -> CaptureDoubt:
+    """The first question whose ships the game has not all taken (`taken`), or not all
+    left: one whose answer may differ from the game's guess that way."""
+    for doubt in doubts:
+        if (doubt.taken != {s for s, _ in doubt.ships}) if taken else bool(doubt.taken):
+            return doubt
+    return doubts[0]
 
 
 def _passes(game: Game) -> bool:
