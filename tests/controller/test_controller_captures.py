@@ -355,6 +355,9 @@ def test_captures_corrected_at_the_end_with_more_to_check_look_again() -> None:
         def __init__(self) -> None:
             self.provisional: list[object] = []
 
+        def replace_item(self, item: object, by: object) -> None:
+            calls.append("item replaced")
+
         def correct_captures(self, item: object, corrected: object) -> bool:
             return True
 
@@ -368,9 +371,9 @@ def test_captures_corrected_at_the_end_with_more_to_check_look_again() -> None:
     )
     corrected = CorrectedCaptures(_Over(), frozenset(), ("the magnets left red-2 on S7",))  # type: ignore[arg-type]
     correct_captures(table, None, corrected)  # type: ignore[arg-type]
-    assert calls == ["end put-back", "forget", "set mode"]
+    assert calls == ["item replaced", "end put-back", "forget", "set mode"]
     assert table.status.outcome == "red wins"
     table.session.captures_unchecked = False
     calls.clear()
     correct_captures(table, None, corrected)  # type: ignore[arg-type]
-    assert calls == ["end put-back", "over"]
+    assert calls == ["item replaced", "end put-back", "over"]
