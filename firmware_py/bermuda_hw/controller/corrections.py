@@ -19,7 +19,7 @@ from bermuda_hw.controller.consequences import Provisional
 from bermuda_hw.controller.identify import Difference, difference
 from bermuda_hw.controller.referee import Outcome, changed_places, judge
 from bermuda_hw.errors import RulesError, StateError
-from bermuda_hw.rules.candidates import Bump, Candidate, contents
+from bermuda_hw.rules.candidates import Bump, Candidate, Kind, candidates, contents
 from bermuda_hw.rules.events import Event
 from bermuda_hw.rules.game import Game, Phase
 from bermuda_hw.rules.moves import split_ship_id
@@ -241,6 +241,8 @@ def corrected_move(
     now = difference(game, observation)
     if not any(c == color for c, _ in now.extra):
         return None
+    if _bumped_back(game, color, now):
+        return None  # (the next player's move is judged first)
     entries = list(game.journal)
     made = next((i for i in range(item.count, len(entries)) if "move" in entries[i]), None)
     if made is None or entries[made].get("move") != item.move or "provisional" not in entries[made]:
@@ -284,3 +286,26 @@ def corrected_move(
     ) + len(left.extra) >= len(now.missing) + len(now.extra):
         return None
     return CorrectedMove(fixed, other, tuple(events))
+
+
+def _bumped_back(game: Game, color: str, now: Difference) -> bool:
+    """Whether a move of the player now to move (another colour) that bumps a ship of
+    `color` back to its port explains the ships of that colour the board shows where the
+    game has none: a ship taken out of sight, then landed on by the next player and put
+    back, is no sign that it went elsewhere."""
+    if game.phase is not Phase.SHIPS or game.active == color:
+        return False
+    dice = None if game.die is None else frozenset({game.die})
+    before = contents(game)
+    wanted = Counter(place for c, place in now.extra if c == color and place is not None)
+    for cand in candidates(game, dice):
+        if cand.kind is not Kind.MOVE or cand.bump is not Bump.BACK:
+            continue
+        if not any(split_ship_id(s)[0] == color for s in cand.bumped):
+            continue
+        if all(
+            cand.contents.get(p, ()).count(color) - before.get(p, ()).count(color) >= n
+            for p, n in wanted.items()
+        ):
+            return True
+    return False
