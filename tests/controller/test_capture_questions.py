@@ -31,7 +31,7 @@ from bermuda_hw.controller.provisional_checks import rewind_captures
 from bermuda_hw.controller.questions import UNDER_THE_CLOUD, capture_question
 from bermuda_hw.controller.status import NONE_OF_THESE, NOT_YET, Mode
 from bermuda_hw.rules.candidates import contents
-from bermuda_hw.rules.cloud import blocked_spaces, plan_spin, swept_ships
+from bermuda_hw.rules.cloud import SpinPath, blocked_spaces, plan_spin, swept_ships
 from bermuda_hw.rules.events import Spun
 from bermuda_hw.rules.game import Game, GameOptions, Phase
 from bermuda_hw.rules.moves import Move
@@ -51,6 +51,36 @@ def _swept(game: Game) -> frozenset[str]:
     return swept[0]
 
 
+def _first_spin(game: Game) -> SpinPath:
+    """The path of the spin the game's first cloud phase draws (on a copy)."""
+    preview = game.copy()
+    preview.set_turn(game.order[0], Phase.CLOUD)
+    spin = next(e.spin for e in preview.cloud_phase(None, capture=()) if isinstance(e, Spun))
+    return plan_spin(BOARD.grid, game.pose, spin, BOARD.cloud)
+
+
+def _played_to_the_cloud(players: int, seed: int) -> Game:
+    """A game played at random to its first cloud phase."""
+    game = Game.new(players, seed=seed)
+    rng = random.Random(seed)
+    while game.phase is not Phase.CLOUD:
+        game.roll_die()
+        game.push(rng.choice(game.legal_moves()))
+    return game
+
+
+def _at_the_cloud_phase(tmp_path: Path, seed: int) -> tuple[Table, random.Random]:
+    """A 2-player game with the virtual die, played at random to its first cloud phase, and
+    the random source that played it."""
+    table = Table(tmp_path / str(seed), players=2, seed=seed, options=GameOptions(die="virtual"))
+    game = table.game
+    rng = random.Random(seed)
+    while game.phase is not Phase.CLOUD:
+        game.roll_die()
+        game.push(rng.choice(game.legal_moves()))
+    return table, rng
+
+
 def _last_ship_taken(
     tmp_path: Path, *, taken: bool = True, keep: bool = False
 ) -> tuple[Table, str, str]:
@@ -59,14 +89,8 @@ def _last_ship_taken(
     player now to move: (table, ship, space). `keep`: the player keeps one more ship, in
     its port. The first seed whose cloud phase sweeps a ship on a path space."""
     for seed in range(1, 80):
-        table = Table(
-            tmp_path / str(seed), players=2, seed=seed, options=GameOptions(die="virtual")
-        )
+        table, rng = _at_the_cloud_phase(tmp_path, seed)
         game = table.game
-        rng = random.Random(seed)
-        while game.phase is not Phase.CLOUD:
-            game.roll_die()
-            game.push(rng.choice(game.legal_moves()))
         on_path = [
             s
             for s in sorted(_swept(game))
@@ -307,11 +331,7 @@ def test_alike_ships_on_one_place_are_asked_about_by_count() -> None:
 def test_the_tables_answer_sets_exactly_the_ships_it_names(seed: int, told: set[int]) -> None:
     """Whatever the table says of the ships the camera could not see, the corrected cloud
     phase captures those it names and keeps the rest of its captures."""
-    game = Game.new(2, seed=seed)
-    rng = random.Random(seed)
-    while game.phase is not Phase.CLOUD:
-        game.roll_die()
-        game.push(rng.choice(game.legal_moves()))
+    game = _played_to_the_cloud(2, seed)
     swept = sorted(_swept(game))
     if not swept:
         return
@@ -351,10 +371,7 @@ def _last_ship_lost_under_the_exit(tmp_path: Path, other: bool = False) -> tuple
         table = Table(tmp_path / str(seed), players=2, seed=seed)
         game = table.game
         color = game.order[0]
-        preview = game.copy()
-        preview.set_turn(color, Phase.CLOUD)
-        spin = next(e.spin for e in preview.cloud_phase(None, capture=()) if isinstance(e, Spun))
-        path = plan_spin(BOARD.grid, game.pose, spin, BOARD.cloud)
+        path = _first_spin(game)
         if not path.leaves_board:
             continue
         spaces = {s: p.position for s, p in BOARD.spaces.items() if s not in BOARD.ports}
@@ -437,11 +454,7 @@ def test_an_answer_takes_the_phases_places_in_view_as_the_board_shows_them() -> 
     """The table answers for the places the camera cannot see; the cloud phase's other
     places are taken as the board shows them, not as the camera guessed."""
     for seed in range(1, 200):
-        game = Game.new(3, seed=seed)
-        rng = random.Random(seed)
-        while game.phase is not Phase.CLOUD:
-            game.roll_die()
-            game.push(rng.choice(game.legal_moves()))
+        game = _played_to_the_cloud(3, seed)
         swept = sorted(_swept(game))
         places = sorted({p for s in swept if (p := game.ship(s).location) is not None})
         if len(places) < 2:
@@ -497,10 +510,7 @@ def test_a_pass_resting_on_ships_at_two_places_is_asked_about(tmp_path: Path) ->
         )
         game = table.game
         color = game.order[0]
-        preview = game.copy()
-        preview.set_turn(color, Phase.CLOUD)
-        spin = next(e.spin for e in preview.cloud_phase(None, capture=()) if isinstance(e, Spun))
-        path = plan_spin(BOARD.grid, game.pose, spin, BOARD.cloud)
+        path = _first_spin(game)
         spaces = {s: p.position for s, p in BOARD.spaces.items() if s not in BOARD.ports}
         swept = sorted(swept_ships(BOARD, path, spaces, -3.0))
         if len(swept) < 2:
@@ -572,14 +582,8 @@ def test_a_place_in_view_when_answered_is_as_the_board_shows_it(tmp_path: Path) 
     the phase still hidden): the board decides that place, and is not counted again on
     top of the answer."""
     for seed in range(1, 300):
-        table = Table(
-            tmp_path / str(seed), players=2, seed=seed, options=GameOptions(die="virtual")
-        )
+        table, _ = _at_the_cloud_phase(tmp_path, seed)
         game = table.game
-        rng = random.Random(seed)
-        while game.phase is not Phase.CLOUD:
-            game.roll_die()
-            game.push(rng.choice(game.legal_moves()))
         swept = sorted(_swept(game))
         on_path = sorted(
             {p for s in swept if (p := game.ship(s).location) and p not in BOARD.ports}

@@ -270,10 +270,8 @@ class Answers:
         stands, said again while the game waits, as it cannot go on without the answer.
         Asked before a pass, the pass follows where it still stands."""
         table = self.table
-        question = table.status.question
-        assert question is not None
-        if not 1 <= option <= len(question.options):
-            table.say(str(NoSuchAnswer(option, len(question.options))))
+        question = self._asked(option)
+        if question is None:
             return
         doubt, takes, for_pass = asked
         chosen = question.options[option - 1]
@@ -312,6 +310,15 @@ class Answers:
                 table.say(str(exc))
         self._go_on(table.last_observation)
 
+    def _asked(self, option: int) -> Question | None:
+        """The question standing, if `option` is one of its answers (else said, None)."""
+        question = self.table.status.question
+        assert question is not None
+        if not 1 <= option <= len(question.options):
+            self.table.say(str(NoSuchAnswer(option, len(question.options))))
+            return None
+        return question
+
     def _put(self, question: Question) -> None:
         """Show a question put to the table (mode ASK); presses from now answer it."""
         table = self.table
@@ -341,10 +348,8 @@ class Answers:
         yet (asked again at the next press of spin). Then the board is checked before the
         spin, as after any change."""
         table = self.table
-        question = table.status.question
-        assert question is not None
-        if not 1 <= option <= len(question.options):
-            table.say(str(NoSuchAnswer(option, len(question.options))))
+        question = self._asked(option)
+        if question is None:
             return
         table.checks.turn.landing = None
         table.status.question = None

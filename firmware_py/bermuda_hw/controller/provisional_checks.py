@@ -20,7 +20,7 @@ from bermuda_hw.controller.session import GameSession, NotThere, WrongCaptures, 
 from bermuda_hw.controller.signals import Pattern
 from bermuda_hw.controller.status import Mode, Status
 from bermuda_hw.errors import HardwareError
-from bermuda_hw.rules.game import ShipStatus
+from bermuda_hw.rules.game import Game, ShipStatus
 from bermuda_hw.vision.types import BoardObservation
 
 
@@ -134,17 +134,10 @@ def rewind_captures(
     status.hold = ()
     status.outcome = str(fixed.outcome()) if fixed.is_over() else None
     table.checks.end_putback()
-    if fixed.pose != before.pose:
-        try:
-            table.rig.place_cloud(fixed)
-        except HardwareError as exc:
-            table.fault(f"{exc}")
-            return
-    table.rig.forget()
-    table.set_mode(
-        Mode.SETUP,
+    _went_back(
+        table,
+        before,
         f"the game went back to round {fixed.round}'s start: set the board as the game has it",
-        Pattern.FIX,
     )
 
 
@@ -182,15 +175,22 @@ def rewind(table: Table, item: Provisional, wrong: list[str], why: str = "") -> 
     table.status.seq = len(game.journal)
     table.status.question = None  # (what it asked about is gone)
     table.status.hold = ()  # (named again once the board is as the game has it)
+    _went_back(
+        table,
+        before,
+        f"the game went back: {item.move} was not seen; set the board as the game has it",
+    )
+
+
+def _went_back(table: Table, before: Game, message: str) -> None:
+    """The game taken back from `before`: the cloud placed where it now has it, and the
+    board asked for as it has it (`message`), on a fresh observation."""
+    game = table.session.current
     if game.pose != before.pose:
         try:
-            table.rig.place_cloud(session.current)
+            table.rig.place_cloud(game)
         except HardwareError as exc:
             table.fault(f"{exc}")
             return
     table.rig.forget()
-    table.set_mode(
-        Mode.SETUP,
-        f"the game went back: {item.move} was not seen; set the board as the game has it",
-        Pattern.FIX,
-    )
+    table.set_mode(Mode.SETUP, message, Pattern.FIX)
