@@ -6,7 +6,8 @@ shows it (the mode, the line, the LED) and acts on it: an answer naming a move
 takes it (its arrivals out of sight checked once in view), "none of these" asks
 for the board back as the game has it, "not yet" lets the player finish. A put-
 back request that runs out becomes the question; a quiet board never commits a
-move.
+move. Captures under the cloud that a pass or the game's end rests on are asked about
+too: the answer confirms them or corrects the game from that cloud phase.
 """
 
 from __future__ import annotations
