@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from parts_table import BOARD, Table
 from synthetic import observe
 
+from bermuda_hw.controller import cloud_phase
 from bermuda_hw.controller.cloud_phase import Captures
 from bermuda_hw.controller.commands import ActionRefused
 from bermuda_hw.controller.consequences import Provisional
@@ -40,15 +41,8 @@ from bermuda_hw.vision.types import BoardObservation
 
 
 def _swept(game: Game) -> frozenset[str]:
-    """The ships the game's next cloud phase sweeps (on a copy: the same spin)."""
-    swept: list[frozenset[str]] = []
-
-    def keep(ids: frozenset[str]) -> frozenset[str]:
-        swept.append(ids)
-        return frozenset()
-
-    game.copy().cloud_phase(None, capture=keep)
-    return swept[0]
+    """The ships the game's next cloud phase sweeps (previewed on a copy: the same spin)."""
+    return cloud_phase.plan_spin(game, None).swept
 
 
 def _first_spin(game: Game) -> SpinPath:

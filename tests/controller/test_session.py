@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from synthetic import observe, two_plain_moves
 
-from bermuda_hw.controller.cloud_phase import Captures
+from bermuda_hw.controller.cloud_phase import Captures, plan_spin
 from bermuda_hw.controller.commands import ActionRefused
 from bermuda_hw.controller.consequences import Provisional
 from bermuda_hw.controller.corrections import corrected_move
@@ -419,16 +419,11 @@ def test_a_cloud_phases_captures_confirmed_in_view_stay_confirmed_after_a_restar
 
 
 def _swept_in_port(game: Game) -> tuple[str, str] | None:
-    """A ship in a port that the game's next cloud phase sweeps (on a copy, whose random
-    source draws the same spin), and its port."""
-    swept: list[frozenset[str]] = []
-    game.copy().cloud_phase(None, capture=lambda ids: swept.append(ids) or frozenset())
+    """A ship in a port that the game's next cloud phase sweeps (previewed on a copy, whose
+    random source draws the same spin), and its port."""
+    swept = plan_spin(game, None).swept
     return next(
-        (
-            (s.id, s.location)
-            for s in game.ships()
-            if s.id in swept[0] and s.location in BOARD.ports
-        ),
+        ((s.id, s.location) for s in game.ships() if s.id in swept and s.location in BOARD.ports),
         None,
     )
 

@@ -20,7 +20,7 @@ from bermuda_hw.controller.identify import Difference, difference
 from bermuda_hw.controller.referee import Outcome, changed_places, judge
 from bermuda_hw.errors import RulesError, StateError
 from bermuda_hw.rules.candidates import Bump, Candidate, Kind, candidates, contents
-from bermuda_hw.rules.events import Event
+from bermuda_hw.rules.events import Event, Swept
 from bermuda_hw.rules.game import Game, Phase
 from bermuda_hw.rules.moves import split_ship_id
 from bermuda_hw.rules.record import played_on, rewound
@@ -153,17 +153,12 @@ def capture_doubts(
     entry = entries[item.count]
     if "cloud" not in entry:
         return []
-    swept: list[frozenset[str]] = []
-
-    def keep(ids: frozenset[str]) -> frozenset[str]:
-        swept.append(ids)
-        return frozenset()
-
     try:
         before = rewound(game, item.count)
-        before.copy().cloud_phase(entry["cloud"], capture=keep)
+        events = before.copy().cloud_phase(entry["cloud"], capture=())
     except (RulesError, StateError):
         return []
+    swept = next((frozenset(e.ships) for e in events if isinstance(e, Swept)), frozenset())
     captured = set(entry["captured"])
     groups: dict[tuple[str, str], list[str]] = {}
     for s in before.ships():
@@ -171,7 +166,7 @@ def capture_doubts(
             s.location is not None
             and s.location in unseen
             and s.location in item.places
-            and s.id in swept[0]
+            and s.id in swept
             and s.id not in told
             and (s.id in captured or game.ship(s.id).location == s.location)
         ):
