@@ -627,3 +627,72 @@ def test_a_move_out_of_sight_a_ship_in_a_hand_explains_better_is_asked_at_once()
     )
     faint = replace(seen, evidence=replace(evidence, rim=rim))
     assert isinstance(decide(game, faint, None), AskWhether)
+
+
+def test_a_move_from_a_port_not_seen_whole_goes_on_provisionally_never_asked() -> None:
+    """A ship gone from a port the cloud's rim covers in part (the ship perhaps still in the
+    part covered) to an empty space in view: the board cannot tell more until the cloud
+    moves. Where the belief holds the move the likeliest explanation, but not decisively,
+    and what else it holds possible is mostly the ship still in the port (which the port
+    seen whole will tell), it is taken provisionally, the port to be checked then, as a
+    move into a place out of sight. A ship still in a hand leaves the port as the move
+    does: where that is what keeps the belief from being decisive, the table is asked, as
+    it is with the port seen whole."""
+    taken = asked = 0
+    for seed in range(1, 30):
+        game, move, _ = two_plain_moves(BOARD, seed)
+        board = board_after(game, move)
+        for dice in (None, known(game)):
+            seen = observe(BOARD, board, seed=seed, partly={move.start: 0.7})
+            belief = weigh(game, seen, dice)
+            decision = decide(game, seen, dice)
+            if belief.decisive:
+                continue
+            assert belief.best.best is not None and belief.best.best.move == move
+            in_hand = belief.mass(Explanation.IN_HAND)
+            if in_hand < belief.alpha:
+                taken += 1
+                assert isinstance(decision, Take) and decision.provisional == (move.start,)
+                assert decision.group.best.move == move
+            else:
+                asked += 1
+                assert isinstance(decision, AskWhether), (seed, decision)
+                whole = decide(game, observe(BOARD, board, seed=seed), dice)
+                assert isinstance(whole, AskWhether), (seed, whole)
+    assert taken and asked
+
+
+def test_a_tie_the_cloud_rim_settles_goes_on_provisionally() -> None:
+    """A ship gone from its start, with two landings of the die: an empty space under the
+    cloud's rim, where the part in view shows the ship, and a space in view holding another
+    player's ship (the mover under it would not show). The colours tie them; the belief is
+    sure of the one the rim shows, which is taken provisionally, its landing checked once
+    seen whole, as a move the colours single out would be."""
+    found = 0
+    for seed in range(1, 40):
+        rng = random.Random(seed)
+        game = Game.new(3, seed=seed, board=BOARD)
+        for _ in range(seed % 6):
+            play_round(game, random_chooser(rng))
+        if game.is_over():
+            continue
+        game.roll_die()
+        moves = [m for m in game.legal_moves() if m.end in BOARD.spaces]
+        for move in (m for m in moves if not game.ships_at(m.end or "")):
+            rival = any(
+                m.ship == move.ship and game.ship(s).color != game.active
+                for m in moves
+                for s in game.ships_at(m.end or "")
+            )
+            if not rival:
+                continue
+            assert move.end is not None
+            board = board_after(game, move)
+            rim = observe(BOARD, board, seed=seed, partly={move.end: 0.33}, counted=True)
+            if not weigh(game, rim, known(game)).decisive:
+                continue
+            found += 1
+            decision = decide(game, rim, known(game))
+            assert isinstance(decision, Take), (seed, move, decision)
+            assert decision.group.best.move == move and decision.provisional == (move.end,)
+    assert found

@@ -5,9 +5,12 @@ daemon is to do:
 
 - `Take`: a move the belief is sure some legal move explains and the referee's
   groups single out, or one of the moves the colours leave tied that the belief is
-  decisive on (the tokens counted tell them apart); a move into places out of sight
-  is provisional, where the belief holds it the likeliest explanation or the cloud's
-  rim shows its ship on the landing;
+  decisive on (the tokens counted, or the cloud's rim, tell them apart; its places
+  out of sight provisional, unless a rival's are ones it leaves unchecked); a move into
+  places out of sight is provisional, where the belief holds it the likeliest
+  explanation or the cloud's rim shows its ship on the landing; so is the likeliest
+  move whose places are not all seen whole (a port's berth under the rim), where what
+  keeps the belief from deciding is settled by seeing them;
 - `DoubtfulBump`: a bump whose bumped ship is still on the landing space, left in
   doubt: the ship put back tells (asked first), else the table is asked (unless the
   belief holds the mover likelier in a hand or moved against the rules: a `Fix`);
@@ -38,18 +41,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from bermuda_hw.controller import rim
-from bermuda_hw.controller.belief import Belief, Explanation, weigh
+from bermuda_hw.controller.belief import Belief, Explanation, Hypothesis, weigh
 from bermuda_hw.controller.consequences import back_board, difference_after, left_over, made
 from bermuda_hw.controller.identify import Difference, difference, explain
 from bermuda_hw.controller.inform import putback_first
-from bermuda_hw.controller.putback import bump_in_doubt
+from bermuda_hw.controller.putback import CONFIRM_OBSERVABILITY, bump_in_doubt
 from bermuda_hw.controller.referee import (
     Group,
     Outcome,
+    changed_places,
     judge,
     observation_evidence,
     out_of_sight,
     putback_tells,
+    seen_whole,
 )
 from bermuda_hw.rules.candidates import Bump, Candidate, Content, contents
 from bermuda_hw.rules.game import Game
@@ -133,21 +138,30 @@ def decide(
     belief = weigh(game, observation, dice, reference=reference, held=held)
     if verdict.outcome is Outcome.TIE:
         chosen = _decisive(belief, verdict.tied)
-        if chosen is not None and not _out_of_sight(game, observation, verdict.tied):
+        unseen = None if chosen is None else _unseen_tie(game, observation, belief, verdict.tied)
+        if chosen is not None and unseen is not None:
             # the colours leave moves tied that the tokens tell apart (a bump with its
             # ship still beside the mover, counted twice there, against a move that leaves
-            # one): the belief is sure of one of them. Only where every place the tied
-            # moves change is in view: the tokens alone never settle a tie whose other
-            # places the camera cannot check
-            return Take(chosen, ())
+            # one; a ship the cloud's rim shows on one landing, against a mover under the
+            # ship it bumped on another): the belief is sure of one of them. Its places
+            # out of sight are provisional, as a move singled out by the colours: checked
+            # once seen, and rewound if need be
+            return Take(chosen, unseen)
     accepted = verdict.accepted
     if verdict.outcome is Outcome.MOVE and accepted is not None:
         doubt = bump_in_doubt(game, accepted.best, observation)
         if not (doubt or verdict.provisional) and belief.some_move < 1.0 - belief.alpha:
             # not sure some legal move was made (a ship still in a hand, or a move the
             # rules do not allow, explain the board too): asked if the move is the
-            # likeliest explanation, else told what to do
+            # likeliest explanation, else told what to do. Where the move changes a place
+            # the camera does not see whole (a port with a berth under the cloud's rim: the
+            # ship perhaps still in it), the board cannot tell more until the cloud
+            # moves: the likeliest move is taken provisionally then, as a move into a place
+            # out of sight, and checked once every place is seen whole
             if _likeliest(belief, accepted):
+                partly = _partly_seen(game, observation, accepted)
+                if partly and _settled_by(game, belief, accepted, partly) < belief.alpha:
+                    return Take(accepted, partly)
                 return AskWhether(accepted)
         elif verdict.provisional and left_over(game, accepted.best, observation):
             # a move into places the camera cannot see, with something else that differs:
@@ -254,11 +268,60 @@ def _putback_first(game: Game, belief: Belief, groups: tuple[Group, ...]) -> boo
     return putback_first(weights, boards)
 
 
-def _out_of_sight(game: Game, observation: BoardObservation, groups: tuple[Group, ...]) -> bool:
-    """Whether any place that any board of the groups changes is out of sight."""
+def _unseen_tie(
+    game: Game, observation: BoardObservation, belief: Belief, groups: tuple[Group, ...]
+) -> tuple[str, ...] | None:
+    """The places out of sight of the board the belief holds likeliest (its move decisive),
+    to be checked once seen; None where a tied move changes a place out of sight that this
+    board does not: a count alone never settles a tie whose other places the camera cannot
+    check, as nothing would ever check them (a dock under the cloud against a bump whose
+    ship a stray token beside the mover seems to show)."""
+    best = belief.best.best
+    assert best is not None
     evidence = observation_evidence(game.board, observation)
     base = contents(game)
-    return any(out_of_sight(evidence, base, g, every=True) for g in groups)
+    changed = set(changed_places(base, best.contents))
+    hidden = {p for g in groups for p in out_of_sight(evidence, base, g, every=True)}
+    if not hidden <= changed:
+        return None
+    return tuple(sorted(hidden))
+
+
+def _settled_by(game: Game, belief: Belief, group: Group, places: tuple[str, ...]) -> float:
+    """How much of the belief is on explanations other than the group's move that leave
+    `places` as the move does: the check of those places, once seen whole, could not tell
+    them from the move (a ship still in a hand off the move's own start, against a ship
+    still standing in the part of its port the cloud's rim covers, which that check
+    settles)."""
+    base = contents(game)
+    want = group.best.contents
+
+    def board_of(h: Hypothesis) -> Mapping[str, Content]:
+        if h.kind is Explanation.MOVE and h.best is not None:
+            return h.best.contents
+        board = {p: list(c) for p, c in base.items()}
+        if h.place is not None:
+            board[h.place].remove(game.active)
+        if h.target is not None:
+            board.setdefault(h.target, []).append(game.active)
+        return {p: tuple(sorted(c)) for p, c in board.items()}
+
+    return sum(
+        h.posterior
+        for h in belief.hypotheses
+        if h.consequence != group.consequence
+        and all(
+            tuple(sorted(board_of(h).get(p, ()))) == tuple(sorted(want.get(p, ()))) for p in places
+        )
+    )
+
+
+def _partly_seen(game: Game, observation: BoardObservation, group: Group) -> tuple[str, ...]:
+    """The places the group's move changes that the camera does not see whole, as a
+    provisional move's places are checked (`putback.CONFIRM_OBSERVABILITY`)."""
+    evidence = observation_evidence(game.board, observation)
+    changed = changed_places(contents(game), group.best.contents)
+    return tuple(p for p in changed if not seen_whole(evidence, p, CONFIRM_OBSERVABILITY))
 
 
 def _decisive(belief: Belief, groups: tuple[Group, ...]) -> Group | None:
