@@ -25,6 +25,7 @@ from bermuda_hw.controller.corrections import (
     Unplayable,
     capture_doubts,
     captures_told,
+    outcome_hangs_on,
 )
 from bermuda_hw.controller.identify import Difference
 from bermuda_hw.controller.journal import JournalWriteError
@@ -415,24 +416,29 @@ def _left_by_the_spin(table: Table, space: str) -> list[CaptureDoubt]:
     return capture_doubts(table.game, wide, frozenset(BOARD.spaces) - {space}, {})
 
 
-def test_a_game_end_answered_for_one_capture_asks_about_the_next(tmp_path: Path) -> None:
-    """Two cloud phases' captures in doubt at the end: the board answering the first does
-    not end the game while the second is still a guess."""
+def test_a_game_end_asks_only_about_the_captures_its_outcome_hangs_on(tmp_path: Path) -> None:
+    """Two captures in doubt at the end: the last ship of a fleet (the game ends on it) and
+    a ship of the other fleet the magnets left (taken or left, the game ends the same). The
+    first is asked about; once the board answers it, the game is over, and the second is
+    said as not seen, never asked."""
     table, _, space = _last_ship_lost_under_the_exit(tmp_path, other=True)
     (item,) = table.session.provisional
     port = _left_by_the_spin(table, space)[0].ships[0][1]  # (a swept ship left there)
     table.session.provisional.append(Provisional(item.count, item.move, (port,), True))
     seen = {p: list(c) for p, c in contents(table.game).items()}
     table.last_observation = board = observe(BOARD, seen, hidden=[space, port])
+    last, left = table.session.capture_doubts(board)
+    assert last.item == item and left.item.places == (port,)
+    assert outcome_hangs_on(table.game, last) and not outcome_hangs_on(table.game, left)
     table.answers.end_board(board)
     assert table.checks.turn.capture is not None
     assert table.checks.turn.capture[0].item == item
     shown = observe(BOARD, seen, hidden=[port])  # the space in view, empty; the port not
     table.last_observation = shown
     table.answers.end_board(shown)
-    asked = table.checks.turn.capture
-    assert table.over == 0 and asked is not None and asked[0].item.places == (port,)
+    assert table.over == 1 and table.checks.turn.capture is None
     assert f"confirmed: {item.move}" in table.lines
+    assert any(line.startswith(f"not seen: {item.move}") for line in table.lines)
 
 
 def test_a_game_ending_on_a_capture_the_table_denies_goes_on(tmp_path: Path) -> None:

@@ -221,12 +221,13 @@ class Answers:
     def end_board(self, observation: BoardObservation) -> None:
         """A stable board once the game has ended on captures still to be checked (the
         cloud back at the centre): those the board shows are checked; those it cannot are
-        asked about (a capture under the cloud decides a fleet, so the outcome); the game
-        is announced over once none is left to ask."""
+        asked about where the game's outcome hangs on them (a capture under the cloud may
+        decide a fleet, so the outcome: `GameSession.end_doubts`); the game is announced
+        over once none is left to ask."""
         table = self.table
         if self.asked_board(observation) or check_provisional(table, observation):
             return
-        doubts = table.session.capture_doubts(observation)
+        doubts = table.session.end_doubts(observation)
         if doubts:
             first = doubts[0].ships[0][0]
             self.ask_capture(doubts[0], table.session.current.ship(first).color)

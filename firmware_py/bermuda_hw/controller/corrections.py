@@ -10,6 +10,7 @@ taken back, then the corrected rows; nothing is deleted) and says what changed.
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections import Counter
 from collections.abc import Mapping
@@ -209,6 +210,26 @@ def captures_told(
     if not changes:
         return None
     return _replayed(game, item, before, captured, changes, still)
+
+
+def outcome_hangs_on(game: Game, doubt: CaptureDoubt) -> bool:
+    """Whether a game's outcome hangs on the table's word on `doubt` at its end: some of the
+    doubt's ships taken or left otherwise than the game has them ends the game otherwise
+    (its winners, totals or reason), or not at all, or leaves a game since that does not
+    follow. Alike ships are told apart by nobody, so every choice of them counts. A doubt
+    the outcome does not hang on is no question: whatever the table said, the game would
+    end as it has."""
+    ships = [s for s, _ in doubt.ships]
+    ended = game.outcome()
+    for k in range(len(ships) + 1):
+        for taken in itertools.combinations(ships, k):
+            told = dict(doubt.item.told) | {s: s in taken for s in ships}
+            result = captures_told(game, doubt.item, told)
+            if result is None:
+                continue  # (the game as it is)
+            if isinstance(result, Unplayable) or result.game.outcome() != ended:
+                return True
+    return False
 
 
 @dataclass(frozen=True)

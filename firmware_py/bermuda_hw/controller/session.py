@@ -34,6 +34,7 @@ from bermuda_hw.controller.corrections import (
     capture_doubts,
     captures_told,
     corrected_captures,
+    outcome_hangs_on,
 )
 from bermuda_hw.controller.history import History
 from bermuda_hw.controller.identify import Difference, difference, pass_die
@@ -364,6 +365,13 @@ class GameSession:
                 out.extend(capture_doubts(game, item, unseen, dict(item.told)))
         return out
 
+    def end_doubts(self, observation: BoardObservation | None) -> list[CaptureDoubt]:
+        """At the game's end: the provisional captures the camera cannot check that its
+        outcome hangs on (`corrections.outcome_hangs_on`). The rest stay as the game has
+        them: the game ends as it has whatever the table would say of them."""
+        game = self.current
+        return [d for d in self.capture_doubts(observation) if outcome_hangs_on(game, d)]
+
     def capture_behind_pass(self, observation: BoardObservation | None) -> CaptureDoubt | None:
         """A provisional capture the active player's pass rests on: ships of theirs on
         places the camera cannot check, with which all taken, or all left there, the pass
@@ -555,6 +563,11 @@ class GameSession:
             if not all(seen_whole(evidence, p, CONFIRM_OBSERVABILITY) for p in item.places):
                 if final:
                     self.provisional.remove(item)
+                    if item.captures and not item.told:
+                        self.say(
+                            f"not seen: {item.move} under the cloud; the game keeps them as "
+                            "it has them, and ends as it has whichever way they went"
+                        )
                 continue
             if item.captures:
                 corrected = corrected_captures(game, item, seen)
