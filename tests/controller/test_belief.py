@@ -15,6 +15,7 @@ from bermuda_hw.controller import belief
 from bermuda_hw.controller.belief import (
     ABSENT_SD,
     ALPHA,
+    FOLLOWED,
     HIDDEN,
     MAX_ABSENT_SD,
     Explanation,
@@ -342,3 +343,30 @@ def test_a_faint_fill_within_the_frames_own_noise_is_no_arrival(
     assert weigh(game, noisy, frozenset({2})).some_move < 0.5
     monkeypatch.setattr(belief, "fill_noise", lambda evidence: ABSENT_SD)
     assert weigh(game, noisy, frozenset({2})).some_move > 0.9
+
+
+def test_a_landing_cleared_against_the_rolls_instruction_weighs_as_a_bump_put_back(
+    board: Board,
+) -> None:
+    """Told to leave a ship landed on z beside the mover, a player who clears z first (the
+    mover still in the hand) goes against the instruction as one who puts the ship back:
+    that board's prior drops by the same 1 - FOLLOWED as the bump's board with its ships
+    back; the plain ship in a hand keeps its own."""
+    game = Game.new(2, seed=1, board=board, first_player="yellow")
+    x, z = set_dock_or_bump(game)
+    game.set_ship("yellow-2", None)
+    blue = game.ships("blue")[0].id
+    game.set_ship(blue, z, "BANANAS")
+    seen = {p: list(c) for p, c in contents(game).items()}
+    seen[x].remove("yellow")
+    obs = observe(board, {p: c for p, c in seen.items() if c})
+
+    def in_hand(held: frozenset[str]) -> list[float]:
+        b = weigh(game, obs, frozenset({1}), held=held)
+        return sorted(h.log_prior for h in b.hypotheses if h.kind is Explanation.IN_HAND)
+
+    free, told = in_hand(frozenset()), in_hand(frozenset({z}))
+    assert len(free) == len(told) >= 2
+    scaled = [t - f for f, t in zip(free, told, strict=True) if not math.isclose(f, t)]
+    assert scaled and all(math.isclose(d, math.log(1.0 - FOLLOWED)) for d in scaled)
+    assert any(math.isclose(f, t) for f, t in zip(free, told, strict=True))

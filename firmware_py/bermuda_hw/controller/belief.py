@@ -71,7 +71,8 @@ PRIOR_ILLEGAL = 0.03
 #: bump's ships back in port and its mover nowhere, which the bump itself explains but
 #: for one place (its mover misread on the landing): without this, a bump nobody made
 #: yet is taken. Beside each ship in a hand with a bump within the die's reach, that
-#: board weighs this much of the ship in hand's prior more, split over such bumps
+#: board weighs this much of the ship in hand's prior more, split over such bumps, and
+#: 1 - FOLLOWED of that where the roll told the player to leave a ship landed on there
 #: (assumed, not measured: the simulated players never clear a landing first). It adds
 #: to the ship in hand's prior rather than taking from it, which would change what the
 #: table is told about a mover set down under the ship it bumps.
@@ -411,7 +412,7 @@ def weigh(
             )
         )
     legal = {frozenset(c.contents.items()) for c in cands}
-    hypotheses.extend(_in_hand(game, scorer, base, cands, legal))
+    hypotheses.extend(_in_hand(game, scorer, base, cands, legal, held))
     hypotheses.extend(_illegal(game, observation, scorer, base, legal))
     return _normalised(hypotheses, alpha, tuple(sorted(moved.items())))
 
@@ -437,10 +438,13 @@ def _in_hand(
     base: Mapping[str, Content],
     cands: list[Candidate],
     legal: set[frozenset[tuple[str, Content]]],
+    held: frozenset[str] = frozenset(),
 ) -> list[Hypothesis]:
     """Per place holding an active player's ship: that ship lifted off; and, where a bump
     from there is within the die's reach, that ship lifted off with the bump's ships
-    already back in port (PRIOR_CLEARED), unless a legal move leaves that board."""
+    already back in port (PRIOR_CLEARED), unless a legal move leaves that board. Told to
+    leave the ship landed on there (`held`), a player clears that landing first only as
+    often as a bump's ships go back at all there (1 - FOLLOWED)."""
     places = sorted(
         {s.location for s in game.ships() if s.color == game.active and s.location is not None}
     )
@@ -465,10 +469,15 @@ def _in_hand(
             Hypothesis(
                 Explanation.IN_HAND,
                 place=place,
-                log_prior=_log(share * PRIOR_CLEARED / len(cleared)),
+                log_prior=_log(
+                    share
+                    * PRIOR_CLEARED
+                    / len(cleared)
+                    * (1.0 - FOLLOWED if landing in held else 1.0)
+                ),
                 log_likelihood=scorer.relative(base, made),
             )
-            for made in cleared
+            for landing, made in cleared
         )
     return out
 
@@ -477,21 +486,21 @@ def _cleared(
     color: str,
     cands: list[Candidate],
     legal: set[frozenset[tuple[str, Content]]],
-) -> dict[str, list[dict[str, Content]]]:
+) -> dict[str, list[tuple[str, dict[str, Content]]]]:
     """By the place a bump starts from: the boards of the bumps (their ships back in port)
-    with the mover still in its player's hand, off its landing, on no place. Each once,
-    and none that a legal move leaves."""
-    out: dict[str, list[dict[str, Content]]] = {}
+    with the mover still in its player's hand, off its landing, on no place, each with
+    that landing. Each once, and none that a legal move leaves."""
+    out: dict[str, list[tuple[str, dict[str, Content]]]] = {}
     for cand in cands:
         move = cand.move
-        if cand.bump is not Bump.BACK or move is None:
+        if cand.bump is not Bump.BACK or move is None or move.end is None:
             continue
         board = {p: list(c) for p, c in cand.contents.items()}
         board[move.end].remove(color)
         made = as_contents(board)
         boards = out.setdefault(move.start, [])
-        if frozenset(made.items()) not in legal and made not in boards:
-            boards.append(made)
+        if frozenset(made.items()) not in legal and all(made != b for _, b in boards):
+            boards.append((move.end, made))
     return out
 
 
