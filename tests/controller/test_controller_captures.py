@@ -10,8 +10,8 @@ from typing import Any
 
 from table_helpers import set_out
 
-from bermuda_hw.controller.consequences import provisional_moves
-from bermuda_hw.controller.corrections import CorrectedCaptures
+from bermuda_hw.controller.consequences import Provisional, provisional_moves
+from bermuda_hw.controller.corrections import CaptureDoubt, CorrectedCaptures
 from bermuda_hw.controller.provisional_checks import correct_captures
 from bermuda_hw.controller.status import Mode, Status
 from bermuda_hw.rules.board import Board
@@ -377,3 +377,48 @@ def test_captures_corrected_at_the_end_with_more_to_check_look_again() -> None:
     calls.clear()
     correct_captures(table, None, corrected)  # type: ignore[arg-type]
     assert calls == ["item replaced", "end put-back", "over"]
+
+
+def test_the_daemon_asks_before_a_pass_that_rests_on_a_capture(
+    make_table: MakeTable, mocker: Any
+) -> None:
+    """`Controller.pass_turn` (a press, the page, a computer seat) asks the session first
+    whether the pass rests on a capture under the cloud: if so, the table is asked and
+    nothing is journalled; else the pass is taken as before."""
+    table = make_table(with_players=False, seed=3)
+    c = table.controller
+    set_out(table)
+    table.run_until(lambda: table.mode() is Mode.READY, limit=200)
+    color = c.game.active
+    ship = c.game.ships(color)[0]
+    assert ship.location is not None
+    item = Provisional(len(c.game.journal) - 1, "the captures of round 1", (ship.location,), True)
+    doubt = CaptureDoubt(item, ((ship.id, ship.location),), frozenset({ship.id}))
+    rests = mocker.patch.object(c.session, "capture_behind_pass", return_value=doubt)
+    count = len(c.game.journal)
+    said = c.pass_turn()
+    assert said.startswith("asked first:") and rests.called
+    assert table.mode() is Mode.ASK and len(c.game.journal) == count
+    question = c.status.question
+    assert question is not None and f"did the magnets take {ship.id}" in question.text
+    assert c.checks.turn.capture == (doubt, mocker.ANY, True)
+
+
+def test_the_daemon_asks_at_the_games_end_before_it_is_announced(
+    make_table: MakeTable, mocker: Any
+) -> None:
+    """A stable board once the game has ended: the daemon hands it to the end's check
+    (`Answers.end_board`), which asks about a capture the outcome hangs on before the game
+    is announced over; with none, it is announced."""
+    table = make_table(with_players=False, seed=3)
+    c = table.controller
+    ship, place = _last_ship_under_the_exit(table)
+    item = Provisional(len(c.game.journal), "the captures of round 1", (place,), True)
+    doubt = CaptureDoubt(item, ((ship, place),), frozenset({ship}))
+    hangs = mocker.patch.object(c.session, "end_doubts", return_value=[doubt])
+    table.run_until(lambda: table.mode() is Mode.SPIN, limit=80)
+    table.press()
+    table.run_until(lambda: c.game.is_over() and table.mode() is Mode.ASK, limit=600)
+    assert hangs.called and c.status.outcome is None
+    question = c.status.question
+    assert question is not None and f"did the magnets take {ship} from {place}?" in question.text
