@@ -370,3 +370,31 @@ def test_a_landing_cleared_against_the_rolls_instruction_weighs_as_a_bump_put_ba
     scaled = [t - f for f, t in zip(free, told, strict=True) if not math.isclose(f, t)]
     assert scaled and all(math.isclose(d, math.log(1.0 - FOLLOWED)) for d in scaled)
     assert any(math.isclose(f, t) for f, t in zip(free, told, strict=True))
+
+
+def test_every_explanation_names_the_board_it_leaves(board: Board) -> None:
+    """What a later check of the places could tell it from (`ship_phase._settled_by`): a
+    move leaves its candidate's board; a ship in a hand the board without it, and with a
+    bump's ships already back where its landing was cleared first; a move against the
+    rules its ship moved from its place to the other."""
+    game = Game.new(2, seed=1, board=board, first_player="yellow")
+    x, z = set_dock_or_bump(game)
+    game.set_ship("yellow-2", None)
+    blue = game.ships("blue")[0].id
+    game.set_ship(blue, z, "BANANAS")
+    base = contents(game)
+    seen = {p: list(c) for p, c in base.items()}
+    seen[x].remove("yellow")
+    b = weigh(game, observe(board, {p: c for p, c in seen.items() if c}), frozenset({1}))
+    shapes = set()
+    for h in b.hypotheses:
+        changed = {p for p in set(base) | set(h.leaves) if base.get(p) != h.leaves.get(p)}
+        if h.kind is Explanation.MOVE:
+            assert h.best is not None and h.leaves == h.best.contents
+        elif h.kind is Explanation.IN_HAND:
+            assert h.place is not None and h.place in changed
+            assert h.leaves.get(h.place, ()).count("yellow") == base[h.place].count("yellow") - 1
+            shapes.add(len(changed))
+        else:
+            assert h.place is not None and h.target is not None and changed == {h.place, h.target}
+    assert shapes == {1, 3}  # in a hand; and with the blue ship cleared from z to BANANAS

@@ -274,6 +274,16 @@ class Hypothesis:
     log_prior: float = 0.0
     log_likelihood: float = 0.0  # relative to the board as the game has it
     posterior: float = 0.0
+    #: IN_HAND, ILLEGAL: the board it leaves (MOVE: its best candidate's, `leaves`)
+    made: Mapping[str, Content] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def leaves(self) -> Mapping[str, Content]:
+        """The board this explanation leaves: every place's content."""
+        if self.made is not None:
+            return self.made
+        assert self.best is not None
+        return self.best.contents
 
     @property
     def best(self) -> Candidate | None:
@@ -463,6 +473,7 @@ def _in_hand(
                 place=place,
                 log_prior=_log(share),
                 log_likelihood=scorer.relative(base, board),
+                made=as_contents({p: list(c) for p, c in board.items()}),
             )
         )
         out.extend(
@@ -476,6 +487,7 @@ def _in_hand(
                     * (1.0 - FOLLOWED if landing in held else 1.0)
                 ),
                 log_likelihood=scorer.relative(base, made),
+                made=made,
             )
             for landing, made in cleared
         )
@@ -545,6 +557,7 @@ def _illegal(
                     target=end,
                     log_prior=_log(PRIOR_ILLEGAL / pairs),
                     log_likelihood=scorer.relative(base, made),
+                    made=made,
                 )
             )
     return out
@@ -567,6 +580,7 @@ def _normalised(
             h.log_prior,
             h.log_likelihood,
             w / total,
+            h.made,
         )
         for h, w in zip(hypotheses, weights, strict=True)
     ]

@@ -160,7 +160,7 @@ def decide(
             # out of sight, and checked once every place is seen whole
             if _likeliest(belief, accepted):
                 partly = _partly_seen(game, observation, accepted)
-                if partly and _settled_by(game, belief, accepted, partly) < belief.alpha:
+                if partly and _settled_by(belief, accepted, partly) < belief.alpha:
                     return Take(accepted, partly)
                 return AskWhether(accepted)
         elif verdict.provisional and left_over(game, accepted.best, observation):
@@ -287,32 +287,20 @@ def _unseen_tie(
     return tuple(sorted(hidden))
 
 
-def _settled_by(game: Game, belief: Belief, group: Group, places: tuple[str, ...]) -> float:
+def _settled_by(belief: Belief, group: Group, places: tuple[str, ...]) -> float:
     """How much of the belief is on explanations other than the group's move that leave
     `places` as the move does: the check of those places, once seen whole, could not tell
     them from the move (a ship still in a hand off the move's own start, against a ship
     still standing in the part of its port the cloud's rim covers, which that check
     settles)."""
-    base = contents(game)
     want = group.best.contents
 
-    def board_of(h: Hypothesis) -> Mapping[str, Content]:
-        if h.kind is Explanation.MOVE and h.best is not None:
-            return h.best.contents
-        board = {p: list(c) for p, c in base.items()}
-        if h.place is not None:
-            board[h.place].remove(game.active)
-        if h.target is not None:
-            board.setdefault(h.target, []).append(game.active)
-        return {p: tuple(sorted(c)) for p, c in board.items()}
+    def alike(h: Hypothesis) -> bool:
+        board = h.leaves
+        return all(sorted(board.get(p, ())) == sorted(want.get(p, ())) for p in places)
 
     return sum(
-        h.posterior
-        for h in belief.hypotheses
-        if h.consequence != group.consequence
-        and all(
-            tuple(sorted(board_of(h).get(p, ()))) == tuple(sorted(want.get(p, ()))) for p in places
-        )
+        h.posterior for h in belief.hypotheses if h.consequence != group.consequence and alike(h)
     )
 
 
