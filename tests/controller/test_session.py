@@ -461,3 +461,36 @@ def test_a_capture_from_a_port_is_checked_only_once_every_berth_is_in_view(
             assert f"the magnets left {taken} on {port}" in found.corrected.changes
             return
     pytest.fail("no seed's first cloud phase sweeps a ship in a port")
+
+
+def test_a_provisional_move_whose_start_still_holds_its_ship_is_taken_back(
+    tmp_path: Path,
+) -> None:
+    """A move taken while its start port was seen in part (`ship_phase`: the ship perhaps
+    still in a berth under the cloud's rim), that port provisional: seen whole with the ship
+    still in it, the move is contradicted (one more of its colour there than the game has,
+    which the check of missing ships alone would never show), even where the board also
+    shows a ship of that colour on the landing (a stray); seen whole without it, confirmed."""
+    for stays in (True, False):
+        told = Told()
+        with Journal(tmp_path / f"{stays}.db") as journal:
+            session = _session(journal, told)
+            session.new()
+            before = session.current.copy()
+            candidate = _a_move(session.current, 4)
+            assert candidate.move is not None and candidate.move.end is not None
+            start = candidate.move.start
+            session.apply(candidate, provisional=(start,))
+            assert f"cannot see {start} whole" in told.lines[-1]
+            (item,) = session.provisional
+            board = _as_seen(session.current)
+            if stays:
+                board[start].append(candidate.move.ship.split("-")[0])
+            found = session.check_provisional(observe(BOARD, board))
+            if stays:
+                assert isinstance(found, NotThere) and found.wrong == [start]
+                assert found.why == f"{start} seen with the ship still there"
+            else:
+                assert found is None and session.provisional == []
+                assert told.lines[-1] == f"confirmed: {item.move}"
+            assert session.current.journal[: len(before.journal)] == before.journal

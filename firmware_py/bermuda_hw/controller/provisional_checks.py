@@ -58,7 +58,7 @@ def check_provisional(table: Table, observation: BoardObservation, final: bool =
         else:
             correct_captures(table, wrong.item, corrected)
     elif isinstance(wrong, NotThere):
-        rewind(table, wrong.item, wrong.wrong)
+        rewind(table, wrong.item, wrong.wrong, wrong.why)
     return wrong is not None
 
 

@@ -71,6 +71,19 @@ class NotThere:
 
     item: Provisional
     wrong: list[str]
+    why: str = ""  # what the board shows, where it is not the ship missing there
+
+
+def _stayed(game: Game, item: Provisional, seen: Difference) -> str | None:
+    """The start of a provisional move, if it is among the places checked and the board
+    shows one more ship of the mover's colour there than the game has (the ship never
+    left: a move taken while its start was seen in part)."""
+    move = Move.parse(item.move)
+    start = move.start
+    if move.is_pass or start not in item.places:
+        return None
+    color = split_ship_id(move.ship)[0]
+    return start if any(e == (color, start) for e in seen.extra) else None
 
 
 class GameSession:
@@ -222,7 +235,7 @@ class GameSession:
         ]
         if provisional:
             lines.append(
-                f"    provisional: the camera cannot see {', '.join(provisional)}; "
+                f"    provisional: the camera cannot see {', '.join(provisional)} whole; "
                 "the move is checked when it can"
             )
         if committed:
@@ -583,6 +596,12 @@ class GameSession:
             if wrong:
                 self.provisional.remove(item)
                 return NotThere(item, wrong)
+            stayed = _stayed(game, item, seen)
+            if stayed is not None:
+                # the place the move left, seen whole, still holds its ship: one more of
+                # its colour there than the game has, which no check of missing ships shows
+                self.provisional.remove(item)
+                return NotThere(item, [stayed], f"{stayed} seen with the ship still there")
             self.settle(item)
             gone = _left(game, item)
             if gone is not None:
