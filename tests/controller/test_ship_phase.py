@@ -28,7 +28,7 @@ from bermuda_hw.controller.ship_phase import (
 )
 from bermuda_hw.rules.boardfile import load_board
 from bermuda_hw.rules.candidates import contents
-from bermuda_hw.rules.game import Game, Phase
+from bermuda_hw.rules.game import Game, GameOptions, Phase
 from bermuda_hw.rules.moves import Move
 from bermuda_hw.rules.play import play_round, random_chooser
 
@@ -698,4 +698,37 @@ def test_a_tie_the_cloud_rim_settles_goes_on_provisionally() -> None:
             decision = decide(game, rim, known(game))
             assert isinstance(decision, Take), (seed, move, decision)
             assert decision.group.best.move == move and decision.provisional == (move.end,)
+    assert found
+
+
+def test_a_move_out_of_sight_that_would_end_the_game_is_asked_never_provisional() -> None:
+    """A dock into a port under the cloud that reaches the target: taken provisionally, it
+    would end the game on a move no later board checks (the ship may still be in its
+    player's hand, thinking). The table is asked whether it was made, naming the places
+    the camera cannot see. The same move short of the target goes on provisionally."""
+    found = 0
+    for seed in range(1, 40):
+        for target in (1, 10**9):
+            game = Game.new(2, seed=seed, board=BOARD, options=GameOptions(target_usd=target))
+            game.roll_die()
+            docks = [
+                m
+                for m in game.legal_moves()
+                if not m.is_pass and m.end in BOARD.ports and m.start not in BOARD.ports
+            ] or [m for m in game.legal_moves() if not m.is_pass and m.end in BOARD.ports]
+            if not docks:
+                break
+            move = docks[0]
+            assert move.end is not None
+            seen = observe(BOARD, board_after(game, move), hidden={move.end})
+            decision = decide(game, seen, known(game))
+            if target > 1 and not isinstance(decision, Take):
+                break  # (not the likeliest explanation: asked either way)
+            if target == 1:
+                assert isinstance(decision, AskWhether), (seed, decision)
+                assert decision.unseen == (move.end,)
+                assert decision.group.best.move == move
+            else:
+                found += 1
+                assert decision.provisional == (move.end,)
     assert found

@@ -133,7 +133,28 @@ def decide(
 
     `dice`: the die values possible (`belief.weigh`); `reference`: the last board that
     matched the game's placement; `held`: the spaces the roll told the player to leave
-    a ship landed on (`belief.FOLLOWED`)."""
+    a ship landed on (`belief.FOLLOWED`). A provisional move that would end the game is
+    asked about instead: no later board would check it (its ship may still be in a
+    hand), and the game's end rests on it."""
+    decision = _decided(game, observation, dice, reference=reference, held=held)
+    if (
+        isinstance(decision, Take)
+        and decision.provisional
+        and made(game, decision.group.best).is_over()
+    ):
+        return AskWhether(decision.group, decision.provisional)
+    return decision
+
+
+def _decided(
+    game: Game,
+    observation: BoardObservation,
+    dice: frozenset[int] | None,
+    *,
+    reference: BoardObservation | None,
+    held: frozenset[str],
+) -> ShipDecision:
+    """`decide`, before a provisional move that ends the game is turned into a question."""
     verdict = judge(game, observation, dice)
     belief = weigh(game, observation, dice, reference=reference, held=held)
     if verdict.outcome is Outcome.TIE:
