@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 import numpy as np
@@ -570,19 +570,6 @@ def _normalised(
     top = max(scores)
     weights = [math.exp(s - top) if s > -math.inf else 0.0 for s in scores]
     total = sum(weights)
-    made = [
-        Hypothesis(
-            h.kind,
-            h.consequence,
-            h.members,
-            h.place,
-            h.target,
-            h.log_prior,
-            h.log_likelihood,
-            w / total,
-            h.made,
-        )
-        for h, w in zip(hypotheses, weights, strict=True)
-    ]
+    made = [replace(h, posterior=w / total) for h, w in zip(hypotheses, weights, strict=True)]
     made.sort(key=lambda h: -h.posterior)
     return Belief(tuple(made), alpha, moved)
