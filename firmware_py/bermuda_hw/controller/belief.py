@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
@@ -155,11 +155,12 @@ class PlaceModel:
     def __init__(self, evidence: BoardEvidence) -> None:
         self.evidence = evidence
         f = np.clip(evidence.fractions, 0.0, 1.0)
-        self._present = _present(f)
-        self._absent = _absent(f, fill_noise(evidence))
-        self._counts: Floats | None = None
+        # as Python lists: read one number at a time, thousands of times per decision
+        self._present: list[list[float]] = _present(f).tolist()
+        self._absent: list[list[float]] = _absent(f, fill_noise(evidence)).tolist()
+        self._counts: list[list[list[float]]] | None = None
         if evidence.areas is not None and evidence.token_area_mm2:
-            self._counts = count_loglik(evidence.areas / evidence.token_area_mm2)
+            self._counts = count_loglik(evidence.areas / evidence.token_area_mm2).tolist()
         self._cache: dict[tuple[int, Content], float] = {}
         self._best: dict[int, float] = {}
 
@@ -168,25 +169,25 @@ class PlaceModel:
         many = Counter(content)
         idx = [k for k, c in enumerate(colors) if c in many]
         present, absent = self._present[i], self._absent[i]
-        rest = float(sum(absent[k] for k in range(len(colors)) if k not in idx))
-        counts = self._counts
-        if counts is not None:
-            rest += float(sum(counts[i, k, 0] for k in range(len(colors)) if k not in idx))
+        rest = sum(absent[k] for k in range(len(colors)) if k not in idx)
+        place = None if self._counts is None else self._counts[i]
+        if place is not None:
+            rest += sum(place[k][0] for k in range(len(colors)) if k not in idx)
         if not idx:
             return rest
 
         def shown(k: int, top: bool) -> float:
             # the fill: the ship on top shows; those under it may show or not
-            value = float(present[k]) if top else max(float(present[k]), float(absent[k]))
-            if counts is None:
+            value = present[k] if top else max(present[k], absent[k])
+            if place is None:
                 return value
             # the count: n of a colour on top show 1..n of it, under another 0..n; each
             # token the count does not show is wholly hidden under another (HIDDEN)
             n = min(many[colors[k]], COUNTS[-1])
-            shows = max(float(counts[i, k, m]) + (n - m) * LOG_HIDDEN for m in range(1, n + 1))
+            shows = max(place[k][m] + (n - m) * LOG_HIDDEN for m in range(1, n + 1))
             if top:
                 return value + shows
-            gone = float(absent[k]) + float(counts[i, k, 0]) + n * LOG_HIDDEN
+            gone = absent[k] + place[k][0] + n * LOG_HIDDEN
             return max(value + shows, gone)
 
         return max(
@@ -217,15 +218,22 @@ class PlaceModel:
                 # evidence as if seen) or in the part covered, which shows no ship's colour
                 # (as an empty place): a colour seen there still tells all it tells in the
                 # clear, a colour not seen tells little
-                value = float(
-                    np.logaddexp(math.log(obs) + value, math.log1p(-obs) + self._seen(i, ()))
-                )
+                value = _logaddexp(math.log(obs) + value, math.log1p(-obs) + self._seen(i, ()))
         self._cache[key] = value
         return value
 
     def _seen(self, i: int, content: Content) -> float:
         misread = math.log(MISREAD * MISREAD_SPREAD) + self._best_raw(i)
-        return float(np.logaddexp(math.log1p(-MISREAD) + self._raw(i, content), misread))
+        return _logaddexp(math.log1p(-MISREAD) + self._raw(i, content), misread)
+
+
+def _logaddexp(a: float, b: float) -> float:
+    """log(exp(a) + exp(b)), as `numpy.logaddexp` for two floats (without its cost per
+    call, which counts at thousands of calls per decision)."""
+    high, low = (a, b) if a >= b else (b, a)
+    if low == -math.inf:
+        return high
+    return high + math.log1p(math.exp(low - high))
 
 
 def _present(f: Floats) -> Floats:
@@ -358,6 +366,7 @@ def weigh(
     alpha: float = ALPHA,
     reference: BoardObservation | None = None,
     held: frozenset[str] = frozenset(),
+    boards: Sequence[Candidate] | None = None,
 ) -> Belief:
     """The belief over the active player's turn given one stable observation.
 
@@ -365,13 +374,15 @@ def weigh(
     move can have been made yet, as before the virtual die is rolled). `reference`: the
     last board that matched the game before the turn (how far a token moved, `moved`).
     `held`: the landing spaces the roll told the player to leave a ship landed on
-    (FOLLOWED).
+    (FOLLOWED). `boards`: `candidates(game, dice)`, where the caller has them already.
     """
     if game.phase is not Phase.SHIPS:
         raise ValueError("the belief is over a turn of the ship phase")
     evidence = observation_evidence(game.board, observation)
     scorer = Scorer(game.board, evidence, PlaceModel(evidence).loglik)
-    cands = [c for c in candidates(game, dice) if c.kind is not Kind.PASS]
+    if boards is None:
+        boards = candidates(game, dice)
+    cands = [c for c in boards if c.kind is not Kind.PASS]
     base = cands[0].contents
     possible = sorted(range(1, MAX_DIE + 1)) if dice is None else sorted(dice)
     # P(die) x P(consequence | die): each distinct consequence of a die equally likely

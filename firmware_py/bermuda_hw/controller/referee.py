@@ -179,9 +179,18 @@ class Scorer:
         self.board = board
         self.evidence = evidence
         self.loglik = evidence.loglik if loglik is None else loglik
-        self._port_cache: dict[tuple[str, Content], float] = {}
+        # each place's score for each content, once: the candidate boards share most of them
+        self._cache: dict[tuple[str, Content], float] = {}
 
     def place_score(self, place: str, content: Content) -> float:
+        key = (place, content)
+        hit = self._cache.get(key)
+        if hit is None:
+            hit = self._place_score(place, content)
+            self._cache[key] = hit
+        return hit
+
+    def _place_score(self, place: str, content: Content) -> float:
         ev = self.evidence
         if place not in self.board.ports:
             try:
@@ -189,12 +198,7 @@ class Scorer:
             except KeyError:
                 return 0.0
             return self.loglik(i, content)
-        key = (place, content)
-        hit = self._port_cache.get(key)
-        if hit is None:
-            hit = self._port(ev.berths(place), content)
-            self._port_cache[key] = hit
-        return hit
+        return self._port(ev.berths(place), content)
 
     def _port(self, berths: list[int], content: Content) -> float:
         loglik = self.loglik
@@ -304,13 +308,19 @@ def judge(
     observation: BoardObservation,
     dice: frozenset[int] | None = None,
     margin: float = MARGIN,
+    *,
+    boards: Sequence[Candidate] | None = None,
 ) -> Verdict:
-    """Score the turn's candidate boards against the observation; see the module's text."""
+    """Score the turn's candidate boards against the observation; see the module's text.
+
+    `boards`: `candidates(game, dice)`, where the caller has them already."""
     if game.phase is not Phase.SHIPS:
         return Verdict(Outcome.NONE)
     evidence = observation_evidence(game.board, observation)
     scorer = Scorer(game.board, evidence)
-    cands = [c for c in candidates(game, dice) if c.kind is not Kind.PASS]
+    if boards is None:
+        boards = candidates(game, dice)
+    cands = [c for c in boards if c.kind is not Kind.PASS]
     base = cands[0].contents
     groups: dict[Consequence, list[tuple[float, Candidate]]] = {}
     for cand in cands:

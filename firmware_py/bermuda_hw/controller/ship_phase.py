@@ -56,8 +56,8 @@ from bermuda_hw.controller.referee import (
     putback_tells,
     seen_whole,
 )
-from bermuda_hw.rules.candidates import Bump, Candidate, Content, contents
-from bermuda_hw.rules.game import Game
+from bermuda_hw.rules.candidates import Bump, Candidate, Content, candidates, contents
+from bermuda_hw.rules.game import Game, Phase
 from bermuda_hw.vision.types import BoardObservation
 
 #: more moves than this explaining the board as well is no question (a ship gone out of
@@ -155,8 +155,9 @@ def _decided(
     held: frozenset[str],
 ) -> ShipDecision:
     """`decide`, before a provisional move that ends the game is turned into a question."""
-    verdict = judge(game, observation, dice)
-    belief = weigh(game, observation, dice, reference=reference, held=held)
+    boards = candidates(game, dice) if game.phase is Phase.SHIPS else None
+    verdict = judge(game, observation, dice, boards=boards)
+    belief = weigh(game, observation, dice, reference=reference, held=held, boards=boards)
     if verdict.outcome is Outcome.TIE:
         chosen = _decisive(belief, verdict.tied)
         unseen = None if chosen is None else _unseen_tie(game, observation, belief, verdict.tied)

@@ -15,6 +15,7 @@ Space ids that contain `-` or white space cannot be written in this notation.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ def ship_id(color: str, number: int) -> str:
     return f"{color}-{number}"
 
 
+@functools.lru_cache(maxsize=256)  # the game's ships, asked for again and again
 def split_ship_id(text: str) -> tuple[str, int]:
     """`red-2` -> ("red", 2); raises ParseError for anything else."""
     match = _SHIP_ID.match(text)
