@@ -155,7 +155,8 @@ def test_an_untouched_token_never_makes_the_dock_decisive() -> None:
 
 def test_told_to_leave_both_a_bump_put_back_at_once_weighs_less() -> None:
     """The roll named z: a bump there with its ship back (or on its way) weighs 1 - FOLLOWED
-    of what it weighs where nobody was told to leave both; the dock weighs the same."""
+    of what it weighs where nobody was told to leave both, and with both there FOLLOWED
+    more; the bump in all, and the dock, weigh the same."""
     board = load_board()
     game, x, z, _ = position(board)
     now = shot(observe(board, contents(after(game, Move("yellow-1", (x, "SUGAR")), 1))), 1, {})
@@ -167,8 +168,22 @@ def test_told_to_leave_both_a_bump_put_back_at_once_weighs_less() -> None:
     def prior(belief: Belief, key: object) -> float:
         return math.exp(next(h.log_prior for h in belief.hypotheses if h.consequence == key))
 
-    landing = PRIOR_BUMP[Bump.LANDING]
-    back = PRIOR_BUMP[Bump.BACK] + PRIOR_BUMP[Bump.LIFTED]
-    expected = (landing + (1 - FOLLOWED) * back) / (landing + back)
-    assert prior(told, bump) / prior(free, bump) == pytest.approx(expected)
+    assert prior(told, bump) == pytest.approx(prior(free, bump))
     assert prior(told, dock) == pytest.approx(prior(free, dock))
+    # both left on z as told, counted there: of the bump's boards only that one fits, and
+    # it weighs FOLLOWED more of the bump's prior than where nobody was told
+    both = contents(after(game, Move("yellow-1", (x, z)), 1))
+    landed = {**both, z: ("yellow", "yellow")}
+    landed.pop("SUGAR", None)
+    landed = {**landed, **{p: c for p, c in contents(game).items() if p == "SUGAR"}}
+    seen = observe(board, landed, counted=True)
+
+    def weight(belief: Belief) -> float:
+        h = next(h for h in belief.hypotheses if h.consequence == bump)
+        return math.exp(h.log_prior + h.log_likelihood)
+
+    ratio = weight(weigh(game, seen, frozenset({1}), held=frozenset({z}))) / weight(
+        weigh(game, seen, frozenset({1}))
+    )
+    landing = PRIOR_BUMP[Bump.LANDING]
+    assert ratio == pytest.approx((FOLLOWED + (1 - FOLLOWED) * landing) / landing, rel=0.01)

@@ -81,8 +81,10 @@ PRIOR_CLEARED = 0.2
 #: (most players), still beside the mover, or on their way back in a hand.
 PRIOR_BUMP = {Bump.NONE: 1.0, Bump.BACK: 0.6, Bump.LANDING: 0.25, Bump.LIFTED: 0.15}
 #: Told by the roll to set the mover down beside a ship it lands on and leave both there
-#: (`referee.same_board_bumps`, a "held" space), a player does so this often: a bump's
-#: boards with its ships back or on their way back weigh 1 - FOLLOWED of their prior there
+#: (`referee.same_board_bumps`, a "held" space), a player does so this often: the bump's
+#: board with both there takes FOLLOWED of the bump's prior, and each of its boards (both
+#: there, ships back, on their way back) 1 - FOLLOWED of its usual share; the bump itself
+#: is as likely as where nobody was told
 #: (assumed: the simulated people miss one instruction in four and put the ship back at
 #: once, `sim.players.PEOPLE`; the obedient players never do)
 FOLLOWED = 0.75
@@ -412,8 +414,12 @@ def weigh(
             assert cand.die is not None
             prior = moving / len(rolled) / len(per_die[cand.die]) * PRIOR_BUMP[cand.bump]
             end = cand.move.end if cand.move is not None else None
-            if cand.bump in (Bump.BACK, Bump.LIFTED) and end in held:
+            if end in held and cand.bump is not Bump.NONE:
+                # told to leave both there: the board with both there as often as the
+                # players do so, and each board as usual when they do not
                 prior *= 1.0 - FOLLOWED
+                if cand.bump is Bump.LANDING:
+                    prior += moving / len(rolled) / len(per_die[cand.die]) * FOLLOWED
         groups.setdefault(cand.consequence, []).append((prior, like, cand))
     hypotheses: list[Hypothesis] = []
     for key, members in groups.items():
