@@ -169,9 +169,6 @@ def _decided(
             # out of sight are provisional, as a move singled out by the colours: checked
             # once seen, and rewound if need be
             return Take(chosen, unseen)
-        checked = _checked_tie(game, observation, belief, verdict.tied)
-        if checked is not None:
-            return Take(*checked)
     accepted = verdict.accepted
     if verdict.outcome is Outcome.MOVE and accepted is not None:
         doubt = bump_in_doubt(game, accepted.best, observation)
@@ -310,37 +307,6 @@ def _unseen_tie(
     if not hidden <= changed:
         return None
     return tuple(sorted(hidden))
-
-
-def _checked_tie(
-    game: Game, observation: BoardObservation, belief: Belief, groups: tuple[Group, ...]
-) -> tuple[Group, tuple[str, ...]] | None:
-    """The tied move to go on provisionally, with its places to check, where the check of
-    those places once seen whole settles the tie: the likeliest explanation is one of the
-    tied moves; it changes places the camera does not see whole (a landing under the
-    cloud, against a mover under the ship it bumped on a landing the rim half covers);
-    every other tied move leaves those places otherwise, whichever of its boards the
-    table shows (a rival that leaves them alike, a dock into a port under the cloud against
-    an own ship bumped back into it, is never taken on the counts alone: nothing would
-    ever tell them apart); and what else those places would not tell from it weighs less
-    than alpha. None otherwise."""
-    likeliest = next((g for g in groups if _likeliest(belief, g)), None)
-    if likeliest is None:
-        return None
-    places = _partly_seen(game, observation, likeliest)
-    if not places:
-        return None
-    want = likeliest.best.contents
-    for group in groups:
-        if group is likeliest:
-            continue
-        for member in group.members:
-            board = member.contents
-            if all(sorted(board.get(p, ())) == sorted(want.get(p, ())) for p in places):
-                return None
-    if _settled_by(belief, likeliest, places) >= belief.alpha:
-        return None
-    return likeliest, places
 
 
 def _settled_by(belief: Belief, group: Group, places: tuple[str, ...]) -> float:
