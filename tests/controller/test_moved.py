@@ -153,7 +153,7 @@ def test_an_untouched_token_never_makes_the_dock_decisive() -> None:
                 assert seen.best.posterior > blind.best.posterior
 
 
-def test_told_to_leave_both_a_bump_put_back_at_once_weighs_less() -> None:
+def test_told_to_leave_both_the_board_with_both_there_takes_most_of_the_bump() -> None:
     """The roll named z: a bump there with its ship back (or on its way) weighs 1 - FOLLOWED
     of what it weighs where nobody was told to leave both, and with both there FOLLOWED
     more; the bump in all, and the dock, weigh the same."""
