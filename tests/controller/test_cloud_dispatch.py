@@ -206,8 +206,7 @@ def test_none_of_these_takes_the_game_back_to_before_the_move(tmp_path: Path) ->
     assert len(table.game.journal) == item.count and mover.calls == []
     assert table.game.phase is Phase.SHIPS and table.status.mode is Mode.SETUP
     assert any(
-        line.startswith(f"{item.move} is not on the board (the table says so)")
-        for line in table.lines
+        line.startswith(f"{item.move} was not made (the table says so)") for line in table.lines
     )
     assert len(table.journalled()) == item.count  # the journal holds the game as rewound
 

@@ -162,7 +162,7 @@ def test_a_provisional_move_the_board_contradicts_is_rewound(make_table: MakeTab
     c.rig.forget()
     table.run_until(lambda: c.game.journal == before, limit=30)
     assert table.mode() in (Mode.SETUP, Mode.FIX)
-    assert any("not on the board" in line for line in table.log)
+    assert any("was not made" in line for line in table.log)
     stored = table.journal.load(table.board)
     assert stored is not None and to_dict(stored[1]) == to_dict(c.game)
     assert c.status.provisional == ()

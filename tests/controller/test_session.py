@@ -145,7 +145,7 @@ def test_a_provisional_move_the_board_contradicts_is_taken_back(tmp_path: Path) 
         (item,) = session.provisional
         assert session.rewind(item, [str(made.end)])
         assert len(session.current.journal) == before and session.provisional == []
-        assert told.lines[-1].startswith(f"{made} is not on the board")
+        assert told.lines[-1].startswith(f"{made} was not made")
     assert len(_reloaded(path).journal) == before  # an undo entry: nothing deleted, taken back
 
 

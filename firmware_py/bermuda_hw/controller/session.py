@@ -507,7 +507,7 @@ class GameSession:
         self.forget_provisional(since=item.count)
         why = why or f"{', '.join(wrong)} seen without it"
         self.say(
-            f"{item.move} is not on the board ({why}): the "
+            f"{item.move} was not made ({why}): the "
             f"game goes back to before it, round {back.round}, {back.active} to move"
         )
         return True
