@@ -412,14 +412,15 @@ def weigh(
             prior = PRIOR_NONE + (0.0 if per_die else moving)
         else:
             assert cand.die is not None
-            prior = moving / len(rolled) / len(per_die[cand.die]) * PRIOR_BUMP[cand.bump]
+            share = moving / len(rolled) / len(per_die[cand.die])
+            prior = share * PRIOR_BUMP[cand.bump]
             end = cand.move.end if cand.move is not None else None
             if end in held and cand.bump is not Bump.NONE:
                 # told to leave both there: the board with both there as often as the
                 # players do so, and each board as usual when they do not
                 prior *= 1.0 - FOLLOWED
                 if cand.bump is Bump.LANDING:
-                    prior += moving / len(rolled) / len(per_die[cand.die]) * FOLLOWED
+                    prior += share * FOLLOWED
         groups.setdefault(cand.consequence, []).append((prior, like, cand))
     hypotheses: list[Hypothesis] = []
     for key, members in groups.items():
