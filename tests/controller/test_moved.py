@@ -173,9 +173,7 @@ def test_told_to_leave_both_the_board_with_both_there_takes_most_of_the_bump() -
     # both left on z as told, counted there: of the bump's boards only that one fits, and
     # it weighs FOLLOWED more of the bump's prior than where nobody was told
     both = contents(after(game, Move("yellow-1", (x, z)), 1))
-    landed = {**both, z: ("yellow", "yellow")}
-    landed.pop("SUGAR", None)
-    landed = {**landed, **{p: c for p, c in contents(game).items() if p == "SUGAR"}}
+    landed = {**both, z: ("yellow", "yellow"), "SUGAR": contents(game).get("SUGAR", ())}
     seen = observe(board, landed, counted=True)
 
     def weight(belief: Belief) -> float:
